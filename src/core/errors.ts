@@ -1,0 +1,79 @@
+/**
+ * One error hierarchy for everything Shellwright throws.
+ *
+ * A command that exits non-zero is a result, never an error: these are thrown
+ * only when Shellwright itself could not do the job (bad options, a backend
+ * that is gone, a session that was closed).
+ */
+
+const MARK = Symbol.for("shellwright.error");
+
+export type ErrorCode =
+  | "INVALID_OPTION"
+  | "BACKEND_UNAVAILABLE"
+  | "SPAWN_FAILED"
+  | "SESSION_CLOSED"
+  | "SESSION_NOT_FOUND"
+  | "INIT_FAILED";
+
+export class ShellwrightError extends Error {
+  readonly code: ErrorCode;
+  readonly backend: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; backend?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.backend = options.backend;
+    (this as unknown as Record<symbol, boolean>)[MARK] = true;
+  }
+}
+
+/** The backend cannot be reached or has gone away (container removed, host down). */
+export class BackendUnavailableError extends ShellwrightError {
+  constructor(message: string, options: { cause?: unknown; backend?: string } = {}) {
+    super("BACKEND_UNAVAILABLE", message, options);
+  }
+}
+
+/** The process that runs a command could not be started. */
+export class SpawnError extends ShellwrightError {
+  constructor(message: string, options: { cause?: unknown; backend?: string } = {}) {
+    super("SPAWN_FAILED", message, options);
+  }
+}
+
+/** The session was closed; create a new environment. */
+export class SessionClosedError extends ShellwrightError {
+  constructor(message = "The session is closed; create a new environment to run more commands.") {
+    super("SESSION_CLOSED", message);
+  }
+}
+
+/** A named session (CLI) does not exist. */
+export class SessionNotFoundError extends ShellwrightError {
+  constructor(name: string) {
+    super("SESSION_NOT_FOUND", `No session named ${JSON.stringify(name)}; \`shellwright sessions\` lists them.`);
+  }
+}
+
+/**
+ * A bad option. It extends TypeError, as callers of a JavaScript API expect,
+ * and carries the same mark and `code` as every other Shellwright error.
+ */
+export class InvalidOptionError extends TypeError {
+  readonly code = "INVALID_OPTION" as const;
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(message);
+    this.name = "InvalidOptionError";
+    this.option = option;
+    (this as unknown as Record<symbol, boolean>)[MARK] = true;
+  }
+}
+
+/** True for any error Shellwright throws, also across two copies of the package. */
+export function isShellwrightError(error: unknown): error is ShellwrightError | InvalidOptionError {
+  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARK] === true;
+}

@@ -1,0 +1,121 @@
+/**
+ * Finds the in-band markers in a command's output stream and strips them.
+ *
+ * The end marker (`\n__SHELLWRIGHT_CWD_<sid>__<cwd>__SHELLWRIGHT_CWD_<sid>__\n`)
+ * is the last thing the wrapper prints: seeing it means the command's output
+ * is complete even while a backgrounded child still holds the pipe open. Bytes
+ * that might be the start of the marker are held back, so no caller, streaming
+ * or not, ever sees a piece of it. Remote backends may also print a PID line
+ * first, which is stripped the same way.
+ */
+
+import { markerOpen, pidMarker } from "./script.js";
+
+export class MarkerScanner {
+  readonly #needle: Buffer;
+  readonly #close: Buffer;
+  #pidPrefix: Buffer | undefined;
+  #held: Buffer = Buffer.alloc(0);
+  #captured: Buffer | undefined;
+  #cwd: string | undefined;
+  #pid: number | undefined;
+
+  constructor(sessionId: string, options: { expectPid?: boolean } = {}) {
+    const open = markerOpen(sessionId);
+    this.#needle = Buffer.from(`\n${open}`);
+    this.#close = Buffer.from(`${open}\n`);
+    this.#pidPrefix = options.expectPid ? Buffer.from(pidMarker(sessionId)) : undefined;
+  }
+
+  /** True once the whole end marker has been seen. */
+  get done(): boolean {
+    return this.#cwd !== undefined;
+  }
+
+  /** The cwd the marker reported: "" when the command did not change it. */
+  get cwd(): string | undefined {
+    return this.#cwd;
+  }
+
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  /** Feed a chunk; returns the bytes that are command output. */
+  push(chunk: Uint8Array): Buffer {
+    if (this.done) return EMPTY;
+    let data = this.#held.length > 0 ? Buffer.concat([this.#held, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    this.#held = EMPTY;
+    if (this.#pidPrefix !== undefined) {
+      const consumed = this.#takePid(data);
+      if (consumed < 0) {
+        this.#held = data;
+        return EMPTY;
+      }
+      data = data.subarray(consumed);
+    }
+    if (this.#captured !== undefined) {
+      this.#captured = Buffer.concat([this.#captured, data]);
+      this.#findClose();
+      return EMPTY;
+    }
+    const at = data.indexOf(this.#needle);
+    if (at >= 0) {
+      this.#captured = data.subarray(at + this.#needle.length);
+      this.#findClose();
+      return data.subarray(0, at);
+    }
+    const keep = partialMatchLength(data, this.#needle);
+    this.#held = Buffer.from(data.subarray(data.length - keep));
+    return data.subarray(0, data.length - keep);
+  }
+
+  /** The stream ended without a complete marker: whatever was held back is output after all. */
+  flush(): Buffer {
+    if (this.done) return EMPTY;
+    const rest = this.#captured !== undefined ? Buffer.concat([this.#held, this.#needle, this.#captured]) : this.#held;
+    this.#held = EMPTY;
+    this.#captured = undefined;
+    return rest;
+  }
+
+  #findClose(): void {
+    const captured = this.#captured!;
+    const at = captured.indexOf(this.#close);
+    if (at >= 0) {
+      this.#cwd = captured.subarray(0, at).toString("utf8");
+      this.#captured = undefined;
+    }
+  }
+
+  /** Returns bytes consumed by the PID line (0 if there is none), or -1 when more data is needed. */
+  #takePid(data: Buffer): number {
+    const prefix = this.#pidPrefix!;
+    const compare = Math.min(prefix.length, data.length);
+    if (!data.subarray(0, compare).equals(prefix.subarray(0, compare))) return this.#pidDone(0);
+    const newline = data.indexOf(0x0a, prefix.length);
+    if (newline < 0) return data.length > prefix.length + 32 ? this.#pidDone(0) : -1;
+    const match = /^(\d+)__$/.exec(data.subarray(prefix.length, newline).toString("latin1"));
+    if (match === null) return this.#pidDone(0);
+    this.#pid = Number(match[1]);
+    return this.#pidDone(newline + 1);
+  }
+
+  /** Only the very first bytes may carry the PID line. */
+  #pidDone(consumed: number): number {
+    this.#pidPrefix = undefined;
+    return consumed;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** How many trailing bytes of `data` are a proper prefix of `needle`. */
+function partialMatchLength(data: Buffer, needle: Buffer): number {
+  const max = Math.min(needle.length - 1, data.length);
+  for (let length = max; length > 0; length--) {
+    if (data[data.length - length] !== needle[0]) continue;
+    if (data.subarray(data.length - length).equals(needle.subarray(0, length))) return length;
+  }
+  return 0;
+}

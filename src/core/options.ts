@@ -1,0 +1,85 @@
+/**
+ * Option validation, done once at each entry point. Every error names the
+ * option and the value it got.
+ */
+
+import { InvalidOptionError } from "./errors.js";
+
+export function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+export function positiveNumber(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidOptionError(name, `${name} must be a positive number of milliseconds, got ${describe(value)}`);
+  }
+  return value;
+}
+
+export function fraction(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
+    throw new InvalidOptionError(name, `${name} must be a number from 0 to 1, got ${describe(value)}`);
+  }
+  return value;
+}
+
+export function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+    throw new InvalidOptionError(name, `${name} must be a positive integer, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A string bash can receive: no NUL byte (argv and files cannot carry one). */
+export function shellString(name: string, value: unknown, options: { allowEmpty?: boolean } = {}): string {
+  if (typeof value !== "string") throw new InvalidOptionError(name, `${name} must be a string, got ${describe(value)}`);
+  if (!options.allowEmpty && value.trim() === "") throw new InvalidOptionError(name, `${name} must not be empty`);
+  if (value.includes("\0")) throw new InvalidOptionError(name, `${name} must not contain a NUL byte, got ${describe(value)}`);
+  return value;
+}
+
+export function optionalShellString(name: string, value: unknown): string | undefined {
+  return value === undefined ? undefined : shellString(name, value);
+}
+
+export function stringRecord(name: string, value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidOptionError(name, `${name} must be an object of strings, got ${describe(value)}`);
+  }
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [key, item] of Object.entries(value)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new InvalidOptionError(name, `${name} has an invalid variable name ${describe(key)}`);
+    out[key] = shellString(`${name}.${key}`, item, { allowEmpty: true });
+  }
+  return out;
+}
+
+/** Rejects unknown keys (typos) and the options that were removed, each with its own message. */
+export function rejectUnknown(where: string, options: object, known: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (key === "persistent") {
+      throw new InvalidOptionError(
+        "persistent",
+        "The `persistent` option was removed: every command runs in a fresh bash, and cwd and exported variables persist through the session snapshot. Remove the option.",
+      );
+    }
+    if (!known.includes(key)) {
+      throw new InvalidOptionError(key, `Unknown ${where} option ${describe(key)}; known options: ${known.join(", ")}`);
+    }
+  }
+}
+
+export function plainObject(name: string, value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidOptionError(name, `${name} must be an object, got ${describe(value)}`);
+  }
+  return value as Record<string, unknown>;
+}

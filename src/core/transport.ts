@@ -1,0 +1,65 @@
+/**
+ * The seam between the session model and a backend. A Transport knows only how
+ * to run `bash -c SCRIPT` somewhere and how to stop what it started; the
+ * snapshot model lives in Session and nowhere else.
+ */
+
+export interface RunOptions {
+  /** Run as a login shell (`bash -l -c`): only after a failed init. */
+  login: boolean;
+  /** Bytes for the command's stdin; absent means an empty stdin (never an open pipe). */
+  stdin?: Uint8Array;
+  /**
+   * Start bash with an empty environment: once the snapshot exists it is the
+   * whole truth about exported variables, so `unset X` sticks even for a
+   * variable the backend's own environment would bring back.
+   */
+  cleanEnv: boolean;
+}
+
+/** A running `bash -c`: a child process, or an SDK call adapted to look like one. */
+export interface ProcessHandle {
+  /** stdout and stderr merged in order, as raw bytes. */
+  readonly output: AsyncIterable<Uint8Array>;
+  /** Resolves with the exit code (128 + signal number when killed by a signal). */
+  wait(): Promise<number>;
+  /** Best effort, never throws: stops the local end (client process or SDK call). */
+  kill(): void;
+}
+
+export type KillSignal = "TERM" | "KILL";
+
+/**
+ * Direct access to the backend's files, for backends that share our
+ * filesystem. Synchronous on purpose: renames then happen in the order calls
+ * finish, which is what "the last call to finish sets the env" needs, and each
+ * costs microseconds. None of them throws.
+ */
+export interface BackendFiles {
+  readText(path: string): string | undefined;
+  /** Atomic rename that replaces `to`. */
+  rename(from: string, to: string): void;
+  remove(path: string): void;
+}
+
+export interface Transport {
+  readonly name: string;
+  /** How stdin data reaches the command: on the process's pipe, or embedded in the script. */
+  readonly stdinMode: "pipe" | "heredoc";
+  /** Where the session learns the new cwd: the cwd file (needs `files`) or the in-band marker. */
+  readonly cwdSource: "file" | "marker";
+  /** Directory inside the backend for the snapshot and cwd files; valid after start(). */
+  readonly tempDir: string;
+  /** When set, the session renames and reads its files directly instead of with `mv` in the script. */
+  readonly files?: BackendFiles;
+  /** True when the wrapper must print its PID first so killTree can find it inside the backend. */
+  readonly needsRemotePid?: boolean;
+
+  start(): Promise<void>;
+  runBash(script: string, options: RunOptions): ProcessHandle;
+  /** Kill the process tree where it runs; without it the session falls back to handle.kill(). */
+  killTree?(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void>;
+  /** Called before each command (file sync, waking a stopped sandbox). */
+  beforeExecute?(): Promise<void>;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,34 @@
+/**
+ * The backends the compat suite runs on. Adding a backend is one entry here:
+ * how to create a session with the suite's options, and whether it can run on
+ * this machine (CI sets the variables that enable the real ones).
+ */
+
+import { createEnvironment, type Environment } from "../../src/index.js";
+
+export interface CompatOptions {
+  /** HOME for the session's login shell (a profile written there is loaded at init). */
+  home?: string;
+  /** Extra variables in the environment the session starts from. */
+  env?: Record<string, string>;
+  cwd?: string;
+  timeoutMs?: number;
+  initTimeoutMs?: number;
+  killGraceMs?: number;
+  onWarning?: (message: string) => void;
+}
+
+export interface CompatBackend {
+  name: string;
+  enabled: boolean;
+  create(options?: CompatOptions): Promise<Environment>;
+}
+
+export const compatBackends: CompatBackend[] = [
+  {
+    name: "local",
+    enabled: true,
+    create: ({ home, env, ...rest } = {}) =>
+      createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
+  },
+];

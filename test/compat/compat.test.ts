@@ -1,0 +1,271 @@
+/**
+ * One suite, every backend: the behaviour an agent relies on, whichever
+ * backend runs its commands.
+ */
+
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Environment, ExecuteResult } from "../../src/index.js";
+import { compatBackends, type CompatBackend } from "./backends.js";
+
+const MARKER_PREFIX = "__SHELLWRIGHT_";
+
+/** Prints "alive N" for each PID that still runs (a zombie counts as gone). */
+const aliveCheck = (pidFiles: string[]): string =>
+  `for f in ${pidFiles.join(" ")}; do p=$(cat "$f"); if [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo "alive $p"; fi; done; true`;
+
+function expectClean(result: ExecuteResult): void {
+  expect(result.output).not.toContain(MARKER_PREFIX);
+}
+
+for (const backend of compatBackends) {
+  describe.skipIf(!backend.enabled)(`compat: ${backend.name}`, () => {
+    let env: Environment;
+    let scratch: string;
+
+    /** Runs a command in a fresh scratch-based session and closes it after. */
+    async function withSession<T>(options: Parameters<CompatBackend["create"]>[0], fn: (session: Environment) => Promise<T>): Promise<T> {
+      const session = await backend.create(options);
+      try {
+        return await fn(session);
+      } finally {
+        await session.close();
+      }
+    }
+
+    async function run(command: string, options?: Parameters<Environment["execute"]>[1]): Promise<ExecuteResult> {
+      const result = await env.execute(command, options);
+      expectClean(result);
+      return result;
+    }
+
+    /** Writes a login profile into a new HOME inside the backend and returns that HOME. */
+    async function homeWithProfile(profile: string): Promise<string> {
+      const home = `${scratch}/home-${Math.random().toString(16).slice(2)}`;
+      const result = await env.execute(`mkdir -p ${home} && cat > ${home}/.bash_profile`, { stdin: profile });
+      expect(result.exitCode).toBe(0);
+      return home;
+    }
+
+    beforeAll(async () => {
+      env = await backend.create();
+      scratch = (await env.execute("mktemp -d")).output.trim();
+      expect(scratch).toMatch(/^\//);
+    });
+    afterAll(async () => {
+      await env.execute(`rm -rf ${scratch}`);
+      await env.close();
+    });
+
+    describe("the spec's nine", () => {
+      it("runs a simple command", async () => {
+        const r = await run("echo hello");
+        expect(r).toMatchObject({ output: "hello\n", exitCode: 0, timedOut: false, interrupted: false, truncated: false });
+      });
+
+      it("keeps the exit code", async () => {
+        expect((await run("exit 42")).exitCode).toBe(42);
+        expect((await run("false")).exitCode).toBe(1);
+      });
+
+      it("persists cwd across calls", async () => {
+        await run(`mkdir -p ${scratch}/d && cd ${scratch}/d`);
+        const r = await run("pwd");
+        expect(r.output.trim()).toBe(`${scratch}/d`);
+        expect(r.cwd).toBe(`${scratch}/d`);
+        await run("cd /");
+      });
+
+      it("persists exported variables across calls", async () => {
+        await run("export SW_PERSIST=hello123");
+        expect((await run("echo $SW_PERSIST")).output).toBe("hello123\n");
+      });
+
+      it("passes stdin", async () => {
+        expect((await run("cat", { stdin: "line one\nline two\n" })).output).toBe("line one\nline two\n");
+      });
+
+      it("handles single quotes in commands", async () => {
+        expect((await run(`echo 'it'"'"'s' "a 'b'"`)).output).toBe("it's a 'b'\n");
+      });
+
+      it("times out with exit 124 and says so", async () => {
+        const r = await run("echo partial; sleep 30", { timeoutMs: 1000 });
+        expect(r.exitCode).toBe(124);
+        expect(r.timedOut).toBe(true);
+        expect(r.output).toBe("partial\n\n[Command timed out after 1s]");
+      });
+
+      it("gives 126 when the cwd cannot be entered", async () => {
+        const r = await run("echo never", { cwd: `${scratch}/does-not-exist` });
+        expect(r.exitCode).toBe(126);
+        expect(r.output).not.toContain("never");
+      });
+
+      it("reports binary output instead of garbling it", async () => {
+        const r = await run("printf 'ok\\377\\376\\n'");
+        expect(r.output).toBe("[binary output, 5 bytes]");
+      });
+    });
+
+    describe("beyond the spec", () => {
+      it("keeps functions and aliases from the login profile and from an earlier call", async () => {
+        const home = await homeWithProfile("profile_fn() { echo from-profile; }\nalias pal='echo profile-alias'\n");
+        await withSession({ home }, async (session) => {
+          expect((await session.execute("call_fn() { echo from-call; }; alias cal='echo call-alias'")).exitCode).toBe(0);
+          expect((await session.execute("true")).exitCode).toBe(0);
+          const third = await session.execute("profile_fn; pal; call_fn; cal");
+          expect(third.output).toBe("from-profile\nprofile-alias\nfrom-call\ncall-alias\n");
+        });
+      });
+
+      it("drops private functions by name without breaking the snapshot", async () => {
+        const home = await homeWithProfile(
+          "_private_helper() { local x=1; return 0; echo unreachable; }\nafter_private() { echo still-here; }\nalias ap='echo alias-after'\nexport AFTER_PRIVATE=yes\n",
+        );
+        await withSession({ home }, async (session) => {
+          const r = await session.execute("after_private; ap; echo $AFTER_PRIVATE; type _private_helper >/dev/null 2>&1 && echo leaked || echo filtered");
+          expect(r.output).toBe("still-here\nalias-after\nyes\nfiltered\n");
+        });
+      });
+
+      it("makes unset stick, even for a variable from the starting environment", async () => {
+        await withSession({ env: { SW_INHERITED: "from-env" } }, async (session) => {
+          expect((await session.execute("echo $SW_INHERITED")).output).toBe("from-env\n");
+          await session.execute("unset SW_INHERITED");
+          expect((await session.execute('echo "[${SW_INHERITED-unset}]"')).output).toBe("[unset]\n");
+        });
+      });
+
+      it("keeps env and cwd when the command calls exit", async () => {
+        const r = await run(`cd ${scratch} && export SW_EXIT=kept; exit 3`);
+        expect(r.exitCode).toBe(3);
+        expect((await run("echo $SW_EXIT; pwd")).output).toBe(`kept\n${scratch}\n`);
+        await run("cd /");
+      });
+
+      it("never leaves a torn snapshot under concurrent calls", async () => {
+        await withSession({}, async (session) => {
+          await session.execute("export SW_CANARY=alive; canary_fn() { echo fn-alive; }");
+          for (let round = 0; round < 12; round++) {
+            // Every call sources whatever snapshot is current when it starts: a
+            // torn one would lose the canary or the function.
+            const results = await Promise.all(
+              Array.from({ length: 8 }, (_, i) => session.execute(`echo $SW_CANARY; canary_fn; export SW_C${round}_${i}=${i}`)),
+            );
+            for (const r of results) expect(r).toMatchObject({ exitCode: 0, output: "alive\nfn-alive\n" });
+            const check = await session.execute(`echo $SW_CANARY; canary_fn; env | grep -c '^SW_C${round}_'`);
+            const [canary, fn, count] = check.output.trim().split("\n");
+            expect([canary, fn]).toEqual(["alive", "fn-alive"]);
+            // Last writer wins: at least its own variable survives.
+            expect(Number(count)).toBeGreaterThanOrEqual(1);
+            expect(Number(count)).toBeLessThanOrEqual(8);
+          }
+        });
+      });
+
+      it("writes the snapshot and cwd files with mode 0600", async () => {
+        await run(`cd ${scratch}`);
+        const r = await run(`stat -c %a ${env.paths.snapshot} ${env.paths.cwdFile}`);
+        expect(r.output.split("\n").filter(Boolean)).toEqual(["600", "600"]);
+        await run("cd /");
+      });
+
+      it("gives cat an empty stdin instead of hanging", async () => {
+        const r = await run("cat; read -r line; echo read=$?", { timeoutMs: 10_000 });
+        expect(r).toMatchObject({ timedOut: false, exitCode: 0, output: "read=1\n" });
+      });
+
+      it("delivers stdin bytes exactly", async () => {
+        expect((await run("od -An -c", { stdin: "abc" })).output.trim()).toBe("a   b   c");
+        const bytes = Uint8Array.from({ length: 255 }, (_, i) => i + 1);
+        const hex = (await run("od -An -v -tx1 | tr -d ' \\n'", { stdin: bytes })).output;
+        expect(hex).toBe(Buffer.from(bytes).toString("hex"));
+        const tricky = "EOF\n__SHELLWRIGHT_STDIN_x\n'\"$`\\\nlast";
+        expect((await env.execute("cat", { stdin: tricky })).output).toBe(tricky);
+      });
+
+      it("returns at once from a command that leaves a background job", async () => {
+        const r = await run("sleep 30 & echo started", { timeoutMs: 5000 });
+        expect(r).toMatchObject({ output: "started\n", exitCode: 0, timedOut: false });
+      });
+
+      for (const how of ["timeout", "signal"] as const) {
+        it(`kills child and grandchild on ${how} and stays usable`, async () => {
+          const dir = `${scratch}/kill-${how}`;
+          await run(`mkdir -p ${dir}`);
+          const command = `(sleep 300 & echo $! > ${dir}/grandchild; wait) & echo $! > ${dir}/child; echo spawned; wait`;
+          let r: ExecuteResult;
+          if (how === "timeout") {
+            r = await run(command, { timeoutMs: 1500 });
+            expect(r.exitCode).toBe(124);
+          } else {
+            const controller = new AbortController();
+            const pending = run(command, { signal: controller.signal, onOutput: (text) => text.includes("spawned") && setTimeout(() => controller.abort(), 200) });
+            r = await pending;
+            expect(r.exitCode).toBe(130);
+            expect(r.output).toBe("spawned\n\n[Command interrupted]");
+          }
+          const alive = await run(aliveCheck([`${dir}/child`, `${dir}/grandchild`]));
+          expect(alive.output).toBe("");
+          expect((await run("echo usable")).output).toBe("usable\n");
+        });
+      }
+
+      it("runs a per-call cwd without moving the session", async () => {
+        await run("cd /");
+        expect((await run("pwd", { cwd: scratch })).output).toBe(`${scratch}\n`);
+        expect((await run("pwd")).output).toBe("/\n");
+        await run("cd tmp", { cwd: "/" });
+        expect((await run("pwd")).output).toBe("/tmp\n");
+        await run("cd /");
+      });
+
+      it("keeps the launching PATH in front of the login profile's", async () => {
+        const home = await homeWithProfile("export PATH=/usr/bin:/bin\n");
+        await withSession({ home, env: { PATH: `/opt/sw-launch-bin:/usr/local/bin:/usr/bin:/bin` } }, async (session) => {
+          expect((await session.execute("echo $PATH")).output).toMatch(/^\/opt\/sw-launch-bin:/);
+        });
+      });
+
+      it("falls back to bash -l when init fails", async () => {
+        // The profile kills the init shell only (it alone carries the pre-login PATH).
+        const home = await homeWithProfile('[ -n "$__SHELLWRIGHT_PRE_PATH" ] && kill -9 $$\nexport FROM_PROFILE=yes\n');
+        const warnings: string[] = [];
+        await withSession({ home, onWarning: (m) => warnings.push(m) }, async (session) => {
+          expect(session.snapshotReady).toBe(false);
+          expect((await session.execute("echo $FROM_PROFILE")).output).toBe("yes\n");
+          await session.execute(`cd ${scratch}`);
+          expect((await session.execute("pwd")).output).toBe(`${scratch}\n`);
+        });
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain("bash -l");
+      });
+
+      it("round-trips any string through printf %s", async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 60 }).filter((s) => !s.includes("\0")), async (s) => {
+            const r = await env.execute(`printf %s ${"'" + s.replaceAll("'", "'\\''") + "'"}`);
+            expect(r.output).toBe(s);
+            const direct = await env.execute(`printf '%s' "$(cat)"`, { stdin: s });
+            expect(direct.output).toBe(s.replace(/\n+$/, ""));
+          }),
+          { numRuns: 60 },
+        );
+        await fc.assert(
+          fc.asyncProperty(fc.string({ unit: "binary", maxLength: 40 }).filter((s) => !s.includes("\0")), async (s) => {
+            const quoted = "'" + s.replaceAll("'", "'\\''") + "'";
+            expect((await env.execute(`printf %s ${quoted}`)).output).toBe(s);
+          }),
+          { numRuns: 60 },
+        );
+      });
+
+      it("never shows the marker, even to a command that prints its own command line", async () => {
+        const r = await env.execute("tr '\\0' ' ' < /proc/$$/cmdline; echo; printf '__SHELLWRIGHT_CWD_%s__' fake");
+        expect(r.output).not.toContain(`__SHELLWRIGHT_CWD_${env.id}__`);
+        expect(r.output).toContain("__SHELLWRIGHT_CWD_fake__");
+      });
+    });
+  });
+}
