@@ -1,0 +1,49 @@
+/**
+ * A tool is one definition: a name, a description written for a model, a zod
+ * input schema (also exported as JSON Schema), and a handler over a Session.
+ * Tools never throw at the model: bad arguments and failures come back as a
+ * result with an `error` field that says what to do instead.
+ */
+
+import { z } from "zod";
+import type { Session } from "../core/session.js";
+
+/** A JSON-serialisable tool result; failures carry `error`. */
+export type ToolResult = { [key: string]: unknown; error?: string };
+
+export interface ToolContext {
+  session: Session;
+  /** Aborted when the caller cancels the tool call. */
+  signal?: AbortSignal;
+}
+
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Schema;
+  handler(input: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
+}
+
+export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): ToolDefinition<Schema> {
+  return tool;
+}
+
+/** The tool's input schema as JSON Schema, for model APIs. */
+export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  return z.toJSONSchema(tool.inputSchema) as Record<string, unknown>;
+}
+
+/** Validates the arguments and runs the tool; every failure becomes `{error}`. */
+export async function runTool(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
+  const parsed = tool.inputSchema.safeParse(args ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+    return { error: `Invalid arguments for ${tool.name}: ${problems}. Fix the arguments and call ${tool.name} again.` };
+  }
+  try {
+    return await tool.handler(parsed.data, context);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { error: `${tool.name} failed: ${message}` };
+  }
+}
