@@ -1,0 +1,80 @@
+/**
+ * Named CLI sessions that outlive the process: one private directory per
+ * session under $SHELLWRIGHT_HOME/sessions (default ~/.shellwright), holding
+ * state.json (how to reattach) and, for the local backend, the snapshot files.
+ */
+
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { SessionState } from "../core/session.js";
+import { UsageError } from "./args.js";
+
+export interface StoredSession {
+  name: string;
+  backend: string;
+  state: SessionState;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function shellwrightHome(): string {
+  return process.env.SHELLWRIGHT_HOME || join(homedir(), ".shellwright");
+}
+
+export function validateSessionName(name: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+    throw new UsageError(`invalid session name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`);
+  }
+  return name;
+}
+
+export class SessionStore {
+  readonly root: string;
+
+  constructor(home = shellwrightHome()) {
+    this.root = join(home, "sessions");
+  }
+
+  /** The session's private directory (created 0700). */
+  dir(name: string): string {
+    const dir = join(this.root, validateSessionName(name));
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    return dir;
+  }
+
+  load(name: string): StoredSession | undefined {
+    try {
+      return JSON.parse(readFileSync(join(this.root, validateSessionName(name), "state.json"), "utf8")) as StoredSession;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Written to a temp file and renamed, so a concurrent reader never sees half of it. */
+  save(session: StoredSession): void {
+    const file = join(this.dir(session.name), "state.json");
+    const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(session, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temp, file);
+  }
+
+  list(): StoredSession[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.root);
+    } catch {
+      return [];
+    }
+    return names
+      .map((name) => this.load(name))
+      .filter((session): session is StoredSession => session !== undefined)
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  remove(name: string): void {
+    rmSync(join(this.root, validateSessionName(name)), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,72 @@
+/** The built `shellwright` command, run as a user would run it. */
+
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const bin = join(import.meta.dirname, "../../dist/cli/main.js");
+const home = mkdtempSync(join(tmpdir(), "sw-cli-"));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+function cli(args: string[], input?: string) {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    env: { ...process.env, SHELLWRIGHT_HOME: home },
+    input,
+    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe("shellwright exec", () => {
+  it("keeps cwd and exported variables in a named session across processes", () => {
+    expect(cli(["exec", "--session", "s", "cd /tmp && export A=1"]).code).toBe(0);
+    const second = cli(["exec", "--session", "s", "pwd; echo $A"]);
+    expect(second).toMatchObject({ code: 0, stdout: "/tmp\n1\n" });
+    expect(statSync(join(home, "sessions", "s")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, "sessions", "s", "state.json")).mode & 0o777).toBe(0o600);
+  });
+
+  it("passes piped stdin, exits with the command's code, and prints JSON on request", () => {
+    expect(cli(["exec", "cat"], "piped data")).toMatchObject({ code: 0, stdout: "piped data" });
+    expect(cli(["exec", "--", "exit", "7"]).code).toBe(7);
+    const json = cli(["exec", "--json", "--cwd", "/", "pwd"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ output: "/\n", exitCode: 0, timedOut: false });
+  });
+
+  it("times out with 124", () => {
+    const result = cli(["exec", "--timeout", "0.5", "sleep 10"]);
+    expect(result.code).toBe(124);
+    expect(result.stdout).toBe("[Command timed out after 0.5s]");
+  });
+
+  it("lists and closes named sessions", () => {
+    cli(["exec", "--session", "to-close", "true"]);
+    expect(cli(["sessions"]).stdout).toMatch(/^to-close\tlocal\t/m);
+    expect(cli(["close", "to-close"])).toMatchObject({ code: 0, stdout: "closed to-close\n" });
+    expect(existsSync(join(home, "sessions", "to-close"))).toBe(false);
+    expect(cli(["sessions", "--json"]).stdout).not.toContain("to-close");
+  });
+
+  const bad: [string, string[], string][] = [
+    ["an unknown backend", ["exec", "--backend", "nope", "true"], 'unknown backend "nope"'],
+    ["an unknown session for close", ["close", "ghost"], 'No session named "ghost"'],
+    ["a negative timeout", ["exec", "--timeout", "-1", "true"], "--timeout must be a positive number of seconds"],
+    ["a timeout that is not a number", ["exec", "--timeout", "soon", "true"], '--timeout must be a positive number of seconds, got "soon"'],
+    ["no command", ["exec"], "no command given"],
+    ["an unknown option", ["exec", "--frobnicate", "true"], "unknown option --frobnicate"],
+    ["an unknown command", ["frobnicate"], 'unknown command "frobnicate"'],
+    ["a bad session name", ["exec", "--session", "../x", "true"], "invalid session name"],
+  ];
+  for (const [what, args, message] of bad) {
+    it(`answers ${what} with one line on stderr and exit 2`, () => {
+      const result = cli(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(result.stderr).toContain(message);
+    });
+  }
+});

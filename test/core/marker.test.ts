@@ -1,0 +1,68 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { MarkerScanner } from "../../src/core/marker.js";
+
+const SID = "0123456789ab";
+const marker = (cwd: string) => `\n__SHELLWRIGHT_CWD_${SID}__${cwd}__SHELLWRIGHT_CWD_${SID}__\n`;
+
+/** Feeds `text` in the given chunk sizes and returns what the scanner let through. */
+function scan(text: string, sizes: number[], options: { expectPid?: boolean } = {}) {
+  const scanner = new MarkerScanner(SID, options);
+  const bytes = Buffer.from(text);
+  const out: Buffer[] = [];
+  let at = 0;
+  for (let i = 0; at < bytes.length; i++) {
+    const size = Math.max(1, sizes[i % sizes.length] ?? 1);
+    out.push(scanner.push(bytes.subarray(at, at + size)));
+    at += size;
+  }
+  out.push(scanner.flush());
+  return { output: Buffer.concat(out).toString(), scanner };
+}
+
+describe("MarkerScanner", () => {
+  it("strips the marker and keeps the output byte-exact", () => {
+    expect(scan(`abc${marker("/tmp")}`, [1000]).output).toBe("abc");
+    expect(scan(`abc\n${marker("/tmp")}`, [1000]).output).toBe("abc\n");
+    expect(scan(marker("/x y"), [1000]).scanner.cwd).toBe("/x y");
+  });
+
+  it("reports an empty cwd when the command did not change it", () => {
+    const { scanner } = scan(`out${marker("")}`, [7]);
+    expect(scanner.done).toBe(true);
+    expect(scanner.cwd).toBe("");
+  });
+
+  it("drops what a background job writes after the marker", () => {
+    expect(scan(`a${marker("/")}late output`, [3]).output).toBe("a");
+  });
+
+  it("gives back held bytes when the stream ends without a marker", () => {
+    const partial = `data\n__SHELLWRIGHT_CWD_${SID}__/unfinished`;
+    const { output, scanner } = scan(partial, [5]);
+    expect(output).toBe(partial);
+    expect(scanner.done).toBe(false);
+  });
+
+  it("finds the marker across any chunking", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 10 }), (body, sizes) => {
+        const { output, scanner } = scan(`${body}${marker("/some/dir")}`, sizes);
+        expect(output).toBe(body);
+        expect(scanner.cwd).toBe("/some/dir");
+      }),
+    );
+  });
+
+  it("strips a leading PID line when asked", () => {
+    const { output, scanner } = scan(`__SHELLWRIGHT_PID_${SID}__4242__\nhello${marker("")}`, [4], { expectPid: true });
+    expect(output).toBe("hello");
+    expect(scanner.pid).toBe(4242);
+  });
+
+  it("leaves output alone when the PID line is missing", () => {
+    const { output, scanner } = scan(`hello${marker("")}`, [2], { expectPid: true });
+    expect(output).toBe("hello");
+    expect(scanner.pid).toBeUndefined();
+  });
+});
