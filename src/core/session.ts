@@ -53,6 +53,14 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Output as it arrives, decoded as UTF-8 (markers never included). */
   onOutput?: (text: string) => void;
+  /**
+   * False for housekeeping calls (a background-process poll, a tool writing a
+   * file): the command starts from the session's env and cwd, but nothing it
+   * does, and its finishing, updates them. So it can never undo an `export` or
+   * `cd` of a user command that runs at the same time.
+   * @default true
+   */
+  saveState?: boolean;
 }
 
 export interface ExecuteResult {
@@ -100,6 +108,8 @@ export class Session {
   #snapshotReady = false;
   #closed = false;
   readonly #running = new Set<AbortController>();
+  readonly #closeHooks = new Set<() => Promise<void> | void>();
+  #closing: Promise<void> | undefined;
 
   private constructor(transport: Transport, options: SessionOptions) {
     this.#transport = transport;
@@ -151,7 +161,7 @@ export class Session {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     shellString("command", command);
-    const { cwd, timeoutMs, stdin, signal, onOutput } = normalizeExecuteOptions(options, this.#options.timeoutMs);
+    const { cwd, timeoutMs, stdin, signal, onOutput, saveState } = normalizeExecuteOptions(options, this.#options.timeoutMs);
     if (this.#closed) throw new SessionClosedError();
 
     if (signal?.aborted) {
@@ -170,6 +180,7 @@ export class Session {
       snapshotReady: ready,
       stdinOnPipe: stdinBytes !== undefined && embedded === undefined,
       reportPid: this.#transport.needsRemotePid === true,
+      saveState,
       ...(embedded === undefined ? {} : { embeddedStdin: embedded }),
     });
     const outcome = await this.#run(
@@ -177,7 +188,7 @@ export class Session {
       { login: !ready, cleanEnv: ready, ...(stdinBytes !== undefined && embedded === undefined ? { stdin: stdinBytes } : {}) },
       { timeoutMs, signal, onOutput },
     );
-    const newCwd = this.#settle(outcome, callId, ready);
+    const newCwd = this.#settle(saveState ? outcome : { ...outcome, markerCwd: undefined }, callId, ready);
     if (newCwd) this.#cwd = newCwd;
 
     let output = outcome.text;
@@ -194,9 +205,28 @@ export class Session {
     };
   }
 
-  /** Interrupts running commands, stops the backend and removes the session's files. */
-  async close(): Promise<void> {
+  /**
+   * Runs `hook` when the session closes, before anything stops, so the hook
+   * can still execute commands (the tools' process registry kills the
+   * session's background processes this way). Returns a function that removes it.
+   */
+  beforeClose(hook: () => Promise<void> | void): () => void {
+    this.#closeHooks.add(hook);
+    return () => this.#closeHooks.delete(hook);
+  }
+
+  /** Runs the close hooks, interrupts running commands, stops the backend and removes the session's files. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     if (this.#closed) return;
+    const hooks = [...this.#closeHooks];
+    this.#closeHooks.clear();
+    // A failing hook must not keep the backend running.
+    await Promise.allSettled(hooks.map(async (hook) => hook()));
     this.#closed = true;
     for (const controller of this.#running) controller.abort();
     const files = this.#transport.files;
@@ -387,7 +417,7 @@ function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: numb
   if (typeof options !== "object" || options === null) {
     throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
   }
-  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput"];
+  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "saveState"];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
   }
@@ -403,7 +433,10 @@ function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: numb
   if (options.onOutput !== undefined && typeof options.onOutput !== "function") {
     throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
   }
-  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput };
+  if (options.saveState !== undefined && typeof options.saveState !== "boolean") {
+    throw new InvalidOptionError("saveState", `saveState must be a boolean, got ${describe(options.saveState)}`);
+  }
+  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput, saveState: options.saveState !== false };
 }
 
 function appendNotice(output: string, notice: string): string {

@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import type { Session } from "../core/session.js";
+import type { ToolSettings } from "./settings.js";
 
 /** A JSON-serialisable tool result; failures carry `error`. */
 export type ToolResult = { [key: string]: unknown; error?: string };
@@ -15,6 +16,10 @@ export interface ToolContext {
   session: Session;
   /** Aborted when the caller cancels the tool call. */
   signal?: AbortSignal;
+  /** Limits and hooks (validated by `toolSettings()`). @default DEFAULT_TOOL_SETTINGS */
+  settings?: ToolSettings;
+  /** The model's id for this call; names a saved result file. @default random */
+  callId?: string;
 }
 
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
