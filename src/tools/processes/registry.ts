@@ -76,12 +76,14 @@ export class ProcessError extends Error {
 
 const registries = new WeakMap<Session, ProcessRegistry>();
 
-/** The session's registry, created on first use (later settings are ignored). */
-export function processRegistry(session: Session, settings: ProcessSettings = DEFAULT_PROCESS_SETTINGS): ProcessRegistry {
+/** The session's registry, created on first use; `settings`, when given, apply from this call on. */
+export function processRegistry(session: Session, settings?: ProcessSettings): ProcessRegistry {
   let registry = registries.get(session);
   if (!registry) {
-    registry = new ProcessRegistry(session, settings);
+    registry = new ProcessRegistry(session, settings ?? DEFAULT_PROCESS_SETTINGS);
     registries.set(session, registry);
+  } else if (settings !== undefined) {
+    registry.settings = settings;
   }
   return registry;
 }
@@ -93,7 +95,7 @@ const FOREVER_MS = 2 ** 31 - 1;
 
 export class ProcessRegistry {
   readonly #session: Session;
-  readonly #settings: ProcessSettings;
+  #settings: ProcessSettings;
   readonly #processes = new Map<string, BackgroundProcess>();
   readonly #events: CompletionEvent[] = [];
   readonly #watchers = new Map<string, AbortController>();
@@ -108,6 +110,9 @@ export class ProcessRegistry {
 
   get settings(): ProcessSettings {
     return this.#settings;
+  }
+  set settings(settings: ProcessSettings) {
+    this.#settings = settings;
   }
 
   get(id: string): BackgroundProcess | undefined {
