@@ -35,7 +35,8 @@ export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema
 
 /** The tool's input schema as JSON Schema, for model APIs. */
 export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  return z.toJSONSchema(tool.inputSchema) as Record<string, unknown>;
+  // "input": fields with a default are optional to the caller (the model).
+  return z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
 }
 
 /** Validates the arguments and runs the tool; every failure becomes `{error}`. */
