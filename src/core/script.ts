@@ -134,13 +134,9 @@ export interface CommandPlan extends ScriptPlan {
   stdinOnPipe: boolean;
   /** Print the wrapper's PID first, for backends that kill the tree remotely. */
   reportPid: boolean;
-  /** False: the call reads the session state but writes no snapshot or cwd file (housekeeping calls). @default true */
-  saveState?: boolean;
 }
 
 export function buildCommandScript(plan: CommandPlan): string {
-  const saveState = plan.saveState !== false;
-  const endPlan = saveState ? plan : { ...plan, writeCwdFile: false };
   // One stream, in order: stderr joins stdout before anything else runs.
   const lines: string[] = ["exec 2>&1"];
   if (plan.reportPid) lines.push(`builtin printf '__SHELLWRIGHT_PID_%s__%s__\\n' ${plan.sessionId} "$$"`);
@@ -152,7 +148,7 @@ export function buildCommandScript(plan: CommandPlan): string {
   lines.push(
     `builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`,
     "__sw_start=$PWD",
-    `builtin trap ${shellQuote(`__sw_ec=$?\n${epilogue(endPlan, { filterPrivateFunctions: false, dumpSnapshot: plan.snapshotReady && saveState })}\nbuiltin exit $__sw_ec`)} EXIT`,
+    `builtin trap ${shellQuote(`__sw_ec=$?\n${epilogue(plan, { filterPrivateFunctions: false, dumpSnapshot: plan.snapshotReady })}\nbuiltin exit $__sw_ec`)} EXIT`,
     `eval ${shellQuote(plan.command)}${stdinRedirect(plan)}`,
   );
   return lines.join("\n");

@@ -53,14 +53,6 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Output as it arrives, decoded as UTF-8 (markers never included). */
   onOutput?: (text: string) => void;
-  /**
-   * False for housekeeping calls (a background-process poll, a tool writing a
-   * file): the command starts from the session's env and cwd, but nothing it
-   * does, and its finishing, updates them. So it can never undo an `export` or
-   * `cd` of a user command that runs at the same time.
-   * @default true
-   */
-  saveState?: boolean;
 }
 
 export interface ExecuteResult {
@@ -161,7 +153,7 @@ export class Session {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     shellString("command", command);
-    const { cwd, timeoutMs, stdin, signal, onOutput, saveState } = normalizeExecuteOptions(options, this.#options.timeoutMs);
+    const { cwd, timeoutMs, stdin, signal, onOutput } = normalizeExecuteOptions(options, this.#options.timeoutMs);
     if (this.#closed) throw new SessionClosedError();
 
     if (signal?.aborted) {
@@ -180,7 +172,6 @@ export class Session {
       snapshotReady: ready,
       stdinOnPipe: stdinBytes !== undefined && embedded === undefined,
       reportPid: this.#transport.needsRemotePid === true,
-      saveState,
       ...(embedded === undefined ? {} : { embeddedStdin: embedded }),
     });
     const outcome = await this.#run(
@@ -188,7 +179,7 @@ export class Session {
       { login: !ready, cleanEnv: ready, ...(stdinBytes !== undefined && embedded === undefined ? { stdin: stdinBytes } : {}) },
       { timeoutMs, signal, onOutput },
     );
-    const newCwd = this.#settle(saveState ? outcome : { ...outcome, markerCwd: undefined }, callId, ready);
+    const newCwd = this.#settle(outcome, callId, ready);
     if (newCwd) this.#cwd = newCwd;
 
     let output = outcome.text;
@@ -417,7 +408,7 @@ function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: numb
   if (typeof options !== "object" || options === null) {
     throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
   }
-  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "saveState"];
+  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput"];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
   }
@@ -433,10 +424,7 @@ function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: numb
   if (options.onOutput !== undefined && typeof options.onOutput !== "function") {
     throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
   }
-  if (options.saveState !== undefined && typeof options.saveState !== "boolean") {
-    throw new InvalidOptionError("saveState", `saveState must be a boolean, got ${describe(options.saveState)}`);
-  }
-  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput, saveState: options.saveState !== false };
+  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput };
 }
 
 function appendNotice(output: string, notice: string): string {
