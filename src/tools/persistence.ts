@@ -59,7 +59,7 @@ export async function saveText(session: Session, text: string, options: SaveOpti
     // The byte count written back proves the whole text arrived.
     const result = await session.execute(
       `builtin umask 077 && command mkdir -p ${shellQuote(dir)} && command cat > ${shellQuote(path)} && command wc -c < ${shellQuote(path)}`,
-      { stdin: text, saveState: false, timeoutMs: 60_000 },
+      { stdin: text, isolated: true, timeoutMs: 60_000 },
     );
     const written = Number(result.output.trim());
     if (result.exitCode === 0 && written === bytes) return { path, where: "sandbox" };

@@ -2,7 +2,7 @@
  * The background processes of one session. Everything goes through
  * `Session.execute` (so it works on every backend), each operation costs at
  * most one round trip, and none of them touches the session's env or cwd
- * (`saveState: false`), so a poll can never undo a concurrent `export`.
+ * (`isolated: true`), so a poll can never undo a concurrent `export`.
  *
  * There is no poller thread: state is refreshed when asked (poll, list, log,
  * wait), and only processes started with `notifyOnComplete` get a watcher,
@@ -89,7 +89,7 @@ export function processRegistry(session: Session, settings?: ProcessSettings): P
 }
 
 /** Housekeeping calls: short, and they never move the session's env or cwd. */
-const HOUSEKEEPING = { saveState: false, timeoutMs: 30_000 } as const;
+const HOUSEKEEPING = { isolated: true, timeoutMs: 30_000 } as const;
 /** The longest a timer may wait in Node (about 24.8 days). */
 const FOREVER_MS = 2 ** 31 - 1;
 
@@ -185,7 +185,7 @@ export class ProcessRegistry {
     const interval = this.#settings.watchIntervalMs;
     const checks = Math.max(1, Math.ceil(timeoutMs / interval));
     const answers = await this.#runPoll(waitScript(this.#request(process, 0), interval, checks), {
-      saveState: false,
+      isolated: true,
       timeoutMs: timeoutMs + 30_000,
       ...(signal ? { signal } : {}),
     });
@@ -199,7 +199,7 @@ export class ProcessRegistry {
     process.killing = true;
     try {
       const answers = await this.#runPoll(killScript(this.#request(process, 0), this.#settings.killGraceMs), {
-        saveState: false,
+        isolated: true,
         timeoutMs: this.#settings.killGraceMs + 30_000,
       });
       for (const answer of answers) this.#apply(process, answer);
@@ -324,7 +324,7 @@ export class ProcessRegistry {
     const loop = async (): Promise<void> => {
       while (process.status === "running" && !controller.signal.aborted && !this.#session.closed) {
         const answers = await this.#runPoll(waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined), {
-          saveState: false,
+          isolated: true,
           timeoutMs: FOREVER_MS,
           signal: controller.signal,
         });
