@@ -15,7 +15,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import type { Session } from "../core/session.js";
@@ -70,6 +70,9 @@ export async function saveText(session: Session, text: string, options: SaveOpti
   const hostDir = options.settings?.hostResultsDir ?? join(tmpdir(), `shellwright-results-${process.getuid?.() ?? "user"}`);
   try {
     mkdirSync(hostDir, { recursive: true, mode: 0o700 });
+    // Results may hold secrets: only into a real directory of ours that no one else can read.
+    const stat = lstatSync(hostDir);
+    if (!stat.isDirectory() || (process.getuid !== undefined && stat.uid !== process.getuid()) || (stat.mode & 0o077) !== 0) return undefined;
     const hostPath = join(hostDir, name);
     writeFileSync(hostPath, text, { mode: 0o600 });
     return { path: hostPath, where: "host", sandboxError };

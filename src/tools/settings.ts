@@ -44,7 +44,7 @@ export interface ToolSettings {
   previewChars: number;
   /** After one turn of tool calls, the largest results are persisted until their sum is below this. @default 200000 */
   turnBudgetChars: number;
-  /** Where results go when the sandbox write fails. @default `<os tmpdir>/shellwright-results-<uid>` */
+  /** Where results go when the sandbox write fails; must be a directory of ours, mode 0700. @default `<os tmpdir>/shellwright-results-<uid>` */
   hostResultsDir: string | undefined;
   processes: ProcessSettings;
 }

@@ -1,6 +1,6 @@
 /** Layers 2 and 3 of tool-result persistence, through a real session. */
 
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -113,6 +113,21 @@ describe("layer 2", () => {
       expect(statSync(path).mode & 0o777).toBe(0o600);
     } finally {
       await blocked.close();
+    }
+  });
+
+  it("refuses a host directory others can read, and says the output was not saved", async () => {
+    const blocked = await createEnvironment({});
+    const open = mkdtempSync(join(tmpdir(), "sw-open-results-"));
+    try {
+      chmodSync(open, 0o755);
+      await blocked.execute(`touch ${resultsDir(blocked)}`);
+      const persisted = await persistLargeResult("terminal", resultOfSize(100_001), { session: blocked, settings: toolSettings({ hostResultsDir: open }) });
+      expect(persisted.output).toMatch(/\[Truncated: tool response was 99,988 chars\. Full output could not be saved to the sandbox or the host\.\]$/);
+      expect(readdirSync(open)).toEqual([]);
+    } finally {
+      await blocked.close();
+      rmSync(open, { recursive: true, force: true });
     }
   });
 

@@ -92,6 +92,14 @@ export function processRegistry(session: Session, settings?: ProcessSettings): P
 const HOUSEKEEPING = { isolated: true, timeoutMs: 30_000 } as const;
 /** The longest a timer may wait in Node (about 24.8 days). */
 const FOREVER_MS = 2 ** 31 - 1;
+/** Watch attempts in a row that may end without an answer before the watcher gives up (polls still work). */
+const WATCH_RETRIES = 5;
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
 
 export class ProcessRegistry {
   readonly #session: Session;
@@ -322,6 +330,7 @@ export class ProcessRegistry {
     const controller = new AbortController();
     this.#watchers.set(process.id, controller);
     const loop = async (): Promise<void> => {
+      let failures = 0;
       while (process.status === "running" && !controller.signal.aborted && !this.#session.closed) {
         const answers = await this.#runPoll(waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined), {
           isolated: true,
@@ -329,6 +338,11 @@ export class ProcessRegistry {
           signal: controller.signal,
         });
         for (const answer of answers) this.#apply(process, answer);
+        // A backend that ends the wait without an answer (an exec time limit,
+        // a hiccup) is retried after a pause, a few times, never in a hot loop.
+        if (answers.length > 0) failures = 0;
+        else if (++failures >= WATCH_RETRIES) return;
+        else await sleep(1000 * failures, controller.signal);
       }
     };
     // A watcher that fails (the backend went away) leaves the process to poll.
