@@ -4,10 +4,11 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parsePlan, playPlan } from "../../src/tools/plan.js";
 import { compatBackends } from "../compat/backends.js";
+import { remoteStyleBackend } from "./remote-style.js";
 
 const plan = parsePlan(JSON.parse(readFileSync(new URL("../../examples/matrix.json", import.meta.url), "utf8")));
 
-for (const backend of compatBackends) {
+for (const backend of [...compatBackends, remoteStyleBackend]) {
   describe.skipIf(!backend.enabled)(`matrix: ${backend.name}`, () => {
     it("plays every step and every result matches", async () => {
       const session = await backend.create();

@@ -17,6 +17,7 @@ import {
 } from "../../src/tools/persistence.js";
 import { toolSettings } from "../../src/tools/settings.js";
 import type { ToolResult } from "../../src/tools/tool.js";
+import { remoteStyleBackend } from "./remote-style.js";
 
 let session: Environment;
 let hostDir: string;
@@ -89,6 +90,18 @@ describe("layer 2", () => {
     const saved = await saveText(session, text, { id: "five-mb" });
     expect(saved).toEqual({ path: `${resultsDir(session)}/five-mb.txt`, where: "sandbox" });
     expect(statSync(saved!.path).size).toBe(text.length);
+  });
+
+  it("writes the same way through a remote-style transport (stdin embedded in the script)", async () => {
+    const remote = await remoteStyleBackend.create();
+    try {
+      const text = `${"ü".repeat(300_000)}\nend`;
+      const saved = await saveText(remote, text, { id: "remote" });
+      expect(saved).toEqual({ path: `${resultsDir(remote)}/remote.txt`, where: "sandbox" });
+      expect(readFileSync(saved!.path, "utf8")).toBe(text);
+    } finally {
+      await remote.close();
+    }
   });
 
   it("never persists read_file, and honours per-tool thresholds", async () => {

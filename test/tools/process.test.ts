@@ -10,12 +10,13 @@ import { callTool, drainCompletionEvents } from "../../src/tools/index.js";
 import { toolSettings, type ToolSettingsInput } from "../../src/tools/settings.js";
 import type { ToolResult } from "../../src/tools/tool.js";
 import { compatBackends } from "../compat/backends.js";
+import { remoteStyleBackend } from "./remote-style.js";
 
 /** Prints "alive N" for each PID in the files that still runs (a zombie counts as gone). */
 const aliveCheck = (pidFiles: string[]): string =>
   `for f in ${pidFiles.join(" ")}; do p=$(cat "$f"); if [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo "alive $p"; fi; done; true`;
 
-for (const backend of compatBackends) {
+for (const backend of [...compatBackends, remoteStyleBackend]) {
   describe.skipIf(!backend.enabled)(`process tool: ${backend.name}`, () => {
     let session: Environment;
     let scratch: string;
@@ -207,7 +208,7 @@ for (const backend of compatBackends) {
 
     it("kills the session's background processes when it closes", async () => {
       const session = await backend.create();
-      const pidFile = `/tmp/shellwright-close-test-${process.pid}-${backend.name}.pid`;
+      const pidFile = `/tmp/shellwright-close-test-${process.pid}-${backend.name.replace(/\W/g, "_")}.pid`;
       await callTool("terminal", { command: `echo $BASHPID > ${pidFile}; exec sleep 300`, background: true }, { session });
       await vi.waitFor(async () => expect((await session.execute(`cat ${pidFile}`)).exitCode).toBe(0), { timeout: 10_000, interval: 50 });
       const checker = await backend.create();
