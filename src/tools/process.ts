@@ -65,7 +65,13 @@ export const processTool = defineTool({
       case "wait":
         return wait(registry, process, input.timeout, settings.maxForegroundTimeoutSeconds, context.signal);
       case "kill": {
-        if (process.status !== "running") return { status: "already_exited", session_id: process.id, ...exitFields(process) };
+        if (process.status !== "running") {
+          // Its command ended, but what it started in the background may still run.
+          const reaped = await registry.reap(process);
+          const reply: ToolResult = { status: "already_exited", session_id: process.id, ...exitFields(process) };
+          if (reaped > 0) reply.note = "The command had ended; the processes it left running were killed.";
+          return reply;
+        }
         await registry.kill(process);
         process.endSeen = true;
         return { status: "killed", session_id: process.id, ...exitFields(process) };

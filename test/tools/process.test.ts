@@ -71,6 +71,16 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       expect(await call("process", { action: "kill", session_id: id })).toMatchObject({ status: "already_exited" });
     });
 
+    it("kills what an ended command left running, recognised by its marker", async () => {
+      const id = await start(`echo $SHELLWRIGHT_BG_ID; sleep 300 & echo $! > ${scratch}/left.pid`);
+      expect(await wait(id)).toMatchObject({ status: "exited", exit_code: 0, output: `${id}\n` });
+      expect((await session.execute(aliveCheck([`${scratch}/left.pid`]))).output).toMatch(/^alive \d+/);
+      const r = await call("process", { action: "kill", session_id: id });
+      expect(r).toMatchObject({ status: "already_exited", exit_code: 0, note: "The command had ended; the processes it left running were killed." });
+      await vi.waitFor(async () => expect((await session.execute(aliveCheck([`${scratch}/left.pid`]))).output).toBe(""), { timeout: 10_000, interval: 100 });
+      expect((await call("process", { action: "kill", session_id: id })).note).toBeUndefined();
+    });
+
     it("records the exit code a command chooses when it is told to stop", async () => {
       const id = await start("trap 'echo stopping; exit 5' TERM; echo ready; while :; do sleep 0.1; done");
       await vi.waitFor(async () => expect((await call("process", { action: "poll", session_id: id })).output_preview).toBe("ready\n"), { timeout: 10_000 });
@@ -206,18 +216,21 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       }
     });
 
-    it("kills the session's background processes when it closes", async () => {
+    it("kills the session's background processes when it closes, and what ended ones left running", async () => {
       const session = await backend.create();
-      const pidFile = `/tmp/shellwright-close-test-${process.pid}-${backend.name.replace(/\W/g, "_")}.pid`;
-      await callTool("terminal", { command: `echo $BASHPID > ${pidFile}; exec sleep 300`, background: true }, { session });
-      await vi.waitFor(async () => expect((await session.execute(`cat ${pidFile}`)).exitCode).toBe(0), { timeout: 10_000, interval: 50 });
+      const base = `/tmp/shellwright-close-test-${process.pid}-${backend.name.replace(/\W/g, "_")}`;
+      const pidFiles = [`${base}-running.pid`, `${base}-left.pid`];
+      await callTool("terminal", { command: `echo $BASHPID > ${pidFiles[0]}; exec sleep 300`, background: true }, { session });
+      const ended = await callTool("terminal", { command: `sleep 301 & echo $! > ${pidFiles[1]}`, background: true }, { session });
+      expect(await callTool("process", { action: "wait", session_id: ended.session_id }, { session })).toMatchObject({ status: "exited" });
+      await vi.waitFor(async () => expect((await session.execute(`cat ${pidFiles[0]}`)).exitCode).toBe(0), { timeout: 10_000, interval: 50 });
       const checker = await backend.create();
       try {
-        expect((await checker.execute(aliveCheck([pidFile]))).output).toMatch(/^alive \d+/);
+        expect((await checker.execute(aliveCheck(pidFiles))).output.trim().split("\n")).toHaveLength(2);
         await session.close();
-        await vi.waitFor(async () => expect((await checker.execute(aliveCheck([pidFile]))).output).toBe(""), { timeout: 10_000, interval: 100 });
+        await vi.waitFor(async () => expect((await checker.execute(aliveCheck(pidFiles))).output).toBe(""), { timeout: 10_000, interval: 100 });
       } finally {
-        await checker.execute(`rm -f ${pidFile}`);
+        await checker.execute(`rm -f ${pidFiles.join(" ")}`);
         await checker.close();
       }
     });

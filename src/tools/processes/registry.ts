@@ -14,13 +14,14 @@ import { posix } from "node:path";
 import type { Session } from "../../core/session.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../settings.js";
 import {
-  cleanupScript,
   closeStdinScript,
   killScript,
   launchScript,
   parsePollOutput,
+  parseReaped,
   pollScript,
   processFiles,
+  reapScript,
   waitScript,
   writeStdinScript,
   type PollAnswer,
@@ -145,7 +146,7 @@ export class ProcessRegistry {
     const id = `proc_${randomBytes(6).toString("hex")}`;
     const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
     const cwd = options.cwd ?? this.#session.cwd;
-    const result = await this.#session.execute(launchScript(files, command), { ...HOUSEKEEPING, cwd });
+    const result = await this.#session.execute(launchScript(files, command, id), { ...HOUSEKEEPING, cwd });
     const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
     if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
       const why = result.exitCode === 126 ? `the directory ${cwd} cannot be entered` : result.output.trim() || `exit code ${result.exitCode}`;
@@ -219,6 +220,15 @@ export class ProcessRegistry {
     this.#watchers.get(process.id)?.abort();
   }
 
+  /**
+   * Kills what an ended process left running (a server started with `&`),
+   * recognised by its marker. Returns the number of process groups killed.
+   */
+  async reap(process: BackgroundProcess): Promise<number> {
+    const result = await this.#session.execute(reapScript([reapEntry(process)], { removeFiles: false }), HOUSEKEEPING);
+    return parseReaped(result.output);
+  }
+
   /** Writes to the process's stdin. Returns false when its stdin is closed. */
   async write(process: BackgroundProcess, data: string): Promise<boolean> {
     if (!process.stdinOpen || process.status !== "running") return false;
@@ -247,15 +257,16 @@ export class ProcessRegistry {
     return events;
   }
 
-  /** Kills every running process and removes their files (one round trip). Runs when the session closes. */
+  /**
+   * Kills every process of the session, and whatever ended ones left running,
+   * and removes their files (one round trip). Runs when the session closes.
+   */
   async close(): Promise<void> {
     for (const watcher of this.#watchers.values()) watcher.abort();
     this.#watchers.clear();
     const entries = [...this.#processes.values()];
     if (entries.length === 0 || this.#session.closed) return;
-    await this.#session
-      .execute(cleanupScript(entries.map((p) => ({ files: p.files, pgid: p.pid, running: p.status === "running" }))), HOUSEKEEPING)
-      .catch(() => undefined);
+    await this.#session.execute(reapScript(entries.map(reapEntry), { removeFiles: true }), HOUSEKEEPING).catch(() => undefined);
     for (const process of entries) if (process.status === "running") this.#finish(process, "killed", undefined);
     this.#processes.clear();
   }
@@ -363,6 +374,8 @@ export class ProcessRegistry {
     }
   }
 }
+
+const reapEntry = (process: BackgroundProcess) => ({ id: process.id, pgid: process.pid, files: process.files, running: process.status === "running" });
 
 function completionEvent(process: BackgroundProcess): CompletionEvent {
   const output = process.output.slice(-2000);

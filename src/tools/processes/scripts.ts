@@ -13,6 +13,9 @@
  * The wrapper is started with job control on (`set -m`), so it leads a process
  * group of its own: its PID is the group id, and `kill -- -PGID` reaches the
  * command and everything it started (unless something calls setsid itself).
+ * Every process of the tree also carries SHELLWRIGHT_BG_ID=<id> in its
+ * environment, so what the command left running after it ended can still be
+ * recognised as ours (a group id alone may have been reused).
  */
 
 import { shellQuote } from "../../core/script.js";
@@ -29,8 +32,10 @@ export function processFiles(dir: string): ProcessFiles {
   return { dir, log: `${dir}/log`, input: `${dir}/in`, holder: `${dir}/holder`, exit: `${dir}/exit` };
 }
 
+export const MARKER_VARIABLE = "SHELLWRIGHT_BG_ID";
+
 /** Prints the wrapper's PID (= its process group id) as the last line. */
-export function launchScript(files: ProcessFiles, command: string): string {
+export function launchScript(files: ProcessFiles, command: string, id: string): string {
   const q = {
     dir: shellQuote(files.dir),
     log: shellQuote(files.log),
@@ -44,6 +49,7 @@ export function launchScript(files: ProcessFiles, command: string): string {
   // command, not the wrapper.
   const wrapper = [
     "builtin trap : TERM",
+    `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
     `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}; exec 3>&-; fi`,
     `( builtin eval ${shellQuote(command)} ) < "$__sw_in"`,
     "__sw_rc=$?",
@@ -185,12 +191,50 @@ export function closeStdinScript(files: ProcessFiles): string {
   return `[[ -s ${holder} ]] || builtin exit 3\nbuiltin kill "$(< ${holder})" 2>/dev/null; : > ${holder}`;
 }
 
-/** Kills every listed group and removes the processes' directories: the session is closing. */
-export function cleanupScript(entries: readonly { files: ProcessFiles; pgid: number; running: boolean }[]): string {
-  const lines: string[] = [];
-  for (const entry of entries) if (entry.running) lines.push(`builtin kill -KILL -- -${entry.pgid} 2>/dev/null`);
-  const dirs = entries.map((entry) => shellQuote(entry.files.dir));
-  if (dirs.length > 0) lines.push(`command rm -rf -- ${dirs.join(" ")}`);
+export interface ReapEntry {
+  id: string;
+  pgid: number;
+  files: ProcessFiles;
+  /** Still running at the last look: without /proc its group is killed unverified. */
+  running: boolean;
+}
+
+// Args: pgid:id pairs. Kills each group that still has a member carrying its
+// marker, and prints how many it killed. Reads /proc with builtins only.
+const REAP_FUNCTION = [
+  "__sw_reap() {",
+  "  local -A want=()",
+  "  local pair f line rest pid pg n=0",
+  "  for pair; do want[${pair%%:*}]=${pair#*:}; done",
+  "  for f in /proc/[0-9]*/stat; do",
+  '    builtin read -r line < "$f" 2>/dev/null || continue',
+  "    rest=${line##*) }",
+  "    builtin set -f; builtin set -- $rest; builtin set +f",
+  "    pg=$3",
+  "    [[ -n $pg && -n ${want[$pg]+x} ]] || continue",
+  "    pid=${f#/proc/}; pid=${pid%/stat}",
+  `    if command grep -qaF "${MARKER_VARIABLE}=\${want[$pg]}" "/proc/$pid/environ" 2>/dev/null; then`,
+  '      builtin kill -KILL -- "-$pg" 2>/dev/null && n=$((n + 1))',
+  '      builtin unset "want[$pg]"',
+  "    fi",
+  "  done",
+  '  builtin echo "__SW_REAPED $n"',
+  "}",
+].join("\n");
+
+/**
+ * Kills what is left of the listed processes' trees, recognised by their
+ * marker, and prints `__SW_REAPED <groups killed>`. Without /proc only the
+ * groups of processes still running are killed. With `removeFiles`, their
+ * directories go too (the session is closing).
+ */
+export function reapScript(entries: readonly ReapEntry[], options: { removeFiles: boolean }): string {
+  const pairs = entries.map((entry) => `${entry.pgid}:${entry.id}`).join(" ");
+  const unverified = entries.filter((entry) => entry.running).map((entry) => `builtin kill -KILL -- -${entry.pgid} 2>/dev/null;`);
+  const lines = [REAP_FUNCTION, `if [[ -d /proc/self ]]; then __sw_reap ${pairs}; else ${unverified.join(" ")} builtin echo "__SW_REAPED ${unverified.length}"; fi`];
+  if (options.removeFiles && entries.length > 0) lines.push(`command rm -rf -- ${entries.map((entry) => shellQuote(entry.files.dir)).join(" ")}`);
   lines.push("builtin true");
   return lines.join("\n");
 }
+
+export const parseReaped = (text: string): number => Number(/__SW_REAPED (\d+)/.exec(text)?.[1] ?? 0);
