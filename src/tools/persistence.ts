@@ -40,9 +40,13 @@ export interface SaveOptions {
   settings?: ToolSettings;
 }
 
-/** Where a session's results go inside the backend: next to its snapshot, in a private directory. */
+/**
+ * Where a session's results go inside the backend: next to its snapshot, in a
+ * directory named after the session (mode 0700), so that on a shared /tmp no
+ * one can create it first.
+ */
 export function resultsDir(session: Session): string {
-  return `${posix.dirname(session.paths.snapshot)}/shellwright-results`;
+  return `${posix.dirname(session.paths.snapshot)}/shellwright-results-${session.id}`;
 }
 
 /**
