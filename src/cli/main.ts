@@ -5,10 +5,12 @@ import { readFileSync } from "node:fs";
 import { isShellwrightError } from "../core/errors.js";
 import { UsageError } from "./args.js";
 import { main as exec } from "./exec.js";
+import { main as runPlan } from "./run.js";
 import { close, list } from "./sessions.js";
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   exec,
+  run: runPlan,
   sessions: list,
   close,
 };
@@ -18,6 +20,8 @@ const usage = `usage: shellwright <command> [options]
 commands:
   exec [--backend NAME] [--session NAME] [--cwd DIR] [--timeout SECONDS] [--json] [--] COMMAND…
                       run one command (in a named session that outlives the process, with --session)
+  run PLAN.json [--backend NAME] [--check]
+                      play a plan of tool calls in one session, one JSON line per call
   sessions [--json]   list named sessions
   close NAME          end a named session and remove its state
 `;
