@@ -13,3 +13,6 @@ export {
   isShellwrightError,
 } from "./core/errors.js";
 export type { ErrorCode } from "./core/errors.js";
+export type { GatewayConfig } from "./backends/index.js";
+export { startGateway } from "./gateway/server.js";
+export type { Gateway, GatewayOptions } from "./gateway/server.js";
