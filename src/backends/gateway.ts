@@ -37,7 +37,9 @@ export interface GatewayClientOptions {
   warn: (message: string) => void;
 }
 
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+// With a timeout set, Node closes an idle kept-alive socket 1 s before the
+// server's announced Keep-Alive timeout would, which avoids most resets.
+const agents = { http: new HttpAgent({ keepAlive: true, timeout: 60_000 }), https: new HttpsAgent({ keepAlive: true, timeout: 60_000 }) };
 /** The server gives up on a killed command 5 s after SIGKILL; allow for that before calling an answer overdue. */
 const SERVER_GIVE_UP_MS = 5000;
 const CANCEL_RETRY_MS = 50;
@@ -128,7 +130,16 @@ export class GatewayEnvironment implements Environment {
       const onAbort = (): void => void this.#client.cancel(path, executionId, stopCancelling.signal).catch(() => lost.abort());
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        const response = await this.#client.send("POST", path, body, { timeoutMs: deadlineMs, signal: lost.signal });
+        const response = await this.#client.send("POST", path, body, {
+          timeoutMs: deadlineMs,
+          signal: lost.signal,
+          // A kept-alive socket the gateway had closed: resend only if the gateway never saw this execution.
+          unseen: async () => {
+            const probe = await this.#client.send("GET", `${path}/${executionId}`, undefined, { idempotent: true });
+            probe.resume();
+            return probe.statusCode === 404;
+          },
+        });
         if (response.statusCode === 429 && Date.now() + wait < busyUntil) {
           response.resume();
           await sleep(wait + Math.random() * wait);
@@ -175,6 +186,11 @@ interface SendOptions {
   signal?: AbortSignal;
   /** Safe to resend after a connection reset (GET, DELETE, cancel). */
   idempotent?: boolean;
+  /**
+   * For a request that is not idempotent: asks the server whether it saw the
+   * request, to resend only if not. Its own error (a gateway that is down) is the one thrown.
+   */
+  unseen?: () => Promise<boolean>;
 }
 
 /** HTTP with the gateway's error mapping and the retries that cannot run a command twice. */
@@ -199,7 +215,8 @@ class GatewayClient {
         const failure = error as Error & { code?: string; reusedSocket?: boolean };
         const refused = failure.code === "ECONNREFUSED" || failure.code === "EAI_AGAIN";
         const staleSocket = failure.reusedSocket === true && (failure.code === "ECONNRESET" || failure.code === "EPIPE");
-        const retryable = refused || staleSocket || (options.idempotent === true && failure.code === "ECONNRESET");
+        const resendable = options.idempotent === true || (staleSocket && options.unseen !== undefined && (await options.unseen()));
+        const retryable = refused || (resendable && (staleSocket || failure.code === "ECONNRESET"));
         if (options.signal?.aborted || !retryable || (!staleSocket && Date.now() + wait > giveUpAt)) throw this.#unreachable(failure);
         if (!staleSocket) await sleep(wait);
       }

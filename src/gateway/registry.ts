@@ -21,8 +21,12 @@ interface Entry {
   readonly createdAt: number;
   lastActiveAt: number;
   readonly running: Map<string, AbortController>;
+  /** Ids of executions started recently (running or finished), oldest first: an id runs at most once. */
+  readonly seen: Map<string, "running" | "finished">;
 }
 
+/** How many execution ids a session remembers, so a resent request is never run twice. */
+const REMEMBERED_EXECUTIONS = 1000;
 /** How soon a client may try again after a 429 for executions. */
 const BUSY_RETRY_MS = 100;
 
@@ -69,7 +73,7 @@ export class SessionRegistry {
       this.#refuseWhenShuttingDown();
     }
     const now = Date.now();
-    const entry: Entry = { env, createdAt: now, lastActiveAt: now, running: new Map() };
+    const entry: Entry = { env, createdAt: now, lastActiveAt: now, running: new Map(), seen: new Map() };
     this.#sessions.set(env.id, entry);
     return this.#info(entry);
   }
@@ -97,8 +101,9 @@ export class SessionRegistry {
   begin(id: string, executionId: string, signal: AbortSignal): (command: string, options: Omit<ExecuteOptions, "signal">) => Promise<ExecuteResult> {
     this.#refuseWhenShuttingDown();
     const entry = this.#get(id);
-    if (entry.running.has(executionId)) {
-      throw new HttpError(409, "DUPLICATE_EXECUTION", `Execution ${JSON.stringify(executionId)} is already running in session ${id}; use a new executionId`, { option: "executionId" });
+    const seen = entry.seen.get(executionId);
+    if (seen !== undefined) {
+      throw new HttpError(409, "DUPLICATE_EXECUTION", `Execution ${JSON.stringify(executionId)} ${seen === "running" ? "is already running" : "already ran"} in session ${id}; use a new executionId`, { option: "executionId" });
     }
     if (this.#running >= this.#limits.maxConcurrentExecutions) {
       throw new HttpError(429, "TOO_MANY_EXECUTIONS", `The gateway is running its limit of ${this.#limits.maxConcurrentExecutions} executions at once (maxConcurrentExecutions); retry shortly`, { retryAfterMs: BUSY_RETRY_MS });
@@ -108,6 +113,8 @@ export class SessionRegistry {
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) controller.abort();
     entry.running.set(executionId, controller);
+    entry.seen.set(executionId, "running");
+    if (entry.seen.size > REMEMBERED_EXECUTIONS) entry.seen.delete(entry.seen.keys().next().value!);
     entry.lastActiveAt = Date.now();
     this.#running++;
     return async (command, options) => {
@@ -116,10 +123,16 @@ export class SessionRegistry {
       } finally {
         this.#running--;
         entry.running.delete(executionId);
+        if (entry.seen.has(executionId)) entry.seen.set(executionId, "finished");
         entry.lastActiveAt = Date.now();
         signal.removeEventListener("abort", onAbort);
       }
     };
+  }
+
+  /** Whether this session has seen an execution id recently; undefined when it has not. */
+  executionState(id: string, executionId: string): "running" | "finished" | undefined {
+    return this.#get(id).seen.get(executionId);
   }
 
   /** Interrupts a running execution; false when it is not running (finished, or never started). */

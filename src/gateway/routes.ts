@@ -73,6 +73,12 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
     allow(method, ["POST"]);
     return execute(ctx, id, req, res);
   }
+  if (sub === "executions" && executionId !== undefined && action === undefined) {
+    allow(method, ["GET"]);
+    const state = ctx.registry.executionState(id, executionId);
+    if (state === undefined) throw new HttpError(404, "EXECUTION_NOT_FOUND", `Session ${id} has not seen execution ${JSON.stringify(executionId)} (or not recently)`);
+    return sendJson(res, 200, { executionId, state });
+  }
   if (sub === "executions" && executionId !== undefined && action === "cancel" && parts.length === 5) {
     allow(method, ["POST"]);
     if (!ctx.registry.cancel(id, executionId)) {

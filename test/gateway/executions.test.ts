@@ -69,6 +69,16 @@ describe("gateway executions", () => {
     expect((await api(gateway, "POST", `${executions}/to-cancel/cancel`, {})).status).toBe(404);
   });
 
+  it("runs an execution id at most once, and says what it knows of an id", async () => {
+    expect((await api(gateway, "POST", executions, { command: "echo once", executionId: "only-once" })).body.output).toBe("once\n");
+    const again = await api(gateway, "POST", executions, { command: "echo twice", executionId: "only-once" });
+    expect(again).toMatchObject({ status: 409, body: { error: { code: "DUPLICATE_EXECUTION" } } });
+    expect(again.body.error.message).toContain("already ran");
+    expect((await api(gateway, "GET", `${executions}/only-once`)).body).toEqual({ executionId: "only-once", state: "finished" });
+    expect((await api(gateway, "GET", `${executions}/never-sent`)).status).toBe(404);
+    expect((await api(gateway, "POST", executions, { command: "true", executionId: "bad id!" })).body.error.option).toBe("executionId");
+  });
+
   for (const stream of [false, true]) {
     it(`kills the command when the client disconnects mid-execution (${stream ? "streaming" : "JSON"})`, async () => {
       const pidFile = join(scratch.path, `pids-${stream}`);
