@@ -155,8 +155,15 @@ export class GatewayEnvironment implements Environment {
           result = await this.#client.answer<ExecutionResult>(response);
         }
         this.#cwd = result.cwd;
-        const { executionId: _, durationMs: __, ...rest } = result;
-        return { ...rest, durationMs: Math.round(performance.now() - started) };
+        return {
+          output: result.output,
+          exitCode: result.exitCode,
+          cwd: result.cwd,
+          timedOut: result.timedOut,
+          interrupted: result.interrupted,
+          truncated: result.truncated,
+          durationMs: Math.round(performance.now() - started),
+        };
       } catch (error) {
         if (signal?.aborted && lost.signal.aborted) return interrupted(streamed);
         if (error instanceof SessionClosedError) this.#closed = true;
