@@ -1,7 +1,7 @@
 /**
  * startGateway(options): the `shellwright serve` HTTP server, on node:http.
  *
- * node:http rather than a framework: the API is seven routes, and what
+ * node:http rather than a framework: the API is eight routes, and what
  * matters here (streaming with backpressure, noticing a client that hangs up
  * mid-command, stopping a body at its limit, answering before reading a body)
  * is plain node:http either way; no dependency is one less thing to audit on a
@@ -127,6 +127,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     res.once("close", () => inFlight--);
     void handle(context, req, res);
   });
+  // Bound how long a slow client may take to send its request (it cannot hold a
+  // connection open for free); a long-running answer is not affected.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
