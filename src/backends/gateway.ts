@@ -99,7 +99,10 @@ export class GatewayEnvironment implements Environment {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     shellString("command", command);
-    const { cwd, timeoutMs, stdin, signal, onOutput } = normalizeExecuteOptions(options, this.#options.timeoutMs);
+    const normalized = normalizeExecuteOptions(options, this.#options.timeoutMs);
+    const { cwd, timeoutMs, stdin, signal, onOutput } = normalized;
+    // Read loosely so this works whether or not this build's Session has the option.
+    const isolated = (normalized as { isolated?: boolean }).isolated === true;
     if (this.#closed) throw new SessionClosedError();
     const interrupted = (output: string): ExecuteResult => ({
       output: output === "" ? "[Command interrupted]" : `${output}\n[Command interrupted]`,
@@ -115,6 +118,7 @@ export class GatewayEnvironment implements Environment {
     const executionId = randomBytes(8).toString("hex");
     const body: ExecuteRequest = { command, executionId, timeoutMs, stream: onOutput !== undefined };
     if (cwd !== undefined) body.cwd = cwd;
+    if (isolated) body.isolated = true;
     if (stdin !== undefined && stdin.length > 0) body.stdinBase64 = Buffer.from(stdin).toString("base64");
 
     const path = `/sessions/${this.#id}/executions`;

@@ -84,6 +84,8 @@ export interface ExecuteRequest {
   stdinBase64?: string;
   /** Answer with NDJSON events as output arrives instead of one JSON result. */
   stream?: boolean;
+  /** Run from the session's state but leave its env and cwd untouched (execute()'s `isolated`). */
+  isolated?: boolean;
 }
 
 export type ExecutionResult = ExecuteResult & { executionId: string };

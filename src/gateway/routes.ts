@@ -27,7 +27,7 @@ export interface RouteContext {
 }
 
 const SESSION_KEYS = ["cwd", "env", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs"];
-const EXECUTE_KEYS = ["command", "executionId", "cwd", "timeoutMs", "stdin", "stdinBase64", "stream"];
+const EXECUTE_KEYS = ["command", "executionId", "cwd", "timeoutMs", "stdin", "stdinBase64", "stream", "isolated"];
 /** Streamed output waiting for a slow client beyond this is skipped; the final result still has it (head and tail). */
 const MAX_STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;
 
@@ -127,6 +127,8 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   if (body.stdin !== undefined && body.stdinBase64 !== undefined) throw new HttpError(400, "INVALID_OPTION", "Send stdin or stdinBase64, not both", { option: "stdinBase64" });
   if (body.stdin !== undefined) options.stdin = stringField(body, "stdin");
   if (body.stdinBase64 !== undefined) options.stdin = base64Field(body, "stdinBase64");
+  // Passed on as given: the session validates it (and says so if this build has no such option).
+  if (body.isolated !== undefined) Object.assign(options, { isolated: body.isolated });
   if (body.stream !== undefined && typeof body.stream !== "boolean") throw new HttpError(400, "INVALID_OPTION", `stream must be a boolean, got ${JSON.stringify(body.stream)}`, { option: "stream" });
 
   // Fail on bad options before anything starts, while a plain status code can still say so.
