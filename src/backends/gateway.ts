@@ -226,7 +226,18 @@ class GatewayClient {
         const failure = error as Error & { code?: string; reusedSocket?: boolean };
         const refused = failure.code === "ECONNREFUSED" || failure.code === "EAI_AGAIN";
         const staleSocket = failure.reusedSocket === true && (failure.code === "ECONNRESET" || failure.code === "EPIPE");
-        const resendable = options.idempotent === true || (staleSocket && options.unseen !== undefined && (await options.unseen()));
+        let resendable = options.idempotent === true;
+        if (!resendable && staleSocket && options.unseen !== undefined) {
+          try {
+            resendable = await options.unseen();
+          } catch (probeError) {
+            const probeCause = (probeError as Error).cause as Error & { code?: string };
+            throw new BackendUnavailableError(
+              `The gateway at ${this.#options.url.origin} cannot be reached: the connection was lost mid-request, and then ${why(probeCause ?? (probeError as Error))}; if the command had started, its outcome is unknown`,
+              { cause: failure, backend: "gateway" },
+            );
+          }
+        }
         const retryable = refused || (resendable && (staleSocket || failure.code === "ECONNRESET"));
         if (options.signal?.aborted || !retryable || (!staleSocket && Date.now() + wait > giveUpAt)) throw this.#unreachable(failure);
         if (!staleSocket) await sleep(wait);
@@ -286,17 +297,17 @@ class GatewayClient {
   }
 
   #unreachable(error: Error & { code?: string }): BackendUnavailableError {
-    const origin = this.#options.url.origin;
-    const why =
-      error.code === "ECONNREFUSED"
-        ? `nothing listens there (is \`shellwright serve\` running?)`
-        : error.code === "ETIMEDOUT"
-          ? `it did not answer in time (${error.message})`
-          : error.code === "ECONNRESET" || error.message === "socket hang up"
-            ? "the connection was lost mid-request (the gateway stopped or restarted); the command's outcome is unknown"
-            : `${error.code ?? "error"}: ${error.message}`;
-    return new BackendUnavailableError(`The gateway at ${origin} cannot be reached: ${why}`, { cause: error, backend: "gateway" });
+    return new BackendUnavailableError(`The gateway at ${this.#options.url.origin} cannot be reached: ${why(error)}`, { cause: error, backend: "gateway" });
   }
+}
+
+function why(error: Error & { code?: string }): string {
+  if (error.code === "ECONNREFUSED") return "nothing listens there (is `shellwright serve` running?)";
+  if (error.code === "ETIMEDOUT") return `it did not answer in time (${error.message})`;
+  if (error.code === "ECONNRESET" || error.message === "socket hang up") {
+    return "the connection was lost mid-request (the gateway stopped or restarted); the command's outcome is unknown";
+  }
+  return `${error.code ?? "error"}: ${error.message}`;
 }
 
 function gatewayError(status: number, error: ErrorBody["error"] | undefined, url: URL): Error {

@@ -189,7 +189,13 @@ export function parseServeArgs(args: string[]): ParsedServeArgs | "help" {
   return { options, tokenFile, insecureNoAuth };
 }
 
-// `node dist/cli/serve.js …` runs it directly, until the dispatcher wires it in.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-  process.exitCode = await main(process.argv.slice(2));
+// `node dist/cli/serve.js …` runs it directly (as the process tests do); imported, it only exports.
+if (isEntryPoint()) process.exitCode = await main(process.argv.slice(2));
+
+function isEntryPoint(): boolean {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
 }
