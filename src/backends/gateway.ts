@@ -17,6 +17,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Environment } from "../core/environment.js";
 import { BackendUnavailableError, InvalidOptionError, SessionClosedError } from "../core/errors.js";
 import { shellString } from "../core/options.js";
+import { OutputCollector } from "../core/output.js";
 import type { SessionPaths } from "../core/script.js";
 import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "../core/session.js";
 import { API_PREFIX, NDJSON, type CreateSessionRequest, type CreateSessionResponse, type ErrorBody, type ExecuteRequest, type ExecutionResult, type SessionInfo, type StreamEvent } from "../gateway/protocol.js";
@@ -34,6 +35,9 @@ export interface GatewayClientOptions {
   /** The session's default command timeout and kill grace, to know when an answer is overdue. */
   timeoutMs: number;
   killGraceMs: number;
+  /** Bounds on streamed output kept client-side (used only when the answer is lost after an interrupt). */
+  maxOutputChars: number;
+  outputHeadFraction: number;
   warn: (message: string) => void;
 }
 
@@ -104,16 +108,21 @@ export class GatewayEnvironment implements Environment {
     // Read loosely so this works whether or not this build's Session has the option.
     const isolated = (normalized as { isolated?: boolean }).isolated === true;
     if (this.#closed) throw new SessionClosedError();
-    const interrupted = (output: string): ExecuteResult => ({
-      output: output === "" ? "[Command interrupted]" : `${output}\n[Command interrupted]`,
-      exitCode: 130,
-      cwd: this.#cwd,
-      timedOut: false,
-      interrupted: true,
-      truncated: false,
-      durationMs: Math.round(performance.now() - started),
-    });
-    if (signal?.aborted) return interrupted("");
+    // What was streamed, bounded like any output, for when the answer itself is lost.
+    const streamed = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
+    const interrupted = (): ExecuteResult => {
+      const { text, truncated } = streamed.finish();
+      return {
+        output: text === "" ? "[Command interrupted]" : `${text}\n[Command interrupted]`,
+        exitCode: 130,
+        cwd: this.#cwd,
+        timedOut: false,
+        interrupted: true,
+        truncated,
+        durationMs: Math.round(performance.now() - started),
+      };
+    };
+    if (signal?.aborted) return interrupted();
 
     const executionId = randomBytes(8).toString("hex");
     const body: ExecuteRequest = { command, executionId, timeoutMs, stream: onOutput !== undefined };
@@ -124,9 +133,8 @@ export class GatewayEnvironment implements Environment {
     const path = `/sessions/${this.#id}/executions`;
     const deadlineMs = timeoutMs + this.#options.killGraceMs + SERVER_GIVE_UP_MS + this.#options.requestTimeoutMs;
     const busyUntil = Date.now() + this.#options.busyTimeoutMs;
-    let streamed = "";
     for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
-      if (signal?.aborted) return interrupted(streamed);
+      if (signal?.aborted) return interrupted();
       // Cancelling goes through the cancel endpoint, so the answer still comes
       // back with the partial output; `lost` cuts the request if that fails.
       const lost = new AbortController();
@@ -152,7 +160,7 @@ export class GatewayEnvironment implements Environment {
         let result: ExecutionResult;
         if (response.statusCode === 200 && body.stream) {
           result = await readStream(response, this.#options.url, (text) => {
-            streamed += text;
+            streamed.push(Buffer.from(text));
             onOutput!(text);
           });
         } else {
@@ -169,7 +177,8 @@ export class GatewayEnvironment implements Environment {
           durationMs: Math.round(performance.now() - started),
         };
       } catch (error) {
-        if (signal?.aborted && lost.signal.aborted) return interrupted(streamed);
+        // Interrupted and then cut off: the gateway kills a command whose client went away.
+        if (signal?.aborted && error instanceof BackendUnavailableError) return interrupted();
         if (error instanceof SessionClosedError) this.#closed = true;
         throw error;
       } finally {

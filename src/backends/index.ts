@@ -129,6 +129,8 @@ async function openGateway(raw: Record<string, unknown>): Promise<Environment> {
       busyTimeoutMs: nonNegativeNumber("busyTimeoutMs", config.busyTimeoutMs, 30_000),
       timeoutMs: session.timeoutMs,
       killGraceMs: session.killGraceMs,
+      maxOutputChars: session.maxOutputChars,
+      outputHeadFraction: session.outputHeadFraction,
       warn: session.warn,
     },
     request,

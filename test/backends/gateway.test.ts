@@ -117,6 +117,25 @@ describe("gateway backend", () => {
     expect((await env.execute("echo after")).output).toBe("after\n");
   });
 
+  it("an interrupt whose answer is lost still gives 130 with what was streamed, and the command dies", async () => {
+    const gateway = await gatewayFor();
+    const env = await connect(gateway);
+    const controller = new AbortController();
+    const r = await env.execute("echo spawned; sleep 60", {
+      signal: controller.signal,
+      onOutput: (text) => {
+        if (!text.includes("spawned")) return;
+        gateway.server.closeAllConnections();
+        controller.abort();
+      },
+    });
+    expect(r).toMatchObject({ exitCode: 130, interrupted: true });
+    // (a trailing newline may still be held back by the marker scanner when the answer is lost)
+    expect(r.output).toMatch(/^spawned\n{1,2}\[Command interrupted\]$/);
+    await eventually(() => gateway.registry.runningExecutions === 0, 15_000, "the command to be killed");
+    expect((await env.execute("echo after")).output).toBe("after\n");
+  });
+
   it("throws SessionClosedError when the session is closed on the gateway", async () => {
     const gateway = await gatewayFor();
     const env = await connect(gateway);
