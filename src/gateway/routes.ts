@@ -36,8 +36,9 @@ export async function handle(ctx: RouteContext, req: IncomingMessage, res: Serve
     await route(ctx, req, res);
   } catch (error) {
     const httpError = toHttpError(error, ctx);
-    // After a 413 the rest of the body is unread: close the connection instead of reading it.
-    sendError(res, httpError, httpError.status === 413 ? { connection: "close" } : {});
+    // A body we refused before reading it (401, 413, …) is not read just to throw it
+    // away: the connection closes after the answer instead.
+    sendError(res, httpError, httpError.status === 413 || !req.complete ? { connection: "close" } : {});
   }
 }
 
