@@ -4,6 +4,7 @@
  */
 
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidOptionError, startGateway, type Gateway } from "../../src/index.js";
@@ -73,6 +74,18 @@ describe("gateway security", () => {
       expect(Object.keys(anonymous.body)).toEqual(["status"]);
       const known = await api(gateway, "GET", "/v1/health");
       expect(known.body).toMatchObject({ status: "ok", sessions: 1, runningExecutions: 0 });
+    });
+
+    it("answers 401 to a huge body without reading it, and closes the connection", async () => {
+      const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const req = request(`${gateway.url}/v1/sessions`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(500e6) } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+        });
+        req.on("error", reject);
+        req.write(Buffer.alloc(1 << 20, 32)); // 1 MB of the 500 MB announced; the rest never comes
+      });
+      expect(answer).toEqual({ status: 401, connection: "close" });
     });
 
     it("TokenCheck accepts exactly the token", () => {
