@@ -26,3 +26,6 @@ export { processRegistry } from "./tools/processes/registry.js";
 export type { BackgroundProcess, CompletionEvent, ProcessRegistry, ProcessStatus } from "./tools/processes/registry.js";
 export { matchExpected, parsePlan, playPlan } from "./tools/plan.js";
 export type { Plan, PlanStep, StepReport } from "./tools/plan.js";
+export type { GatewayConfig } from "./backends/index.js";
+export { startGateway } from "./gateway/server.js";
+export type { Gateway, GatewayOptions } from "./gateway/server.js";

@@ -12,10 +12,14 @@ import {
   positiveInteger,
   positiveNumber,
   rejectUnknown,
+  shellString,
   stringRecord,
 } from "../core/options.js";
+import type { Environment } from "../core/environment.js";
 import { Session, type SessionOptions, type SessionState } from "../core/session.js";
 import { LocalTransport } from "./local.js";
+import { GatewayEnvironment } from "./gateway.js";
+import { TOKEN_ENV_VAR, type CreateSessionRequest } from "../gateway/protocol.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -50,10 +54,26 @@ export interface LocalConfig extends CommonConfig {
   bashPath?: string;
 }
 
-export type EnvironmentConfig = LocalConfig;
-export type Environment = Session;
+export interface GatewayConfig extends CommonConfig {
+  backend: "gateway";
+  /** Base URL of a `shellwright serve`, e.g. http://127.0.0.1:7420 */
+  url: string;
+  /** The gateway's bearer token. @default $SHELLWRIGHT_GATEWAY_TOKEN */
+  token?: string;
+  /** Variables added to the session's starting environment on the gateway's backend. */
+  env?: Record<string, string>;
+  /** How long to keep retrying while the gateway refuses connections (restarting). @default 3000 */
+  connectRetryMs?: number;
+  /** Limit for a control request (create, close, cancel); an execution waits for its own timeout on top. @default 30000 */
+  requestTimeoutMs?: number;
+  /** How long an execution keeps retrying while the gateway is at its execution limit (429). @default 30000 */
+  busyTimeoutMs?: number;
+}
 
-export const BACKENDS = ["local"] as const;
+export type EnvironmentConfig = LocalConfig | GatewayConfig;
+export type { Environment };
+
+export const BACKENDS = ["local", "gateway"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -64,6 +84,7 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   if (!(BACKENDS as readonly unknown[]).includes(backend)) {
     throw new InvalidOptionError("backend", `Unknown backend ${describe(backend)}; available: ${BACKENDS.join(", ")}`);
   }
+  if (backend === "gateway") return openGateway(raw);
   rejectUnknown("local backend", raw, [...COMMON_KEYS, "env", "stateDir", "bashPath"]);
   const local = raw as LocalConfig;
   const transport = new LocalTransport({
@@ -73,6 +94,59 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   });
   return Session.open(transport, sessionOptions(local, process.cwd()));
 }
+
+async function openGateway(raw: Record<string, unknown>): Promise<Environment> {
+  rejectUnknown("gateway backend", raw, [...COMMON_KEYS, "url", "token", "env", "connectRetryMs", "requestTimeoutMs", "busyTimeoutMs"]);
+  const config = raw as unknown as GatewayConfig;
+  let url: URL;
+  try {
+    url = new URL(shellString("url", config.url));
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw error;
+    throw new InvalidOptionError("url", `url must be an http:// or https:// URL, got ${describe(config.url)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidOptionError("url", `url must be an http:// or https:// URL, got ${describe(config.url)}`);
+  const token = config.token ?? process.env[TOKEN_ENV_VAR];
+  if (token !== undefined && (typeof token !== "string" || token === "" || /\s/.test(token))) {
+    throw new InvalidOptionError("token", "token must be a non-empty string without whitespace");
+  }
+  const session = sessionOptions(config, "~");
+  if (url.protocol === "http:" && token !== undefined && !isLoopbackHost(url.hostname)) {
+    session.warn(`the gateway token is sent unencrypted to ${url.host}; use https:// or a loopback address`);
+  }
+  // Only what the caller chose goes to the gateway; the gateway's config fills the rest.
+  const request: CreateSessionRequest = {};
+  for (const key of ["cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs"] as const) {
+    if (config[key] !== undefined) Object.assign(request, { [key]: session[key] });
+  }
+  if (config.env !== undefined) request.env = stringRecord("env", config.env);
+  return GatewayEnvironment.open(
+    {
+      url,
+      token,
+      connectRetryMs: nonNegativeNumber("connectRetryMs", config.connectRetryMs, 3000),
+      requestTimeoutMs: positiveNumber("requestTimeoutMs", config.requestTimeoutMs, 30_000),
+      busyTimeoutMs: nonNegativeNumber("busyTimeoutMs", config.busyTimeoutMs, 30_000),
+      timeoutMs: session.timeoutMs,
+      killGraceMs: session.killGraceMs,
+      maxOutputChars: session.maxOutputChars,
+      outputHeadFraction: session.outputHeadFraction,
+      warn: session.warn,
+    },
+    request,
+    session.resume,
+  );
+}
+
+function nonNegativeNumber(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new InvalidOptionError(name, `${name} must be a number of milliseconds, 0 or more, got ${describe(value)}`);
+  }
+  return value;
+}
+
+const isLoopbackHost = (host: string): boolean => host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
 
 function sessionOptions(config: CommonConfig, defaultCwd: string): SessionOptions {
   const warn = config.onWarning ?? ((message: string) => process.stderr.write(`shellwright: warning: ${message}\n`));

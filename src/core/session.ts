@@ -16,6 +16,7 @@ import { OutputCollector } from "./output.js";
 import { describe, positiveNumber, shellString } from "./options.js";
 import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan, type SessionPaths } from "./script.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
+import type { Environment } from "./environment.js";
 
 export interface SessionOptions {
   /** The session's first cwd; `~` is expanded by bash on the backend. */
@@ -100,7 +101,7 @@ const GIVE_UP_AFTER_KILL_MS = 5000;
 
 const newId = (): string => randomBytes(6).toString("hex");
 
-export class Session {
+export class Session implements Environment {
   readonly #transport: Transport;
   readonly #options: SessionOptions;
   readonly #id: string;
@@ -414,7 +415,8 @@ export class Session {
   }
 }
 
-function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: number) {
+/** Validates execute options; shared with environments that run the session model elsewhere. */
+export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: number) {
   if (typeof options !== "object" || options === null) {
     throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
   }

@@ -1,6 +1,6 @@
 /**
  * The tool registry: every tool definition, and one way to call a tool by
- * name over a Session (argument validation, the tool, then layer 2 of result
+ * name over an Environment (argument validation, the tool, then layer 2 of result
  * persistence). New tools join by adding their definition to TOOLS.
  */
 
@@ -10,7 +10,7 @@ import { processRegistry, type CompletionEvent } from "./processes/registry.js";
 import { DEFAULT_TOOL_SETTINGS } from "./settings.js";
 import { terminalTool } from "./terminal.js";
 import { inputJsonSchema, runTool, type ToolContext, type ToolDefinition, type ToolResult } from "./tool.js";
-import type { Session } from "../core/session.js";
+import type { Environment } from "../core/environment.js";
 
 export const TOOLS: readonly ToolDefinition[] = Object.freeze([terminalTool, processTool] as ToolDefinition[]);
 
@@ -46,7 +46,7 @@ export async function callTool(name: string, args: unknown, context: ToolContext
 }
 
 /** Completion events of background processes started with notify_on_complete, not yet seen by the model. */
-export function drainCompletionEvents(session: Session): CompletionEvent[] {
+export function drainCompletionEvents(session: Environment): CompletionEvent[] {
   return processRegistry(session).drainEvents();
 }
 

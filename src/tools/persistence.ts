@@ -18,7 +18,7 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
-import type { Session } from "../core/session.js";
+import type { Environment } from "../core/environment.js";
 import { shellQuote } from "../core/script.js";
 import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "./settings.js";
 import type { ToolResult } from "./tool.js";
@@ -45,7 +45,7 @@ export interface SaveOptions {
  * directory named after the session (mode 0700), so that on a shared /tmp no
  * one can create it first.
  */
-export function resultsDir(session: Session): string {
+export function resultsDir(session: Environment): string {
   return `${posix.dirname(session.paths.snapshot)}/shellwright-results-${session.id}`;
 }
 
@@ -53,7 +53,7 @@ export function resultsDir(session: Session): string {
  * Saves `text` into the sandbox through the session, or into the host results
  * directory when that fails. Undefined when both fail.
  */
-export async function saveText(session: Session, text: string, options: SaveOptions = {}): Promise<SavedText | undefined> {
+export async function saveText(session: Environment, text: string, options: SaveOptions = {}): Promise<SavedText | undefined> {
   const name = `${safeName(options.id) ?? randomBytes(8).toString("hex")}.txt`;
   const dir = resultsDir(session);
   const path = `${dir}/${name}`;
@@ -98,7 +98,7 @@ function formatSize(chars: number): string {
 }
 
 /** Where the full text is, said so that a model knows how to get at it. */
-export function locationNote(saved: SavedText, session: Session): string {
+export function locationNote(saved: SavedText, session: Environment): string {
   if (saved.where === "sandbox" || session.backend === "local") {
     return `Full output saved to: ${saved.path}\nUse the read_file tool with offset and limit to access specific sections of this output.`;
   }
@@ -106,7 +106,7 @@ export function locationNote(saved: SavedText, session: Session): string {
 }
 
 /** The text that replaces a persisted result (the format hermes-trained models know). */
-export function persistedMessage(text: string, saved: SavedText | undefined, session: Session, previewChars: number): string {
+export function persistedMessage(text: string, saved: SavedText | undefined, session: Environment, previewChars: number): string {
   const preview = previewOf(text, previewChars);
   if (saved === undefined) {
     return `${preview}\n\n[Truncated: tool response was ${text.length.toLocaleString("en-US")} chars. Full output could not be saved to the sandbox or the host.]`;
@@ -136,7 +136,7 @@ export function thresholdFor(toolName: string, settings: ToolSettings = DEFAULT_
 }
 
 export interface PersistContext {
-  session: Session;
+  session: Environment;
   settings?: ToolSettings;
   /** The tool call's id, to name the file. */
   callId?: string;

@@ -16,7 +16,7 @@
 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe as describeValue } from "../core/options.js";
-import type { Session } from "../core/session.js";
+import type { Environment } from "../core/environment.js";
 import { callTool } from "./index.js";
 import type { ToolSettings } from "./settings.js";
 import type { ToolResult } from "./tool.js";
@@ -87,7 +87,7 @@ export interface PlayOptions {
 }
 
 /** Plays the steps in `session`. Returns one report per step. */
-export async function playPlan(session: Session, steps: readonly PlanStep[], options: PlayOptions = {}): Promise<StepReport[]> {
+export async function playPlan(session: Environment, steps: readonly PlanStep[], options: PlayOptions = {}): Promise<StepReport[]> {
   const reports: StepReport[] = [];
   for (const [index, step] of steps.entries()) {
     const number = index + 1;

@@ -8,7 +8,7 @@
  */
 
 import { z } from "zod";
-import type { Session } from "../core/session.js";
+import type { Environment } from "../core/environment.js";
 import { APPROVAL_BACKENDS } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { locationNote, saveText } from "./persistence.js";
@@ -122,7 +122,7 @@ async function startBackground(command: string, cwd: string | undefined, notify:
   }
 }
 
-async function approval(command: string, cwd: string, session: Session, settings: ToolSettings): Promise<string | undefined> {
+async function approval(command: string, cwd: string, session: Environment, settings: ToolSettings): Promise<string | undefined> {
   if (settings.approve === undefined || !APPROVAL_BACKENDS.includes(session.backend)) return undefined;
   let verdict: boolean | string;
   try {

@@ -6,14 +6,15 @@
  */
 
 import { z } from "zod";
-import type { Session } from "../core/session.js";
+import type { Environment } from "../core/environment.js";
 import type { ToolSettings } from "./settings.js";
 
 /** A JSON-serialisable tool result; failures carry `error`. */
 export type ToolResult = { [key: string]: unknown; error?: string };
 
 export interface ToolContext {
-  session: Session;
+  /** A Session, or any environment with its shape (a gateway session). */
+  session: Environment;
   /** Aborted when the caller cancels the tool call. */
   signal?: AbortSignal;
   /** Limits and hooks (validated by `toolSettings()`). @default DEFAULT_TOOL_SETTINGS */

@@ -4,7 +4,7 @@
  * this machine (CI sets the variables that enable the real ones).
  */
 
-import { createEnvironment, type Environment } from "../../src/index.js";
+import { createEnvironment, startGateway, type Environment, type Gateway } from "../../src/index.js";
 
 export interface CompatOptions {
   /** HOME for the session's login shell (a profile written there is loaded at init). */
@@ -31,4 +31,31 @@ export const compatBackends: CompatBackend[] = [
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
   },
+  {
+    // gateway → serve → local, over real loopback HTTP (needs nothing external).
+    name: "gateway",
+    enabled: process.env.SHELLWRIGHT_TEST_GATEWAY !== "0",
+    create: async ({ home, env, ...rest } = {}) => {
+      const gateway = await sharedGateway();
+      return createEnvironment({
+        backend: "gateway",
+        url: gateway.url,
+        token: GATEWAY_TOKEN,
+        ...rest,
+        env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+      });
+    },
+  },
 ];
+
+const GATEWAY_TOKEN = `compat-${Math.random().toString(16).slice(2)}-${Date.now()}`;
+let gatewayStarted: Promise<Gateway> | undefined;
+
+/** One gateway per test file, started on first use, on a free loopback port. */
+function sharedGateway(): Promise<Gateway> {
+  gatewayStarted ??= startGateway({ token: GATEWAY_TOKEN, port: 0, allowedRoots: ["/"], backend: { backend: "local" } }).then((gateway) => {
+    gateway.server.unref();
+    return gateway;
+  });
+  return gatewayStarted;
+}

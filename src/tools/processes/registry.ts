@@ -1,6 +1,6 @@
 /**
  * The background processes of one session. Everything goes through
- * `Session.execute` (so it works on every backend), each operation costs at
+ * `Environment.execute` (so it works on every backend), each operation costs at
  * most one round trip, and none of them touches the session's env or cwd
  * (`isolated: true`), so a poll can never undo a concurrent `export`.
  *
@@ -11,7 +11,7 @@
 
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
-import type { Session } from "../../core/session.js";
+import type { Environment } from "../../core/environment.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../settings.js";
 import {
   closeStdinScript,
@@ -75,10 +75,10 @@ export class ProcessError extends Error {
   override name = "ProcessError";
 }
 
-const registries = new WeakMap<Session, ProcessRegistry>();
+const registries = new WeakMap<Environment, ProcessRegistry>();
 
 /** The session's registry, created on first use; `settings`, when given, apply from this call on. */
-export function processRegistry(session: Session, settings?: ProcessSettings): ProcessRegistry {
+export function processRegistry(session: Environment, settings?: ProcessSettings): ProcessRegistry {
   let registry = registries.get(session);
   if (!registry) {
     registry = new ProcessRegistry(session, settings ?? DEFAULT_PROCESS_SETTINGS);
@@ -103,14 +103,14 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 export class ProcessRegistry {
-  readonly #session: Session;
+  readonly #session: Environment;
   #settings: ProcessSettings;
   readonly #processes = new Map<string, BackgroundProcess>();
   readonly #events: CompletionEvent[] = [];
   readonly #watchers = new Map<string, AbortController>();
   readonly #stateDir: string;
 
-  constructor(session: Session, settings: ProcessSettings) {
+  constructor(session: Environment, settings: ProcessSettings) {
     this.#session = session;
     this.#settings = settings;
     this.#stateDir = posix.dirname(session.paths.snapshot);
@@ -275,7 +275,7 @@ export class ProcessRegistry {
     return { index, files: process.files, pgid: process.pid, offset: process.offset, maxBytes: this.#settings.bufferChars };
   }
 
-  async #runPoll(script: string, options: Parameters<Session["execute"]>[1]): Promise<PollAnswer[]> {
+  async #runPoll(script: string, options: Parameters<Environment["execute"]>[1]): Promise<PollAnswer[]> {
     // The answer can be far larger than the session's inline output limit, so
     // it is collected from the stream, which is never cut.
     let text = "";

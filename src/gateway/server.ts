@@ -1,0 +1,164 @@
+/**
+ * startGateway(options): the `shellwright serve` HTTP server, on node:http.
+ *
+ * node:http rather than a framework: the API is eight routes, and what
+ * matters here (streaming with backpressure, noticing a client that hangs up
+ * mid-command, stopping a body at its limit, answering before reading a body)
+ * is plain node:http either way; no dependency is one less thing to audit on a
+ * server that runs shell commands.
+ */
+
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import { InvalidOptionError } from "../core/errors.js";
+import { describe, plainObject, positiveInteger, positiveNumber, rejectUnknown } from "../core/options.js";
+import { MIN_TOKEN_LENGTH, TokenCheck } from "./auth.js";
+import { PathPolicy } from "./paths.js";
+import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "./protocol.js";
+import { SessionRegistry } from "./registry.js";
+import { handle, type RouteContext } from "./routes.js";
+
+export interface GatewayOptions {
+  /** The backend every session runs on, as for createEnvironment. Requests cannot change it. @default { backend: "local" } */
+  backend?: EnvironmentConfig;
+  /** The bearer token clients must send; required unless insecureNoAuth. */
+  token?: string;
+  /** Serve without a token: allowed only on a loopback address. */
+  insecureNoAuth?: boolean;
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** 0 picks a free port. @default 7420 */
+  port?: number;
+  /** Directories a request may name as a cwd (inside the backend). @default [the default cwd] */
+  allowedRoots?: string[];
+  /** A new session's cwd when the request names none. @default the first allowed root, else this process's cwd */
+  cwd?: string;
+  /** @default 8 MiB */
+  maxBodyBytes?: number;
+  /** @default 64 */
+  maxSessions?: number;
+  /** Across all sessions. @default 32 */
+  maxConcurrentExecutions?: number;
+  /** A session with nothing running for this long is closed. @default 1 800 000 (30 min) */
+  idleTimeoutMs?: number;
+  /** @default writes to stderr */
+  log?: (message: string) => void;
+}
+
+export interface Gateway {
+  /** Base URL, e.g. http://127.0.0.1:7420 */
+  readonly url: string;
+  readonly port: number;
+  readonly server: Server;
+  readonly registry: SessionRegistry;
+  /** Refuses new requests, stops running commands (their clients get 503), closes every session. */
+  close(): Promise<void>;
+}
+
+/** Per-session output kept in memory is capped so one request cannot take the server's memory. */
+const MAX_OUTPUT_CHARS_CAP = 16 * 1024 * 1024;
+/** On close, how long answers in flight get before connections are cut. */
+const CLOSE_FLUSH_MS = 2000;
+
+const KNOWN = ["backend", "token", "insecureNoAuth", "host", "port", "allowedRoots", "cwd", "maxBodyBytes", "maxSessions", "maxConcurrentExecutions", "idleTimeoutMs", "log"];
+
+export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  const raw = plainObject("options", options);
+  rejectUnknown("gateway", raw, KNOWN);
+  const backend = { ...plainObject("backend", options.backend ?? { backend: "local" }) } as EnvironmentConfig & Record<string, unknown>;
+  const backendName = (backend.backend as string | undefined) ?? "local";
+  if (!(BACKENDS as readonly unknown[]).includes(backendName)) {
+    throw new InvalidOptionError("backend.backend", `Unknown backend ${describe(backendName)}; available: ${BACKENDS.join(", ")}`);
+  }
+  const host = options.host ?? "127.0.0.1";
+  if (typeof host !== "string" || host === "") throw new InvalidOptionError("host", `host must be a non-empty string, got ${describe(host)}`);
+  const port = options.port ?? DEFAULT_GATEWAY_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError("port", `port must be an integer from 0 to 65535, got ${describe(port)}`);
+
+  let auth: TokenCheck | undefined;
+  if (options.insecureNoAuth === true) {
+    if (options.token !== undefined) throw new InvalidOptionError("insecureNoAuth", "Give either a token or insecureNoAuth, not both");
+    if (!isLoopback(host)) throw new InvalidOptionError("insecureNoAuth", `insecureNoAuth is allowed only on a loopback address, not on host ${describe(host)}`);
+  } else {
+    if (typeof options.token !== "string" || options.token.length < MIN_TOKEN_LENGTH) {
+      throw new InvalidOptionError("token", `The gateway needs a bearer token of at least ${MIN_TOKEN_LENGTH} characters (or insecureNoAuth on loopback), got ${options.token === undefined ? "none" : `${String(options.token).length} characters`}`);
+    }
+    auth = new TokenCheck(options.token);
+  }
+
+  const defaultCwd = options.cwd ?? options.allowedRoots?.[0] ?? process.cwd();
+  const roots = options.allowedRoots ?? [defaultCwd];
+  if (!Array.isArray(roots) || roots.some((r) => typeof r !== "string")) throw new InvalidOptionError("allowedRoots", `allowedRoots must be an array of absolute paths, got ${describe(roots)}`);
+  let paths: PathPolicy;
+  try {
+    paths = new PathPolicy(roots, backendName === "local");
+    paths.check("cwd", defaultCwd);
+  } catch (error) {
+    throw new InvalidOptionError(error instanceof TypeError ? "allowedRoots" : "cwd", (error as Error).message);
+  }
+
+  const log = options.log ?? ((message: string) => process.stderr.write(`shellwright serve: ${message}\n`));
+  const registry = new SessionRegistry({
+    maxSessions: positiveInteger("maxSessions", options.maxSessions, 64),
+    maxConcurrentExecutions: positiveInteger("maxConcurrentExecutions", options.maxConcurrentExecutions, 32),
+    idleTimeoutMs: positiveNumber("idleTimeoutMs", options.idleTimeoutMs, 30 * 60_000),
+  });
+
+  const context: RouteContext = {
+    registry,
+    auth,
+    paths,
+    maxBodyBytes: positiveInteger("maxBodyBytes", options.maxBodyBytes, 8 * 1024 * 1024),
+    log,
+    openSession: (request: CreateSessionRequest, onWarning) => {
+      if (typeof request.maxOutputChars === "number" && request.maxOutputChars > MAX_OUTPUT_CHARS_CAP) {
+        throw new InvalidOptionError("maxOutputChars", `maxOutputChars may be at most ${MAX_OUTPUT_CHARS_CAP} on this gateway, got ${request.maxOutputChars}`);
+      }
+      const { env, ...rest } = request;
+      const merged = env === undefined ? {} : { env: { ...(backend as { env?: Record<string, string> }).env, ...env } };
+      return createEnvironment({ ...backend, ...rest, ...merged, cwd: request.cwd ?? defaultCwd, onWarning } as EnvironmentConfig);
+    },
+  };
+
+  let inFlight = 0;
+  const server = createServer((req, res) => {
+    inFlight++;
+    res.once("close", () => inFlight--);
+    void handle(context, req, res);
+  });
+  // Bound how long a slow client may take to send its request (it cannot hold a
+  // connection open for free); a long-running answer is not affected.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    server,
+    registry,
+    close: () =>
+      (closing ??= (async () => {
+        server.close();
+        server.closeIdleConnections();
+        await registry.shutdown();
+        const deadline = Date.now() + CLOSE_FLUSH_MS;
+        while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        server.closeAllConnections();
+      })()),
+  };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}

@@ -1,0 +1,75 @@
+/** `shellwright serve`: argument handling, refusals, and a real run until stopped. */
+
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseServeArgs, serve, type ServeIo } from "../../src/cli/serve.js";
+import { createEnvironment } from "../../src/index.js";
+import { eventually, scratchDir, TOKEN } from "../gateway/helpers.js";
+
+function io(env: NodeJS.ProcessEnv = {}): ServeIo & { out: string[]; err: string[]; stop(): void } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const controller = new AbortController();
+  return { env, out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), signal: controller.signal, stop: () => controller.abort() };
+}
+
+describe("shellwright serve", () => {
+  const scratch = scratchDir();
+  afterAll(() => scratch.remove());
+
+  it("refuses to start without a token, and says how to give one", async () => {
+    const run = io();
+    expect(await serve(["--port", "0"], run)).toBe(2);
+    expect(run.err.join("")).toContain("no token: set $SHELLWRIGHT_GATEWAY_TOKEN or pass --token-file PATH");
+  });
+
+  it("refuses a token file other users can read", async () => {
+    const file = join(scratch.path, "token");
+    writeFileSync(file, TOKEN);
+    chmodSync(file, 0o644);
+    const run = io();
+    expect(await serve(["--port", "0", "--token-file", file], run)).toBe(2);
+    expect(run.err.join("")).toContain("chmod 600");
+  });
+
+  it("refuses --insecure-no-auth off loopback", async () => {
+    const run = io();
+    expect(await serve(["--port", "0", "--insecure-no-auth", "--host", "0.0.0.0"], run)).toBe(2);
+    expect(run.err.join("")).toContain("only on a loopback address");
+  });
+
+  it("rejects unknown flags and bad numbers with exit 2", async () => {
+    for (const args of [["--tokn", "x"], ["--port", "abc"], ["--port"]]) {
+      const run = io({ SHELLWRIGHT_GATEWAY_TOKEN: TOKEN });
+      expect(await serve(args, run)).toBe(2);
+      expect(run.err.join("")).toMatch(/unknown option|whole number|needs a value/);
+    }
+  });
+
+  it("parses its flags into gateway options", () => {
+    const parsed = parseServeArgs(["--host", "127.0.0.2", "--port", "9000", "--allow-root", "/a", "--allow-root", "/b", "--cwd", "/a/w", "--max-sessions", "3", "--max-concurrent", "4", "--idle-timeout-ms", "5000", "--max-body-bytes", "1024", "--backend", "local"]);
+    expect(parsed).toEqual({
+      tokenFile: undefined,
+      insecureNoAuth: false,
+      options: { host: "127.0.0.2", port: 9000, allowedRoots: ["/a", "/b"], cwd: "/a/w", maxSessions: 3, maxConcurrentExecutions: 4, idleTimeoutMs: 5000, maxBodyBytes: 1024, backend: { backend: "local" } },
+    });
+    expect(parseServeArgs(["--help"])).toBe("help");
+  });
+
+  it("serves with a token from a private file until stopped, printing its URL", async () => {
+    const file = join(scratch.path, "private-token");
+    writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 });
+    const run = io();
+    const exited = serve(["--port", "0", "--token-file", file, "--allow-root", scratch.path], run);
+    await eventually(() => run.out.length > 0, 15_000, "the URL on stdout");
+    const url = run.out[0]!.trim();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const env = await createEnvironment({ backend: "gateway", url, token: TOKEN });
+    const r = await env.execute("pwd");
+    expect(r.output).toBe(`${scratch.path}\n`);
+    run.stop();
+    expect(await exited).toBe(0);
+    await expect(env.execute("true")).rejects.toMatchObject({ code: "BACKEND_UNAVAILABLE" });
+  });
+});
