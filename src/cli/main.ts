@@ -6,11 +6,13 @@ import { isShellwrightError } from "../core/errors.js";
 import { UsageError } from "./args.js";
 import { main as exec } from "./exec.js";
 import { main as runPlan } from "./run.js";
+import { main as serve } from "./serve.js";
 import { close, list } from "./sessions.js";
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   exec,
   run: runPlan,
+  serve,
   sessions: list,
   close,
 };
@@ -22,6 +24,8 @@ commands:
                       run one command (in a named session that outlives the process, with --session)
   run PLAN.json [--backend NAME] [--check]
                       play a plan of tool calls in one session, one JSON line per call
+  serve [--port N] [--backend NAME] …
+                      serve sessions over HTTP (token required; see docs/gateway.md)
   sessions [--json]   list named sessions
   close NAME          end a named session and remove its state
 `;
