@@ -69,7 +69,7 @@ export interface ScriptPlan {
  * aliases, written whole into a pending file (renamed over the snapshot later,
  * so a concurrent call never sources a half-written one), then the cwd.
  */
-function epilogue(plan: ScriptPlan, options: { filterPrivateFunctions: boolean; dumpSnapshot: boolean }): string {
+function epilogue(plan: ScriptPlan, options: { filterPrivateFunctions: boolean; dumpSnapshot: boolean; reportCwd?: boolean }): string {
   const pending = pendingPaths(plan.paths, plan.callId);
   const snap = shellQuote(pending.snapshot);
   const lines = ["builtin set +e", "builtin umask 077"];
@@ -91,7 +91,8 @@ function epilogue(plan: ScriptPlan, options: { filterPrivateFunctions: boolean; 
     );
     if (plan.renameInScript) lines.push(`command mv -f ${snap} ${shellQuote(plan.paths.snapshot)}`);
   }
-  lines.push('builtin cd -P . 2>/dev/null', '[[ $PWD == "$__sw_start" ]] && __sw_cwd= || __sw_cwd=$PWD');
+  if (options.reportCwd === false) lines.push("__sw_cwd=");
+  else lines.push('builtin cd -P . 2>/dev/null', '[[ $PWD == "$__sw_start" ]] && __sw_cwd= || __sw_cwd=$PWD');
   if (plan.writeCwdFile) {
     const cwdTmp = shellQuote(pending.cwdFile);
     let write = `[[ -n $__sw_cwd ]] && builtin printf %s "$__sw_cwd" > ${cwdTmp}`;
@@ -134,6 +135,8 @@ export interface CommandPlan extends ScriptPlan {
   stdinOnPipe: boolean;
   /** Print the wrapper's PID first, for backends that kill the tree remotely. */
   reportPid: boolean;
+  /** Leave the session's env and cwd as they are: no snapshot dump, no cwd change reported. */
+  isolated?: boolean;
 }
 
 export function buildCommandScript(plan: CommandPlan): string {
@@ -148,7 +151,7 @@ export function buildCommandScript(plan: CommandPlan): string {
   lines.push(
     `builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`,
     "__sw_start=$PWD",
-    `builtin trap ${shellQuote(`__sw_ec=$?\n${epilogue(plan, { filterPrivateFunctions: false, dumpSnapshot: plan.snapshotReady })}\nbuiltin exit $__sw_ec`)} EXIT`,
+    `builtin trap ${shellQuote(`__sw_ec=$?\n${epilogue(plan, { filterPrivateFunctions: false, dumpSnapshot: plan.snapshotReady && plan.isolated !== true, reportCwd: plan.isolated !== true })}\nbuiltin exit $__sw_ec`)} EXIT`,
     `eval ${shellQuote(plan.command)}${stdinRedirect(plan)}`,
   );
   return lines.join("\n");

@@ -53,6 +53,15 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Output as it arrives, decoded as UTF-8 (markers never included). */
   onOutput?: (text: string) => void;
+  /**
+   * Run from the session's state but leave it untouched: the command's env and
+   * cwd changes are not saved. For helper commands (the file tools, execute_code's
+   * plumbing) that must not race with the agent's own commands: under the
+   * last-writer-wins rule a helper that finishes late would otherwise undo an
+   * `export` made by a command that ran beside it.
+   * @default false
+   */
+  isolated?: boolean;
 }
 
 export interface ExecuteResult {
@@ -151,7 +160,7 @@ export class Session {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     shellString("command", command);
-    const { cwd, timeoutMs, stdin, signal, onOutput } = normalizeExecuteOptions(options, this.#options.timeoutMs);
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(options, this.#options.timeoutMs);
     if (this.#closed) throw new SessionClosedError();
 
     if (signal?.aborted) {
@@ -170,6 +179,7 @@ export class Session {
       snapshotReady: ready,
       stdinOnPipe: stdinBytes !== undefined && embedded === undefined,
       reportPid: this.#transport.needsRemotePid === true,
+      isolated,
       ...(embedded === undefined ? {} : { embeddedStdin: embedded }),
     });
     const outcome = await this.#run(
@@ -177,7 +187,7 @@ export class Session {
       { login: !ready, cleanEnv: ready, ...(stdinBytes !== undefined && embedded === undefined ? { stdin: stdinBytes } : {}) },
       { timeoutMs, signal, onOutput },
     );
-    const newCwd = this.#settle(outcome, callId, ready);
+    const newCwd = this.#settle(outcome, callId, ready && !isolated);
     if (newCwd) this.#cwd = newCwd;
 
     let output = outcome.text;
@@ -387,7 +397,7 @@ function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: numb
   if (typeof options !== "object" || options === null) {
     throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
   }
-  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput"];
+  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "isolated"];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
   }
@@ -403,7 +413,10 @@ function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: numb
   if (options.onOutput !== undefined && typeof options.onOutput !== "function") {
     throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
   }
-  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput };
+  if (options.isolated !== undefined && typeof options.isolated !== "boolean") {
+    throw new InvalidOptionError("isolated", `isolated must be a boolean, got ${describe(options.isolated)}`);
+  }
+  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput, isolated: options.isolated === true };
 }
 
 function appendNotice(output: string, notice: string): string {

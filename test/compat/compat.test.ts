@@ -221,6 +221,14 @@ for (const backend of compatBackends) {
         await run("cd /");
       });
 
+      it("leaves env and cwd untouched after an isolated call, which still sees them", async () => {
+        await run("cd / && export SW_ISOLATED_SEEN=before");
+        const isolated = await run("echo $SW_ISOLATED_SEEN; export SW_ISOLATED_SEEN=after; cd tmp", { isolated: true });
+        expect(isolated.output).toBe("before\n");
+        expect(isolated.cwd).toBe("/");
+        expect((await run("echo $SW_ISOLATED_SEEN; pwd")).output).toBe("before\n/\n");
+      });
+
       it("keeps the launching PATH in front of the login profile's", async () => {
         const home = await homeWithProfile("export PATH=/usr/bin:/bin\n");
         await withSession({ home, env: { PATH: `/opt/sw-launch-bin:/usr/local/bin:/usr/bin:/bin` } }, async (session) => {
