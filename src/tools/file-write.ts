@@ -43,7 +43,7 @@ export async function probeForWrite(
     `  printf 'kind file\\nmode %s\\n--\\n' "$(stat -c %a -- "$__sw_r" 2>/dev/null || stat -f %Lp -- "$__sw_r" 2>/dev/null)"`,
     options.readAll ? `  cat -- "$__sw_r" || exit 1` : `  head -c ${SAMPLE_BYTES} -- "$__sw_r" || exit 1`,
     `elif [ -e "$__sw_r" ]; then echo 'kind special'`,
-    `else echo 'kind new'; [ -d "$(dirname -- "$__sw_r")" ] && echo 'parent yes'; fi`,
+    `else echo 'kind new'; if [ -d "$(dirname -- "$__sw_r")" ]; then echo 'parent yes'; fi; fi`,
   ]
     .filter(Boolean)
     .join("\n");

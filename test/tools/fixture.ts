@@ -36,10 +36,16 @@ export function useToolFixture(create: (typeof compatBackends)[number]["create"]
       if (result.exitCode !== 0) throw new Error(`\`${command}\` exited ${result.exitCode}: ${result.output}`);
       return result.output;
     };
+    // In 30 000-byte pieces, so a large file is not cut by the session's output limit.
     fixture.rawBytes = async (path) => {
-      const result = await session.execute(`base64 < '${path}'`);
-      if (result.exitCode !== 0 || result.truncated) throw new Error(`could not read ${path}: ${result.output.slice(0, 200)}`);
-      return Buffer.from(result.output, "base64");
+      const size = Number((await fixture.sh(`wc -c < '${path}'`)).trim());
+      const parts: Buffer[] = [];
+      for (let offset = 0; offset === 0 || offset < size; offset += 30_000) {
+        const result = await session.execute(`tail -c +${offset + 1} '${path}' | head -c 30000 | base64`);
+        if (result.exitCode !== 0 || result.truncated) throw new Error(`could not read ${path}: ${result.output.slice(0, 200)}`);
+        parts.push(Buffer.from(result.output, "base64"));
+      }
+      return Buffer.concat(parts);
     };
   });
   afterAll(async () => {
