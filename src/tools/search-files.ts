@@ -58,8 +58,10 @@ function buildPlan(input: Input): Plan {
   const hidden = (glob: string | undefined): boolean => glob !== undefined && /(^|\/)\./.test(glob);
   if (input.target === "files") {
     const slash = input.pattern.includes("/");
+    // ripgrep anchors a glob with a slash in an odd place when the search path is absolute; match at any depth instead.
+    const rgGlob = slash && !input.pattern.startsWith("**/") ? shellQuote(`**/${input.pattern.replace(/^\//, "")}`) : pattern;
     return {
-      rg: `rg --files --sort=path --color=never -g ${pattern}${hidden(input.pattern) ? " --hidden" : ` -g '!.*'`} -- ${path}`,
+      rg: `rg --files --sort=path --color=never -g ${rgGlob}${hidden(input.pattern) ? " --hidden" : ` -g '!.*'`} -- ${path}`,
       fallback: `find ${path} -type f${hidden(input.pattern) ? "" : ` -not -path '*/.*'`} ${slash ? `-path ${shellQuote(`*/${input.pattern.replace(/^\*\*\//, "")}`)}` : `-name ${pattern}`} | LC_ALL=C sort`,
       fallbackName: "find",
       paging: "lines",
