@@ -20,6 +20,7 @@ for (const backend of toolBackends) {
             `printf 'one\\ntwo\\nhello three\\nfour\\nfive\\n' > src/deep/b.ts`,
             `printf 'hello docs\\n' > docs/readme.md`,
             `printf 'hello hidden\\n' > .git/config`,
+            `printf 'hello dotfile\\n' > src/.env`,
             `for i in $(seq 1 120); do echo "needle $i"; done > docs/many.txt`,
             `cd /`,
           ].join(" && "),
