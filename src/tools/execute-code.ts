@@ -65,6 +65,8 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       const seconds = (): number => Math.round((performance.now() - started) / 10) / 100;
       if (code.trim() === "") return { error: "No code provided." };
 
+      const interrupted = (): ToolResult => ({ status: "interrupted", output: "", tool_calls_made: 0, duration_seconds: seconds() });
+      if (signal?.aborted) return interrupted();
       const setup = await runOnBackend(
         session,
         [
@@ -75,7 +77,11 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
           `printf 'dir %s\\n' "$__sw_d"`,
         ].join("\n"),
         { stdin: JSON.stringify({ library, script: code }), cwd: "/", signal },
-      );
+      ).catch((error: unknown) => {
+        if (signal?.aborted) return undefined;
+        throw error;
+      });
+      if (setup === undefined) return interrupted();
       const { fields, lines } = parseFramed(setup.stdout);
       if (lines[0] === "python missing") {
         return {

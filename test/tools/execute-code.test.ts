@@ -95,10 +95,14 @@ for (const backend of toolBackends) {
 
     it("times out, kills the script and stays usable", async (context) => {
       await skipWithoutPython(context);
-      const quick = createExecuteCodeTool({ tools: fileOperationTools, timeoutMs: 1500 });
-      const result = await t.call(quick, { code: "import time\nprint('started', flush=True)\nread_file('/etc/hostname')\ntime.sleep(60)" });
-      expect(result).toMatchObject({ status: "timeout", error: "Script timed out after 2s and was killed.", tool_calls_made: 1 });
-      expect(result.output).toMatch(/^started\n/);
+      const quick = createExecuteCodeTool({ tools: fileOperationTools, timeoutMs: 4000 });
+      const pidFile = `${t.scratch}/code-${Math.random().toString(16).slice(2)}.pid`;
+      const code = `import os, time\nopen(${JSON.stringify(pidFile)}, "w").write(str(os.getpid()))\ntime.sleep(60)`;
+      const result = await t.call(quick, { code });
+      expect(result).toMatchObject({ status: "timeout", error: "Script timed out after 4s and was killed." });
+      // The Python process is gone (a zombie counts as gone).
+      const alive = `p=$(cat ${pidFile} 2>/dev/null); if [ -n "$p" ] && [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo alive; else echo gone; fi`;
+      expect(await t.sh(alive)).toBe("gone\n");
       expect((await run("print('again')")).output).toBe("again\n");
     });
 
