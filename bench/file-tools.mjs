@@ -2,7 +2,7 @@
 // File-tools benchmark: read_file, a one-line patch of a 10 000-line file, and
 // execute_code tool calls per second, each as a ratio against the floor: a bare
 // `session.execute("true")` measured in the same run, interleaved call by call.
-// Run after `npm run build`: node bench/file-tools.mjs [backend]. Not a test.
+// Run after `npm run build`: node bench/file-tools.mjs [backend | '{"backend":"docker",…}']. Not a test.
 
 import os from "node:os";
 import { createEnvironment } from "../dist/index.js";
@@ -11,7 +11,9 @@ import { runTool } from "../dist/tools/tool.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 60);
 const CODE_CALLS = Number(process.env.BENCH_CODE_CALLS ?? 50);
-const backend = process.argv[2] ?? "local";
+const arg = process.argv[2] ?? "local";
+const config = arg.startsWith("{") ? JSON.parse(arg) : { backend: arg };
+const backend = config.backend ?? "local";
 
 const p50 = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
 const ms = (x) => `${x.toFixed(2)} ms`;
@@ -23,7 +25,7 @@ async function time(fn) {
   return performance.now() - start;
 }
 
-const session = await createEnvironment({ backend });
+const session = await createEnvironment(config);
 const ctx = { session };
 const dir = (await session.execute("mktemp -d")).output.trim();
 const small = `${dir}/small.txt`;
