@@ -123,6 +123,9 @@ export async function runOnBackend(session: Session, producer: string, options: 
   const at = first.output.lastIndexOf(`\n${token} `);
   const header = at === -1 ? null : /^(\d+) (\d+) (raw|gz) (.*)\n/.exec(first.output.slice(at + token.length + 2));
   if (first.truncated) throw new BackendIoError("the reply was cut by the session's output limit (the command printed too much to stderr)");
+  if (!header && first.exitCode === 126) {
+    throw new BackendIoError(`the terminal's current directory (${options.cwd ?? session.cwd}) cannot be entered: ${first.output.trim().slice(0, 300)}. Use the terminal to cd to a directory that exists, then try again`);
+  }
   if (!header) {
     throw new BackendIoError(`unexpected reply from the ${session.backend} backend (exit ${first.exitCode}): ${first.output.slice(0, 500)}`);
   }

@@ -42,6 +42,14 @@ for (const backend of toolBackends) {
       });
     }
 
+    it("says so when the terminal's cwd is gone", async () => {
+      await t.sh(`mkdir ${t.scratch}/doomed && cd ${t.scratch}/doomed && rmdir ${t.scratch}/doomed`);
+      const error = await runOnBackend(t.session, "echo hi").then(() => undefined, (e: Error) => e.message);
+      expect(error).toMatch(/cannot be entered/);
+      expect(error).toContain("doomed");
+      await t.session.execute(`cd ${t.scratch}`);
+    });
+
     it("leaves the session's env and cwd alone", async () => {
       await t.sh(`cd ${t.scratch} && export SW_IO_VAR=1`);
       await runOnBackend(t.session, "cd / && export SW_IO_VAR=2");
