@@ -47,7 +47,8 @@ for (const backend of toolBackends) {
       const error = await runOnBackend(t.session, "echo hi").then(() => undefined, (e: Error) => e.message);
       expect(error).toMatch(/cannot be entered/);
       expect(error).toContain("doomed");
-      await t.session.execute(`cd ${t.scratch}`);
+      // Every command now fails with 126 until one that runs elsewhere (per-call cwd) moves the session.
+      await t.session.execute(`cd ${t.scratch}`, { cwd: "/" });
     });
 
     it("leaves the session's env and cwd alone", async () => {
