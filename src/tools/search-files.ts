@@ -70,7 +70,9 @@ function buildPlan(input: Input): Plan {
   const glob = input.file_glob === undefined ? "" : shellQuote(input.file_glob);
   const rgGlobs = glob ? ` --glob ${glob}${hidden(input.file_glob) ? " --hidden" : ` --glob '!.*'`}` : "";
   const rgBase = `rg --color=never --sort=path --no-heading --with-filename --line-number --null${rgGlobs}`;
-  const skipHidden = hidden(input.file_glob) ? "" : ` --exclude-dir='.[!.]*' --exclude='.*'`;
+  // GNU grep applies --exclude-dir to the directory named on the command line too: searching inside ~/.config must work.
+  const hiddenRoot = /(^|\/)\.[^./][^/]*\/?$/.test(input.path);
+  const skipHidden = hidden(input.file_glob) ? "" : `${hiddenRoot ? "" : ` --exclude-dir='.[!.]*'`} --exclude='.*'`;
   // --include before --exclude: GNU grep includes a file that matches neither only when the first of them is --include.
   const grep = (flags: string): string => `grep -rHIZE${flags}${glob ? ` --include=${glob}` : ""}${skipHidden}`;
   const grepBase = grep("");

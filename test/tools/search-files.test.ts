@@ -86,6 +86,8 @@ for (const backend of toolBackends) {
         // A glob that names dot files finds them.
         expect((await search({ pattern: ".git/*", target: "files", path: root })).files).toEqual([`${root}/.git/config`]);
         expect((await search({ pattern: "hello", path: root, file_glob: "*" })).total_count).toBe(4);
+        // Searching inside a hidden directory named on purpose works.
+        expect((await search({ pattern: "hello", path: `${root}/.git` })).matches).toEqual([{ path: `${root}/.git/config`, line: 1, content: "hello hidden" }]);
       });
 
       it("reports no matches, a missing path and a bad pattern", async () => {
