@@ -60,7 +60,8 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       `Limits: ${Math.round(timeoutMs / 1000)} s, ${maxToolCalls} tool calls per script; output (stdout and stderr) keeps its head and tail when long. ` +
       "The script runs in the terminal's current directory and does not change it. Print what you need: only the output comes back.",
     inputSchema: schema,
-    async handler({ code }, { session, signal }): Promise<ToolResult> {
+    async handler({ code }, context): Promise<ToolResult> {
+      const { session, signal } = context;
       const started = performance.now();
       const seconds = (): number => Math.round((performance.now() - started) / 10) / 100;
       if (code.trim() === "") return { error: "No code provided." };
@@ -148,7 +149,8 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
         if (number > maxToolCalls) return { error: `Tool call limit reached (${maxToolCalls}). No more tool calls allowed in this execution.` };
         const tool = typeof request.tool === "string" ? byName.get(request.tool) : undefined;
         if (!tool) return { error: `Tool '${String(request.tool)}' is not available in execute_code. Available: ${names}` };
-        return runTool(tool, request.args ?? {}, { session, ...(signal === undefined ? {} : { signal }) });
+        // The caller's whole context (limits, hooks) applies to the script's calls too.
+        return runTool(tool, request.args ?? {}, context);
       }
     },
   });
