@@ -7,6 +7,7 @@
  */
 
 import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import type { Session } from "../core/session.js";
 import { BackendIoError, parseFramed, quotePath, RESOLVE_PATH, runOnBackend, shellQuote } from "./backend-io.js";
 import { writeDenied, type WriteGuardOptions } from "./path-guard.js";
@@ -27,6 +28,7 @@ export interface WriteProbe {
 }
 
 const SAMPLE_BYTES = 65536;
+const GZIP_ABOVE = 32768;
 
 export async function probeForWrite(
   session: Session,
@@ -49,8 +51,11 @@ export async function probeForWrite(
     root === undefined ? "" : `printf 'root %s\\n' "$__sw_rr"`,
     `if [ -d "$__sw_r" ]; then echo 'kind dir'`,
     `elif [ -f "$__sw_r" ]; then`,
-    `  printf 'kind file\\nmode %s\\n--\\n' "$(stat -c %a -- "$__sw_r" 2>/dev/null || stat -f %Lp -- "$__sw_r" 2>/dev/null)"`,
-    options.readAll ? `  cat -- "$__sw_r" || exit 1` : `  head -c ${SAMPLE_BYTES} -- "$__sw_r" || exit 1`,
+    `  printf 'kind file\\nmode %s\\n' "$(stat -c %a -- "$__sw_r" 2>/dev/null || stat -f %Lp -- "$__sw_r" 2>/dev/null)"`,
+    // A big file travels gzipped (source text shrinks 4-10x): fewer and smaller replies.
+    options.readAll
+      ? `  if [ -s "$__sw_r" ] && [ $(wc -c < "$__sw_r") -gt ${GZIP_ABOVE} ] && command -v gzip >/dev/null 2>&1; then printf 'encoding gzip\\n--\\n'; gzip -1 -c -- "$__sw_r" || exit 1; else printf -- '--\\n'; cat -- "$__sw_r" || exit 1; fi`
+      : `  printf -- '--\\n'; head -c ${SAMPLE_BYTES} -- "$__sw_r" || exit 1`,
     `elif [ -e "$__sw_r" ]; then echo 'kind special'`,
     `else echo 'kind new'; if [ -d "\${__sw_r%/*}/" ]; then echo 'parent yes'; fi; fi`,
   ]
@@ -63,7 +68,8 @@ export async function probeForWrite(
   }
   const resolved = fields.get("resolved")!;
   const kind = fields.get("kind") as WriteProbe["kind"];
-  const probe: WriteProbe = { resolved, kind, existing: body, parentExists: kind === "file" || fields.get("parent") === "yes" };
+  const existing = fields.get("encoding") === "gzip" ? gunzipSync(body) : body;
+  const probe: WriteProbe = { resolved, kind, existing, parentExists: kind === "file" || fields.get("parent") === "yes" };
   const mode = fields.get("mode");
   if (mode && /^[0-7]{3,4}$/.test(mode)) probe.mode = mode;
   const denied = writeDenied(resolved, fields.get("home") ?? "", options.guard, fields.get("root"));
