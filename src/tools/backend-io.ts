@@ -13,7 +13,7 @@
 
 import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import type { Session } from "../core/session.js";
+import type { Environment } from "../core/environment.js";
 import { shellQuote } from "../core/script.js";
 
 export { shellQuote };
@@ -47,7 +47,7 @@ const CALIBRATION_BYTES = 512 * 1024;
 /** Never ask for more than this per round trip, so memory stays modest. */
 const MAX_CHUNK = 384 * 1024;
 
-const chunkSizes = new WeakMap<Session, number>();
+const chunkSizes = new WeakMap<Environment, number>();
 
 /** Raw bytes that base64-encode (76-column lines) into at most `textBytes` characters, minus room for a header. */
 function chunkFor(textBytes: number): number {
@@ -59,7 +59,7 @@ function chunkFor(textBytes: number): number {
  * How many raw bytes one round trip can carry on this session. Measured once:
  * a limit set too low by the caller must make transfers slower, never wrong.
  */
-async function chunkSize(session: Session, signal?: AbortSignal): Promise<number> {
+async function chunkSize(session: Environment, signal?: AbortSignal): Promise<number> {
   const known = chunkSizes.get(session);
   if (known !== undefined) return known;
   const probe = await session.execute(`head -c ${CALIBRATION_BYTES} /dev/zero | tr '\\0' x`, { isolated: true, signal, cwd: "/" });
@@ -90,7 +90,7 @@ function checkFinished(result: { timedOut: boolean; interrupted: boolean; output
  * the output first, before a header line with a per-call token. Output too
  * big for one reply is parked in a temp file and fetched in pieces.
  */
-export async function runOnBackend(session: Session, producer: string, options: BackendRunOptions = {}): Promise<BackendRunResult> {
+export async function runOnBackend(session: Environment, producer: string, options: BackendRunOptions = {}): Promise<BackendRunResult> {
   const chunk = await chunkSize(session, options.signal);
   const textChunk = Math.floor((chunk / 3) * 4);
   const token = `SWIO_${randomBytes(6).toString("hex")}`;

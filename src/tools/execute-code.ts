@@ -16,7 +16,7 @@
  */
 
 import { z } from "zod";
-import type { Session } from "../core/session.js";
+import type { Environment } from "../core/environment.js";
 import { defineTool, inputJsonSchema, runTool, type ToolDefinition, type ToolResult } from "./tool.js";
 import { parseFramed, runOnBackend, shellQuote } from "./backend-io.js";
 import { BOOTSTRAP_SOURCE, buildClientLibrary } from "./execute-code-client.js";
@@ -158,13 +158,13 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
 
 /** The host side of the FIFO pair: one session command per request. */
 class RpcPump {
-  readonly #session: Session;
+  readonly #session: Environment;
   readonly #dir: string;
   readonly #timeoutMs: number;
   readonly #controller = new AbortController();
   #running: Promise<unknown> = Promise.resolve();
 
-  constructor(session: Session, dir: string, timeoutMs: number, signal: AbortSignal | undefined) {
+  constructor(session: Environment, dir: string, timeoutMs: number, signal: AbortSignal | undefined) {
     this.#session = session;
     this.#dir = dir;
     this.#timeoutMs = timeoutMs;

@@ -8,7 +8,7 @@
 
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import type { Session } from "../core/session.js";
+import type { Environment } from "../core/environment.js";
 import { BackendIoError, parseFramed, quotePath, RESOLVE_PATH, runOnBackend, shellQuote } from "./backend-io.js";
 import { writeDenied, type WriteGuardOptions } from "./path-guard.js";
 
@@ -31,7 +31,7 @@ const SAMPLE_BYTES = 65536;
 const GZIP_ABOVE = 32768;
 
 export async function probeForWrite(
-  session: Session,
+  session: Environment,
   path: string,
   options: { guard: WriteGuardOptions; readAll: boolean; signal?: AbortSignal | undefined },
 ): Promise<WriteProbe> {
@@ -93,7 +93,7 @@ export class ConcurrentChangeError extends Error {
  * `expectedSha256`: refuse when the file's current content has another hash.
  */
 export async function writeAtomic(
-  session: Session,
+  session: Environment,
   resolved: string,
   bytes: Uint8Array,
   options: { mode?: string | undefined; expectedSha256?: string | undefined; signal?: AbortSignal | undefined },

@@ -4,6 +4,7 @@
  * persistence). New tools join by adding their definition to TOOLS.
  */
 
+import { createExecuteCodeTool, fileOperationTools } from "./file-tools.js";
 import { persistLargeResult } from "./persistence.js";
 import { processTool } from "./process.js";
 import { processRegistry, type CompletionEvent } from "./processes/registry.js";
@@ -12,7 +13,15 @@ import { terminalTool } from "./terminal.js";
 import { inputJsonSchema, runTool, type ToolContext, type ToolDefinition, type ToolResult } from "./tool.js";
 import type { Environment } from "../core/environment.js";
 
-export const TOOLS: readonly ToolDefinition[] = Object.freeze([terminalTool, processTool] as ToolDefinition[]);
+/** execute_code scripts can call the terminal and the four file tools. */
+const executeCodeTool = createExecuteCodeTool({ tools: [terminalTool as ToolDefinition, ...fileOperationTools] });
+
+export const TOOLS: readonly ToolDefinition[] = Object.freeze([
+  terminalTool,
+  processTool,
+  ...fileOperationTools,
+  executeCodeTool,
+] as ToolDefinition[]);
 
 export function findTool(name: string): ToolDefinition | undefined {
   return TOOLS.find((tool) => tool.name === name);

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import type { Session } from "../../core/session.js";
+import type { Environment } from "../../core/environment.js";
 import { defineTool, type ToolDefinition, type ToolResult } from "../tool.js";
 import { runOnBackend, shellQuote } from "../backend-io.js";
 import { ConcurrentChangeError, probeForWrite, sha256, writeAtomic, type WriteProbe } from "../file-write.js";
@@ -57,7 +57,7 @@ function encodeText(file: TextFile, text: string): Buffer {
   return Buffer.from(out, "utf8");
 }
 
-async function readForEdit(session: Session, path: string, guard: WriteGuardOptions, signal?: AbortSignal): Promise<{ probe: WriteProbe; file: TextFile } | string> {
+async function readForEdit(session: Environment, path: string, guard: WriteGuardOptions, signal?: AbortSignal): Promise<{ probe: WriteProbe; file: TextFile } | string> {
   const probe = await probeForWrite(session, path, { guard, readAll: true, signal });
   if (probe.denied !== undefined) return probe.denied;
   if (probe.kind === "new") return `File not found: ${path}`;
@@ -67,7 +67,7 @@ async function readForEdit(session: Session, path: string, guard: WriteGuardOpti
 }
 
 async function replaceMode(
-  session: Session,
+  session: Environment,
   input: { path: string; old_string: string; new_string: string; replace_all: boolean },
   guard: WriteGuardOptions,
   signal?: AbortSignal,
@@ -95,7 +95,7 @@ interface Planned {
   diff: string;
 }
 
-async function patchMode(session: Session, patch: string, guard: WriteGuardOptions, signal?: AbortSignal): Promise<ToolResult> {
+async function patchMode(session: Environment, patch: string, guard: WriteGuardOptions, signal?: AbortSignal): Promise<ToolResult> {
   let operations: V4aOperation[];
   try {
     operations = parseV4a(patch);
@@ -201,12 +201,12 @@ async function patchMode(session: Session, patch: string, guard: WriteGuardOptio
   return { success: true, ...result, diff: planned.map((p) => p.diff).join("") };
 }
 
-async function removeFile(session: Session, resolved: string, signal?: AbortSignal): Promise<void> {
+async function removeFile(session: Environment, resolved: string, signal?: AbortSignal): Promise<void> {
   const result = await runOnBackend(session, `rm -f -- ${shellQuote(resolved)}`, { signal });
   if (result.exitCode !== 0) throw new Error(`could not delete '${resolved}': ${result.stderr.trim()}`);
 }
 
-async function moveFile(session: Session, from: string, to: string, signal?: AbortSignal): Promise<void> {
+async function moveFile(session: Environment, from: string, to: string, signal?: AbortSignal): Promise<void> {
   const script = `mkdir -p -- "$(dirname -- ${shellQuote(to)})" && mv -- ${shellQuote(from)} ${shellQuote(to)}`;
   const result = await runOnBackend(session, script, { signal });
   if (result.exitCode !== 0) throw new Error(`could not move '${from}' to '${to}': ${result.stderr.trim()}`);
