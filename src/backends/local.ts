@@ -74,7 +74,9 @@ export class LocalTransport implements Transport {
     const child = spawn(this.#bash, args, {
       detached: true, // its own process group: the unit a timeout kills
       stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "ignore"],
-      env: options.cleanEnv ? {} : { ...process.env, ...this.#options.env },
+      // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run
+      // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
+      env: options.cleanEnv ? { SHLVL: "1" } : { ...process.env, ...this.#options.env },
     });
     const pid = child.pid;
     // A pipe's Readable is a net.Socket, which can be unref'd.

@@ -1,7 +1,8 @@
 /** What only the local backend does: its own process groups, files it renames itself. */
 
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createEnvironment } from "../../src/index.js";
 
@@ -56,6 +57,22 @@ describe("local backend", () => {
       expect((await env.execute("echo $AFTER_LONG")).output).toBe("1\n");
     } finally {
       await env.close();
+    }
+  });
+
+  it("does not read ~/.bashrc when a command gets stdin (a socketpair, which bash takes for sshd)", async () => {
+    const home = mkdtempSync(join(tmpdir(), "sw-home-"));
+    writeFileSync(join(home, ".bashrc"), "export FROM_BASHRC=yes\necho bashrc-ran\n");
+    // Commands start with an empty environment; this bash finds the .bashrc above through HOME.
+    const bash = join(home, "bash-with-home");
+    writeFileSync(bash, `#!/bin/sh\nHOME=${home} exec bash "$@"\n`, { mode: 0o755 });
+    const env = await createEnvironment({ env: { HOME: home }, bashPath: bash });
+    try {
+      const r = await env.execute('cat; echo " ${FROM_BASHRC-none}"', { stdin: "data" });
+      expect(r.output).toBe("data none\n");
+    } finally {
+      await env.close();
+      rmSync(home, { recursive: true, force: true });
     }
   });
 
