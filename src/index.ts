@@ -10,6 +10,9 @@ export {
   SessionNotFoundError,
   ShellwrightError,
   SpawnError,
+  SyncError,
   isShellwrightError,
 } from "./core/errors.js";
 export type { ErrorCode } from "./core/errors.js";
+export { FileSync, normalizeSyncConfig } from "./sync/index.js";
+export type { DirectoryMirror, FileSyncOptions, FileUpload, SyncConfig, SyncDirectorySpec, SyncFileSpec, SyncReport, SyncTransfer, TreeEntry } from "./sync/index.js";
