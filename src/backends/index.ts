@@ -16,6 +16,8 @@ import {
 } from "../core/options.js";
 import { Session, type SessionOptions, type SessionState } from "../core/session.js";
 import { LocalTransport } from "./local.js";
+import { SSH_KEYS, normalizeSshConfig, type SshConfigOptions } from "./ssh-config.js";
+import { SshTransport } from "./ssh.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -50,10 +52,14 @@ export interface LocalConfig extends CommonConfig {
   bashPath?: string;
 }
 
-export type EnvironmentConfig = LocalConfig;
+export interface SshConfig extends CommonConfig, SshConfigOptions {
+  backend: "ssh";
+}
+
+export type EnvironmentConfig = LocalConfig | SshConfig;
 export type Environment = Session;
 
-export const BACKENDS = ["local"] as const;
+export const BACKENDS = ["local", "ssh"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -63,6 +69,11 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   const backend = raw.backend ?? "local";
   if (!(BACKENDS as readonly unknown[]).includes(backend)) {
     throw new InvalidOptionError("backend", `Unknown backend ${describe(backend)}; available: ${BACKENDS.join(", ")}`);
+  }
+  if (backend === "ssh") {
+    rejectUnknown("ssh backend", raw, [...COMMON_KEYS, ...SSH_KEYS]);
+    const options = sessionOptions(raw as CommonConfig, "~");
+    return Session.open(new SshTransport(normalizeSshConfig(raw, options.warn)), options);
   }
   rejectUnknown("local backend", raw, [...COMMON_KEYS, "env", "stateDir", "bashPath"]);
   const local = raw as LocalConfig;

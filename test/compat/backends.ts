@@ -5,6 +5,7 @@
  */
 
 import { createEnvironment, type Environment } from "../../src/index.js";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh-env.js";
 
 export interface CompatOptions {
   /** HOME for the session's login shell (a profile written there is loaded at init). */
@@ -30,5 +31,12 @@ export const compatBackends: CompatBackend[] = [
     enabled: true,
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
+  },
+  {
+    // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it.
+    name: "ssh",
+    enabled: sshTestEnabled,
+    create: ({ home, env, ...rest } = {}) =>
+      createEnvironment({ ...sshTestConfig(), ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
   },
 ];
