@@ -7,7 +7,8 @@
 #   npx vitest run test/backends/ssh.test.ts
 #   scripts/test-env/sshd.sh stop
 #
-# Commands: start | stop | restart (drops every connection, same port and keys) | env
+# Commands: start | stop | env | restart (drops every connection; same port and
+# keys) | down (stops the server and its connections, keeps port and keys) | up
 # SHELLWRIGHT_SSHD_DIR picks the state directory (default /tmp/shellwright-sshd),
 # so a test can run a second, private server.
 set -euo pipefail
@@ -53,6 +54,17 @@ descendants() {
   done
 }
 
+# A zombie counts as gone: with no init to reap it, it would never go.
+any_alive() {
+  local pid stat
+  for pid; do
+    stat=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+    stat=${stat##*) }
+    [[ ${stat:0:1} == Z ]] || return 0
+  done
+  return 1
+}
+
 kill_server() {
   local pid pids
   pid=$(listener_pid) || return 0
@@ -61,7 +73,7 @@ kill_server() {
   kill -TERM $pids 2>/dev/null || true
   for _ in $(seq 50); do
     # shellcheck disable=SC2086
-    kill -0 $pids 2>/dev/null || return 0
+    any_alive $pids || return 0
     sleep 0.1
   done
   # shellcheck disable=SC2086
@@ -151,11 +163,11 @@ EOF
 case ${1:-start} in
   start) start ;;
   stop) kill_server && rm -rf "$dir" ;;
-  restart)
+  restart | down | up)
     [[ -f $dir/sshd_config ]] || { log "no server in $dir; run start first"; exit 1; }
-    kill_server
-    launch
+    [[ $1 == up ]] || kill_server
+    [[ $1 == down ]] || launch
     ;;
   env) env_lines ;;
-  *) log "usage: $0 start|stop|restart|env"; exit 2 ;;
+  *) log "usage: $0 start|stop|env|restart|down|up"; exit 2 ;;
 esac

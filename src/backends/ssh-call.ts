@@ -23,6 +23,8 @@ export interface CallEnd {
   stderr: string;
   /** kill() was called. */
   killed: boolean;
+  /** The outer shell started on the host (it reported its group). */
+  started: boolean;
 }
 
 export interface SshCallOptions {
@@ -117,7 +119,7 @@ export class SshCall implements ProcessHandle {
       if (pending) this.#stderrLine(pending, options);
       if (this.#reported !== undefined) return;
       const clientCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
-      options.settle({ reported: undefined, clientCode, stderr: this.#stderr.trim(), killed: this.#killed }).then(this.#resolveExit, this.#rejectExit);
+      options.settle({ reported: undefined, clientCode, stderr: this.#stderr.trim(), killed: this.#killed, started: this.#group !== undefined }).then(this.#resolveExit, this.#rejectExit);
     });
     return child;
   }

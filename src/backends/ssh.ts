@@ -242,7 +242,16 @@ export class SshTransport implements Transport {
     if (master?.code === 0 && !/closed by remote host|Connection (?:reset|refused|closed|timed out)|Broken pipe|mux_client/i.test(end.stderr)) {
       return 255; // the remote shell itself was killed (e.g. `kill -9 0`); the connection is fine
     }
+    if (!end.started) throw this.#unreachable(end.stderr);
     throw this.#lost(end.stderr, "during the command");
+  }
+
+  #unreachable(stderr: string): BackendUnavailableError {
+    const detail = stderr.trim() ? `: ${stderr.trim().split("\n").slice(-3).join(" / ")}` : "";
+    return new BackendUnavailableError(
+      `Cannot reach ${this.#where} over SSH${detail}. The command did not run; the next command tries to connect again.`,
+      { backend: this.name },
+    );
   }
 
   #lost(stderr: string, when: string): BackendUnavailableError {
