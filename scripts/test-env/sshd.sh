@@ -10,7 +10,8 @@
 # Commands: start | stop | env | restart (drops every connection; same port and
 # keys) | down (stops the server and its connections, keeps port and keys) | up
 # SHELLWRIGHT_SSHD_DIR picks the state directory (default /tmp/shellwright-sshd),
-# so a test can run a second, private server.
+# so a test can run a second, private server; SHELLWRIGHT_SSHD_EXTRA_CONFIG
+# adds lines to its sshd_config (the benchmark's `SetEnv SHLVL=1`).
 set -euo pipefail
 
 dir=${SHELLWRIGHT_SSHD_DIR:-/tmp/shellwright-sshd}
@@ -153,6 +154,7 @@ MaxSessions 64
 MaxStartups 64
 Subsystem sftp internal-sftp
 LogLevel VERBOSE
+${SHELLWRIGHT_SSHD_EXTRA_CONFIG:-}
 EOF
   launch
   env_lines >"$dir/env"
