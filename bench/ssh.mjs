@@ -5,8 +5,8 @@
 // call interleaved so the machine's drift hits every row alike. Also: first
 // sync vs. an unchanged one, and what the host's ~/.bashrc costs per call.
 //
-// Needs the test sshd:  eval "$(scripts/test-env/sshd.sh start)"
-// Then:                 npm run build && node bench/ssh.mjs
+// Starts two sshds of its own with scripts/test-env/sshd.sh (root, Debian):
+//   npm run build && node bench/ssh.mjs
 // Not a test: nothing here fails.
 
 import { execFile, spawn } from "node:child_process";
@@ -18,15 +18,11 @@ import { normalizeSshConfig } from "../dist/backends/ssh-config.js";
 import { SshTransport } from "../dist/backends/ssh.js";
 import { Session } from "../dist/core/session.js";
 
-const CALLS = Number(process.env.BENCH_CALLS ?? 60);
+const CALLS = Number(process.env.BENCH_CALLS ?? 40);
 const TREE_FILES = Number(process.env.BENCH_TREE_FILES ?? 300);
 const run = promisify(execFile);
 
 const env = process.env;
-if (env.SHELLWRIGHT_TEST_SSH !== "1") {
-  console.error('bench/ssh.mjs needs the test sshd: eval "$(scripts/test-env/sshd.sh start)" first');
-  process.exit(2);
-}
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 const summary = (times) => {
@@ -74,10 +70,10 @@ function bareSsh(config, controlPath) {
     });
 }
 
-async function privateServer(extraConfig) {
+async function privateServer(readBashrc) {
   const dir = join(await mkdtemp(join(os.tmpdir(), "sw-bench-sshd-")), "server");
   const { stdout } = await run("bash", ["scripts/test-env/sshd.sh", "start"], {
-    env: { ...env, SHELLWRIGHT_SSHD_DIR: dir, SHELLWRIGHT_SSHD_EXTRA_CONFIG: extraConfig },
+    env: { ...env, SHELLWRIGHT_SSHD_DIR: dir, SHELLWRIGHT_SSHD_READ_BASHRC: readBashrc ? "1" : "0" },
   });
   const vars = Object.fromEntries([...stdout.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
   return { vars, stop: () => run("bash", ["scripts/test-env/sshd.sh", "stop"], { env: { ...env, SHELLWRIGHT_SSHD_DIR: dir } }) };
@@ -99,38 +95,41 @@ async function main() {
     ...extra,
   });
 
-  const shared = serverConfig(env);
-  const plain = await open(shared);
-  const cached = await open({ ...shared, sync: sync({}) });
-  const walked = await open({ ...shared, sync: sync({ intervalMs: 0 }) });
-  const forced = await open({ ...shared, sync: sync({ force: true }) });
-  const floor = bareSsh(shared, join(work, "floor.sock"));
-
-  // No rc file: a second server whose sessions start with SHLVL=1, which makes
-  // Debian's bash skip ~/.bashrc for `ssh host cmd`.
-  const norc = await privateServer("SetEnv SHLVL=1");
-  const norcConfig = serverConfig(norc.vars);
-  const norcSession = await open(norcConfig);
-  const norcFloor = bareSsh(norcConfig, join(work, "norc.sock"));
-
-  const rows = { floor: [], plain: [], cached: [], walked: [], forced: [], norcFloor: [], norcPlain: [] };
-  for (let i = 0; i < 5; i++) {
-    await floor();
-    await norcFloor();
-    for (const s of [plain, cached, walked, forced, { session: norcSession.session }]) await s.session.execute("true");
+  // Two servers of the bench's own: a stock one, where every `ssh host cmd`
+  // reads ~/.bashrc (Debian's bash does), and one whose sessions start with
+  // SHLVL=1, which makes bash skip it.
+  const servers = [
+    { name: "stock server (~/.bashrc read by every command)", server: await privateServer(true) },
+    { name: "server that skips ~/.bashrc (SetEnv SHLVL=1)", server: await privateServer(false) },
+  ];
+  const tables = [];
+  for (const [index, { name, server }] of servers.entries()) {
+    const config = serverConfig(server.vars);
+    const root = `${remote}-${index}`;
+    const sessions = {
+      plain: await open(config),
+      cached: await open({ ...config, sync: sync({}, root) }),
+      walked: await open({ ...config, sync: sync({ intervalMs: 0 }, root) }),
+      forced: await open({ ...config, sync: sync({ force: true }, root) }),
+    };
+    const floor = bareSsh(config, join(work, `floor-${index}.sock`));
+    const rows = { floor: [], plain: [], cached: [], walked: [], forced: [] };
+    for (let i = 0; i < 5; i++) {
+      await floor();
+      for (const s of Object.values(sessions)) await s.session.execute("true");
+    }
+    for (let i = 0; i < CALLS; i++) {
+      rows.floor.push(await time(floor));
+      for (const key of ["plain", "cached", "walked", "forced"]) rows[key].push(await time(() => sessions[key].session.execute("true")));
+    }
+    for (const s of Object.values(sessions)) await s.session.close();
+    await rm(root, { recursive: true, force: true });
+    tables.push({ name, rows, config, server });
   }
-  for (let i = 0; i < CALLS; i++) {
-    rows.floor.push(await time(floor));
-    rows.plain.push(await time(() => plain.session.execute("true")));
-    rows.cached.push(await time(() => cached.session.execute("true")));
-    rows.walked.push(await time(() => walked.session.execute("true")));
-    rows.forced.push(await time(() => forced.session.execute("true")));
-    rows.norcFloor.push(await time(norcFloor));
-    rows.norcPlain.push(await time(() => norcSession.session.execute("true")));
-  }
 
-  // The sync step alone, on a fresh session: the first sync, then unchanged ones.
-  const fresh = await open({ ...shared, sync: sync({ intervalMs: 0 }, `${remote}-fresh`) });
+  // The sync step alone, on a fresh session (rc-skipping server): the first
+  // sync, then unchanged and forced ones.
+  const fresh = await open({ ...tables[1].config, sync: sync({ intervalMs: 0 }, `${remote}-fresh`) });
   const syncer = fresh.transport.fileSync;
   const firstSync = await time(() => syncer.sync());
   const unchanged = [];
@@ -139,34 +138,28 @@ async function main() {
     unchanged.push(await time(() => syncer.sync()));
     forcedSync.push(await time(() => syncer.sync({ force: true })));
   }
-
-  for (const s of [plain, cached, walked, forced, fresh, norcSession]) await s.session.close();
-  await norc.stop();
-  await rm(work, { recursive: true, force: true });
+  await fresh.session.close();
+  for (const { server } of tables) await server.stop();
   await rm(`${remote}-fresh`, { recursive: true, force: true });
+  await rm(work, { recursive: true, force: true });
 
-  const f = summary(rows.floor);
-  const nf = summary(rows.norcFloor);
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
   console.log(`# SSH backend benchmark\n\n${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${cpu}, Node ${process.version}, OpenSSH on 127.0.0.1.`);
-  console.log(`Sync set: 3 credential files + a directory of ${TREE_FILES} files in 30 subdirectories.\n`);
-  console.log(`## Per-command latency, \`execute("true")\` (${CALLS} calls per row, interleaved)\n`);
-  console.log("| row | p50 | p95 | p50 vs floor |");
-  console.log("|---|---|---|---|");
+  console.log(`Sync set: 3 credential files + a directory of ${TREE_FILES} files in 30 subdirectories.`);
   const line = (name, s, base) => console.log(`| ${name} | ${ms(s.p50)} | ${ms(s.p95)} | ${ratio(s.p50, base.p50)} |`);
-  line("(c) floor: bare `ssh -o ControlPath=… host true`", f, f);
-  line("no sync configured", summary(rows.plain), f);
-  line("(a) sync configured, unchanged (default 5 s interval)", summary(rows.cached), f);
-  line("(a') sync configured, unchanged, interval 0 (tree walked every call)", summary(rows.walked), f);
-  line("(b) sync forced every call", summary(rows.forced), f);
-  console.log(`\nForced vs cached (b)/(a) at p50: ${ratio(summary(rows.forced).p50, summary(rows.cached).p50)}.`);
-  console.log(`\n## What the host's ~/.bashrc costs (root's here runs \`pyenv init\`)\n`);
-  console.log("| row | p50 | p95 |");
-  console.log("|---|---|---|");
-  console.log(`| floor, ~/.bashrc read (sshd default) | ${ms(f.p50)} | ${ms(f.p95)} |`);
-  console.log(`| floor, ~/.bashrc skipped (server sets SHLVL=1) | ${ms(nf.p50)} | ${ms(nf.p95)} |`);
-  console.log(`| backend \`true\`, ~/.bashrc skipped | ${ms(summary(rows.norcPlain).p50)} | ${ms(summary(rows.norcPlain).p95)} |`);
-  console.log(`\nWithout the rc file the backend's p50 is ${ratio(summary(rows.norcPlain).p50, nf.p50)} its floor.`);
+  for (const { name, rows } of tables) {
+    const f = summary(rows.floor);
+    console.log(`\n## Per-command latency, \`execute("true")\`, ${name} (${CALLS} calls per row, interleaved)\n`);
+    console.log("| row | p50 | p95 | p50 vs floor |");
+    console.log("|---|---|---|---|");
+    line("(c) floor: bare `ssh -o ControlPath=… host true`", f, f);
+    line("no sync configured", summary(rows.plain), f);
+    line("(a) sync configured, unchanged (default 5 s interval)", summary(rows.cached), f);
+    line("(a') sync configured, unchanged, interval 0 (tree walked every call)", summary(rows.walked), f);
+    line("(b) sync forced every call", summary(rows.forced), f);
+    console.log(`\nForced vs cached, (b)/(a) at p50: ${ratio(summary(rows.forced).p50, summary(rows.cached).p50)}.`);
+  }
+  console.log(`\n~/.bashrc cost per command (floor with it − floor without it, p50): ${ms(summary(tables[0].rows.floor).p50 - summary(tables[1].rows.floor).p50)}.`);
   const u = summary(unchanged);
   const fs = summary(forcedSync);
   console.log(`\n## The sync step alone (FileSync.sync over rsync)\n`);

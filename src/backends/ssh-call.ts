@@ -46,6 +46,7 @@ export class SshCall implements ProcessHandle {
   #group: number | undefined;
   #reported: number | undefined;
   #stderr = "";
+  #groupWaiters: ((group: number) => void)[] = [];
   readonly #exit: Promise<number>;
   #resolveExit!: (code: number) => void;
   #rejectExit!: (error: unknown) => void;
@@ -74,6 +75,22 @@ export class SshCall implements ProcessHandle {
   /** The remote process group, once reported. */
   get group(): number | undefined {
     return this.#group;
+  }
+
+  /** The group, waiting up to `ms` for the outer shell to report it (undefined if the call ends first). */
+  groupWithin(ms: number): Promise<number | undefined> {
+    if (this.#group !== undefined) return Promise.resolve(this.#group);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(this.#group), ms);
+      this.#groupWaiters.push((group) => {
+        clearTimeout(timer);
+        resolve(group);
+      });
+      void this.#exit.then(
+        () => resolve(this.#group),
+        () => resolve(this.#group),
+      );
+    });
   }
 
   wait(): Promise<number> {
@@ -129,6 +146,7 @@ export class SshCall implements ProcessHandle {
     if (group && this.#group === undefined) {
       this.#group = Number(group[1]);
       options.onGroup(this.#group);
+      for (const waiter of this.#groupWaiters.splice(0)) waiter(this.#group);
       return;
     }
     const exit = EXIT_PATTERN.exec(line);

@@ -108,17 +108,25 @@ export function wrapScript(script: string, options: WrapOptions): string {
 }
 
 /**
- * Kills process groups on the host: each known group (a call's outer shell),
- * and for a call whose group is not known yet, the group of its wrapper PID,
- * read from /proc (or ps where /proc is missing).
+ * Kills one call's process group on the host. The wrapper shell (its PID came
+ * first in the output) gets SIGKILL first, whatever the signal: a stopped call
+ * must leave no trace, but a bash that handles SIGTERM runs its EXIT trap,
+ * which would commit the call's snapshot, and may report its child's death
+ * ("Terminated") into the output. Then the group gets the signal: the call's
+ * outer shell as reported, or else the wrapper's group read from /proc (or ps
+ * where /proc is missing).
  */
-export function killScript(targets: { groups: readonly number[]; pids: readonly number[] }, signal: "TERM" | "KILL"): string {
-  const lines = targets.groups.map((group) => `kill -s ${signal} -- -${group} 2>/dev/null`);
-  for (const pid of targets.pids) {
+export function killScript(target: { group: number | undefined; pid: number | undefined }, signal: "TERM" | "KILL"): string {
+  const lines: string[] = [];
+  if (target.pid !== undefined) lines.push(`kill -s KILL ${target.pid} 2>/dev/null`);
+  if (target.group !== undefined) {
+    lines.push(`kill -s ${signal} -- -${target.group} 2>/dev/null`);
+  } else if (target.pid !== undefined) {
+    const pid = target.pid;
     lines.push(
       `g=; if [ -r /proc/${pid}/stat ]; then s=$(cat /proc/${pid}/stat 2>/dev/null); s=\${s##*) }; set -- $s; g=$3; fi; ` +
         `[ -n "$g" ] || g=$(ps -o pgid= -p ${pid} 2>/dev/null | tr -d ' '); ` +
-        `[ -n "$g" ] && [ "$g" -gt 1 ] && kill -s ${signal} -- -$g 2>/dev/null; kill -s ${signal} ${pid} 2>/dev/null`,
+        `[ -n "$g" ] && [ "$g" -gt 1 ] && kill -s ${signal} -- -$g 2>/dev/null`,
     );
   }
   lines.push("true");

@@ -45,6 +45,8 @@ export interface SshTransportOptions {
 const MAX_INLINE_COMMAND = 100_000;
 /** Control calls (connect, kill, cleanup) that take longer than this are given up. */
 const CONTROL_TIMEOUT_MS = 30_000;
+/** How long a kill waits for a call that just started to report its remote group. */
+const GROUP_WAIT_MS = 2000;
 /** Groups remembered for cleanup at close; the oldest are forgotten past this. */
 const MAX_GROUPS = 10_000;
 
@@ -184,13 +186,15 @@ export class SshTransport implements Transport {
   async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
     const call = handle as SshCall;
     call.markKilled();
-    const group = call.group;
+    // A call stopped right after it began may not have reported its group yet:
+    // killing only the local client now could orphan the remote command.
+    const group = remotePid === undefined ? await call.groupWithin(GROUP_WAIT_MS) : call.group;
     if (group === undefined && remotePid === undefined) {
-      // Nothing on the host is known yet: the outer shell has not even started.
+      // Nothing started on the host (or it already ended).
       handle.kill();
       return;
     }
-    const r = await this.#exec(killScript({ groups: group === undefined ? [] : [group], pids: group === undefined ? [remotePid!] : [] }, signal));
+    const r = await this.#exec(killScript({ group, pid: remotePid }, signal));
     if (r.code !== 0 || signal === "KILL") handle.kill();
   }
 

@@ -20,9 +20,11 @@ export class PrivateSshd {
     readonly vars: Record<string, string>,
   ) {}
 
-  static async start(): Promise<PrivateSshd> {
+  /** `readBashrc`: sessions read ~/.bashrc as on a stock server (the shared test server skips it for speed). */
+  static async start(options: { readBashrc?: boolean } = {}): Promise<PrivateSshd> {
     const dir = join(await mkdtemp(join(tmpdir(), "sw-sshd-")), "server");
-    const { stdout } = await run("bash", [SCRIPT, "start"], { env: { ...process.env, SHELLWRIGHT_SSHD_DIR: dir } });
+    const env = { ...process.env, SHELLWRIGHT_SSHD_DIR: dir, SHELLWRIGHT_SSHD_READ_BASHRC: options.readBashrc ? "1" : "0" };
+    const { stdout } = await run("bash", [SCRIPT, "start"], { env });
     const vars: Record<string, string> = {};
     for (const match of stdout.matchAll(/^export (\w+)=(.*)$/gm)) vars[match[1]!] = match[2]!;
     return new PrivateSshd(dir, vars);

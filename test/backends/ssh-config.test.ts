@@ -128,9 +128,11 @@ describe("ssh command lines", () => {
   });
 
   it("builds a kill script that signals whole groups", () => {
-    const script = killScript({ groups: [123], pids: [456] }, "TERM");
-    expect(script).toContain("kill -s TERM -- -123");
-    expect(script).toContain("/proc/456/stat");
+    const script = killScript({ group: 123, pid: 456 }, "TERM");
+    expect(script.split("\n").slice(0, 2)).toEqual(["kill -s KILL 456 2>/dev/null", "kill -s TERM -- -123 2>/dev/null"]);
+    const unknownGroup = killScript({ group: undefined, pid: 456 }, "KILL");
+    expect(unknownGroup).toContain("/proc/456/stat");
+    expect(spawnSync("sh", ["-n", "-c", unknownGroup]).status).toBe(0);
     // It is valid sh.
     expect(spawnSync("sh", ["-n", "-c", script]).status).toBe(0);
   });

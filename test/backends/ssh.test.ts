@@ -113,6 +113,27 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
       expect(left.output).toBe("0\n");
     });
 
+    it("a stopped call leaves no trace in the session, and prints nothing after the kill", async () => {
+      for (let i = 0; i < 5; i++) {
+        const r = await session.execute(`cd /; export SW_STOPPED=${i}; echo partial; sleep 30`, { timeoutMs: 1500 });
+        expect(r).toMatchObject({ exitCode: 124, output: "partial\n\n[Command timed out after 1.5s]" });
+      }
+      expect((await session.execute('echo "${SW_STOPPED-unset}"')).output).toBe("unset\n");
+    });
+
+    it("an interrupt right after the start leaves nothing running on the host", async () => {
+      for (const delayMs of [1, 20, 80]) {
+        const marker = `sw-early-${delayMs}-${Date.now()}`;
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), delayMs);
+        const r = await session.execute(`exec -a ${marker} sleep 300`, { signal: controller.signal });
+        expect(r.exitCode).toBe(130);
+        await new Promise((resolve) => setTimeout(resolve, 1500)); // a remote start still in flight would show by now
+        expect(allCommandLines().filter((line) => line.startsWith(`${marker} `))).toEqual([]);
+      }
+      expect((await session.execute("echo usable")).output).toBe("usable\n");
+    });
+
     it("reports exit codes, including a wrapper killed by a signal", async () => {
       expect((await session.execute("exit 7")).exitCode).toBe(7);
       expect((await session.execute("kill -9 $$")).exitCode).toBe(137);
@@ -120,11 +141,12 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
     });
   });
 
+  // A stock server: sessions read ~/.bashrc, as most real hosts do.
   describe("on a private server", () => {
     let sshd: PrivateSshd;
 
     beforeAll(async () => {
-      sshd = await PrivateSshd.start();
+      sshd = await PrivateSshd.start({ readBashrc: true });
     });
     afterAll(async () => {
       await sshd?.stop();
