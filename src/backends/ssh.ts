@@ -41,7 +41,7 @@ export interface SshTransportOptions {
   warn: (message: string) => void;
 }
 
-/** A remote command line longer than this goes through a file: one argument may not exceed 128 KiB on Linux. */
+/** A remote command line longer than this (bytes) goes through a file: one argument may not exceed 128 KiB on Linux. */
 const MAX_INLINE_COMMAND = 100_000;
 /** Control calls (connect, kill, cleanup) that take longer than this are given up. */
 const CONTROL_TIMEOUT_MS = 30_000;
@@ -132,11 +132,11 @@ export class SshTransport implements Transport {
     try {
       result = await this.#exec(script, { stdin: hasEnv ? envText : undefined });
     } catch (error) {
-      await rm(this.#controlDir, { recursive: true, force: true });
+      await this.#closeMaster();
       throw error;
     }
     if (result.code !== 0) {
-      await rm(this.#controlDir, { recursive: true, force: true });
+      await this.#closeMaster();
       throw new BackendUnavailableError(this.#connectFailure(result), { backend: this.name });
     }
     this.#tempDir = result.stdout.trim().split("\n").pop() ?? "";
@@ -163,7 +163,7 @@ export class SshTransport implements Transport {
   runBash(script: string, options: RunOptions): ProcessHandle {
     let command = wrapScript(script, { ...options, envFile: this.#envFile });
     let args: Promise<string[]>;
-    if (command.length <= MAX_INLINE_COMMAND) {
+    if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND) {
       args = Promise.resolve(sshArgs(this.#target, command));
     } else {
       const scriptFile = `${this.#tempDir}/script-${randomBytes(6).toString("hex")}.sh`;

@@ -109,6 +109,9 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
       const payload = "x".repeat(150_000);
       const r = await session.execute(`v='${payload}'; echo \${#v}`);
       expect(r).toMatchObject({ exitCode: 0, output: "150000\n" });
+      // 60 000 characters but 180 000 bytes: the limit is in bytes.
+      const wide = await session.execute(`v='${"✓".repeat(60_000)}'; LC_ALL=C; echo \${#v}`);
+      expect(wide).toMatchObject({ exitCode: 0, output: "180000\n" });
       const left = await session.execute(`ls ${transport.tempDir} | grep -c '^script-' || true`);
       expect(left.output).toBe("0\n");
     });
