@@ -9,7 +9,7 @@
 #
 # Commands: start | stop | env | restart (drops every connection; same port and
 # keys) | down (stops the server and its connections, keeps port and keys) | up
-# SHELLWRIGHT_SSHD_DIR picks the state directory (default /tmp/shellwright-sshd),
+# SHELLWRIGHT_SSHD_DIR picks the state directory (default /tmp/sw-test-sshd),
 # so a test can run a second, private server.
 #
 # Debian's bash reads ~/.bashrc for every `ssh host cmd`; root's here runs
@@ -19,7 +19,7 @@
 # thing sets SHELLWRIGHT_SSHD_READ_BASHRC=1; bench/ssh.mjs measures both).
 set -euo pipefail
 
-dir=${SHELLWRIGHT_SSHD_DIR:-/tmp/shellwright-sshd}
+dir=${SHELLWRIGHT_SSHD_DIR:-/tmp/sw-test-sshd}
 sshd_bin=/usr/sbin/sshd
 log() { printf 'sshd.sh: %s\n' "$*" >&2; }
 
@@ -72,11 +72,18 @@ any_alive() {
 }
 
 kill_server() {
-  local pid pids
+  local pid pids p servers="" others=""
   pid=$(listener_pid) || return 0
   pids="$pid $(descendants "$pid" | tr '\n' ' ')"
+  for p in $pids; do
+    [[ $(cat "/proc/$p/comm" 2>/dev/null) == sshd* ]] && servers+="$p " || others+="$p "
+  done
+  # The connections drop at once, as when a host goes away: sshd gets no
+  # chance to pass on an exit status from a command that dies meanwhile.
   # shellcheck disable=SC2086
-  kill -TERM $pids 2>/dev/null || true
+  kill -KILL $servers 2>/dev/null || true
+  # shellcheck disable=SC2086
+  kill -TERM $others 2>/dev/null || true
   for _ in $(seq 50); do
     # shellcheck disable=SC2086
     any_alive $pids || return 0

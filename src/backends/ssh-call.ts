@@ -35,6 +35,8 @@ export interface SshCallOptions {
   backend: string;
   /** Learns the remote process group as soon as the outer shell reports it. */
   onGroup(group: number): void;
+  /** The outer shell is gone: it reported its exit code, or the client ended. */
+  onOuterExit(group: number): void;
   /** Decides the exit code (or throws a typed error) when the call ends without a reported code. */
   settle(end: CallEnd): Promise<number>;
 }
@@ -134,6 +136,7 @@ export class SshCall implements ProcessHandle {
     });
     child.once("close", (code, signal) => {
       if (pending) this.#stderrLine(pending, options);
+      if (this.#group !== undefined && this.#reported === undefined) options.onOuterExit(this.#group);
       if (this.#reported !== undefined) return;
       const clientCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
       options.settle({ reported: undefined, clientCode, stderr: this.#stderr.trim(), killed: this.#killed, started: this.#group !== undefined }).then(this.#resolveExit, this.#rejectExit);
@@ -153,6 +156,7 @@ export class SshCall implements ProcessHandle {
     if (exit && this.#reported === undefined) {
       this.#reported = Number(exit[1]);
       this.#resolveExit(this.#reported);
+      if (this.#group !== undefined) options.onOuterExit(this.#group);
       // A backgrounded child may keep the channel (and this client) open for
       // hours: let it, without keeping this Node process alive for it.
       const child = this.#child;

@@ -68,8 +68,13 @@ export class SshTransport implements Transport {
   #ownsTempDir = false;
   #envFile: string | undefined;
   #sync: FileSync | undefined;
-  /** Process groups of calls that may have left children behind; killed at close. */
-  readonly #groups = new Set<number>();
+  /**
+   * Remote process groups, killed at close: those of calls whose outer shell
+   * still runs, and those of finished calls, which may have left background
+   * children behind.
+   */
+  readonly #activeGroups = new Set<number>();
+  readonly #finishedGroups = new Set<number>();
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -178,7 +183,8 @@ export class SshTransport implements Transport {
       args,
       stdin: options.stdin,
       backend: this.name,
-      onGroup: (group) => this.#remember(group),
+      onGroup: (group) => this.#activeGroups.add(group),
+      onOuterExit: (group) => this.#finished(group),
       settle: (end) => this.#settle(end),
     });
   }
@@ -212,25 +218,28 @@ export class SshTransport implements Transport {
   async stop(): Promise<void> {
     if (this.#controlDir === "") return;
     const cleanup: string[] = [];
-    if (this.#groups.size > 0) {
+    if (this.#activeGroups.size + this.#finishedGroups.size > 0) {
       // Background children of the session end with it, as on the local backend.
-      // Only groups that still exist as sessions of their own are signalled, so
-      // a group ID reused by an unrelated process is left alone.
-      const list = [...this.#groups].join(" ");
+      // A finished call's group is killed only while its leader (the outer
+      // shell, dead by now) has not been replaced: PIDs wrap quickly (often at
+      // 32768), and a reused one may lead an unrelated session.
       cleanup.push(
         `live=" "; for f in /proc/[0-9]*/stat; do read -r s < "$f" 2>/dev/null || continue; s=\${s##*) }; set -- $s; [ "$3" = "$4" ] && live="$live$3 "; done`,
-        `for g in ${list}; do case "$live" in *" $g "*) kill -s KILL -- -$g 2>/dev/null;; esac; done`,
+        `for g in ${[...this.#finishedGroups].join(" ")}; do [ -e /proc/$g ] && continue; case "$live" in *" $g "*) kill -s KILL -- -$g 2>/dev/null;; esac; done`,
+        ...[...this.#activeGroups].map((group) => `kill -s KILL -- -${group} 2>/dev/null`),
       );
     }
     if (this.#ownsTempDir && this.#tempDir !== "") cleanup.push(`rm -rf -- ${shellQuote(this.#tempDir)}`);
     if (cleanup.length > 0) await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 }).catch(() => undefined);
-    this.#groups.clear();
+    this.#activeGroups.clear();
+    this.#finishedGroups.clear();
     await this.#closeMaster();
   }
 
-  #remember(group: number): void {
-    this.#groups.add(group);
-    if (this.#groups.size > MAX_GROUPS) this.#groups.delete(this.#groups.values().next().value!);
+  #finished(group: number): void {
+    this.#activeGroups.delete(group);
+    this.#finishedGroups.add(group);
+    if (this.#finishedGroups.size > MAX_GROUPS) this.#finishedGroups.delete(this.#finishedGroups.values().next().value!);
   }
 
   async #closeMaster(): Promise<void> {
