@@ -20,6 +20,8 @@ import { Session, type SessionOptions, type SessionState } from "../core/session
 import { LocalTransport } from "./local.js";
 import { GatewayEnvironment } from "./gateway.js";
 import { TOKEN_ENV_VAR, type CreateSessionRequest } from "../gateway/protocol.js";
+import { SSH_KEYS, normalizeSshConfig, type SshConfigOptions } from "./ssh-config.js";
+import { SshTransport } from "./ssh.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -54,6 +56,11 @@ export interface LocalConfig extends CommonConfig {
   bashPath?: string;
 }
 
+export interface SshConfig extends CommonConfig, SshConfigOptions {
+  backend: "ssh";
+}
+
+
 export interface GatewayConfig extends CommonConfig {
   backend: "gateway";
   /** Base URL of a `shellwright serve`, e.g. http://127.0.0.1:7420 */
@@ -70,10 +77,10 @@ export interface GatewayConfig extends CommonConfig {
   busyTimeoutMs?: number;
 }
 
-export type EnvironmentConfig = LocalConfig | GatewayConfig;
+export type EnvironmentConfig = LocalConfig | SshConfig | GatewayConfig;
 export type { Environment };
 
-export const BACKENDS = ["local", "gateway"] as const;
+export const BACKENDS = ["local", "ssh", "gateway"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -85,6 +92,11 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
     throw new InvalidOptionError("backend", `Unknown backend ${describe(backend)}; available: ${BACKENDS.join(", ")}`);
   }
   if (backend === "gateway") return openGateway(raw);
+  if (backend === "ssh") {
+    rejectUnknown("ssh backend", raw, [...COMMON_KEYS, ...SSH_KEYS]);
+    const options = sessionOptions(raw as CommonConfig, "~");
+    return Session.open(new SshTransport(normalizeSshConfig(raw, options.warn)), options);
+  }
   rejectUnknown("local backend", raw, [...COMMON_KEYS, "env", "stateDir", "bashPath"]);
   const local = raw as LocalConfig;
   const transport = new LocalTransport({

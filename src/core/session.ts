@@ -243,7 +243,9 @@ export class Session implements Environment {
       paths: this.#paths,
       callId,
       renameInScript: this.#transport.files === undefined,
-      writeCwdFile: this.#transport.cwdSource === "file",
+      // Every backend keeps the cwd file beside the snapshot (it is the session's
+      // state inside the backend), even where the marker reports the cwd.
+      writeCwdFile: true,
     };
   }
 

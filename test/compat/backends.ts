@@ -5,6 +5,7 @@
  */
 
 import { createEnvironment, startGateway, type Environment, type Gateway } from "../../src/index.js";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh-env.js";
 
 export interface CompatOptions {
   /** HOME for the session's login shell (a profile written there is loaded at init). */
@@ -45,6 +46,13 @@ export const compatBackends: CompatBackend[] = [
         env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
       });
     },
+  },
+  {
+    // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it.
+    name: "ssh",
+    enabled: sshTestEnabled,
+    create: ({ home, env, ...rest } = {}) =>
+      createEnvironment({ ...sshTestConfig(), ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
   },
 ];
 
