@@ -61,8 +61,7 @@ export function toolDefinitions<Format extends ToolFormat>(options: ToolDefiniti
 function definition<Format extends ToolFormat>(tool: ToolDefinition, format: Format): DefinitionFor<Format> {
   const schema = objectSchema(tool);
   if (format === "json-schema") return { name: tool.name, description: tool.description, inputSchema: schema } as DefinitionFor<Format>;
-  // Providers take the schema body; the `$schema` dialect line is noise to them.
-  const { $schema: _dialect, ...parameters } = schema;
+  const parameters = withoutDialect(schema);
   if (format === "openai") {
     return { type: "function", function: { name: tool.name, description: tool.description, parameters } } as DefinitionFor<Format>;
   }
@@ -76,6 +75,13 @@ export function objectSchema(tool: ToolDefinition): JsonSchemaObject {
     throw new InvalidOptionError("tools", `tool ${describe(tool.name)} must take an object (a zod z.object schema), its input schema has type ${describe(schema.type)}`);
   }
   return schema;
+}
+
+/** The schema body without its `$schema` dialect line, which providers and some MCP clients reject. */
+export function withoutDialect(schema: JsonSchemaObject): JsonSchemaObject {
+  const body = { ...schema };
+  delete body.$schema;
+  return body;
 }
 
 export interface HandleToolCallOptions {

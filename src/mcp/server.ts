@@ -18,7 +18,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveNumber, rejectUnknown } from "../core/options.js";
 import type { Session } from "../core/session.js";
-import { objectSchema } from "../agents/definitions.js";
+import { objectSchema, withoutDialect } from "../agents/definitions.js";
 import { observeSession } from "../agents/observed-session.js";
 import { callTool } from "../agents/registry.js";
 import { findTool, toolList, unknownToolMessage } from "../agents/tool-list.js";
@@ -56,10 +56,11 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
     throw new InvalidOptionError("createSession", `createSession must be a function that opens a Session, got ${describe(options.createSession)}`);
   }
   const tools = toolList(options.tools);
-  const listing = tools.map((tool) => {
-    const { $schema: _dialect, ...inputSchema } = objectSchema(tool);
-    return { name: tool.name, description: tool.description, inputSchema: inputSchema as { type: "object"; [key: string]: unknown } };
-  });
+  const listing = tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: withoutDialect(objectSchema(tool)) as { type: "object"; [key: string]: unknown },
+  }));
   const progressIntervalMs = positiveNumber("progressIntervalMs", options.progressIntervalMs, 250);
 
   const server = new Server(

@@ -30,7 +30,8 @@ export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema
 
 /** The tool's input schema as JSON Schema, for model APIs. */
 export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  return z.toJSONSchema(tool.inputSchema) as Record<string, unknown>;
+  // "input": a field with a default is optional to the model, not required as in the parsed output.
+  return z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
 }
 
 /** Validates the arguments and runs the tool; every failure becomes `{error}`. */

@@ -28,11 +28,10 @@ const textOf = (result: CallToolResult): string => (result.content[0] as { type:
 
 describe("MCP server over stdio", () => {
   let client: Client;
-  let transport: StdioClientTransport;
   let scratch: string;
 
   beforeAll(async () => {
-    ({ client, transport } = await connect("serve-test-tools.mjs"));
+    ({ client } = await connect("serve-test-tools.mjs"));
     scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-test-"));
   });
   afterAll(async () => {
