@@ -13,3 +13,12 @@ export {
   isShellwrightError,
 } from "./core/errors.js";
 export type { ErrorCode } from "./core/errors.js";
+export { handleToolCall, toolDefinitions, TOOL_FORMATS } from "./agents/definitions.js";
+export type {
+  AnthropicToolDefinition,
+  HandleToolCallOptions,
+  JsonSchemaToolDefinition,
+  OpenAIToolDefinition,
+  ToolDefinitionsOptions,
+  ToolFormat,
+} from "./agents/definitions.js";
