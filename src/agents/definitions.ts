@@ -8,7 +8,6 @@ import { describe, plainObject, rejectUnknown } from "../core/options.js";
 import type { Session } from "../core/session.js";
 import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/tool.js";
 import { callTool } from "./registry.js";
-import { observeSession } from "./observed-session.js";
 import { findTool, toolList, unknownToolMessage } from "./tool-list.js";
 
 export const TOOL_FORMATS = ["openai", "anthropic", "json-schema"] as const;
@@ -87,9 +86,9 @@ export function withoutDialect(schema: JsonSchemaObject): JsonSchemaObject {
 export interface HandleToolCallOptions {
   /** @default the Shellwright tools */
   tools?: readonly ToolDefinition[];
-  /** Aborting interrupts the running command (exit code 130). */
+  /** Aborting interrupts the tool's running command (exit code 130). */
   signal?: AbortSignal;
-  /** The output of the tool's commands as it arrives. */
+  /** The output of the tool's long commands as it arrives. */
   onOutput?: (text: string) => void;
 }
 
@@ -113,6 +112,9 @@ export async function handleToolCall(session: Session, name: string, args: unkno
       return { error: `The arguments for ${tool.name} are not valid JSON (${(error as Error).message}). Send one JSON object.` };
     }
   }
-  const observed = observeSession(session, { signal: options.signal, onOutput: options.onOutput });
-  return callTool(tool, input, { session: observed, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+  return callTool(tool, input, {
+    session,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+  });
 }

@@ -12,7 +12,6 @@ import { jsonSchema, tool, type ToolSet } from "ai";
 import { plainObject, rejectUnknown } from "../core/options.js";
 import type { Session } from "../core/session.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
-import { observeSession } from "../agents/observed-session.js";
 import { callTool } from "../agents/registry.js";
 import { toolList } from "../agents/tool-list.js";
 import type { ToolDefinition, ToolResult } from "../tools/tool.js";
@@ -31,7 +30,7 @@ export function shellwrightTools(session: Session, options: ShellwrightToolsOpti
       inputSchema: jsonSchema<Record<string, unknown>>(withoutDialect(objectSchema(definition))),
       execute: (input: Record<string, unknown>, { abortSignal }: { abortSignal?: AbortSignal }): Promise<ToolResult> =>
         callTool(definition, input, {
-          session: observeSession(session, { signal: abortSignal }),
+          session,
           ...(abortSignal === undefined ? {} : { signal: abortSignal }),
         }),
     });

@@ -19,7 +19,6 @@ import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveNumber, rejectUnknown } from "../core/options.js";
 import type { Session } from "../core/session.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
-import { observeSession } from "../agents/observed-session.js";
 import { callTool } from "../agents/registry.js";
 import { findTool, toolList, unknownToolMessage } from "../agents/tool-list.js";
 import type { ToolDefinition, ToolResult } from "../tools/tool.js";
@@ -96,8 +95,11 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
             extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => undefined);
           }, progressIntervalMs);
     try {
-      const observed = observeSession(shell, { signal: extra.signal, onOutput: reporter && ((text) => reporter.report(text)) });
-      const result = await callTool(tool, request.params.arguments ?? {}, { session: observed, signal: extra.signal });
+      const result = await callTool(tool, request.params.arguments ?? {}, {
+        session: shell,
+        signal: extra.signal,
+        ...(reporter === undefined ? {} : { onOutput: (text: string) => reporter.report(text) }),
+      });
       return toCallToolResult(result);
     } finally {
       reporter?.stop();

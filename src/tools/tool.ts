@@ -13,8 +13,13 @@ export type ToolResult = { [key: string]: unknown; error?: string };
 
 export interface ToolContext {
   session: Session;
-  /** Aborted when the caller cancels the tool call. */
+  /** Aborted when the caller cancels the tool call; pass it to every `session.execute`. */
   signal?: AbortSignal;
+  /**
+   * Receives the output of the tool's long commands as it arrives (MCP progress
+   * notifications); pass it to `session.execute` as `onOutput`.
+   */
+  onOutput?: (text: string) => void;
 }
 
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {

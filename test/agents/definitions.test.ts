@@ -78,7 +78,7 @@ describe("handleToolCall", () => {
     expect(seen.join("")).toBe("one\ntwo\n");
   });
 
-  it("interrupts the command when the signal aborts, though the tool passes no signal itself", async () => {
+  it("interrupts the command when the signal aborts; the session stays usable", async () => {
     const controller = new AbortController();
     const result = await handleToolCall(session, "run", { command: "echo started; sleep 300" }, {
       tools: testTools,
