@@ -13,6 +13,19 @@ export {
   isShellwrightError,
 } from "./core/errors.js";
 export type { ErrorCode } from "./core/errors.js";
+export { TOOLS, callTool, drainCompletionEvents, findTool, toolSchemas } from "./tools/index.js";
+export { defineTool, inputJsonSchema, runTool } from "./tools/tool.js";
+export type { ToolContext, ToolDefinition, ToolResult } from "./tools/tool.js";
+export { DEFAULT_TOOL_SETTINGS, toolSettings } from "./tools/settings.js";
+export type { ProcessSettings, ToolSettings, ToolSettingsInput } from "./tools/settings.js";
+export { blockDangerousCommands, DANGEROUS_PATTERNS, findDangerousPattern } from "./tools/approval.js";
+export type { ApprovalHook, ApprovalRequest, DangerousPattern } from "./tools/approval.js";
+export { enforceTurnBudget, persistLargeResult, persistResult, saveText } from "./tools/persistence.js";
+export type { SavedText, TurnResult } from "./tools/persistence.js";
+export { processRegistry } from "./tools/processes/registry.js";
+export type { BackgroundProcess, CompletionEvent, ProcessRegistry, ProcessStatus } from "./tools/processes/registry.js";
+export { matchExpected, parsePlan, playPlan } from "./tools/plan.js";
+export type { Plan, PlanStep, StepReport } from "./tools/plan.js";
 export { handleToolCall, toolDefinitions, TOOL_FORMATS } from "./agents/definitions.js";
 export type {
   AnthropicToolDefinition,

@@ -109,6 +109,8 @@ export class Session {
   #snapshotReady = false;
   #closed = false;
   readonly #running = new Set<AbortController>();
+  readonly #closeHooks = new Set<() => Promise<void> | void>();
+  #closing: Promise<void> | undefined;
 
   private constructor(transport: Transport, options: SessionOptions) {
     this.#transport = transport;
@@ -204,9 +206,28 @@ export class Session {
     };
   }
 
-  /** Interrupts running commands, stops the backend and removes the session's files. */
-  async close(): Promise<void> {
+  /**
+   * Runs `hook` when the session closes, before anything stops, so the hook
+   * can still execute commands (the tools' process registry kills the
+   * session's background processes this way). Returns a function that removes it.
+   */
+  beforeClose(hook: () => Promise<void> | void): () => void {
+    this.#closeHooks.add(hook);
+    return () => this.#closeHooks.delete(hook);
+  }
+
+  /** Runs the close hooks, interrupts running commands, stops the backend and removes the session's files. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     if (this.#closed) return;
+    const hooks = [...this.#closeHooks];
+    this.#closeHooks.clear();
+    // A failing hook must not keep the backend running.
+    await Promise.allSettled(hooks.map(async (hook) => hook()));
     this.#closed = true;
     for (const controller of this.#running) controller.abort();
     const files = this.#transport.files;

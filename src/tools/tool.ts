@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import type { Session } from "../core/session.js";
+import type { ToolSettings } from "./settings.js";
 
 /** A JSON-serialisable tool result; failures carry `error`. */
 export type ToolResult = { [key: string]: unknown; error?: string };
@@ -20,6 +21,10 @@ export interface ToolContext {
    * notifications); pass it to `session.execute` as `onOutput`.
    */
   onOutput?: (text: string) => void;
+  /** Limits and hooks (validated by `toolSettings()`). @default DEFAULT_TOOL_SETTINGS */
+  settings?: ToolSettings;
+  /** The model's id for this call; names a saved result file. @default random */
+  callId?: string;
 }
 
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
@@ -35,7 +40,7 @@ export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema
 
 /** The tool's input schema as JSON Schema, for model APIs. */
 export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  // "input": a field with a default is optional to the model, not required as in the parsed output.
+  // "input": fields with a default are optional to the caller (the model).
   return z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
 }
 

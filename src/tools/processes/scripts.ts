@@ -1,0 +1,240 @@
+/**
+ * Pure builders for the bash a background process needs. Each runs through
+ * `Session.execute`, so it sources the session snapshot like any command and
+ * works on every backend; each is one round trip.
+ *
+ * A background process lives in a directory of its own inside the backend:
+ *   log     stdout and stderr, merged
+ *   in      a FIFO for its stdin (when mkfifo works; otherwise /dev/null)
+ *   holder  PID of a sleeper that keeps a writer on `in`, so the process sees
+ *           EOF only when `close` kills it
+ *   exit    the command's real exit code, written by the wrapper when it ends
+ *
+ * The wrapper is started with job control on (`set -m`), so it leads a process
+ * group of its own: its PID is the group id, and `kill -- -PGID` reaches the
+ * command and everything it started (unless something calls setsid itself).
+ * Every process of the tree also carries SHELLWRIGHT_BG_ID=<id> in its
+ * environment, so what the command left running after it ended can still be
+ * recognised as ours (a group id alone may have been reused).
+ */
+
+import { shellQuote } from "../../core/script.js";
+
+export interface ProcessFiles {
+  dir: string;
+  log: string;
+  input: string;
+  holder: string;
+  exit: string;
+}
+
+export function processFiles(dir: string): ProcessFiles {
+  return { dir, log: `${dir}/log`, input: `${dir}/in`, holder: `${dir}/holder`, exit: `${dir}/exit` };
+}
+
+export const MARKER_VARIABLE = "SHELLWRIGHT_BG_ID";
+
+/** Prints the wrapper's PID (= its process group id) as the last line. */
+export function launchScript(files: ProcessFiles, command: string, id: string): string {
+  const q = {
+    dir: shellQuote(files.dir),
+    log: shellQuote(files.log),
+    input: shellQuote(files.input),
+    holder: shellQuote(files.holder),
+    exit: shellQuote(files.exit),
+  };
+  // The wrapper traps TERM with a no-op so that, when the group is told to
+  // stop, it outlives the command long enough to record its real exit code.
+  // The command runs in a subshell of its own: an `exit` in it must end the
+  // command, not the wrapper.
+  const wrapper = [
+    "builtin trap : TERM",
+    `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
+    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}; exec 3>&-; fi`,
+    `( builtin eval ${shellQuote(command)} ) < "$__sw_in"`,
+    "__sw_rc=$?",
+    `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
+    `builtin echo $__sw_rc > ${q.exit}.tmp && command mv -f ${q.exit}.tmp ${q.exit}`,
+  ].join("\n");
+  return [
+    `(builtin umask 077 && command mkdir -p ${q.dir}) || builtin exit 1`,
+    `command mkfifo -m 600 ${q.input} 2>/dev/null && __sw_in=${q.input} || __sw_in=/dev/null`,
+    "builtin set -m",
+    `(\n${wrapper}\n) > ${q.log} 2>&1 &`,
+    'builtin echo "$!"',
+  ].join("\n");
+}
+
+/** What the backend reports about one process, and its new output. */
+export interface PollRequest {
+  /** Index echoed back, to match the answer to the request. */
+  index: number;
+  files: ProcessFiles;
+  pgid: number;
+  /** Bytes of the log already read. */
+  offset: number;
+  /** Read at most this many new bytes (the last ones, when more were written). */
+  maxBytes: number;
+}
+
+const POLL_FUNCTION = [
+  // Args: index dir-of-files pgid offset maxBytes. Prints a header line and the
+  // new log bytes as base64 (never ambiguous, and byte-exact).
+  "__sw_poll() {",
+  '  local i=$1 d=$2 p=$3 off=$4 cap=$5 rc= st=gone s= pg= size start',
+  '  [[ -f $d/exit ]] && builtin read -r rc < "$d/exit"',
+  "  if [[ -z $rc ]]; then",
+  // The wrapper is alive if its /proc entry is not a zombie and still leads
+  // our group (a reused PID would lead another); without /proc, kill -0.
+  '    if [[ -r /proc/$p/stat ]]; then builtin read -r _ _ s _ pg _ < "/proc/$p/stat" 2>/dev/null && [[ $s != Z && $pg == "$p" ]] && st=running',
+  '    elif [[ ! -d /proc/self ]]; then builtin kill -0 "$p" 2>/dev/null && st=running; fi',
+  '    [[ $st == gone && -f $d/exit ]] && builtin read -r rc < "$d/exit"',
+  "  fi",
+  '  [[ -n $rc ]] && st=exited',
+  '  size=$(command wc -c < "$d/log" 2>/dev/null) || size=0; size=${size//[!0-9]/}; size=${size:-0}',
+  "  start=$off; (( size - off > cap )) && start=$((size - cap)); (( start > size )) && start=$size",
+  "  builtin printf '__SW_PROC %s %s %s %s %s\\n' \"$i\" \"$st\" \"${rc:--}\" \"$size\" \"$start\"",
+  '  (( size > start )) && command tail -c +$((start + 1)) "$d/log" 2>/dev/null | command head -c $((size - start)) | command base64',
+  "  builtin echo",
+  "}",
+].join("\n");
+
+/** One round trip that reports on every process in `requests`. */
+export function pollScript(requests: readonly PollRequest[]): string {
+  const calls = requests.map((r) => `__sw_poll ${r.index} ${shellQuote(r.files.dir)} ${r.pgid} ${r.offset} ${r.maxBytes}`);
+  return [POLL_FUNCTION, ...calls].join("\n");
+}
+
+export interface PollAnswer {
+  index: number;
+  running: boolean;
+  /** From the exit file; undefined when the wrapper ended without writing one (it was killed). */
+  exitCode: number | undefined;
+  /** Size of the log when polled. */
+  size: number;
+  /** Offset of the first byte in `data`. */
+  start: number;
+  data: Uint8Array;
+}
+
+export function parsePollOutput(text: string): PollAnswer[] {
+  const answers: PollAnswer[] = [];
+  let current: { answer: PollAnswer; base64: string[] } | undefined;
+  const flush = (): void => {
+    if (!current) return;
+    current.answer.data = Buffer.from(current.base64.join(""), "base64");
+    answers.push(current.answer);
+    current = undefined;
+  };
+  for (const line of text.split("\n")) {
+    const header = /^__SW_PROC (\d+) (running|gone|exited) (-?\d+|-) (\d+) (\d+)$/.exec(line);
+    if (header) {
+      flush();
+      const [, index, state, rc, size, start] = header;
+      current = {
+        answer: {
+          index: Number(index),
+          running: state === "running",
+          exitCode: rc === "-" ? undefined : Number(rc),
+          size: Number(size),
+          start: Number(start),
+          data: new Uint8Array(),
+        },
+        base64: [],
+      };
+    } else if (current && /^[A-Za-z0-9+/=]+$/.test(line)) {
+      current.base64.push(line);
+    }
+  }
+  flush();
+  return answers;
+}
+
+/** Sleeps until the process ends, or `maxChecks` checks have passed. */
+function waitLoop(request: PollRequest, intervalMs: number, maxChecks: number | undefined): string {
+  const d = shellQuote(request.files.dir);
+  const p = request.pgid;
+  const alive = `{ { [[ -r /proc/${p}/stat ]] && builtin read -r _ _ __sw_s _ __sw_pg _ < /proc/${p}/stat 2>/dev/null && [[ $__sw_s != Z && $__sw_pg == ${p} ]]; } || { [[ ! -d /proc/self ]] && builtin kill -0 ${p} 2>/dev/null; }; }`;
+  const seconds = (Math.max(intervalMs, 10) / 1000).toFixed(3);
+  const bound = maxChecks === undefined ? "" : ` && (( __sw_n++ < ${maxChecks} ))`;
+  return `__sw_n=0\nwhile [[ ! -f ${d}/exit ]] && ${alive}${bound}; do command sleep ${seconds} 2>/dev/null || command sleep 1; done`;
+}
+
+/** Blocks until the process ends (or `maxChecks` checks pass), then polls it: still one round trip. */
+export function waitScript(request: PollRequest, intervalMs: number, maxChecks: number | undefined): string {
+  return `${waitLoop(request, intervalMs, maxChecks)}\n${pollScript([request])}`;
+}
+
+/**
+ * TERM to the whole group, up to `graceMs` for the wrapper to record the exit
+ * code, then KILL to whatever of the group is left. Ends with a poll.
+ */
+export function killScript(request: PollRequest, graceMs: number): string {
+  const p = request.pgid;
+  const checks = Math.max(1, Math.ceil(graceMs / 50));
+  return [
+    `builtin kill -TERM -- -${p} 2>/dev/null`,
+    waitLoop(request, 50, checks),
+    `builtin kill -KILL -- -${p} 2>/dev/null`,
+    pollScript([request]),
+  ].join("\n");
+}
+
+/** Appends data to the process's stdin FIFO; the data arrives on the call's stdin, never in the script. */
+export function writeStdinScript(files: ProcessFiles): string {
+  return `[[ -p ${shellQuote(files.input)} && -s ${shellQuote(files.holder)} ]] || { builtin echo 'stdin closed'; builtin exit 3; }\ncommand cat > ${shellQuote(files.input)}`;
+}
+
+/** Ends the writer that keeps the FIFO open: the process reads EOF after what is buffered. */
+export function closeStdinScript(files: ProcessFiles): string {
+  const holder = shellQuote(files.holder);
+  return `[[ -s ${holder} ]] || builtin exit 3\nbuiltin kill "$(< ${holder})" 2>/dev/null; : > ${holder}`;
+}
+
+export interface ReapEntry {
+  id: string;
+  pgid: number;
+  files: ProcessFiles;
+  /** Still running at the last look: without /proc its group is killed unverified. */
+  running: boolean;
+}
+
+// Args: pgid:id pairs. Kills each group that still has a member carrying its
+// marker, and prints how many it killed. Reads /proc with builtins only.
+const REAP_FUNCTION = [
+  "__sw_reap() {",
+  "  local -A want=()",
+  "  local pair f line rest pid pg n=0",
+  "  for pair; do want[${pair%%:*}]=${pair#*:}; done",
+  "  for f in /proc/[0-9]*/stat; do",
+  '    builtin read -r line < "$f" 2>/dev/null || continue',
+  "    rest=${line##*) }",
+  "    builtin set -f; builtin set -- $rest; builtin set +f",
+  "    pg=$3",
+  "    [[ -n $pg && -n ${want[$pg]+x} ]] || continue",
+  "    pid=${f#/proc/}; pid=${pid%/stat}",
+  `    if command grep -qaF "${MARKER_VARIABLE}=\${want[$pg]}" "/proc/$pid/environ" 2>/dev/null; then`,
+  '      builtin kill -KILL -- "-$pg" 2>/dev/null && n=$((n + 1))',
+  '      builtin unset "want[$pg]"',
+  "    fi",
+  "  done",
+  '  builtin echo "__SW_REAPED $n"',
+  "}",
+].join("\n");
+
+/**
+ * Kills what is left of the listed processes' trees, recognised by their
+ * marker, and prints `__SW_REAPED <groups killed>`. Without /proc only the
+ * groups of processes still running are killed. With `removeFiles`, their
+ * directories go too (the session is closing).
+ */
+export function reapScript(entries: readonly ReapEntry[], options: { removeFiles: boolean }): string {
+  const pairs = entries.map((entry) => `${entry.pgid}:${entry.id}`).join(" ");
+  const unverified = entries.filter((entry) => entry.running).map((entry) => `builtin kill -KILL -- -${entry.pgid} 2>/dev/null;`);
+  const lines = [REAP_FUNCTION, `if [[ -d /proc/self ]]; then __sw_reap ${pairs}; else ${unverified.join(" ")} builtin echo "__SW_REAPED ${unverified.length}"; fi`];
+  if (options.removeFiles && entries.length > 0) lines.push(`command rm -rf -- ${entries.map((entry) => shellQuote(entry.files.dir)).join(" ")}`);
+  lines.push("builtin true");
+  return lines.join("\n");
+}
+
+export const parseReaped = (text: string): number => Number(/__SW_REAPED (\d+)/.exec(text)?.[1] ?? 0);

@@ -1,0 +1,80 @@
+/** Text helpers shared by the tools: head + tail cuts measured in characters, ANSI stripping. */
+
+export interface Cut {
+  text: string;
+  /** Characters left out. */
+  omitted: number;
+}
+
+/**
+ * Keeps `headFraction` of `limit` characters from the start and the rest from
+ * the end, with `notice(omitted, total)` between them. Never splits a
+ * surrogate pair.
+ */
+export function cutHeadTail(text: string, limit: number, headFraction: number, notice: (omitted: number, total: number) => string): Cut {
+  if (text.length <= limit) return { text, omitted: 0 };
+  let head = Math.floor(limit * headFraction);
+  let tailStart = text.length - (limit - head);
+  if (head > 0 && isHighSurrogate(text.charCodeAt(head - 1))) head--;
+  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
+  const omitted = tailStart - head;
+  return { text: text.slice(0, head) + notice(omitted, text.length) + text.slice(tailStart), omitted };
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+
+// CSI sequences, OSC sequences (ended by BEL or ST), and two-character escapes.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+
+/** Removes terminal colour and cursor sequences: they cost tokens and mean nothing to a model. */
+export function stripAnsi(text: string): string {
+  return text.includes("\x1b") ? text.replace(ANSI, "") : text;
+}
+
+/**
+ * Collects streamed text up to `limit` characters; beyond it keeps the first
+ * and last halves and counts what fell out, so memory stays bounded however
+ * much a command prints.
+ */
+export class TextCapture {
+  readonly #half: number;
+  #head = "";
+  #tail: string[] = [];
+  #tailLength = 0;
+  #total = 0;
+
+  constructor(limit: number) {
+    this.#half = Math.max(1, Math.floor(limit / 2));
+  }
+
+  get totalChars(): number {
+    return this.#total;
+  }
+
+  push(text: string): void {
+    this.#total += text.length;
+    if (this.#head.length < this.#half) {
+      const take = this.#half - this.#head.length;
+      this.#head += text.slice(0, take);
+      text = text.slice(take);
+      if (text === "") return;
+    }
+    this.#tail.push(text);
+    this.#tailLength += text.length;
+    while (this.#tail.length > 1 && this.#tailLength - this.#tail[0]!.length >= this.#half) {
+      this.#tailLength -= this.#tail.shift()!.length;
+    }
+  }
+
+  /** The captured text; when something was dropped, the cut is said in it. */
+  text(): string {
+    let tail = this.#tail.join("");
+    const kept = this.#head.length + tail.length;
+    if (kept === this.#total) return this.#head + tail;
+    tail = tail.slice(tail.length - this.#half);
+    const omitted = this.#total - this.#head.length - tail.length;
+    return `${this.#head}\n\n... [${omitted} characters not kept in memory out of ${this.#total} total] ...\n\n${tail}`;
+  }
+}

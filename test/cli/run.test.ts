@@ -1,0 +1,106 @@
+/** `shellwright run`: plays a plan, prints one JSON line per call, --check compares with expect. */
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/run.js";
+import { matchExpected, parsePlan } from "../../src/tools/plan.js";
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "sw-run-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs main and returns its exit code with what it printed. */
+async function run(args: string[]): Promise<{ code: number; lines: Record<string, unknown>[]; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+  const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (err.push(String(chunk)), true));
+  try {
+    const code = await main(args);
+    const lines = out.join("").split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { code, lines, stderr: err.join("") };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+  }
+}
+
+function planFile(plan: unknown): string {
+  const path = join(dir, `plan-${Math.random().toString(16).slice(2)}.json`);
+  writeFileSync(path, JSON.stringify(plan));
+  return path;
+}
+
+describe("shellwright run", () => {
+  it("plays examples/smoke.json and every check passes", async () => {
+    const { code, lines } = await run(["examples/smoke.json", "--check"]);
+    expect(code).toBe(0);
+    expect(lines).toHaveLength(7);
+    expect(lines.map((line) => line.check)).toEqual(Array(7).fill("pass"));
+    expect(lines[2]).toMatchObject({ step: 3, tool: "terminal", result: { output: "hi from /tmp\n", exit_code: 0 } });
+  });
+
+  it("exits 1 on a mismatch and says what differs", async () => {
+    const plan = planFile([
+      { tool: "terminal", args: { command: "echo one" }, expect: { output: "two\n" } },
+      { tool: "terminal", args: { command: "echo three" }, expect: { output: { $contains: "three" } } },
+    ]);
+    const { code, lines } = await run([plan, "--check"]);
+    expect(code).toBe(1);
+    expect(lines[0]).toMatchObject({ check: "fail", mismatches: ['result.output: expected "two\\n", got "one\\n"'] });
+    expect(lines[1]).toMatchObject({ check: "pass" });
+    // Without --check the same plan is only played.
+    const played = await run([plan]);
+    expect(played.code).toBe(0);
+    expect(played.lines[0]!.check).toBeUndefined();
+  });
+
+  it("passes results on to later steps and reports skipped steps", async () => {
+    const plan = planFile({
+      steps: [
+        { tool: "terminal", args: { command: "echo bg", background: true } },
+        { tool: "process", args: { action: "wait", session_id: "${1.session_id}" }, expect: { status: "exited", output: "bg\n" } },
+        { tool: "write_file", args: {}, skip: "not yet" },
+      ],
+    });
+    const { code, lines } = await run([plan, "--backend", "local", "--check"]);
+    expect(code).toBe(0);
+    expect(lines[1]).toMatchObject({ check: "pass" });
+    expect(lines[2]).toEqual({ step: 3, tool: "write_file", skipped: "not yet" });
+  });
+
+  it("reports an unknown tool as a result with an error", async () => {
+    const { code, lines } = await run([planFile([{ tool: "teleport", args: {} }])]);
+    expect(code).toBe(0);
+    expect(lines[0]!.result).toEqual({ error: 'Unknown tool "teleport"; available tools: terminal, process.' });
+  });
+
+  it("exits 2 on usage and plan errors, naming the problem", async () => {
+    expect(await run([])).toMatchObject({ code: 2, stderr: expect.stringContaining("the plan file is missing") });
+    expect(await run(["x.json", "--fast"])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown option --fast") });
+    expect(await run([join(dir, "missing.json")])).toMatchObject({ code: 2, stderr: expect.stringContaining("ENOENT") });
+    const broken = join(dir, "broken.json");
+    writeFileSync(broken, "[{");
+    expect(await run([broken])).toMatchObject({ code: 2, stderr: expect.stringContaining("not valid JSON") });
+    expect(await run([planFile([{ tool: "terminal", args: "echo" }])])).toMatchObject({ code: 2, stderr: expect.stringContaining('step 1.args must be an object, got "echo"') });
+    expect(await run([planFile({ steps: [] }), "--backend", "mars"])).toMatchObject({ code: 2, stderr: expect.stringContaining('Unknown backend "mars"') });
+  });
+});
+
+describe("plans", () => {
+  it("match part of a result, with matchers", () => {
+    const result = { output: "hello world\n", exit_code: 0, nested: { a: 1, b: 2 } };
+    expect(matchExpected({ exit_code: 0, nested: { a: 1 } }, result)).toEqual([]);
+    expect(matchExpected({ output: { $regex: "^hello" }, error: { $absent: true } }, result)).toEqual([]);
+    expect(matchExpected({ exit_code: 1, missing: { $absent: false } }, result)).toEqual(["result.exit_code: expected 1, got 0", "result.missing: expected a value, got undefined"]);
+  });
+
+  it("reject unknown step keys", () => {
+    expect(() => parsePlan([{ tool: "terminal", arg: {} }])).toThrow('step 1 has an unknown key "arg"');
+    expect(() => parsePlan({ stepz: [] })).toThrow(/must be an array of steps/);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Real bash on this machine, reached the way remote backends reach theirs:
+ * stdin embedded in the script (heredoc), the cwd from the in-band marker, no
+ * direct file access (the script moves its own dumps), the wrapper's PID
+ * reported first. Not a fake: every command really runs; only the plumbing
+ * differs from `local`. It lets the tools' tests cover remote code paths
+ * before a remote backend has landed.
+ */
+
+import { LocalTransport } from "../../src/backends/local.js";
+import { Session } from "../../src/core/session.js";
+import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../src/core/transport.js";
+import type { CompatBackend } from "../compat/backends.js";
+
+class RemoteStyleTransport implements Transport {
+  readonly name = "remote-style";
+  readonly stdinMode = "heredoc";
+  readonly cwdSource = "marker";
+  readonly needsRemotePid = true;
+  readonly #inner = new LocalTransport({ env: {} });
+
+  get tempDir(): string {
+    return this.#inner.tempDir;
+  }
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+  runBash(script: string, options: RunOptions): ProcessHandle {
+    if (options.stdin !== undefined) throw new Error("a heredoc transport never gets stdin on a pipe");
+    return this.#inner.runBash(script, options);
+  }
+  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
+    // Kill where it runs, by the PID the wrapper reported (as docker/ssh do inside the backend).
+    if (remotePid === undefined) return this.#inner.killTree(handle, signal);
+    try {
+      process.kill(-remotePid, signal === "TERM" ? "SIGTERM" : "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  stop(): Promise<void> {
+    return this.#inner.stop();
+  }
+}
+
+export const remoteStyleBackend: CompatBackend = {
+  name: "remote-style plumbing",
+  enabled: true,
+  create: async (options = {}) =>
+    Session.open(new RemoteStyleTransport(), {
+      cwd: options.cwd ?? process.cwd(),
+      timeoutMs: options.timeoutMs ?? 180_000,
+      maxOutputChars: 50_000,
+      outputHeadFraction: 0.4,
+      killGraceMs: options.killGraceMs ?? 1000,
+      initTimeoutMs: options.initTimeoutMs ?? 30_000,
+      warn: options.onWarning ?? (() => undefined),
+    }),
+};
