@@ -6,6 +6,7 @@
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown } from "../core/options.js";
 import type { Session } from "../core/session.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/settings.js";
 import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/tool.js";
 import { callTool } from "./registry.js";
 import { findTool, toolList, unknownToolMessage } from "./tool-list.js";
@@ -90,6 +91,10 @@ export interface HandleToolCallOptions {
   signal?: AbortSignal;
   /** The output of the tool's long commands as it arrives. */
   onOutput?: (text: string) => void;
+  /** Limits and hooks (output limits, the approval hook, result persistence). @default DEFAULT_TOOL_SETTINGS */
+  settings?: ToolSettingsInput;
+  /** The provider's id for this call (OpenAI `tool_call.id`, Anthropic `tool_use.id`); names a saved result file. @default random */
+  callId?: string;
 }
 
 /**
@@ -100,8 +105,12 @@ export interface HandleToolCallOptions {
  */
 export async function handleToolCall(session: Session, name: string, args: unknown, options: HandleToolCallOptions = {}): Promise<ToolResult> {
   const raw = plainObject("options", options);
-  rejectUnknown("handleToolCall", raw, ["tools", "signal", "onOutput"]);
+  rejectUnknown("handleToolCall", raw, ["tools", "signal", "onOutput", "settings", "callId"]);
   const tools = toolList(options.tools);
+  const settings = options.settings === undefined ? undefined : toolSettings(options.settings);
+  if (options.callId !== undefined && typeof options.callId !== "string") {
+    throw new InvalidOptionError("callId", `callId must be a string, got ${describe(options.callId)}`);
+  }
   const tool = findTool(tools, name);
   if (tool === undefined) return { error: unknownToolMessage(tools, name) };
   let input = args;
@@ -116,5 +125,7 @@ export async function handleToolCall(session: Session, name: string, args: unkno
     session,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+    ...(settings === undefined ? {} : { settings }),
+    ...(options.callId === undefined ? {} : { callId: options.callId }),
   });
 }

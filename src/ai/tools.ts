@@ -14,23 +14,29 @@ import type { Session } from "../core/session.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
 import { callTool } from "../agents/registry.js";
 import { toolList } from "../agents/tool-list.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/settings.js";
 import type { ToolDefinition, ToolResult } from "../tools/tool.js";
 
 export interface ShellwrightToolsOptions {
   /** @default the Shellwright tools */
   tools?: readonly ToolDefinition[];
+  /** Limits and hooks (output limits, the approval hook, result persistence). @default DEFAULT_TOOL_SETTINGS */
+  settings?: ToolSettingsInput;
 }
 
 export function shellwrightTools(session: Session, options: ShellwrightToolsOptions = {}): ToolSet {
-  rejectUnknown("shellwrightTools", plainObject("options", options), ["tools"]);
+  rejectUnknown("shellwrightTools", plainObject("options", options), ["tools", "settings"]);
+  const settings = toolSettings(options.settings);
   const set: ToolSet = {};
   for (const definition of toolList(options.tools)) {
     set[definition.name] = tool({
       description: definition.description,
       inputSchema: jsonSchema<Record<string, unknown>>(withoutDialect(objectSchema(definition))),
-      execute: (input: Record<string, unknown>, { abortSignal }: { abortSignal?: AbortSignal }): Promise<ToolResult> =>
+      execute: (input: Record<string, unknown>, { abortSignal, toolCallId }: { abortSignal?: AbortSignal; toolCallId: string }): Promise<ToolResult> =>
         callTool(definition, input, {
           session,
+          settings,
+          callId: toolCallId,
           ...(abortSignal === undefined ? {} : { signal: abortSignal }),
         }),
     });

@@ -21,6 +21,7 @@ import type { Session } from "../core/session.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
 import { callTool } from "../agents/registry.js";
 import { findTool, toolList, unknownToolMessage } from "../agents/tool-list.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/settings.js";
 import type { ToolDefinition, ToolResult } from "../tools/tool.js";
 import { ProgressReporter } from "./progress.js";
 
@@ -33,6 +34,8 @@ export interface McpServerOptions {
   instructions?: string;
   /** Least time between two progress notifications of one call. @default 250 */
   progressIntervalMs?: number;
+  /** Limits and hooks for the tools (output limits, the approval hook, result persistence). @default DEFAULT_TOOL_SETTINGS */
+  settings?: ToolSettingsInput;
 }
 
 export interface ShellwrightMcpServer {
@@ -50,7 +53,7 @@ const DEFAULT_INSTRUCTIONS =
 
 export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer {
   const raw = plainObject("options", options);
-  rejectUnknown("createMcpServer", raw, ["createSession", "tools", "instructions", "progressIntervalMs"]);
+  rejectUnknown("createMcpServer", raw, ["createSession", "tools", "instructions", "progressIntervalMs", "settings"]);
   if (typeof options.createSession !== "function") {
     throw new InvalidOptionError("createSession", `createSession must be a function that opens a Session, got ${describe(options.createSession)}`);
   }
@@ -61,6 +64,7 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
     inputSchema: withoutDialect(objectSchema(tool)) as { type: "object"; [key: string]: unknown },
   }));
   const progressIntervalMs = positiveNumber("progressIntervalMs", options.progressIntervalMs, 250);
+  const settings = toolSettings(options.settings);
 
   const server = new Server(
     { name: "shellwright", version: packageVersion() },
@@ -98,6 +102,7 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
       const result = await callTool(tool, request.params.arguments ?? {}, {
         session: shell,
         signal: extra.signal,
+        settings,
         ...(reporter === undefined ? {} : { onOutput: (text: string) => reporter.report(text) }),
       });
       return toCallToolResult(result);

@@ -60,7 +60,7 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       `Limits: ${Math.round(timeoutMs / 1000)} s, ${maxToolCalls} tool calls per script; output (stdout and stderr) keeps its head and tail when long. ` +
       "The script runs in the terminal's current directory and does not change it. Print what you need: only the output comes back.",
     inputSchema: schema,
-    async handler({ code }, { session, signal }): Promise<ToolResult> {
+    async handler({ code }, { session, signal, onOutput }): Promise<ToolResult> {
       const started = performance.now();
       const seconds = (): number => Math.round((performance.now() - started) / 10) / 100;
       if (code.trim() === "") return { error: "No code provided." };
@@ -94,7 +94,7 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       const mainSignal = signal === undefined ? stopMain.signal : AbortSignal.any([signal, stopMain.signal]);
       const main = session.execute(
         `SHELLWRIGHT_RPC_DIR=${q} PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONUTF8=1 ${shellQuote(python)} -c ${shellQuote(BOOTSTRAP_SOURCE)} ${q}; __sw_rc=$?; rm -rf ${q}; (exit $__sw_rc)`,
-        { isolated: true, timeoutMs, signal: mainSignal },
+        { isolated: true, timeoutMs, signal: mainSignal, ...(onOutput === undefined ? {} : { onOutput }) },
       );
       const rpc = new RpcPump(session, dir, timeoutMs + PUMP_SLACK_MS, signal);
       let calls = 0;

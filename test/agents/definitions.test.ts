@@ -26,6 +26,10 @@ describe("toolDefinitions", () => {
     expect(repeat!.input_schema).toMatchObject({ required: ["text"], properties: { times: { type: "integer", default: 2 } } });
   });
 
+  it("pins what the model sees of the Shellwright tools", () => {
+    expect(toolDefinitions({ format: "anthropic" })).toMatchSnapshot();
+  });
+
   it("defaults to the Shellwright tools", () => {
     const names = toolDefinitions({ format: "anthropic" }).map((definition) => definition.name);
     expect(names).toEqual(defaultTools().map((tool) => tool.name));

@@ -6,25 +6,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alive, eventually } from "../helpers/processes.js";
-
-const fixture = (name: string): string => new URL(`../fixtures/${name}`, import.meta.url).pathname;
-
-async function connect(script: string, args: string[] = []): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [fixture(script), ...args], stderr: "pipe" });
-  const client = new Client({ name: "shellwright-test", version: "0.0.0" });
-  await client.connect(transport);
-  return { client, transport };
-}
-
-const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult;
-
-const textOf = (result: CallToolResult): string => (result.content[0] as { type: "text"; text: string }).text;
+import { call, connect, textOf } from "./helpers.js";
 
 describe("MCP server over stdio", () => {
   let client: Client;
@@ -136,32 +122,5 @@ describe("MCP server over stdio", () => {
     await eventually(() => !alive(serverPid), "the server process to exit");
     await eventually(() => !alive(pid), `the running command (pid ${pid}) to end with the server`);
     controller.abort();
-  });
-});
-
-describe("shellwright mcp (the CLI entry)", () => {
-  it("serves the default tools on stdio", async () => {
-    const { defaultTools } = await import("../../src/agents/registry.js");
-    const { client } = await connect("run-mcp-cli.mjs", ["--backend", "local"]);
-    try {
-      const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(defaultTools().map((tool) => tool.name));
-      expect(client.getServerVersion()).toMatchObject({ name: "shellwright" });
-      expect(client.getInstructions()).toMatch(/persistent bash session/);
-    } finally {
-      await client.close();
-    }
-  });
-
-  it("refuses an unknown backend with a usage error that names it", async () => {
-    const { execFileSync } = await import("node:child_process");
-    let failure: { status: number; stderr: string } | undefined;
-    try {
-      execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--backend", "cloud9"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    } catch (error) {
-      failure = error as { status: number; stderr: string };
-    }
-    expect(failure?.status).toBe(2);
-    expect(failure?.stderr).toMatch(/unknown backend "cloud9"; available: local/);
   });
 });
