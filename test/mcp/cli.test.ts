@@ -4,11 +4,12 @@
  * terminal command cancelled, its progress seen.
  */
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultTools } from "../../src/agents/registry.js";
@@ -114,5 +115,40 @@ describe("shellwright mcp (the CLI entry, real tools)", () => {
     }
     expect(failure?.status).toBe(2);
     expect(failure?.stderr).toMatch(/unknown backend "cloud9"; available: local/);
+  });
+
+  it("serves HTTP with --http, the token from the environment, until SIGTERM", async () => {
+    const token = "t".repeat(20) + Date.now();
+    const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0"], {
+      env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: token },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    let stderr = "";
+    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+    await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
+    const url = /MCP server on (\S+)/.exec(stderr)![1]!;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const http = new Client({ name: "cli-http", version: "0" });
+    await http.connect(transport);
+    expect((await http.listTools()).tools.map((tool) => tool.name)).toContain("terminal");
+    expect((await call(http, "terminal", { command: "echo over http" })).structuredContent).toMatchObject({ output: "over http\n" });
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await http.close();
+  });
+
+  it("refuses --http without a token, and HTTP flags without --http", () => {
+    const run = (args: string[]): { status: number; stderr: string } => {
+      try {
+        execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: "" } });
+        return { status: 0, stderr: "" };
+      } catch (error) {
+        return error as { status: number; stderr: string };
+      }
+    };
+    expect(run(["--http"])).toMatchObject({ status: 2, stderr: expect.stringMatching(/token is required/) });
+    expect(run(["--port", "9000"])).toMatchObject({ status: 2, stderr: expect.stringMatching(/--port needs --http/) });
   });
 });
