@@ -87,7 +87,7 @@ export function createSandboxSession(session: Session, options: SandboxAdapterOp
     }
     const command = commandPlan(spawnOptions, "spawn");
     return spawnProcess(session, base, command, spawnOptions.abortSignal);
-    // The stdin: true overload always rejects above, so no writable process is ever returned.
+    // The cast: the stdin: true overload always rejects above, so no writable process is ever returned.
   }) as unknown as Experimental_SandboxSession["spawn"];
 
   return {
