@@ -2,14 +2,16 @@
 // bare `execute('true')` in the same session, measured in the same run and
 // interleaved, so machine noise hits every case alike. After `npm run build`:
 //   node bench/process-poll.mjs [iterations]
-// SHELLWRIGHT_BENCH_BACKEND=docker (etc.) measures another backend.
+// Another backend: SHELLWRIGHT_BENCH_CONFIG='{"backend":"docker","image":"shellwright-test:bookworm"}'
+// (the createEnvironment config, as JSON).
 import { createEnvironment } from "../dist/index.js";
 import { callTool } from "../dist/tools/index.js";
 
 const iterations = Number(process.argv[2] ?? 200);
-const backend = process.env.SHELLWRIGHT_BENCH_BACKEND ?? "local";
+const config = JSON.parse(process.env.SHELLWRIGHT_BENCH_CONFIG ?? '{"backend":"local"}');
+const backend = config.backend ?? "local";
 
-const session = await createEnvironment({ backend });
+const session = await createEnvironment(config);
 const idle = await callTool("terminal", { command: "sleep 600", background: true }, { session });
 const chatty = await callTool("terminal", { command: "while :; do echo line $RANDOM; sleep 0.005; done", background: true }, { session });
 
