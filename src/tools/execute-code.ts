@@ -60,11 +60,14 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       `Limits: ${Math.round(timeoutMs / 1000)} s, ${maxToolCalls} tool calls per script; output (stdout and stderr) keeps its head and tail when long. ` +
       "The script runs in the terminal's current directory and does not change it. Print what you need: only the output comes back.",
     inputSchema: schema,
-    async handler({ code }, { session, signal, onOutput }): Promise<ToolResult> {
+    async handler({ code }, context): Promise<ToolResult> {
+      const { session, signal, onOutput } = context;
       const started = performance.now();
       const seconds = (): number => Math.round((performance.now() - started) / 10) / 100;
       if (code.trim() === "") return { error: "No code provided." };
 
+      const interrupted = (): ToolResult => ({ status: "interrupted", output: "", tool_calls_made: 0, duration_seconds: seconds() });
+      if (signal?.aborted) return interrupted();
       const setup = await runOnBackend(
         session,
         [
@@ -75,7 +78,11 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
           `printf 'dir %s\\n' "$__sw_d"`,
         ].join("\n"),
         { stdin: JSON.stringify({ library, script: code }), cwd: "/", signal },
-      );
+      ).catch((error: unknown) => {
+        if (signal?.aborted) return undefined;
+        throw error;
+      });
+      if (setup === undefined) return interrupted();
       const { fields, lines } = parseFramed(setup.stdout);
       if (lines[0] === "python missing") {
         return {
@@ -142,7 +149,8 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
         if (number > maxToolCalls) return { error: `Tool call limit reached (${maxToolCalls}). No more tool calls allowed in this execution.` };
         const tool = typeof request.tool === "string" ? byName.get(request.tool) : undefined;
         if (!tool) return { error: `Tool '${String(request.tool)}' is not available in execute_code. Available: ${names}` };
-        return runTool(tool, request.args ?? {}, { session, ...(signal === undefined ? {} : { signal }) });
+        // The caller's whole context (limits, hooks) applies to the script's calls too.
+        return runTool(tool, request.args ?? {}, context);
       }
     },
   });

@@ -111,12 +111,15 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
         `if [ ! -e "$__sw_p" ]; then echo 'kind missing'; __sw_d=$(dirname -- "$__sw_p"); echo --; [ -d "$__sw_d" ] && ls -1A -- "$__sw_d" 2>/dev/null | head -n 2000; exit 0; fi`,
         `if [ ! -f "$__sw_p" ]; then echo 'kind special'; exit 0; fi`,
         `if [ ! -r "$__sw_p" ]; then echo 'kind unreadable'; exit 0; fi`,
-        `__sw_n=$(wc -c < "$__sw_p") || exit 1; __sw_l=$(wc -l < "$__sw_p") || exit 1`,
-        // A last line without a newline is a line too.
-        `[ "$__sw_n" -gt 0 ] && [ "$(tail -c 1 "$__sw_p" | wc -l)" -eq 0 ] && __sw_l=$((__sw_l + 1))`,
+        `__sw_wc=$(wc -lc < "$__sw_p") || exit 1; builtin set -- $__sw_wc; __sw_l=$1 __sw_n=$2`,
+        // A last line without a newline is a line too (NUL bytes dropped by $(…) do not matter: such a file is binary).
+        `if [ "$__sw_n" -gt 0 ]; then { __sw_last=$(tail -c 1 "$__sw_p"); } 2>/dev/null; [ -n "$__sw_last" ] && __sw_l=$((__sw_l + 1)); fi`,
         `printf 'kind file\\nsize %s\\nlines %s\\n--\\n' $__sw_n $__sw_l`,
         `head -c ${SAMPLE_BYTES} "$__sw_p"`,
-        isImage ? "" : `sed -n '${offset},${end}p;${end}q' "$__sw_p" | cut -b 1-${MAX_LINE_CHARS * 4} | head -c ${pageCap + 1}`,
+        // One awk for the page: lines from offset to end, each cut to 4 bytes per shown character, the whole capped.
+        isImage
+          ? ""
+          : `LC_ALL=C awk -v a=${offset} -v b=${end} -v w=${MAX_LINE_CHARS * 4} -v cap=${pageCap} 'NR >= a { s = substr($0, 1, w); t += length(s) + 1; print s; if (t > cap) exit } NR >= b { exit }' "$__sw_p"`,
       ].join("\n");
       const result = await runOnBackend(session, producer, { signal });
       if (result.exitCode !== 0) return { error: `Could not read '${path}': ${result.stderr.trim() || `exit code ${result.exitCode}`}` };

@@ -70,7 +70,11 @@ function buildPlan(input: Input): Plan {
   const glob = input.file_glob === undefined ? "" : shellQuote(input.file_glob);
   const rgGlobs = glob ? ` --glob ${glob}${hidden(input.file_glob) ? " --hidden" : ` --glob '!.*'`}` : "";
   const rgBase = `rg --color=never --sort=path --no-heading --with-filename --line-number --null${rgGlobs}`;
-  const grep = (flags: string): string => `grep -rHIZE${flags} --exclude-dir='.[!.]*'${glob ? ` --include=${glob}` : ""}`;
+  // GNU grep applies --exclude-dir to the directory named on the command line too: searching inside ~/.config must work.
+  const hiddenRoot = /(^|\/)\.[^./][^/]*\/?$/.test(input.path);
+  const skipHidden = hidden(input.file_glob) ? "" : `${hiddenRoot ? "" : ` --exclude-dir='.[!.]*'`} --exclude='.*'`;
+  // --include before --exclude: GNU grep includes a file that matches neither only when the first of them is --include.
+  const grep = (flags: string): string => `grep -rHIZE${flags}${glob ? ` --include=${glob}` : ""}${skipHidden}`;
   const grepBase = grep("");
   if (input.output_mode === "files_only") {
     return { rg: `${rgBase} -l -e ${pattern} -- ${path} | tr '\\0' '\\n'`, fallback: `${grepBase} -l -e ${pattern} -- ${path} | tr '\\0' '\\n' | LC_ALL=C sort`, fallbackName: "grep", paging: "lines" };

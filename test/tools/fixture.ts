@@ -8,8 +8,13 @@ import type { Environment } from "../../src/index.js";
 import type { ToolDefinition, ToolResult } from "../../src/tools/tool.js";
 import { runTool } from "../../src/tools/tool.js";
 import { compatBackends } from "../compat/backends.js";
+import { createRemoteLikeSession } from "./remote-like.js";
 
-export const toolBackends = compatBackends;
+/** Every compat backend, plus the local one posing as a remote (see remote-like.ts). */
+export const toolBackends: ReadonlyArray<{ name: string; enabled: boolean; create: () => Promise<Environment> }> = [
+  ...compatBackends.map((backend) => ({ name: backend.name, enabled: backend.enabled, create: () => backend.create() })),
+  { name: "local-as-remote", enabled: true, create: createRemoteLikeSession },
+];
 
 export interface ToolFixture {
   session: Environment;
@@ -22,7 +27,7 @@ export interface ToolFixture {
   rawBytes(path: string): Promise<Buffer>;
 }
 
-export function useToolFixture(create: (typeof compatBackends)[number]["create"]): ToolFixture {
+export function useToolFixture(create: () => Promise<Environment>): ToolFixture {
   const fixture = {} as ToolFixture;
   beforeAll(async () => {
     const session = await create();

@@ -20,6 +20,7 @@ for (const backend of toolBackends) {
             `printf 'one\\ntwo\\nhello three\\nfour\\nfive\\n' > src/deep/b.ts`,
             `printf 'hello docs\\n' > docs/readme.md`,
             `printf 'hello hidden\\n' > .git/config`,
+            `printf 'hello dotfile\\n' > src/.env`,
             `for i in $(seq 1 120); do echo "needle $i"; done > docs/many.txt`,
             `cd /`,
           ].join(" && "),
@@ -85,6 +86,8 @@ for (const backend of toolBackends) {
         // A glob that names dot files finds them.
         expect((await search({ pattern: ".git/*", target: "files", path: root })).files).toEqual([`${root}/.git/config`]);
         expect((await search({ pattern: "hello", path: root, file_glob: "*" })).total_count).toBe(4);
+        // Searching inside a hidden directory named on purpose works.
+        expect((await search({ pattern: "hello", path: `${root}/.git` })).matches).toEqual([{ path: `${root}/.git/config`, line: 1, content: "hello hidden" }]);
       });
 
       it("reports no matches, a missing path and a bad pattern", async () => {
