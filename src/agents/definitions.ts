@@ -5,11 +5,10 @@
 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown } from "../core/options.js";
-import type { Session } from "../core/session.js";
 import { toolSettings, type ToolSettingsInput } from "../tools/settings.js";
 import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/tool.js";
 import { callTool } from "./registry.js";
-import { findTool, toolList, unknownToolMessage } from "./tool-list.js";
+import { findTool, toolList, unknownToolMessage, type ToolSession } from "./tool-list.js";
 
 export const TOOL_FORMATS = ["openai", "anthropic", "json-schema"] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
@@ -103,7 +102,7 @@ export interface HandleToolCallOptions {
  * for the model's mistakes: an unknown tool, bad JSON or bad arguments come
  * back as `{error}` that tells the model what to do.
  */
-export async function handleToolCall(session: Session, name: string, args: unknown, options: HandleToolCallOptions = {}): Promise<ToolResult> {
+export async function handleToolCall(session: ToolSession, name: string, args: unknown, options: HandleToolCallOptions = {}): Promise<ToolResult> {
   const raw = plainObject("options", options);
   rejectUnknown("handleToolCall", raw, ["tools", "signal", "onOutput", "settings", "callId"]);
   const tools = toolList(options.tools);

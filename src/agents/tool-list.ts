@@ -2,8 +2,11 @@
 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe } from "../core/options.js";
-import type { ToolDefinition } from "../tools/tool.js";
+import type { ToolContext, ToolDefinition } from "../tools/tool.js";
 import { defaultTools } from "./registry.js";
+
+/** What the tools run on: a Session, or any environment of its shape. */
+export type ToolSession = ToolContext["session"];
 
 /** Tool names every provider accepts (OpenAI's and Anthropic's rules agree on this). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -10,10 +10,9 @@
 
 import { jsonSchema, tool, type ToolSet } from "ai";
 import { plainObject, rejectUnknown } from "../core/options.js";
-import type { Session } from "../core/session.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
 import { callTool } from "../agents/registry.js";
-import { toolList } from "../agents/tool-list.js";
+import { toolList, type ToolSession } from "../agents/tool-list.js";
 import { toolSettings, type ToolSettingsInput } from "../tools/settings.js";
 import type { ToolDefinition, ToolResult } from "../tools/tool.js";
 
@@ -24,7 +23,7 @@ export interface ShellwrightToolsOptions {
   settings?: ToolSettingsInput;
 }
 
-export function shellwrightTools(session: Session, options: ShellwrightToolsOptions = {}): ToolSet {
+export function shellwrightTools(session: ToolSession, options: ShellwrightToolsOptions = {}): ToolSet {
   rejectUnknown("shellwrightTools", plainObject("options", options), ["tools", "settings"]);
   const settings = toolSettings(options.settings);
   const set: ToolSet = {};

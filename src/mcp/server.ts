@@ -17,17 +17,16 @@ import type { Transport as McpTransport } from "@modelcontextprotocol/sdk/shared
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveNumber, rejectUnknown } from "../core/options.js";
-import type { Session } from "../core/session.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
 import { callTool } from "../agents/registry.js";
-import { findTool, toolList, unknownToolMessage } from "../agents/tool-list.js";
+import { findTool, toolList, unknownToolMessage, type ToolSession } from "../agents/tool-list.js";
 import { toolSettings, type ToolSettingsInput } from "../tools/settings.js";
 import type { ToolDefinition, ToolResult } from "../tools/tool.js";
 import { ProgressReporter } from "./progress.js";
 
 export interface McpServerOptions {
   /** Opens the session the tools run in; called at the first tool call, again only if it failed. */
-  createSession: () => Promise<Session>;
+  createSession: () => Promise<ToolSession>;
   /** @default the Shellwright tools */
   tools?: readonly ToolDefinition[];
   /** Shown to the client (and often to the model) as the server's instructions. */
@@ -71,8 +70,8 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
     { capabilities: { tools: { listChanged: false } }, instructions: options.instructions ?? DEFAULT_INSTRUCTIONS },
   );
 
-  let opening: Promise<Session> | undefined;
-  const session = (): Promise<Session> => {
+  let opening: Promise<ToolSession> | undefined;
+  const session = (): Promise<ToolSession> => {
     opening ??= options.createSession().catch((error: unknown) => {
       opening = undefined;
       throw error;
@@ -85,7 +84,7 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = findTool(tools, request.params.name);
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(tools, request.params.name));
-    let shell: Session;
+    let shell: ToolSession;
     try {
       shell = await session();
     } catch (error) {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultTools } from "../../src/agents/registry.js";
 import { handleToolCall, toolDefinitions } from "../../src/agents/definitions.js";
-import { createEnvironment, InvalidOptionError, type Session } from "../../src/index.js";
+import { createEnvironment, InvalidOptionError, type Environment } from "../../src/index.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { repeatTool, testTools } from "../fixtures/agent-tools.mjs";
 
@@ -48,7 +48,7 @@ describe("toolDefinitions", () => {
 });
 
 describe("handleToolCall", () => {
-  let session: Session;
+  let session: Environment;
   beforeAll(async () => {
     session = await createEnvironment();
   });

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Experimental_SandboxSession } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandboxSession } from "../../src/ai/sandbox.js";
-import { createEnvironment, InvalidOptionError, type Session } from "../../src/index.js";
+import { createEnvironment, InvalidOptionError, type Environment } from "../../src/index.js";
 import { alive, eventually } from "../helpers/processes.js";
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8");
@@ -35,7 +35,7 @@ async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, expect
 
 describe("createSandboxSession", () => {
   let scratch: string;
-  let session: Session;
+  let session: Environment;
   let sandbox: Experimental_SandboxSession;
 
   beforeAll(async () => {

@@ -8,7 +8,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandboxSession, shellwrightTools } from "../../src/ai/index.js";
 import { toolDefinitions } from "../../src/agents/definitions.js";
-import { createEnvironment, type Session } from "../../src/index.js";
+import { createEnvironment, type Environment } from "../../src/index.js";
 import { testTools } from "../fixtures/agent-tools.mjs";
 
 const usage = {
@@ -32,7 +32,7 @@ function scriptedModel(calls: { toolName: string; input: unknown }[]): MockLangu
 }
 
 describe("shellwrightTools", () => {
-  let session: Session;
+  let session: Environment;
   let tools: ToolSet;
   beforeAll(async () => {
     session = await createEnvironment();
