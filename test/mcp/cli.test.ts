@@ -20,10 +20,12 @@ import { call, connect, fixture } from "./helpers.js";
 
 const example = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../examples/${name}`, import.meta.url), "utf8"));
 
-/** examples/matrix.json, with the file-tool steps it still skips taken from examples/matrix-files.json. */
+/** examples/matrix.json; file-tool steps it still skips come from examples/matrix-files.json (until the two are one). */
 function matrixSteps(): PlanStep[] {
+  const steps = parsePlan(example("matrix.json")).steps;
+  if (steps.every((step) => step.skip === undefined)) return steps;
   const fileSteps = parsePlan(example("matrix-files.json")).steps;
-  return parsePlan(example("matrix.json")).steps.map((step) => {
+  return steps.map((step) => {
     if (step.skip === undefined) return step;
     const number = String(step.name).split(" ")[0];
     const replacement = fileSteps.find((candidate) => String(candidate.name).split(" ")[0] === number);
