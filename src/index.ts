@@ -32,3 +32,12 @@ export { startGateway } from "./gateway/server.js";
 export type { Gateway, GatewayOptions } from "./gateway/server.js";
 export { FileSync, normalizeSyncConfig } from "./sync/index.js";
 export type { DirectoryMirror, FileSyncOptions, FileUpload, SyncConfig, SyncDirectorySpec, SyncFileSpec, SyncReport, SyncTransfer, TreeEntry } from "./sync/index.js";
+export { handleToolCall, toolDefinitions, TOOL_FORMATS } from "./agents/definitions.js";
+export type {
+  AnthropicToolDefinition,
+  HandleToolCallOptions,
+  JsonSchemaToolDefinition,
+  OpenAIToolDefinition,
+  ToolDefinitionsOptions,
+  ToolFormat,
+} from "./agents/definitions.js";

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { isShellwrightError } from "../core/errors.js";
 import { UsageError } from "./args.js";
 import { main as exec } from "./exec.js";
+import { main as mcp } from "./mcp.js";
 import { main as runPlan } from "./run.js";
 import { main as serve } from "./serve.js";
 import { close, list } from "./sessions.js";
@@ -13,6 +14,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   exec,
   run: runPlan,
   serve,
+  mcp,
   sessions: list,
   close,
 };
@@ -26,6 +28,8 @@ commands:
                       play a plan of tool calls in one session, one JSON line per call
   serve [--port N] [--backend NAME] …
                       serve sessions over HTTP (token required; see docs/gateway.md)
+  mcp [--backend NAME] [--http …]
+                      serve the tools over the Model Context Protocol (stdio; see docs/agents.md)
   sessions [--json]   list named sessions
   close NAME          end a named session and remove its state
 `;

@@ -61,7 +61,7 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       "The script runs in the terminal's current directory and does not change it. Print what you need: only the output comes back.",
     inputSchema: schema,
     async handler({ code }, context): Promise<ToolResult> {
-      const { session, signal } = context;
+      const { session, signal, onOutput } = context;
       const started = performance.now();
       const seconds = (): number => Math.round((performance.now() - started) / 10) / 100;
       if (code.trim() === "") return { error: "No code provided." };
@@ -101,7 +101,7 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       const mainSignal = signal === undefined ? stopMain.signal : AbortSignal.any([signal, stopMain.signal]);
       const main = session.execute(
         `SHELLWRIGHT_RPC_DIR=${q} PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONUTF8=1 ${shellQuote(python)} -c ${shellQuote(BOOTSTRAP_SOURCE)} ${q}; __sw_rc=$?; rm -rf ${q}; (exit $__sw_rc)`,
-        { isolated: true, timeoutMs, signal: mainSignal },
+        { isolated: true, timeoutMs, signal: mainSignal, ...(onOutput === undefined ? {} : { onOutput }) },
       );
       const rpc = new RpcPump(session, dir, timeoutMs + PUMP_SLACK_MS, signal);
       let calls = 0;

@@ -42,9 +42,14 @@ export async function callTool(name: string, args: unknown, context: ToolContext
   if (tool === undefined) {
     return { error: `Unknown tool ${JSON.stringify(name)}; available tools: ${TOOLS.map((t) => t.name).join(", ")}.` };
   }
+  return callToolDefinition(tool, args, context);
+}
+
+/** Runs one tool definition (of the registry or not), then layer 2 of result persistence. Never throws. */
+export async function callToolDefinition(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
   const result = await runTool(tool, args, context);
   try {
-    return await persistLargeResult(name, result, {
+    return await persistLargeResult(tool.name, result, {
       session: context.session,
       settings: context.settings ?? DEFAULT_TOOL_SETTINGS,
       ...(context.callId === undefined ? {} : { callId: context.callId }),

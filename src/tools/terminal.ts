@@ -76,7 +76,10 @@ async function runForeground(command: string, cwd: string | undefined, timeout: 
       ...(cwd === undefined ? {} : { cwd }),
       ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
       ...(context.signal ? { signal: context.signal } : {}),
-      onOutput: (text) => capture.push(text),
+      onOutput: (text) => {
+        capture.push(text);
+        context.onOutput?.(text);
+      },
     });
   } catch (error) {
     return { output: "", exit_code: -1, error: `Command execution failed: ${error instanceof Error ? error.message : String(error)}` };

@@ -15,8 +15,13 @@ export type ToolResult = { [key: string]: unknown; error?: string };
 export interface ToolContext {
   /** A Session, or any environment with its shape (a gateway session). */
   session: Environment;
-  /** Aborted when the caller cancels the tool call. */
+  /** Aborted when the caller cancels the tool call; pass it to every `session.execute`. */
   signal?: AbortSignal;
+  /**
+   * Receives the output of the tool's long commands as it arrives (MCP progress
+   * notifications); pass it to `session.execute` as `onOutput`.
+   */
+  onOutput?: (text: string) => void;
   /** Limits and hooks (validated by `toolSettings()`). @default DEFAULT_TOOL_SETTINGS */
   settings?: ToolSettings;
   /** The model's id for this call; names a saved result file. @default random */

@@ -1,0 +1,130 @@
+/**
+ * The tools in each model provider's function-calling shape, and one function
+ * that runs the call a model makes.
+ */
+
+import { InvalidOptionError } from "../core/errors.js";
+import { describe, plainObject, rejectUnknown } from "../core/options.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/settings.js";
+import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/tool.js";
+import { callTool } from "./registry.js";
+import { findTool, toolList, unknownToolMessage, type ToolSession } from "./tool-list.js";
+
+export const TOOL_FORMATS = ["openai", "anthropic", "json-schema"] as const;
+export type ToolFormat = (typeof TOOL_FORMATS)[number];
+
+export type JsonSchemaObject = Record<string, unknown>;
+
+/** OpenAI Chat Completions `tools` entry (also accepted by OpenAI-compatible servers). */
+export interface OpenAIToolDefinition {
+  type: "function";
+  function: { name: string; description: string; parameters: JsonSchemaObject };
+}
+
+/** Anthropic Messages API `tools` entry. */
+export interface AnthropicToolDefinition {
+  name: string;
+  description: string;
+  input_schema: JsonSchemaObject;
+}
+
+/** Provider-neutral: the name, the description and the JSON Schema (draft 2020-12) of the input. */
+export interface JsonSchemaToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+}
+
+export interface ToolDefinitionsOptions<Format extends ToolFormat = ToolFormat> {
+  format: Format;
+  /** @default the Shellwright tools */
+  tools?: readonly ToolDefinition[];
+}
+
+type DefinitionFor<Format extends ToolFormat> = Format extends "openai"
+  ? OpenAIToolDefinition
+  : Format extends "anthropic"
+    ? AnthropicToolDefinition
+    : JsonSchemaToolDefinition;
+
+export function toolDefinitions<Format extends ToolFormat>(options: ToolDefinitionsOptions<Format>): DefinitionFor<Format>[] {
+  const raw = plainObject("options", options);
+  rejectUnknown("toolDefinitions", raw, ["format", "tools"]);
+  const format = raw.format;
+  if (!(TOOL_FORMATS as readonly unknown[]).includes(format)) {
+    throw new InvalidOptionError("format", `format must be one of ${TOOL_FORMATS.join(", ")}, got ${describe(format)}`);
+  }
+  return toolList(options.tools).map((tool) => definition(tool, format as Format));
+}
+
+function definition<Format extends ToolFormat>(tool: ToolDefinition, format: Format): DefinitionFor<Format> {
+  const schema = objectSchema(tool);
+  if (format === "json-schema") return { name: tool.name, description: tool.description, inputSchema: schema } as DefinitionFor<Format>;
+  const parameters = withoutDialect(schema);
+  if (format === "openai") {
+    return { type: "function", function: { name: tool.name, description: tool.description, parameters } } as DefinitionFor<Format>;
+  }
+  return { name: tool.name, description: tool.description, input_schema: parameters } as DefinitionFor<Format>;
+}
+
+/** Every provider wants an object schema at the top: the model's arguments are one JSON object. */
+export function objectSchema(tool: ToolDefinition): JsonSchemaObject {
+  const schema = inputJsonSchema(tool);
+  if (schema.type !== "object") {
+    throw new InvalidOptionError("tools", `tool ${describe(tool.name)} must take an object (a zod z.object schema), its input schema has type ${describe(schema.type)}`);
+  }
+  return schema;
+}
+
+/** The schema body without its `$schema` dialect line, which providers and some MCP clients reject. */
+export function withoutDialect(schema: JsonSchemaObject): JsonSchemaObject {
+  const body = { ...schema };
+  delete body.$schema;
+  return body;
+}
+
+export interface HandleToolCallOptions {
+  /** @default the Shellwright tools */
+  tools?: readonly ToolDefinition[];
+  /** Aborting interrupts the tool's running command (exit code 130). */
+  signal?: AbortSignal;
+  /** The output of the tool's long commands as it arrives. */
+  onOutput?: (text: string) => void;
+  /** Limits and hooks (output limits, the approval hook, result persistence). @default DEFAULT_TOOL_SETTINGS */
+  settings?: ToolSettingsInput;
+  /** The provider's id for this call (OpenAI `tool_call.id`, Anthropic `tool_use.id`); names a saved result file. @default random */
+  callId?: string;
+}
+
+/**
+ * Runs one tool call a model made. `args` may be the parsed object or the
+ * JSON text some providers send (OpenAI's `function.arguments`). Never throws
+ * for the model's mistakes: an unknown tool, bad JSON or bad arguments come
+ * back as `{error}` that tells the model what to do.
+ */
+export async function handleToolCall(session: ToolSession, name: string, args: unknown, options: HandleToolCallOptions = {}): Promise<ToolResult> {
+  const raw = plainObject("options", options);
+  rejectUnknown("handleToolCall", raw, ["tools", "signal", "onOutput", "settings", "callId"]);
+  const tools = toolList(options.tools);
+  const settings = options.settings === undefined ? undefined : toolSettings(options.settings);
+  if (options.callId !== undefined && typeof options.callId !== "string") {
+    throw new InvalidOptionError("callId", `callId must be a string, got ${describe(options.callId)}`);
+  }
+  const tool = findTool(tools, name);
+  if (tool === undefined) return { error: unknownToolMessage(tools, name) };
+  let input = args;
+  if (typeof args === "string") {
+    try {
+      input = args.trim() === "" ? {} : (JSON.parse(args) as unknown);
+    } catch (error) {
+      return { error: `The arguments for ${tool.name} are not valid JSON (${(error as Error).message}). Send one JSON object.` };
+    }
+  }
+  return callTool(tool, input, {
+    session,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+    ...(settings === undefined ? {} : { settings }),
+    ...(options.callId === undefined ? {} : { callId: options.callId }),
+  });
+}

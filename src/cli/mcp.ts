@@ -1,0 +1,94 @@
+/**
+ * `shellwright mcp [--backend NAME] [--cwd DIR] [--config FILE.json]
+ *                  [--http [--host ADDR] [--port N] [--token-file FILE] [--insecure-no-auth]]`
+ *
+ * An MCP server: the Shellwright tools over one session, opened at the first
+ * tool call and closed when the client disconnects. On stdio by default (only
+ * the protocol goes to stdout). With --http, the streamable HTTP transport on
+ * 127.0.0.1 with one session per client; the bearer token comes from
+ * $SHELLWRIGHT_MCP_TOKEN or --token-file, never from the command line.
+ */
+
+import { readFileSync } from "node:fs";
+import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import { serveHttp } from "../mcp/http.js";
+import { serveStdio } from "../mcp/stdio.js";
+import { parseArgs, stringFlag, UsageError } from "./args.js";
+
+export const mcpUsage =
+  "usage: shellwright mcp [--backend NAME] [--cwd DIR] [--config FILE.json] [--http [--host ADDR] [--port N] [--token-file FILE] [--insecure-no-auth]]";
+
+export const TOKEN_ENV = "SHELLWRIGHT_MCP_TOKEN";
+
+export async function main(args: string[]): Promise<number> {
+  const parsed = parseArgs(args, ["backend", "cwd", "config", "host", "port", "token-file"], ["http", "insecure-no-auth"]);
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}; ${mcpUsage}`);
+  const config = environmentConfig(stringFlag(parsed, "config"));
+  const backend = stringFlag(parsed, "backend") ?? (config.backend as string | undefined) ?? "local";
+  if (!(BACKENDS as readonly string[]).includes(backend)) {
+    throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
+  }
+  config.backend = backend as EnvironmentConfig["backend"];
+  const cwd = stringFlag(parsed, "cwd");
+  if (cwd !== undefined) config.cwd = cwd;
+  const createSession = () => createEnvironment(config);
+
+  if (!parsed.flags.has("http")) {
+    for (const flag of ["host", "port", "token-file", "insecure-no-auth"]) {
+      if (parsed.flags.has(flag)) throw new UsageError(`--${flag} needs --http`);
+    }
+    await serveStdio({ createSession });
+    return 0;
+  }
+
+  const port = Number(stringFlag(parsed, "port") ?? "8808");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${JSON.stringify(stringFlag(parsed, "port"))}`);
+  const token = readToken(stringFlag(parsed, "token-file"));
+  const server = await serveHttp({
+    createSession,
+    host: stringFlag(parsed, "host") ?? "127.0.0.1",
+    port,
+    ...(token === undefined ? {} : { token }),
+    insecureNoAuth: parsed.flags.has("insecure-no-auth"),
+  });
+  process.stderr.write(`shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await server.close();
+  return 0;
+}
+
+function readToken(file: string | undefined): string | undefined {
+  if (file !== undefined) {
+    try {
+      return readFileSync(file, "utf8").trim();
+    } catch (error) {
+      throw new UsageError(`--token-file ${JSON.stringify(file)} cannot be read: ${(error as Error).message}`);
+    }
+  }
+  const fromEnv = process.env[TOKEN_ENV];
+  return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv.trim();
+}
+
+/** The environment config from a JSON file (options a backend needs beyond the flags: image, host, …). */
+function environmentConfig(path: string | undefined): EnvironmentConfig {
+  if (path === undefined) return {};
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`--config ${JSON.stringify(path)} cannot be read: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--config ${JSON.stringify(path)} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`--config ${JSON.stringify(path)} must hold one JSON object (the environment config), got ${Array.isArray(value) ? "an array" : typeof value}`);
+  }
+  return value as EnvironmentConfig;
+}

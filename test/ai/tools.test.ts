@@ -1,0 +1,91 @@
+/**
+ * The tools in the AI SDK's tool() shape, run by the AI SDK's own agent loop
+ * (generateText with its mock model) over a real local session.
+ */
+
+import { generateText, isStepCount, type ToolSet } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSandboxSession, shellwrightTools } from "../../src/ai/index.js";
+import { toolDefinitions } from "../../src/agents/definitions.js";
+import { createEnvironment, type Environment } from "../../src/index.js";
+import { testTools } from "../fixtures/agent-tools.mjs";
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+/** A model that makes the given tool calls, one step each, then answers "done". */
+function scriptedModel(calls: { toolName: string; input: unknown }[]): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doGenerate: [
+      ...calls.map((call, index) => ({
+        content: [{ type: "tool-call" as const, toolCallId: `call-${index}`, toolName: call.toolName, input: JSON.stringify(call.input) }],
+        finishReason: { unified: "tool-calls" as const, raw: undefined },
+        usage,
+        warnings: [],
+      })),
+      { content: [{ type: "text" as const, text: "done" }], finishReason: { unified: "stop" as const, raw: undefined }, usage, warnings: [] },
+    ],
+  });
+}
+
+describe("shellwrightTools", () => {
+  let session: Environment;
+  let tools: ToolSet;
+  beforeAll(async () => {
+    session = await createEnvironment();
+    tools = shellwrightTools(session, { tools: testTools });
+  });
+  afterAll(async () => {
+    await session.close();
+  });
+
+  it("offers each tool with the same schema the other doors show", () => {
+    expect(Object.keys(tools)).toEqual(["run", "repeat", "broken"]);
+    for (const definition of toolDefinitions({ format: "anthropic", tools: testTools })) {
+      const aiTool = tools[definition.name]!;
+      expect(aiTool.description).toBe(definition.description);
+      expect((aiTool.inputSchema as { jsonSchema: unknown }).jsonSchema).toEqual(definition.input_schema);
+    }
+  });
+
+  it("runs in generateText's loop: results, failures and session state reach the model", async () => {
+    const model = scriptedModel([
+      { toolName: "run", input: { command: "export AI_LOOP=yes; echo first" } },
+      { toolName: "run", input: { command: "echo $AI_LOOP" } },
+      { toolName: "broken", input: {} },
+      { toolName: "repeat", input: { text: "x", times: 99 } },
+    ]);
+    const result = await generateText({ model, tools, prompt: "go", stopWhen: isStepCount(10) });
+    expect(result.text).toBe("done");
+    const outputs = result.steps.flatMap((step) => step.toolResults.map((toolResult) => toolResult.output));
+    expect(outputs[0]).toMatchObject({ output: "first\n", exit_code: 0 });
+    expect(outputs[1]).toMatchObject({ output: "yes\n", exit_code: 0 });
+    expect(outputs[2]).toEqual({ error: "broken failed: the disk is on fire" });
+    expect((outputs[3] as { error: string }).error).toMatch(/^Invalid arguments for repeat: times:/);
+    // The model's last prompt carries the tool results it is answering.
+    const lastPrompt = model.doGenerateCalls.at(-1)!.prompt;
+    const sent = lastPrompt.flatMap((message) => (message.role === "tool" ? message.content : [])).map((part) => (part as { output: unknown }).output);
+    expect(sent).toContainEqual({ type: "json", value: expect.objectContaining({ output: "yes\n" }) });
+    expect(sent).toContainEqual({ type: "json", value: { error: "broken failed: the disk is on fire" } });
+  });
+
+  it("interrupts the command when the AI SDK aborts the call", async () => {
+    const controller = new AbortController();
+    const execute = tools.run!.execute!;
+    const pending = execute({ command: "echo started; sleep 300" }, { toolCallId: "c1", messages: [], abortSignal: controller.signal, context: {} });
+    setTimeout(() => controller.abort(), 200);
+    expect(await pending).toMatchObject({ exit_code: 130, interrupted: true });
+  });
+
+  it("works beside the sandbox adapter on the same session", async () => {
+    const sandbox = createSandboxSession(session);
+    const model = scriptedModel([{ toolName: "run", input: { command: "cat shared-note.txt" } }]);
+    await sandbox.writeTextFile({ path: "shared-note.txt", content: "written by the sandbox\n" });
+    const result = await generateText({ model, tools, prompt: "read it", stopWhen: isStepCount(3), experimental_sandbox: sandbox });
+    expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ output: "written by the sandbox\n" });
+    expect(await sandbox.deleteFile({ path: "shared-note.txt" })).toBe(true);
+  });
+});
