@@ -92,7 +92,8 @@ function epilogue(plan: ScriptPlan, options: { filterPrivateFunctions: boolean; 
     if (plan.renameInScript) lines.push(`command mv -f ${snap} ${shellQuote(plan.paths.snapshot)}`);
   }
   if (options.reportCwd === false) lines.push("__sw_cwd=");
-  else lines.push('builtin cd -P . 2>/dev/null', '[[ $PWD == "$__sw_start" ]] && __sw_cwd= || __sw_cwd=$PWD');
+  // A deleted cwd is no news to report (bash may even claim "<dir>/." for it).
+  else lines.push('builtin cd -P . 2>/dev/null && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_cwd=$PWD || __sw_cwd=');
   if (plan.writeCwdFile) {
     const cwdTmp = shellQuote(pending.cwdFile);
     let write = `[[ -n $__sw_cwd ]] && builtin printf %s "$__sw_cwd" > ${cwdTmp}`;
@@ -135,6 +136,8 @@ export interface CommandPlan extends ScriptPlan {
   stdinOnPipe: boolean;
   /** Print the wrapper's PID first, for backends that kill the tree remotely. */
   reportPid: boolean;
+  /** True when `cwd` is the session's own (no per-call cwd): a deleted one falls back to its nearest ancestor. */
+  sessionCwd?: boolean;
   /** Leave the session's env and cwd as they are: no snapshot dump, no cwd change reported. */
   isolated?: boolean;
 }
@@ -149,12 +152,30 @@ export function buildCommandScript(plan: CommandPlan): string {
     );
   }
   lines.push(
-    `builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`,
-    "__sw_start=$PWD",
+    ...enterCwd(plan),
     `builtin trap ${shellQuote(`__sw_ec=$?\n${epilogue(plan, { filterPrivateFunctions: false, dumpSnapshot: plan.snapshotReady && plan.isolated !== true, reportCwd: plan.isolated !== true })}\nbuiltin exit $__sw_ec`)} EXIT`,
     `eval ${shellQuote(plan.command)}${stdinRedirect(plan)}`,
   );
   return lines.join("\n");
+}
+
+/**
+ * `cd` to the command's cwd; 126 when it cannot be entered. When the session's
+ * own directory was deleted (by this agent or anyone), it would otherwise be
+ * 126 forever, even for `cd /tmp`: the command then runs in the nearest
+ * ancestor that exists, says so, and the session moves there.
+ */
+function enterCwd(plan: CommandPlan): string[] {
+  const cd = `builtin cd -P -- ${quoteCwd(plan.cwd)}`;
+  if (!plan.sessionCwd || !plan.cwd.startsWith("/")) return [`${cd} || builtin exit 126`, "__sw_start=$PWD"];
+  return [
+    `if ${cd} 2>/dev/null; then __sw_start=$PWD; else`,
+    `  __sw_d=${shellQuote(plan.cwd)}`,
+    '  until builtin cd -P -- "${__sw_d:-/}" 2>/dev/null; do [[ -z $__sw_d ]] && builtin exit 126; __sw_d=${__sw_d%/*}; done',
+    `  builtin echo "shellwright: the session's directory ${plan.cwd.replaceAll(/[\\"$`]/g, "\\$&")} no longer exists; running in $PWD" >&2`,
+    "  __sw_start=",
+    "fi",
+  ];
 }
 
 function stdinRedirect(plan: CommandPlan): string {

@@ -179,6 +179,7 @@ export class Session implements Environment {
       ...this.#plan(callId),
       command,
       cwd: cwd ?? this.#cwd,
+      sessionCwd: cwd === undefined,
       snapshotReady: ready,
       stdinOnPipe: stdinBytes !== undefined && embedded === undefined,
       reportPid: this.#transport.needsRemotePid === true,

@@ -212,6 +212,22 @@ for (const backend of compatBackends) {
         });
       }
 
+      it("moves to the nearest existing ancestor when the session's directory is deleted", async () => {
+        await run(`mkdir -p ${scratch}/doomed/deeper && cd ${scratch}/doomed/deeper`);
+        await run(`rm -rf ${scratch}/doomed`);
+        const first = await run("pwd");
+        expect(first.exitCode).toBe(0);
+        expect(first.output).toBe(`shellwright: the session's directory ${scratch}/doomed/deeper no longer exists; running in ${scratch}\n${scratch}\n`);
+        expect(first.cwd).toBe(scratch);
+        expect((await run("pwd")).output).toBe(`${scratch}\n`);
+        await run(`mkdir -p ${scratch}/doomed2 && cd ${scratch}/doomed2`);
+        await run(`rm -rf ${scratch}/doomed2`);
+        const moved = await run("cd / && pwd");
+        expect(moved).toMatchObject({ exitCode: 0, cwd: "/" });
+        expect(moved.output).toContain("no longer exists");
+        expect((await run("pwd")).output).toBe("/\n");
+      });
+
       it("runs a per-call cwd without moving the session", async () => {
         await run("cd /");
         expect((await run("pwd", { cwd: scratch })).output).toBe(`${scratch}\n`);
