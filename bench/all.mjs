@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// `npm run bench`: every benchmark, one after another (they would disturb each
+// other's floors if run at once). Each prints ratios against a floor measured
+// in its own run. Set BENCH=name,name to run a subset.
+import { spawnSync } from "node:child_process";
+
+const benches = [
+  { name: "session", file: "bench/run.mjs" },
+  { name: "process-poll", file: "bench/process-poll.mjs" },
+  { name: "file-tools", file: "bench/file-tools.mjs" },
+  { name: "gateway", file: "bench/gateway.mjs" },
+  { name: "mcp", file: "bench/mcp.mjs" },
+  { name: "ssh", file: "bench/ssh.mjs" },
+];
+const wanted = process.env.BENCH?.split(",");
+let failed = 0;
+for (const bench of benches) {
+  if (wanted && !wanted.includes(bench.name)) continue;
+  console.log(`\n===== ${bench.name} (${bench.file}) =====`);
+  const result = spawnSync(process.execPath, [bench.file], { stdio: "inherit" });
+  if (result.status !== 0) {
+    failed++;
+    console.log(`(${bench.name} exited ${result.status})`);
+  }
+}
+process.exitCode = failed > 0 ? 1 : 0;
