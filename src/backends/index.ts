@@ -16,6 +16,8 @@ import {
 } from "../core/options.js";
 import { Session, type SessionOptions, type SessionState } from "../core/session.js";
 import { LocalTransport } from "./local.js";
+import { DockerTransport } from "./docker.js";
+import { DOCKER_OPTION_KEYS, normalizeDockerOptions, type DockerOptions } from "./docker/options.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -50,10 +52,17 @@ export interface LocalConfig extends CommonConfig {
   bashPath?: string;
 }
 
-export type EnvironmentConfig = LocalConfig;
+/** A long-running container; every command is a `docker exec`. */
+export interface DockerConfig extends CommonConfig, DockerOptions {
+  backend: "docker";
+  /** @default "/root" ("/workspace" with mountCwd) */
+  cwd?: string;
+}
+
+export type EnvironmentConfig = LocalConfig | DockerConfig;
 export type Environment = Session;
 
-export const BACKENDS = ["local"] as const;
+export const BACKENDS = ["local", "docker"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -63,6 +72,11 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   const backend = raw.backend ?? "local";
   if (!(BACKENDS as readonly unknown[]).includes(backend)) {
     throw new InvalidOptionError("backend", `Unknown backend ${describe(backend)}; available: ${BACKENDS.join(", ")}`);
+  }
+  if (backend === "docker") {
+    rejectUnknown("docker backend", raw, [...COMMON_KEYS, ...DOCKER_OPTION_KEYS]);
+    const docker = normalizeDockerOptions(raw);
+    return Session.open(new DockerTransport(docker), sessionOptions(raw as CommonConfig, docker.mountCwd === undefined ? "/root" : "/workspace"));
   }
   rejectUnknown("local backend", raw, [...COMMON_KEYS, "env", "stateDir", "bashPath"]);
   const local = raw as LocalConfig;

@@ -157,7 +157,11 @@ export class Session {
     if (signal?.aborted) {
       return { output: "[Command interrupted]", exitCode: 130, cwd: this.#cwd, timedOut: false, interrupted: true, truncated: false, durationMs: 0 };
     }
-    await this.#transport.beforeExecute?.();
+    if ((await this.#transport.beforeExecute?.()) === "restarted") {
+      this.#snapshotReady = false;
+      this.#cwd = this.#options.cwd;
+      await this.#init();
+    }
 
     const callId = newId();
     const ready = this.#snapshotReady;
@@ -211,7 +215,8 @@ export class Session {
       paths: this.#paths,
       callId,
       renameInScript: this.#transport.files === undefined,
-      writeCwdFile: this.#transport.cwdSource === "file",
+      // Every backend keeps the cwd file (a resumed session reads it there); marker backends just don't read it back.
+      writeCwdFile: true,
     };
   }
 

@@ -5,6 +5,7 @@
  */
 
 import { createEnvironment, type Environment } from "../../src/index.js";
+import { removeDockerContainers } from "../../src/backends/docker/containers.js";
 
 export interface CompatOptions {
   /** HOME for the session's login shell (a profile written there is loaded at init). */
@@ -31,4 +32,37 @@ export const compatBackends: CompatBackend[] = [
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
   },
+  {
+    name: "docker",
+    enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
+    create: (options) => createDockerSession(options),
+  },
 ];
+
+/**
+ * The suite's sessions share a filesystem (a profile written by one is loaded
+ * by the next), so on docker they share one container: kept while any session
+ * is open, removed when the last one closes.
+ */
+const dockerCompat = { name: `shellwright-compat-${process.pid}`, open: 0 };
+
+async function createDockerSession({ home, env, ...rest }: CompatOptions = {}): Promise<Environment> {
+  const session = await createEnvironment({
+    backend: "docker",
+    image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
+    containerName: dockerCompat.name,
+    keepContainer: true,
+    ...rest,
+    env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+  });
+  dockerCompat.open++;
+  const close = session.close.bind(session);
+  let closed = false;
+  session.close = async () => {
+    await close();
+    if (closed) return;
+    closed = true;
+    if (--dockerCompat.open === 0) await removeDockerContainers([dockerCompat.name]);
+  };
+  return session;
+}
