@@ -11,6 +11,7 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../core/errors.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
 import { runDockerCli } from "./docker/cli.js";
@@ -49,6 +50,9 @@ for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 done
 kill -s "$sig" -- "-$root" "\${victims[@]}" 2>/dev/null
 exit 0`;
+
+/** Longer scripts are staged through a file: one argv string may not exceed 128 KiB on Linux. */
+const MAX_INLINE_SCRIPT = 100_000;
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -96,16 +100,7 @@ export class DockerTransport implements Transport {
   }
 
   runBash(script: string, options: RunOptions): ProcessHandle {
-    const bash = options.login ? ["bash", "-l", "-c", script] : ["bash", "-c", script];
-    // cleanEnv: the snapshot is the whole truth about the environment, so the
-    // container's own variables must not come back behind an `unset`.
-    const cmd = options.cleanEnv ? ["env", "-i", ...bash] : bash;
-    const handle = startExec(this.#engine, {
-      containerId: this.#containerId,
-      cmd,
-      env: options.cleanEnv ? undefined : this.#initEnv(),
-      stdin: options.stdin,
-    });
+    const handle = Buffer.byteLength(script) > MAX_INLINE_SCRIPT ? this.#runStaged(script, options) : this.#exec(script, options);
     let checked: Promise<number> | undefined;
     return {
       output: handle.output,
@@ -121,6 +116,55 @@ export class DockerTransport implements Transport {
             throw await this.#explain(error);
           },
         )),
+    };
+  }
+
+  #exec(script: string, options: RunOptions): ProcessHandle {
+    const bash = options.login ? ["bash", "-l", "-c", script] : ["bash", "-c", script];
+    // cleanEnv: the snapshot is the whole truth about the environment, so the
+    // container's own variables must not come back behind an `unset`.
+    const cmd = options.cleanEnv ? ["env", "-i", ...bash] : bash;
+    return startExec(this.#engine, {
+      containerId: this.#containerId,
+      cmd,
+      env: options.cleanEnv ? undefined : this.#initEnv(),
+      stdin: options.stdin,
+    });
+  }
+
+  /** A script too long for one argv string is copied into the container first, then run from there. */
+  #runStaged(script: string, options: RunOptions): ProcessHandle {
+    const file = `${this.tempDir}/shellwright-script-${randomBytes(6).toString("hex")}.sh`;
+    const output = new PassThrough();
+    let current: ProcessHandle | undefined;
+    let killed = false;
+    const exited = (async () => {
+      const upload = startExec(this.#engine, { containerId: this.#containerId, cmd: ["bash", "-c", `umask 077 && cat > ${file}`], stdin: Buffer.from(script) });
+      current = upload;
+      for await (const chunk of upload.output) output.write(chunk);
+      const uploaded = await upload.wait();
+      if (uploaded !== 0 || killed) {
+        output.end();
+        return uploaded === 0 ? 137 : uploaded;
+      }
+      // The same bash runs the script (so $$ is the wrapper's PID), after removing the file.
+      const run = this.#exec(`__sw_script=$(<${file}); rm -f ${file}; eval "$__sw_script"`, options);
+      current = run;
+      void (async () => {
+        for await (const chunk of run.output) output.write(chunk);
+      })()
+        .catch(() => undefined)
+        .finally(() => output.end());
+      return run.wait();
+    })();
+    exited.catch(() => output.end());
+    return {
+      output,
+      wait: () => exited,
+      kill: () => {
+        killed = true;
+        current?.kill();
+      },
     };
   }
 
