@@ -20,14 +20,17 @@ import { startExec } from "./docker/exec.js";
 import { dockerRunArgs, type DockerTransportOptions } from "./docker/options.js";
 
 /**
- * Kills a process group and every descendant of its leader, inside the
- * container. `docker exec` makes the wrapper a session and group leader, so
- * the group catches backgrounded jobs; the walk over /proc also catches a
- * child that moved to a group of its own. The leader goes first: a wrapper
- * that outlived its child would report "Terminated" into the output. Bash
- * builtins only (plus `sleep` while the leader winds down): no procps needed.
+ * Kills the wrapper's process tree inside the container. The wrapper leads a
+ * session of its own (exec.ts runs it under `setsid`), so its process group
+ * catches backgrounded jobs at once; the walk over /proc also catches children
+ * that moved to a group of their own. Without setsid in the image the wrapper
+ * shares the waiter's group: then that group is killed except its leader, the
+ * waiter, which still has to report the exit code. The wrapper goes first: a
+ * wrapper that outlived its child would print "Terminated" into the output.
+ * Bash builtins only (plus `sleep` while the wrapper winds down).
  */
-const KILL_SCRIPT = `sig=$1 root=$2
+const KILL_SCRIPT = `sig=$1 root=$2 group=$2
+{ IFS= read -r line < "/proc/$root/stat"; } 2>/dev/null && read -r _ _ group _ <<< "\${line##*) }"
 declare -A parent
 victims=()
 for stat in /proc/[0-9]*/stat; do
@@ -35,7 +38,7 @@ for stat in /proc/[0-9]*/stat; do
   pid=\${stat#/proc/}; pid=\${pid%/stat}
   read -r _ ppid pgrp _ <<< "\${line##*) }"
   parent[$pid]=$ppid
-  [[ $pgrp == "$root" ]] && victims+=("$pid")
+  [[ $pgrp == "$group" && ( $pid != "$group" || $group == "$root" ) ]] && victims+=("$pid")
 done
 queue=("$root")
 while ((\${#queue[@]})); do
@@ -48,7 +51,8 @@ for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
   [[ \${line##*) } == Z* ]] && break
   sleep 0.01
 done
-kill -s "$sig" -- "-$root" "\${victims[@]}" 2>/dev/null
+[[ $group == "$root" ]] && kill -s "$sig" -- "-$root" 2>/dev/null
+kill -s "$sig" "\${victims[@]}" 2>/dev/null
 exit 0`;
 
 /** Longer scripts are staged through a file: one argv string may not exceed 128 KiB on Linux. */
@@ -127,6 +131,7 @@ export class DockerTransport implements Transport {
     return startExec(this.#engine, {
       containerId: this.#containerId,
       cmd,
+      reportExit: true,
       env: options.cleanEnv ? undefined : this.#initEnv(),
       stdin: options.stdin,
     });

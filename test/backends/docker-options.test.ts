@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createEnvironment, InvalidOptionError } from "../../src/index.js";
 import { dockerRunArgs, normalizeDockerOptions } from "../../src/backends/docker/options.js";
 import { FrameDecoder } from "../../src/backends/docker/engine.js";
+import { ExitLineScanner } from "../../src/backends/docker/exec.js";
 import { ownerAliveHere } from "../../src/backends/docker/containers.js";
 import { hostname } from "node:os";
 
@@ -118,9 +119,29 @@ describe("engine stream frames", () => {
     const wire = Buffer.concat([frame(1, "out1 "), frame(2, "err "), frame(1, ""), frame(1, "out2")]);
     for (let cut = 0; cut <= wire.length; cut++) {
       const decoder = new FrameDecoder();
-      const parts = [...decoder.push(wire.subarray(0, cut)), ...decoder.push(wire.subarray(cut))];
-      expect(Buffer.concat(parts).toString()).toBe("out1 err out2");
+      const frames = [...decoder.push(wire.subarray(0, cut)), ...decoder.push(wire.subarray(cut))];
+      expect(frames.map((f) => `${f.stream}:${f.payload.toString()}`)).toEqual(["1:out1 ", "2:err ", "1:out2"]);
     }
+  });
+});
+
+describe("exit line on stderr", () => {
+  it("finds and strips the exit line across any split, passing other bytes on exactly", () => {
+    const other = Buffer.from([0x62, 0x61, 0x73, 0x68, 0x3a, 0xff, 0x0a, 0x5f, 0x5f]); // "bash:\xff\n__"
+    const wire = Buffer.concat([other, Buffer.from("\n__SHELLWRIGHT_EXIT__42__\n")]);
+    for (let cut = 0; cut <= wire.length; cut++) {
+      const scanner = new ExitLineScanner();
+      const passed = Buffer.concat([scanner.push(wire.subarray(0, cut)), scanner.push(wire.subarray(cut)), scanner.flush()]);
+      expect(scanner.code).toBe(42);
+      expect(passed.equals(other)).toBe(true);
+    }
+  });
+
+  it("gives back a held tail that turned out not to be the exit line", () => {
+    const scanner = new ExitLineScanner();
+    const passed = Buffer.concat([scanner.push(Buffer.from("x\n__SHELLWRIGHT_EX")), scanner.push(Buffer.from("TRA\n")), scanner.flush()]);
+    expect(passed.toString()).toBe("x\n__SHELLWRIGHT_EXTRA\n");
+    expect(scanner.code).toBeUndefined();
   });
 });
 

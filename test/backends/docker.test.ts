@@ -10,6 +10,8 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BackendUnavailableError, createEnvironment, type DockerCall, type DockerConfig, type Environment } from "../../src/index.js";
+import { EngineApi, defaultSocketPath } from "../../src/backends/docker/engine.js";
+import { startExec } from "../../src/backends/docker/exec.js";
 import { listDockerContainers, ownerAliveHere, reapDockerContainers, removeDockerContainers } from "../../src/backends/docker/containers.js";
 
 const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
@@ -74,7 +76,7 @@ describe.skipIf(!enabled)("docker backend (real engine)", () => {
         expect(init!.Env).toEqual(["SW_TEST_FORWARDED=…", "SW_TEST_SET=…"]);
         for (const body of later) {
           expect(body.Env).toBeUndefined();
-          expect(body.Cmd.slice(0, 3)).toEqual(["env", "-i", "bash"]);
+          expect(body.Cmd.slice(3, 7)).toEqual(["shellwright", "env", "-i", "bash"]);
         }
         expect(later.map((b) => b.AttachStdin)).toEqual([false, false, false, true]);
         // No CLI invocation carried a value.
@@ -202,6 +204,39 @@ for k in kids:
       const { env } = await session();
       expect(env.cwd).toBe("/root");
       expect((await env.execute("pwd")).output).toBe("/root\n");
+    });
+  });
+
+  describe("completion", () => {
+    it("learns each exit in-band, never waiting on the engine, even with background jobs holding the stream", async () => {
+      const { env, calls } = await session();
+      calls.length = 0;
+      for (const command of ["sleep 30 &", "sleep 31 & echo started", "echo plain", "exit 3"]) {
+        const result = await env.execute(command, { timeoutMs: 20_000 });
+        expect(result.timedOut).toBe(false);
+      }
+      expect((await env.execute("false")).exitCode).toBe(1);
+      const api = calls.filter((c) => c.via === "api");
+      expect(api.filter((c) => c.path.endsWith("/exec")).length).toBe(5);
+      // The engine's exec inspect (which queues behind a lingering stream for seconds) was never needed.
+      expect(api.filter((c) => /^\/exec\/[^/]+\/json$/.test(c.path))).toEqual([]);
+    });
+
+    it("passes the command's own stderr through beside the exit line, byte for byte", async () => {
+      const { container } = await session();
+      const engine = new EngineApi(defaultSocketPath());
+      try {
+        const handle = startExec(engine, { containerId: container, cmd: ["bash", "-c", "printf 'to-stderr\\377\\n' >&2; echo to-stdout; exit 4"], reportExit: true });
+        const chunks: Buffer[] = [];
+        for await (const chunk of handle.output) chunks.push(Buffer.from(chunk));
+        expect(await handle.wait()).toBe(4);
+        const output = Buffer.concat(chunks);
+        expect(output.includes(Buffer.from("to-stderr\xff\n", "latin1"))).toBe(true);
+        expect(output.toString("latin1")).toContain("to-stdout\n");
+        expect(output.toString("latin1")).not.toContain("SHELLWRIGHT");
+      } finally {
+        engine.close();
+      }
     });
   });
 

@@ -142,22 +142,21 @@ function jsonHeaders(data: string): Record<string, string | number> {
 
 /**
  * Splits the engine's multiplexed stream (8-byte frame headers: stream id,
- * three zero bytes, big-endian payload length) into payloads, in order.
- * stdout and stderr are merged: the wrapper sends everything to stdout anyway.
+ * three zero bytes, big-endian payload length) into frames, in order.
  */
 export class FrameDecoder {
   #pending: Buffer = Buffer.alloc(0);
 
-  push(chunk: Buffer): Buffer[] {
+  push(chunk: Buffer): Array<{ stream: number; payload: Buffer }> {
     let data = this.#pending.length > 0 ? Buffer.concat([this.#pending, chunk]) : chunk;
-    const payloads: Buffer[] = [];
+    const frames: Array<{ stream: number; payload: Buffer }> = [];
     while (data.length >= 8) {
       const size = data.readUInt32BE(4);
       if (data.length < 8 + size) break;
-      if (size > 0) payloads.push(data.subarray(8, 8 + size));
+      if (size > 0) frames.push({ stream: data[0]!, payload: data.subarray(8, 8 + size) });
       data = data.subarray(8 + size);
     }
     this.#pending = data;
-    return payloads;
+    return frames;
   }
 }

@@ -1,11 +1,14 @@
 /**
  * One `docker exec` through the Engine API, as a ProcessHandle.
  *
- * Completion is the process exit, asked of the engine, not the end of the
- * stream: a backgrounded child keeps the stream open (the engine closes it
- * only seconds after the exit). So when output pauses, the exec is inspected
- * once; the wrapper's end marker is its last output, so a command that is done
- * is seen done about IDLE_POLL_MS after it printed the marker.
+ * The engine is slow to tell that an exec exited when a backgrounded child
+ * still holds its output: it waits seconds for the stream to drain, and exit
+ * notices of later execs in the same container queue up behind it (measured:
+ * 2-6 s). So the command runs under a small `sh` that waits for it and
+ * prints its exit code on the exec's stderr stream, which the wrapper itself
+ * never writes to after its first line (`exec 2>&1`). The engine's own exit
+ * code is the fallback when that line never comes (the process or the
+ * container was killed).
  */
 
 import type { Socket } from "node:net";
@@ -16,13 +19,25 @@ import { ApiError, FrameDecoder, type EngineApi } from "./engine.js";
 export interface ExecRequest {
   containerId: string;
   cmd: string[];
+  /** Run cmd under a waiting `sh` that reports its exit code in-band (see above). */
+  reportExit?: boolean;
   /** `NAME=value` entries; sent in the request body over the socket, never on a command line. */
   env?: string[] | undefined;
   stdin?: Uint8Array | undefined;
 }
 
-/** Quiet time after output before the engine is asked whether the process exited. */
-const IDLE_POLL_MS = 100;
+/** The line the waiting `sh` prints on stderr when the command exits. */
+const EXIT_TAG = "\n__SHELLWRIGHT_EXIT__";
+const EXIT_LINE = /\n__SHELLWRIGHT_EXIT__(\d+)__\n/;
+/**
+ * The waiter runs the command in a session of its own when `setsid` exists,
+ * so the command's process group (the unit a timeout kills) excludes the
+ * waiter. The waiter's own stderr is /dev/null (sh reports a child killed by a
+ * signal there); the command gets the real one back in its subshell.
+ */
+const WAITER =
+  `exec 3>&2 2>/dev/null; (exec 2>&3 3>&-; if command -v setsid >/dev/null; then exec setsid "$@"; else exec "$@"; fi); ` +
+  `printf '${EXIT_TAG.replace("\n", "\\n")}%d__\\n' "$?" >&3`;
 /** Exit code reported when the engine has none (the process or its container was killed). */
 const KILLED = 137;
 
@@ -32,7 +47,6 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
   let execId: string | undefined;
   let killed = false;
   let settled = false;
-  let idleTimer: NodeJS.Timeout | undefined;
   let resolveExit!: (code: number) => void;
   let rejectExit!: (error: unknown) => void;
   const exited = new Promise<number>((resolve, reject) => {
@@ -45,7 +59,6 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
   const finish = (code: number): void => {
     if (settled) return;
     settled = true;
-    clearTimeout(idleTimer);
     // A backgrounded child may keep the stream open: let it, without keeping this process alive.
     (socket as Socket | undefined)?.unref?.();
     resolveExit(code);
@@ -53,7 +66,6 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
   const fail = (error: unknown): void => {
     if (settled) return;
     settled = true;
-    clearTimeout(idleTimer);
     output.end();
     rejectExit(error);
   };
@@ -74,13 +86,6 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
       await new Promise((resolve) => setTimeout(resolve, Math.min(10 * 2 ** attempt, 500)));
     }
   };
-  const armIdlePoll = (): void => {
-    clearTimeout(idleTimer);
-    if (settled || killed) return;
-    idleTimer = setTimeout(() => {
-      poll().catch(() => undefined); // the end of the stream decides then
-    }, IDLE_POLL_MS);
-  };
 
   void (async () => {
     const body = {
@@ -88,7 +93,7 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
-      Cmd: request.cmd,
+      Cmd: request.reportExit ? ["sh", "-c", WAITER, "shellwright", ...request.cmd] : request.cmd,
       ...(request.env === undefined || request.env.length === 0 ? {} : { Env: request.env }),
     };
     const created = await engine.request("POST", `/containers/${request.containerId}/exec`, body);
@@ -102,16 +107,25 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
       return;
     }
     const decoder = new FrameDecoder();
+    const exitLine = new ExitLineScanner();
     stream.on("data", (chunk: Buffer) => {
-      for (const payload of decoder.push(chunk)) output.write(payload);
-      armIdlePoll();
+      for (const frame of decoder.push(chunk)) {
+        if (frame.stream !== 2 || !request.reportExit) {
+          output.write(frame.payload);
+          continue;
+        }
+        const text = exitLine.push(frame.payload);
+        if (text.length > 0) output.write(text);
+        if (exitLine.code !== undefined) finish(exitLine.code);
+      }
     });
     stream.on("error", () => undefined); // the end decides
     stream.once("close", () => {
+      const rest = exitLine.flush();
+      if (rest.length > 0) output.write(rest);
       output.end();
       if (!killed) pollUntilExit().catch(fail);
     });
-    armIdlePoll();
     if (request.stdin !== undefined) stream.end(Buffer.from(request.stdin.buffer, request.stdin.byteOffset, request.stdin.length));
   })().catch(fail);
 
@@ -125,4 +139,39 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
       finish(KILLED);
     },
   };
+}
+
+/**
+ * Finds the waiter's exit line in the stderr stream and strips it; anything
+ * else on stderr (bash's own start-up errors) is passed on, byte for byte.
+ * A tail that may be the start of the line is held back until it proves not to be.
+ */
+export class ExitLineScanner {
+  #held: Buffer = Buffer.alloc(0);
+  code: number | undefined;
+
+  push(payload: Buffer): Buffer {
+    if (this.code !== undefined) return payload;
+    const data = this.#held.length > 0 ? Buffer.concat([this.#held, payload]) : payload;
+    this.#held = Buffer.alloc(0);
+    const text = data.toString("latin1"); // one char per byte: indexes match
+    const match = EXIT_LINE.exec(text);
+    if (match) {
+      this.code = Number(match[1]);
+      return Buffer.concat([data.subarray(0, match.index), data.subarray(match.index + match[0].length)]);
+    }
+    const lastNewline = text.lastIndexOf("\n");
+    const tail = lastNewline < 0 ? "" : text.slice(lastNewline);
+    if (tail !== "" && (EXIT_TAG.startsWith(tail) || /^\n__SHELLWRIGHT_EXIT__\d*_{0,2}$/.test(tail))) {
+      this.#held = data.subarray(lastNewline);
+      return data.subarray(0, lastNewline);
+    }
+    return data;
+  }
+
+  flush(): Buffer {
+    const rest = this.#held;
+    this.#held = Buffer.alloc(0);
+    return rest;
+  }
 }
