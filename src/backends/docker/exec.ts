@@ -28,7 +28,7 @@ export interface ExecRequest {
 
 /** The line the waiting `sh` prints on stderr when the command exits. */
 const EXIT_TAG = "\n__SHELLWRIGHT_EXIT__";
-const EXIT_LINE = /\n__SHELLWRIGHT_EXIT__(\d+)__\n/;
+const EXIT_LINE = /\n?__SHELLWRIGHT_EXIT__(\d+)__\n/;
 /**
  * The waiter runs the command in a session of its own when `setsid` exists,
  * so the command's process group (the unit a timeout kills) excludes the
@@ -144,7 +144,9 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
 /**
  * Finds the waiter's exit line in the stderr stream and strips it; anything
  * else on stderr (bash's own start-up errors) is passed on, byte for byte.
- * A tail that may be the start of the line is held back until it proves not to be.
+ * The line is one write of a few bytes, so it normally arrives whole in one
+ * frame; a tail that may be its start ("\n_…") is held back all the same,
+ * but never a lone newline, which would delay ordinary stderr lines.
  */
 export class ExitLineScanner {
   #held: Buffer = Buffer.alloc(0);
@@ -162,7 +164,7 @@ export class ExitLineScanner {
     }
     const lastNewline = text.lastIndexOf("\n");
     const tail = lastNewline < 0 ? "" : text.slice(lastNewline);
-    if (tail !== "" && (EXIT_TAG.startsWith(tail) || /^\n__SHELLWRIGHT_EXIT__\d*_{0,2}$/.test(tail))) {
+    if (tail.length >= 2 && (EXIT_TAG.startsWith(tail) || /^\n__SHELLWRIGHT_EXIT__\d*_{0,2}$/.test(tail))) {
       this.#held = data.subarray(lastNewline);
       return data.subarray(0, lastNewline);
     }
