@@ -200,6 +200,25 @@ for k in kids:
       expect(labels).toMatchObject({ "sw.test": "yes", shellwright: "1", "shellwright.keep": "0" });
     });
 
+    it("runs as the host user with runAsHostUser", async () => {
+      const { env, container } = await session({ runAsHostUser: true });
+      const user = `${process.getuid!()}:${process.getgid!()}`;
+      expect((JSON.parse(docker("inspect", container))[0] as { Config: { User: string } }).Config.User).toBe(user);
+      expect((await env.execute("echo $(id -u):$(id -g)")).output).toBe(`${user}\n`);
+    });
+
+    it("applies a disk limit where the storage driver can, and says why where it cannot", async () => {
+      const backing = docker("info", "--format", "{{json .DriverStatus}}");
+      const result = createEnvironment({ backend: "docker", image, diskMb: 512 });
+      if (/xfs/.test(backing)) {
+        const env = await result;
+        open.push(env);
+        expect((await env.execute("df -m / | tail -1")).output).toMatch(/\s5\d\d\s/);
+      } else {
+        await expect(result).rejects.toThrow(/docker run failed.*storage-opt/s);
+      }
+    });
+
     it("starts in /root by default", async () => {
       const { env } = await session();
       expect(env.cwd).toBe("/root");
