@@ -146,7 +146,7 @@ export class DockerTransport implements Transport {
     const exited = (async () => {
       const upload = startExec(this.#engine, { containerId: this.#containerId, cmd: ["bash", "-c", `umask 077 && cat > ${file}`], stdin: Buffer.from(script) });
       current = upload;
-      for await (const chunk of upload.output) output.write(chunk);
+      for await (const chunk of upload.output) if (!output.writableEnded) output.write(chunk);
       const uploaded = await upload.wait();
       if (uploaded !== 0 || killed) {
         output.end();
@@ -156,7 +156,7 @@ export class DockerTransport implements Transport {
       const run = this.#exec(`__sw_script=$(<${file}); rm -f ${file}; eval "$__sw_script"`, options);
       current = run;
       void (async () => {
-        for await (const chunk of run.output) output.write(chunk);
+        for await (const chunk of run.output) if (!output.writableEnded) output.write(chunk);
       })()
         .catch(() => undefined)
         .finally(() => output.end());

@@ -372,6 +372,10 @@ for k in kids:
       const result = await env.execute(`v=${long}; echo \${#v}; export LONG_DONE=1`);
       expect(result).toMatchObject({ exitCode: 0, output: "300000\n" });
       expect((await env.execute("echo $LONG_DONE; ls /tmp | grep -c shellwright-script || true")).output).toBe("1\n0\n");
+      // Staged the same way, it is still killed inside the container on a timeout.
+      const timedOut = await env.execute(`v=${long}; sleep 304`, { timeoutMs: 1500 });
+      expect(timedOut.exitCode).toBe(124);
+      expect((await env.execute("ps -eo args= | grep -c '^sleep 304' || true")).output).toBe("0\n");
     });
   });
 

@@ -56,6 +56,10 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
   // wait() may never be called if the session gives up first: no unhandled rejection.
   exited.catch(() => undefined);
 
+  // After kill() the stream may still flush a last frame: never write past the end.
+  const emit = (bytes: Buffer): void => {
+    if (bytes.length > 0 && !output.writableEnded) output.write(bytes);
+  };
   const finish = (code: number): void => {
     if (settled) return;
     settled = true;
@@ -111,18 +115,16 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
     stream.on("data", (chunk: Buffer) => {
       for (const frame of decoder.push(chunk)) {
         if (frame.stream !== 2 || !request.reportExit) {
-          output.write(frame.payload);
+          emit(frame.payload);
           continue;
         }
-        const text = exitLine.push(frame.payload);
-        if (text.length > 0) output.write(text);
+        emit(exitLine.push(frame.payload));
         if (exitLine.code !== undefined) finish(exitLine.code);
       }
     });
     stream.on("error", () => undefined); // the end decides
     stream.once("close", () => {
-      const rest = exitLine.flush();
-      if (rest.length > 0) output.write(rest);
+      emit(exitLine.flush());
       output.end();
       if (!killed) pollUntilExit().catch(fail);
     });
