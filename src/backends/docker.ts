@@ -113,7 +113,7 @@ export class DockerTransport implements Transport {
         (checked ??= handle.wait().then(
           async (code) => {
             // A killed container shows up as a killed process: only then is it worth asking.
-            if (code >= 126) await this.#assertRunning();
+            if (code >= 128) await this.#assertRunning();
             return code;
           },
           async (error: unknown) => {
