@@ -8,18 +8,19 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { BackendUnavailableError, createEnvironment, type DockerCall, type DockerConfig, type Environment } from "../../src/index.js";
 import { EngineApi, defaultSocketPath } from "../../src/backends/docker/engine.js";
 import { startExec } from "../../src/backends/docker/exec.js";
-import { listDockerContainers, ownerAliveHere, reapDockerContainers, removeDockerContainers } from "../../src/backends/docker/containers.js";
+import { listDockerContainers, reapDockerContainers, removeDockerContainers } from "../../src/backends/docker/containers.js";
 
 const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 
 /** The docker CLI, from outside the backend. */
 function docker(...args: string[]): string {
-  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  // A stuck engine fails the test instead of blocking the whole run.
+  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
 }
 function inspect(container: string): { Id: string; Name: string; HostConfig: Record<string, unknown>; Config: { Env: string[] | null }; State: { Running: boolean } } {
   return JSON.parse(docker("inspect", container))[0];
@@ -48,9 +49,10 @@ describe.skipIf(!enabled)("docker backend (real engine)", () => {
     return { env, calls, container };
   }
 
-  afterAll(async () => {
-    for (const env of open) await env.close().catch(() => undefined);
-    for (const container of leftovers) {
+  // Each test's containers go when it ends, one at a time, so few run at once.
+  afterEach(async () => {
+    for (const env of open.splice(0)) await env.close().catch(() => undefined);
+    for (const container of leftovers.splice(0)) {
       try {
         docker("rm", "-f", container);
       } catch {
@@ -382,26 +384,34 @@ for k in kids:
   describe("listing and reaping by label", () => {
     it("lists shellwright containers, reaps leftovers, and never touches others", async () => {
       const kept = await session({ keepContainer: true });
-      const orphan = await session();
+      const live = await session();
+      // Leftovers as a crashed process leaves them: running with a dead owner, and stopped.
+      const orphan = `sw-test-orphan-${process.pid}`;
+      const stopped = `sw-test-stopped-${process.pid}`;
       const stranger = `sw-test-stranger-${process.pid}`;
-      leftovers.push(stranger);
+      leftovers.push(orphan, stopped, stranger);
+      const labels = (owner: string): string[] => ["--label", "shellwright=1", "--label", "shellwright.keep=0", "--label", `shellwright.owner=${owner}`];
+      docker("run", "-d", "--name", orphan, ...labels(`${hostname()}/999999999`), image, "sleep", "infinity");
+      docker("create", "--name", stopped, ...labels(`${hostname()}/${process.pid}`), image, "true");
       docker("run", "-d", "--name", stranger, image, "sleep", "infinity");
 
       const listed = await listDockerContainers();
-      const ids = listed.map((c) => c.id);
-      expect(ids.some((id) => id.startsWith(kept.container))).toBe(true);
-      expect(ids.some((id) => id.startsWith(orphan.container))).toBe(true);
-      expect(listed.find((c) => c.id.startsWith(kept.container))).toMatchObject({ keep: true, state: "running", owner: expect.stringMatching(/\/\d+$/) });
-      expect(listed.some((c) => c.name === stranger)).toBe(false);
+      const byName = new Map(listed.map((c) => [c.name, c]));
+      expect(byName.get(orphan)).toMatchObject({ state: "running", keep: false, owner: `${hostname()}/999999999` });
+      expect(byName.get(stopped)).toMatchObject({ state: "created" });
+      expect(listed.find((c) => c.id.startsWith(kept.container))).toMatchObject({ keep: true, state: "running", owner: `${hostname()}/${process.pid}` });
+      expect(listed.some((c) => c.id.startsWith(live.container))).toBe(true);
+      expect(byName.has(stranger)).toBe(false);
 
-      // Pretend this process crashed: its running, non-kept containers are leftovers.
-      const me = `${hostname()}/${process.pid}`;
-      const reaped = await reapDockerContainers({ ownerAlive: (owner) => owner !== me && ownerAliveHere(owner) });
-      const reapedIds = reaped.map((c) => c.id);
-      expect(reapedIds.some((id) => id.startsWith(orphan.container))).toBe(true);
-      expect(reapedIds.some((id) => id.startsWith(kept.container))).toBe(false);
-      expect(exists(orphan.container)).toBe(false);
+      const reaped = (await reapDockerContainers()).map((c) => c.name);
+      expect(reaped).toEqual(expect.arrayContaining([orphan, stopped]));
+      expect(exists(orphan)).toBe(false);
+      expect(exists(stopped)).toBe(false);
+      // A live session's container, a kept one and a stranger all stay.
+      expect(exists(live.container)).toBe(true);
       expect(exists(kept.container)).toBe(true);
+      expect(exists(stranger)).toBe(true);
+      expect((await live.env.execute("echo still-here")).output).toBe("still-here\n");
 
       expect(await removeDockerContainers([stranger])).toEqual([]);
       expect(exists(stranger)).toBe(true);

@@ -70,11 +70,15 @@ export async function reapDockerContainers(options: ReapOptions = {}): Promise<D
 }
 
 async function removeAll(containers: DockerContainerInfo[], options: CliOptions): Promise<string[]> {
-  if (containers.length === 0) return [];
-  const result = await runDockerCli(["rm", "-f", ...containers.map((c) => c.id)], options);
-  // `docker rm` prints each id it removed; one that vanished meanwhile is an error for that id only.
-  const removedIds = new Set(result.stdout.split("\n").map((line) => line.trim()).filter(Boolean));
-  return containers.filter((c) => removedIds.has(c.id)).map((c) => c.name);
+  const removed: string[] = [];
+  // One at a time: dockerd 20.10 has been seen to deadlock in its network code
+  // when `docker rm -f` tears many containers down at once.
+  for (const container of containers) {
+    const result = await runDockerCli(["rm", "-f", container.id], options);
+    // One that vanished meanwhile is simply not reported as removed.
+    if (result.code === 0) removed.push(container.name);
+  }
+  return removed;
 }
 
 /** A `host/pid` owner is alive when it is on another host or its process still exists here. */

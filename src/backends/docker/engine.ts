@@ -28,6 +28,9 @@ export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string 
   return "/var/run/docker.sock";
 }
 
+/** Generous: a container removal or start can take seconds on a loaded machine. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
 export class EngineApi {
   readonly socketPath: string;
   readonly #trace: ((call: DockerCall) => void) | undefined;
@@ -39,12 +42,13 @@ export class EngineApi {
     this.#trace = trace;
   }
 
-  request(method: string, path: string, body?: unknown): Promise<ApiResponse> {
+  /** One API call; an engine that does not answer within timeoutMs is reported, not waited on forever. */
+  request(method: string, path: string, body?: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<ApiResponse> {
     this.#trace?.({ via: "api", method, path, ...(body === undefined ? {} : { body }) });
     const data = body === undefined ? undefined : JSON.stringify(body);
     return new Promise<ApiResponse>((resolve, reject) => {
       const request = http.request(
-        { socketPath: this.socketPath, method, path, agent: this.#agent, headers: data === undefined ? {} : jsonHeaders(data) },
+        { socketPath: this.socketPath, method, path, agent: this.#agent, headers: data === undefined ? {} : jsonHeaders(data), timeout: timeoutMs },
         (response) => {
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -62,6 +66,10 @@ export class EngineApi {
         },
       );
       request.on("error", (error) => reject(this.#unreachable(error)));
+      request.on("timeout", () => {
+        request.destroy();
+        reject(new BackendUnavailableError(`Docker Engine at ${this.socketPath} did not answer ${method} ${path} within ${timeoutMs / 1000} s; it may be overloaded or stuck (restarting dockerd helps with the latter).`, { backend: "docker" }));
+      });
       request.end(data);
     });
   }
