@@ -22,6 +22,8 @@ import { GatewayEnvironment } from "./gateway.js";
 import { TOKEN_ENV_VAR, type CreateSessionRequest } from "../gateway/protocol.js";
 import { SSH_KEYS, normalizeSshConfig, type SshConfigOptions } from "./ssh-config.js";
 import { SshTransport } from "./ssh.js";
+import { DockerTransport } from "./docker.js";
+import { DOCKER_OPTION_KEYS, normalizeDockerOptions, type DockerOptions } from "./docker/options.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -56,6 +58,14 @@ export interface LocalConfig extends CommonConfig {
   bashPath?: string;
 }
 
+/** A long-running container; every command is a `docker exec`. */
+export interface DockerConfig extends CommonConfig, DockerOptions {
+  backend: "docker";
+  /** @default "/root" ("/workspace" with mountCwd) */
+  cwd?: string;
+}
+
+
 export interface SshConfig extends CommonConfig, SshConfigOptions {
   backend: "ssh";
 }
@@ -77,10 +87,10 @@ export interface GatewayConfig extends CommonConfig {
   busyTimeoutMs?: number;
 }
 
-export type EnvironmentConfig = LocalConfig | SshConfig | GatewayConfig;
+export type EnvironmentConfig = LocalConfig | DockerConfig | SshConfig | GatewayConfig;
 export type { Environment };
 
-export const BACKENDS = ["local", "ssh", "gateway"] as const;
+export const BACKENDS = ["local", "docker", "ssh", "gateway"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -90,6 +100,11 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   const backend = raw.backend ?? "local";
   if (!(BACKENDS as readonly unknown[]).includes(backend)) {
     throw new InvalidOptionError("backend", `Unknown backend ${describe(backend)}; available: ${BACKENDS.join(", ")}`);
+  }
+  if (backend === "docker") {
+    rejectUnknown("docker backend", raw, [...COMMON_KEYS, ...DOCKER_OPTION_KEYS]);
+    const docker = normalizeDockerOptions(raw);
+    return Session.open(new DockerTransport(docker), sessionOptions(raw as CommonConfig, docker.mountCwd === undefined ? "/root" : "/workspace"));
   }
   if (backend === "gateway") return openGateway(raw);
   if (backend === "ssh") {

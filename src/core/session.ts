@@ -169,7 +169,11 @@ export class Session implements Environment {
     if (signal?.aborted) {
       return { output: "[Command interrupted]", exitCode: 130, cwd: this.#cwd, timedOut: false, interrupted: true, truncated: false, durationMs: 0 };
     }
-    await this.#transport.beforeExecute?.();
+    if ((await this.#transport.beforeExecute?.()) === "restarted") {
+      this.#snapshotReady = false;
+      this.#cwd = this.#options.cwd;
+      await this.#init();
+    }
 
     const callId = newId();
     const ready = this.#snapshotReady;
@@ -244,8 +248,7 @@ export class Session implements Environment {
       paths: this.#paths,
       callId,
       renameInScript: this.#transport.files === undefined,
-      // Every backend keeps the cwd file beside the snapshot (it is the session's
-      // state inside the backend), even where the marker reports the cwd.
+      // Every backend keeps the cwd file (a resumed session reads it there); marker backends just don't read it back.
       writeCwdFile: true,
     };
   }

@@ -59,7 +59,11 @@ export interface Transport {
   runBash(script: string, options: RunOptions): ProcessHandle;
   /** Kill the process tree where it runs; without it the session falls back to handle.kill(). */
   killTree?(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void>;
-  /** Called before each command (file sync, waking a stopped sandbox). */
-  beforeExecute?(): Promise<void>;
+  /**
+   * Called before each command (file sync, waking a stopped sandbox). Resolves
+   * "restarted" when the backend had to be replaced and its files are gone:
+   * the session then captures a fresh snapshot before the command.
+   */
+  beforeExecute?(): Promise<"restarted" | undefined | void>;
   stop(): Promise<void>;
 }

@@ -6,6 +6,7 @@
 
 import { createEnvironment, startGateway, type Environment, type Gateway } from "../../src/index.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh-env.js";
+import { removeDockerContainers } from "../../src/backends/docker/containers.js";
 
 export interface CompatOptions {
   /** HOME for the session's login shell (a profile written there is loaded at init). */
@@ -54,6 +55,12 @@ export const compatBackends: CompatBackend[] = [
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({ ...sshTestConfig(), ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
   },
+  {
+    // A real Docker Engine: scripts/test-env/docker.sh (run by .ci/run) starts it and builds the image.
+    name: "docker",
+    enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
+    create: (options) => createDockerSession(options),
+  },
 ];
 
 const GATEWAY_TOKEN = `compat-${Math.random().toString(16).slice(2)}-${Date.now()}`;
@@ -66,4 +73,34 @@ function sharedGateway(): Promise<Gateway> {
     return gateway;
   });
   return gatewayStarted;
+}
+
+/**
+ * The suite's sessions share a filesystem (a profile written by one is loaded
+ * by the next), so on docker they share one container: kept while any session
+ * is open, removed when the last one closes.
+ */
+const dockerCompat = { name: `shellwright-compat-${process.pid}`, open: 0 };
+
+async function createDockerSession({ home, env, ...rest }: CompatOptions = {}): Promise<Environment> {
+  const session = await createEnvironment({
+    backend: "docker",
+    image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
+    containerName: dockerCompat.name,
+    keepContainer: true,
+    // The suite needs no network; sparing dockerd's bridge code sidesteps a teardown deadlock seen in 20.10.
+    network: false,
+    ...rest,
+    env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+  });
+  dockerCompat.open++;
+  const close = session.close.bind(session);
+  let closed = false;
+  session.close = async () => {
+    await close();
+    if (closed) return;
+    closed = true;
+    if (--dockerCompat.open === 0) await removeDockerContainers([dockerCompat.name]);
+  };
+  return session;
 }

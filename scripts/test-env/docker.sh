@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Makes a real Docker Engine and the test image available, for the docker
+# backend's tests. Idempotent: each step is skipped when its result is there.
+#   1. installs Debian's docker.io (and mmdebstrap) when dockerd is missing;
+#   2. starts dockerd in the background when `docker info` fails;
+#   3. builds the test image without any registry (mmdebstrap from this
+#      machine's own apt sources, then `docker import`) unless it exists.
+# Run as root. Prints the image name on its last line.
+set -euo pipefail
+
+IMAGE="${SHELLWRIGHT_DOCKER_IMAGE:-shellwright-test:bookworm}"
+SUITE="${SHELLWRIGHT_DOCKER_SUITE:-bookworm}"
+PACKAGES="bash,coreutils,procps,python3,ripgrep,rsync"
+LOG="${SHELLWRIGHT_DOCKERD_LOG:-/var/log/shellwright-dockerd.log}"
+
+log() { printf 'test-env/docker: %s\n' "$*" >&2; }
+
+need_packages=()
+command -v dockerd >/dev/null 2>&1 || need_packages+=(docker.io)
+command -v mmdebstrap >/dev/null 2>&1 || need_packages+=(mmdebstrap)
+if ((${#need_packages[@]})); then
+  log "installing ${need_packages[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q "${need_packages[@]}" >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q "${need_packages[@]}" >/dev/null; }
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  log "starting dockerd (log: $LOG)"
+  setsid nohup dockerd >"$LOG" 2>&1 </dev/null &
+  for _ in $(seq 1 60); do
+    docker info >/dev/null 2>&1 && break
+    sleep 1
+  done
+  docker info >/dev/null 2>&1 || { log "dockerd did not come up; see $LOG"; tail -20 "$LOG" >&2; exit 1; }
+fi
+
+if docker image inspect "$IMAGE" >/dev/null 2>&1; then
+  log "image $IMAGE exists"
+else
+  log "building $IMAGE ($SUITE, minbase + $PACKAGES)"
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  # The machine's own apt sources (deb822 or one-line), so no host name is
+  # written here; the snapshot mirror's Release files are past Valid-Until.
+  sources=()
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [[ -s $f ]] && sources+=("$f")
+  done
+  ((${#sources[@]})) || { log "no apt sources found under /etc/apt"; exit 1; }
+  mmdebstrap --quiet --variant=minbase --include="$PACKAGES" \
+    --aptopt='Acquire::Check-Valid-Until "false"' \
+    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' \
+    "$SUITE" "$work/rootfs.tar" "${sources[@]}"
+  docker import --change 'CMD ["bash"]' "$work/rootfs.tar" "$IMAGE" >/dev/null
+  log "built $IMAGE"
+fi
+echo "$IMAGE"

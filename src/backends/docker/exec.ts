@@ -1,0 +1,181 @@
+/**
+ * One `docker exec` through the Engine API, as a ProcessHandle.
+ *
+ * The engine is slow to tell that an exec exited when a backgrounded child
+ * still holds its output: it waits seconds for the stream to drain, and exit
+ * notices of later execs in the same container queue up behind it (measured:
+ * 2-6 s). So the command runs under a small `sh` that waits for it and
+ * prints its exit code on the exec's stderr stream, which the wrapper itself
+ * never writes to after its first line (`exec 2>&1`). The engine's own exit
+ * code is the fallback when that line never comes (the process or the
+ * container was killed).
+ */
+
+import type { Socket } from "node:net";
+import { PassThrough, type Duplex } from "node:stream";
+import type { ProcessHandle } from "../../core/transport.js";
+import { ApiError, FrameDecoder, type EngineApi } from "./engine.js";
+
+export interface ExecRequest {
+  containerId: string;
+  cmd: string[];
+  /** Run cmd under a waiting `sh` that reports its exit code in-band (see above). */
+  reportExit?: boolean;
+  /** `NAME=value` entries; sent in the request body over the socket, never on a command line. */
+  env?: string[] | undefined;
+  stdin?: Uint8Array | undefined;
+}
+
+/** The line the waiting `sh` prints on stderr when the command exits. */
+const EXIT_TAG = "\n__SHELLWRIGHT_EXIT__";
+const EXIT_LINE = /\n?__SHELLWRIGHT_EXIT__(\d+)__\n/;
+/**
+ * The waiter runs the command in a session of its own when `setsid` exists,
+ * so the command's process group (the unit a timeout kills) excludes the
+ * waiter. The waiter's own stderr is /dev/null (sh reports a child killed by a
+ * signal there); the command gets the real one back in its subshell.
+ */
+const WAITER =
+  `exec 3>&2 2>/dev/null; (exec 2>&3 3>&-; if command -v setsid >/dev/null; then exec setsid "$@"; else exec "$@"; fi); ` +
+  `printf '${EXIT_TAG.replace("\n", "\\n")}%d__\\n' "$?" >&3`;
+/** Exit code reported when the engine has none (the process or its container was killed). */
+const KILLED = 137;
+
+export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandle {
+  const output = new PassThrough();
+  let socket: Duplex | undefined;
+  let execId: string | undefined;
+  let killed = false;
+  let settled = false;
+  let resolveExit!: (code: number) => void;
+  let rejectExit!: (error: unknown) => void;
+  const exited = new Promise<number>((resolve, reject) => {
+    resolveExit = resolve;
+    rejectExit = reject;
+  });
+  // wait() may never be called if the session gives up first: no unhandled rejection.
+  exited.catch(() => undefined);
+
+  // After kill() the stream may still flush a last frame: never write past the end.
+  const emit = (bytes: Buffer): void => {
+    if (bytes.length > 0 && !output.writableEnded) output.write(bytes);
+  };
+  const finish = (code: number): void => {
+    if (settled) return;
+    settled = true;
+    // A backgrounded child may keep the stream open: let it, without keeping this process alive.
+    (socket as Socket | undefined)?.unref?.();
+    resolveExit(code);
+  };
+  const fail = (error: unknown): void => {
+    if (settled) return;
+    settled = true;
+    output.end();
+    rejectExit(error);
+  };
+
+  /** True once the engine says the process exited. */
+  const poll = async (): Promise<boolean> => {
+    const response = await engine.request("GET", `/exec/${execId}/json`);
+    if (response.status !== 200) throw new ApiError(response.status, response.text, `/exec/${execId}/json`);
+    const info = response.json as { Running?: boolean; ExitCode?: number | null };
+    if (info.Running !== false) return false;
+    finish(typeof info.ExitCode === "number" ? info.ExitCode : KILLED);
+    return true;
+  };
+  const pollUntilExit = async (): Promise<void> => {
+    // The stream ended; the engine may take a moment to record the exit.
+    for (let attempt = 0; !settled && !killed; attempt++) {
+      if (await poll()) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(10 * 2 ** attempt, 500)));
+    }
+  };
+
+  void (async () => {
+    const body = {
+      AttachStdin: request.stdin !== undefined,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      Cmd: request.reportExit ? ["sh", "-c", WAITER, "shellwright", ...request.cmd] : request.cmd,
+      ...(request.env === undefined || request.env.length === 0 ? {} : { Env: request.env }),
+    };
+    const created = await engine.request("POST", `/containers/${request.containerId}/exec`, body);
+    if (created.status !== 201) throw new ApiError(created.status, created.text, `/containers/${request.containerId}/exec`);
+    execId = (created.json as { Id: string }).Id;
+    if (killed) return;
+    const stream = await engine.startExec(execId);
+    socket = stream;
+    if (killed) {
+      stream.destroy();
+      return;
+    }
+    const decoder = new FrameDecoder();
+    const exitLine = new ExitLineScanner();
+    stream.on("data", (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) {
+        if (frame.stream !== 2 || !request.reportExit) {
+          emit(frame.payload);
+          continue;
+        }
+        emit(exitLine.push(frame.payload));
+        if (exitLine.code !== undefined) finish(exitLine.code);
+      }
+    });
+    stream.on("error", () => undefined); // the end decides
+    stream.once("close", () => {
+      emit(exitLine.flush());
+      output.end();
+      if (!killed) pollUntilExit().catch(fail);
+    });
+    if (request.stdin !== undefined) stream.end(Buffer.from(request.stdin.buffer, request.stdin.byteOffset, request.stdin.length));
+  })().catch(fail);
+
+  return {
+    output,
+    wait: () => exited,
+    kill: () => {
+      killed = true;
+      socket?.destroy();
+      output.end();
+      finish(KILLED);
+    },
+  };
+}
+
+/**
+ * Finds the waiter's exit line in the stderr stream and strips it; anything
+ * else on stderr (bash's own start-up errors) is passed on, byte for byte.
+ * The line is one write of a few bytes, so it normally arrives whole in one
+ * frame; a tail that may be its start ("\n_…") is held back all the same,
+ * but never a lone newline, which would delay ordinary stderr lines.
+ */
+export class ExitLineScanner {
+  #held: Buffer = Buffer.alloc(0);
+  code: number | undefined;
+
+  push(payload: Buffer): Buffer {
+    if (this.code !== undefined) return payload;
+    const data = this.#held.length > 0 ? Buffer.concat([this.#held, payload]) : payload;
+    this.#held = Buffer.alloc(0);
+    const text = data.toString("latin1"); // one char per byte: indexes match
+    const match = EXIT_LINE.exec(text);
+    if (match) {
+      this.code = Number(match[1]);
+      return Buffer.concat([data.subarray(0, match.index), data.subarray(match.index + match[0].length)]);
+    }
+    const lastNewline = text.lastIndexOf("\n");
+    const tail = lastNewline < 0 ? "" : text.slice(lastNewline);
+    if (tail.length >= 2 && (EXIT_TAG.startsWith(tail) || /^\n__SHELLWRIGHT_EXIT__\d*_{0,2}$/.test(tail))) {
+      this.#held = data.subarray(lastNewline);
+      return data.subarray(0, lastNewline);
+    }
+    return data;
+  }
+
+  flush(): Buffer {
+    const rest = this.#held;
+    this.#held = Buffer.alloc(0);
+    return rest;
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The docker backend's options: validated once, with the Python system's
+ * defaults where they make sense, and turned into `docker run` arguments by a
+ * pure function (so every flag can be checked without an engine).
+ */
+
+import { hostname } from "node:os";
+import { InvalidOptionError } from "../../core/errors.js";
+import { describe, optionalShellString, shellString, stringRecord } from "../../core/options.js";
+import type { DockerCall } from "./engine.js";
+
+/** Every shellwright container carries this label; listing and reaping go by it. */
+export const DOCKER_LABEL = "shellwright";
+export const KEEP_LABEL = "shellwright.keep";
+export const OWNER_LABEL = "shellwright.owner";
+
+/** Capabilities added back after `--cap-drop ALL`: enough for package installs and file ownership. */
+export const DEFAULT_CAP_ADD = ["DAC_OVERRIDE", "CHOWN", "FOWNER", "SETUID", "SETGID"] as const;
+export const DEFAULT_PIDS_LIMIT = 256;
+
+export interface DockerOptions {
+  /** The image to run (it must exist locally or be pullable). Required. */
+  image: string;
+  /** Host variable names whose values reach the session once, at init (never on a command line). */
+  forwardEnv?: string[];
+  /** Variables set for the session at init. */
+  env?: Record<string, string>;
+  /** `docker run -v` specs, `host:container[:opts]`. */
+  volumes?: string[];
+  /** Mount a host directory at /workspace and start there: `true` for this process's cwd. */
+  mountCwd?: boolean | string;
+  /** `--cpus`. */
+  cpus?: number;
+  /** `--memory`, in MB. */
+  memoryMb?: number;
+  /** `--storage-opt size=`, in MB (needs overlay2 on xfs with pquota). */
+  diskMb?: number;
+  /** `--pids-limit`. @default 256 */
+  pidsLimit?: number;
+  /** Drop every capability, then add back `capAdd`. @default true */
+  dropCapabilities?: boolean;
+  /** @default DAC_OVERRIDE CHOWN FOWNER SETUID SETGID (no SETUID/SETGID with runAsHostUser) */
+  capAdd?: string[];
+  /** `--security-opt no-new-privileges`. @default true */
+  noNewPrivileges?: boolean;
+  /** `--user <uid>:<gid>` of this process. @default false */
+  runAsHostUser?: boolean;
+  /** `--init` (tini reaps zombies). @default true */
+  init?: boolean;
+  /** Network access; false runs with `--network none`. @default true */
+  network?: boolean;
+  /** More `docker run` arguments, placed before the image. */
+  extraArgs?: string[];
+  /** Reuse the container of this name (started if stopped), or create it with this name. */
+  containerName?: string;
+  /** Leave the container running on close(). @default true with containerName, else false */
+  keepContainer?: boolean;
+  /** Extra labels for the container. */
+  labels?: Record<string, string>;
+  /** The docker CLI, used to create and remove containers. @default "docker" */
+  dockerPath?: string;
+  /** The Engine API socket, used for every command. @default DOCKER_HOST (unix://) or /var/run/docker.sock */
+  socketPath?: string;
+  /** Receives every engine call and CLI invocation the backend makes (for debugging and tests). */
+  trace?: (call: DockerCall) => void;
+}
+
+export const DOCKER_OPTION_KEYS = [
+  "image", "forwardEnv", "env", "volumes", "mountCwd", "cpus", "memoryMb", "diskMb", "pidsLimit", "dropCapabilities", "capAdd",
+  "noNewPrivileges", "runAsHostUser", "init", "network", "extraArgs", "containerName", "keepContainer", "labels", "dockerPath", "socketPath", "trace",
+] as const;
+
+/** Options after validation: defaults filled in. */
+export interface DockerTransportOptions {
+  image: string;
+  forwardEnv: string[];
+  env: Record<string, string>;
+  volumes: string[];
+  /** Absolute host directory mounted at /workspace, if any. */
+  mountCwd: string | undefined;
+  cpus: number | undefined;
+  memoryMb: number | undefined;
+  diskMb: number | undefined;
+  pidsLimit: number | undefined;
+  dropCapabilities: boolean;
+  capAdd: string[];
+  noNewPrivileges: boolean;
+  runAsHostUser: boolean;
+  init: boolean;
+  network: boolean;
+  extraArgs: string[];
+  containerName: string | undefined;
+  keepContainer: boolean;
+  labels: Record<string, string>;
+  dockerPath: string | undefined;
+  socketPath: string | undefined;
+  trace: ((call: DockerCall) => void) | undefined;
+}
+
+export function normalizeDockerOptions(raw: Record<string, unknown>, cwd: () => string = () => process.cwd()): DockerTransportOptions {
+  if (raw.image === undefined) throw new InvalidOptionError("image", "The docker backend needs an image, e.g. { backend: \"docker\", image: \"debian:bookworm\" }");
+  const image = shellString("image", raw.image);
+  if (/\s/.test(image) || image.startsWith("-")) throw new InvalidOptionError("image", `image must be an image reference, got ${describe(image)}`);
+  const runAsHostUser = bool("runAsHostUser", raw.runAsHostUser, false);
+  const containerName = optionalShellString("containerName", raw.containerName);
+  if (containerName !== undefined && !/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(containerName)) {
+    throw new InvalidOptionError("containerName", `containerName must match [a-zA-Z0-9][a-zA-Z0-9_.-]*, got ${describe(containerName)}`);
+  }
+  let mountCwd: string | undefined;
+  if (raw.mountCwd === true) mountCwd = cwd();
+  else if (typeof raw.mountCwd === "string") mountCwd = shellString("mountCwd", raw.mountCwd);
+  else if (raw.mountCwd !== undefined && raw.mountCwd !== false) throw new InvalidOptionError("mountCwd", `mountCwd must be a boolean or a host directory, got ${describe(raw.mountCwd)}`);
+  if (mountCwd !== undefined && !mountCwd.startsWith("/")) throw new InvalidOptionError("mountCwd", `mountCwd must be an absolute host path, got ${describe(mountCwd)}`);
+
+  const forwardEnv = stringList("forwardEnv", raw.forwardEnv);
+  for (const name of forwardEnv) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidOptionError("forwardEnv", `forwardEnv has an invalid variable name ${describe(name)}`);
+  }
+  const volumes = stringList("volumes", raw.volumes);
+  for (const volume of volumes) {
+    const [host, container] = volume.split(":");
+    if (!host || !container?.startsWith("/")) {
+      throw new InvalidOptionError("volumes", `volumes entries must look like host:/container[:ro], got ${describe(volume)}`);
+    }
+  }
+  const capAdd = raw.capAdd === undefined ? DEFAULT_CAP_ADD.filter((cap) => !runAsHostUser || (cap !== "SETUID" && cap !== "SETGID")) : stringList("capAdd", raw.capAdd);
+  for (const cap of capAdd) {
+    if (!/^[A-Z_]+$/.test(cap)) throw new InvalidOptionError("capAdd", `capAdd entries must be capability names like NET_ADMIN, got ${describe(cap)}`);
+  }
+  const labels = stringRecordOfLabels(raw.labels);
+  const trace = raw.trace;
+  if (trace !== undefined && typeof trace !== "function") throw new InvalidOptionError("trace", `trace must be a function, got ${describe(trace)}`);
+
+  return {
+    image,
+    forwardEnv,
+    env: stringRecord("env", raw.env),
+    volumes,
+    mountCwd,
+    cpus: positive("cpus", raw.cpus, false),
+    memoryMb: positive("memoryMb", raw.memoryMb, true),
+    diskMb: positive("diskMb", raw.diskMb, true),
+    pidsLimit: raw.pidsLimit === undefined ? DEFAULT_PIDS_LIMIT : positive("pidsLimit", raw.pidsLimit, true),
+    dropCapabilities: bool("dropCapabilities", raw.dropCapabilities, true),
+    capAdd,
+    noNewPrivileges: bool("noNewPrivileges", raw.noNewPrivileges, true),
+    runAsHostUser,
+    init: bool("init", raw.init, true),
+    network: bool("network", raw.network, true),
+    extraArgs: stringList("extraArgs", raw.extraArgs),
+    containerName,
+    keepContainer: bool("keepContainer", raw.keepContainer, containerName !== undefined),
+    labels,
+    dockerPath: optionalShellString("dockerPath", raw.dockerPath),
+    socketPath: optionalShellString("socketPath", raw.socketPath),
+    trace: trace as DockerTransportOptions["trace"],
+  };
+}
+
+/** The `docker run` arguments for a new session container (the CLI's argv after `docker`). */
+export function dockerRunArgs(options: DockerTransportOptions, name: string): string[] {
+  const args = ["run", "-d", "--name", name];
+  if (options.init) args.push("--init");
+  const labels: Record<string, string> = {
+    ...options.labels,
+    [DOCKER_LABEL]: "1",
+    [KEEP_LABEL]: options.keepContainer ? "1" : "0",
+    [OWNER_LABEL]: `${hostname()}/${process.pid}`,
+  };
+  for (const [key, value] of Object.entries(labels)) args.push("--label", `${key}=${value}`);
+  if (options.dropCapabilities) args.push("--cap-drop", "ALL");
+  for (const cap of options.capAdd) args.push("--cap-add", cap);
+  if (options.noNewPrivileges) args.push("--security-opt", "no-new-privileges");
+  if (options.pidsLimit !== undefined) args.push("--pids-limit", String(options.pidsLimit));
+  if (options.cpus !== undefined) args.push("--cpus", String(options.cpus));
+  if (options.memoryMb !== undefined) args.push("--memory", `${options.memoryMb}m`);
+  if (options.diskMb !== undefined) args.push("--storage-opt", `size=${options.diskMb}m`);
+  if (!options.network) args.push("--network", "none");
+  if (options.runAsHostUser) args.push("--user", `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`);
+  if (options.mountCwd !== undefined) args.push("-v", `${options.mountCwd}:/workspace`);
+  for (const volume of options.volumes) args.push("-v", volume);
+  args.push(...options.extraArgs, options.image, "sleep", "infinity");
+  return args;
+}
+
+function bool(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") throw new InvalidOptionError(name, `${name} must be a boolean, got ${describe(value)}`);
+  return value;
+}
+
+function positive(name: string, value: unknown, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new InvalidOptionError(name, `${name} must be a positive ${integer ? "integer" : "number"}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function stringList(name: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvalidOptionError(name, `${name} must be an array of strings, got ${describe(value)}`);
+  return value.map((item, index) => shellString(`${name}[${index}]`, item));
+}
+
+function stringRecordOfLabels(value: unknown): Record<string, string> {
+  const labels = value === undefined ? {} : (value as Record<string, unknown>);
+  if (typeof labels !== "object" || labels === null || Array.isArray(labels)) throw new InvalidOptionError("labels", `labels must be an object of strings, got ${describe(value)}`);
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(labels)) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(key)) throw new InvalidOptionError("labels", `labels has an invalid key ${describe(key)}`);
+    if (key === DOCKER_LABEL || key.startsWith(`${DOCKER_LABEL}.`)) throw new InvalidOptionError("labels", `labels must not set ${describe(key)}: the shellwright labels are set by the backend`);
+    out[key] = shellString(`labels.${key}`, item, { allowEmpty: true });
+  }
+  return out;
+}
