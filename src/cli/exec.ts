@@ -7,17 +7,21 @@
 
 import { fstatSync, readFileSync } from "node:fs";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import type { Environment } from "../core/environment.js";
 import type { ExecuteOptions } from "../core/session.js";
 import { parseArgs, stringFlag, UsageError } from "./args.js";
+import { readConfigFile } from "./config-file.js";
+import { namedConfig, rememberedConfig, reopen } from "./named-session.js";
 import { SessionStore } from "./session-store.js";
 
-export const execUsage = "usage: shellwright exec [--backend NAME] [--session NAME] [--cwd DIR] [--timeout SECONDS] [--json] [--] COMMAND…";
+export const execUsage = "usage: shellwright exec [--backend NAME] [--config FILE.json] [--session NAME] [--cwd DIR] [--timeout SECONDS] [--json] [--] COMMAND…";
 
 export async function main(args: string[]): Promise<number> {
-  const parsed = parseArgs(args, ["backend", "session", "cwd", "timeout"], ["json"]);
+  const parsed = parseArgs(args, ["backend", "config", "session", "cwd", "timeout"], ["json"]);
   const command = parsed.positionals.join(" ");
   if (command.trim() === "") throw new UsageError(`no command given; ${execUsage}`);
-  const backend = stringFlag(parsed, "backend") ?? "local";
+  const fileConfig = readConfigFile(stringFlag(parsed, "config"));
+  const backend = stringFlag(parsed, "backend") ?? fileConfig.backend ?? "local";
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
@@ -41,18 +45,26 @@ export async function main(args: string[]): Promise<number> {
   if (stored !== undefined && stored.backend !== backend && parsed.flags.has("backend")) {
     throw new UsageError(`session ${JSON.stringify(name)} runs on the ${stored.backend} backend, not ${backend}`);
   }
-  const config: EnvironmentConfig = { backend: "local" };
-  if (name !== undefined) {
-    config.stateDir = store.dir(name);
-    if (stored !== undefined) config.resume = stored.state;
+  let config = { ...fileConfig, backend } as EnvironmentConfig;
+  let env: Environment;
+  if (name === undefined) env = await createEnvironment(config);
+  else if (stored !== undefined) env = await reopen(stored, store);
+  else {
+    config = namedConfig(name, config, store);
+    env = await createEnvironment(config);
   }
-
-  const env = await createEnvironment(config);
   try {
     const result = await env.execute(command, options);
     if (name !== undefined) {
       const now = new Date().toISOString();
-      store.save({ name, backend: env.backend, state: env.state(), createdAt: stored?.createdAt ?? now, updatedAt: now });
+      store.save({
+        name,
+        backend: env.backend,
+        config: stored?.config ?? rememberedConfig(config, env),
+        state: env.state(),
+        createdAt: stored?.createdAt ?? now,
+        updatedAt: now,
+      });
     }
     if (parsed.flags.has("json")) process.stdout.write(`${JSON.stringify(result)}\n`);
     else process.stdout.write(result.output);

@@ -14,6 +14,7 @@ import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { parseArgs, stringFlag, UsageError } from "./args.js";
+import { readConfigFile } from "./config-file.js";
 
 export const mcpUsage =
   "usage: shellwright mcp [--backend NAME] [--cwd DIR] [--config FILE.json] [--http [--host ADDR] [--port N] [--token-file FILE] [--insecure-no-auth]]";
@@ -23,7 +24,7 @@ export const TOKEN_ENV = "SHELLWRIGHT_MCP_TOKEN";
 export async function main(args: string[]): Promise<number> {
   const parsed = parseArgs(args, ["backend", "cwd", "config", "host", "port", "token-file"], ["http", "insecure-no-auth"]);
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}; ${mcpUsage}`);
-  const config = environmentConfig(stringFlag(parsed, "config"));
+  const config = readConfigFile(stringFlag(parsed, "config"));
   const backend = stringFlag(parsed, "backend") ?? (config.backend as string | undefined) ?? "local";
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
@@ -70,25 +71,4 @@ function readToken(file: string | undefined): string | undefined {
   }
   const fromEnv = process.env[TOKEN_ENV];
   return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv.trim();
-}
-
-/** The environment config from a JSON file (options a backend needs beyond the flags: image, host, …). */
-function environmentConfig(path: string | undefined): EnvironmentConfig {
-  if (path === undefined) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new UsageError(`--config ${JSON.stringify(path)} cannot be read: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--config ${JSON.stringify(path)} is not valid JSON: ${(error as Error).message}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError(`--config ${JSON.stringify(path)} must hold one JSON object (the environment config), got ${Array.isArray(value) ? "an array" : typeof value}`);
-  }
-  return value as EnvironmentConfig;
 }

@@ -8,12 +8,15 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, wr
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import type { EnvironmentConfig } from "../backends/index.js";
 import type { SessionState } from "../core/session.js";
 import { UsageError } from "./args.js";
 
 export interface StoredSession {
   name: string;
   backend: string;
+  /** The config the session was created with (0600: it may hold a gateway token), plus what reattaching needs. */
+  config?: EnvironmentConfig;
   state: SessionState;
   createdAt: string;
   updatedAt: string;

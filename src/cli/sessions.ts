@@ -1,20 +1,25 @@
 /** `shellwright sessions [--json]` and `shellwright close NAME`. */
 
-import { createEnvironment } from "../backends/index.js";
+import { listDockerContainers, removeDockerContainers, type DockerContainerInfo } from "../backends/docker/containers.js";
 import { SessionNotFoundError } from "../core/errors.js";
 import { parseArgs, UsageError } from "./args.js";
+import { reopen } from "./named-session.js";
 import { SessionStore } from "./session-store.js";
 
 export async function list(args: string[]): Promise<number> {
   const parsed = parseArgs(args, [], ["json"]);
   if (parsed.positionals.length > 0) throw new UsageError("usage: shellwright sessions [--json]");
   const sessions = new SessionStore().list();
+  const containers = await dockerContainers();
   if (parsed.flags.has("json")) {
-    process.stdout.write(`${JSON.stringify(sessions)}\n`);
-  } else if (sessions.length === 0) {
-    process.stdout.write("no sessions\n");
-  } else {
-    for (const s of sessions) process.stdout.write(`${s.name}\t${s.backend}\t${s.state.cwd}\tlast used ${s.updatedAt}\n`);
+    process.stdout.write(`${JSON.stringify({ sessions, containers })}\n`);
+    return 0;
+  }
+  if (sessions.length === 0) process.stdout.write("no sessions\n");
+  for (const s of sessions) process.stdout.write(`${s.name}\t${s.backend}\t${s.state.cwd}\tlast used ${s.updatedAt}\n`);
+  if (containers.length > 0) {
+    process.stdout.write("\nDocker containers labelled by Shellwright (`shellwright close NAME` removes one):\n");
+    for (const c of containers) process.stdout.write(`${c.name}\t${c.image}\t${c.status}${c.keep ? "\tkept" : ""}\n`);
   }
   return 0;
 }
@@ -25,10 +30,30 @@ export async function close(args: string[]): Promise<number> {
   if (name === undefined || rest.length > 0) throw new UsageError("usage: shellwright close NAME");
   const store = new SessionStore();
   const stored = store.load(name);
-  if (stored === undefined) throw new SessionNotFoundError(name);
-  const env = await createEnvironment({ backend: "local", stateDir: store.dir(name), resume: stored.state });
-  await env.close();
-  store.remove(name);
+  if (stored === undefined) {
+    // A leftover container (of a library session) can be closed by its name too.
+    if ((await dockerContainers()).some((c) => c.name === name) && (await removeDockerContainers([name])).length > 0) {
+      process.stdout.write(`removed container ${name}\n`);
+      return 0;
+    }
+    throw new SessionNotFoundError(name);
+  }
+  try {
+    const env = await reopen(stored, store, { forClose: true });
+    await env.close();
+  } finally {
+    // A backend that is gone leaves nothing to reattach to: forget the session either way.
+    store.remove(name);
+  }
   process.stdout.write(`closed ${name}\n`);
   return 0;
+}
+
+/** Shellwright's containers, when a Docker engine answers; none otherwise. */
+async function dockerContainers(): Promise<DockerContainerInfo[]> {
+  try {
+    return await listDockerContainers({ timeoutMs: 5000 });
+  } catch {
+    return [];
+  }
 }

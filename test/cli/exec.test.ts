@@ -1,10 +1,11 @@
 /** The built `shellwright` command, run as a user would run it. */
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh-env.js";
 
 const bin = join(import.meta.dirname, "../../dist/cli/main.js");
 const home = mkdtempSync(join(tmpdir(), "sw-cli-"));
@@ -70,3 +71,31 @@ describe("shellwright exec", () => {
     });
   }
 });
+
+/** A named session on each backend that keeps state outside this process. */
+const remoteBackends: { name: string; enabled: boolean; config: () => Record<string, unknown> }[] = [
+  {
+    name: "docker",
+    enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
+    config: () => ({ backend: "docker", image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm", network: false }),
+  },
+  { name: "ssh", enabled: sshTestEnabled, config: () => ({ ...sshTestConfig() }) },
+];
+
+for (const backend of remoteBackends) {
+  describe.skipIf(!backend.enabled)(`shellwright exec --session on ${backend.name}`, () => {
+    it("keeps cwd and variables across processes, lists the session, and closes it for good", () => {
+      const configFile = join(home, `${backend.name}.json`);
+      writeFileSync(configFile, JSON.stringify(backend.config()));
+      const session = `cli-${backend.name}`;
+      expect(cli(["exec", "--config", configFile, "--session", session, "cd /tmp && export A=remote"]).code).toBe(0);
+      expect(cli(["exec", "--session", session, "pwd; echo $A"])).toMatchObject({ code: 0, stdout: "/tmp\nremote\n" });
+      expect(cli(["sessions"]).stdout).toMatch(new RegExp(`^${session}\\t${backend.name}\\t/tmp\\t`, "m"));
+      expect(cli(["close", session])).toMatchObject({ code: 0, stdout: `closed ${session}\n` });
+      if (backend.name === "docker") {
+        const left = spawnSync("docker", ["ps", "-a", "--filter", `name=^shellwright-${session}$`, "--format", "{{.Names}}"], { encoding: "utf8" });
+        expect(left.stdout.trim()).toBe("");
+      }
+    });
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * Opening a named CLI session on any backend: where each backend keeps the
+ * state a later process needs to reattach (the snapshot must outlive this
+ * process), and what closing one for good means.
+ */
+
+import { dirname } from "node:path";
+import { createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import type { Environment } from "../core/environment.js";
+import type { SessionStore, StoredSession } from "./session-store.js";
+
+/** The config of a new named session: the backend's state must outlive this process. */
+export function namedConfig(name: string, config: EnvironmentConfig, store: SessionStore): EnvironmentConfig {
+  switch (config.backend ?? "local") {
+    case "local":
+      return { ...config, stateDir: store.dir(name) } as EnvironmentConfig;
+    case "docker":
+      return { containerName: `shellwright-${name}`, keepContainer: true, ...config } as EnvironmentConfig;
+    default:
+      return config;
+  }
+}
+
+/** Reopens a stored session; `forClose` lets the backend remove what it kept (a container). */
+export function reopen(stored: StoredSession, store: SessionStore, options: { forClose?: boolean } = {}): Promise<Environment> {
+  const config = { ...(stored.config ?? { backend: stored.backend }), resume: stored.state } as EnvironmentConfig & { keepContainer?: boolean };
+  if (config.backend === undefined || config.backend === "local") (config as { stateDir?: string }).stateDir = store.dir(stored.name);
+  if (options.forClose && config.backend === "docker") config.keepContainer = false;
+  return createEnvironment(config);
+}
+
+/** What must be remembered after the first command to reattach later. */
+export function rememberedConfig(config: EnvironmentConfig, env: Environment): EnvironmentConfig {
+  // The SSH backend's snapshot lives in a directory it made on the host.
+  if (config.backend === "ssh") return { ...config, remoteTempDir: dirname(env.paths.snapshot) } as EnvironmentConfig;
+  if (config.backend === undefined || config.backend === "local") {
+    const { stateDir: _dropped, ...rest } = config as EnvironmentConfig & { stateDir?: string };
+    return rest as EnvironmentConfig;
+  }
+  return config;
+}
