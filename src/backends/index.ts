@@ -12,10 +12,12 @@ import {
   positiveInteger,
   positiveNumber,
   rejectUnknown,
+  shellString,
   stringRecord,
 } from "../core/options.js";
 import { Session, type SessionOptions, type SessionState } from "../core/session.js";
 import { LocalTransport } from "./local.js";
+import { ApptainerTransport, defaultScratchDir } from "./apptainer.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -50,10 +52,36 @@ export interface LocalConfig extends CommonConfig {
   bashPath?: string;
 }
 
-export type EnvironmentConfig = LocalConfig;
+export interface ApptainerConfig extends CommonConfig {
+  backend: "apptainer";
+  /** `docker://image:tag`, a `.sif` file, or anything `apptainer instance start` accepts. */
+  image: string;
+  /** `apptainer`, `singularity` or a path. @default whichever is on PATH, apptainer first */
+  executable?: string;
+  /** Bind mounts, `host[:container[:ro|rw]]`. @default none */
+  binds?: string[];
+  /** A persistent overlay directory or image. @default none: a writable tmpfs, gone at close */
+  overlay?: string;
+  /** Host directory mounted as the container's home. @default none (`--no-home`) */
+  homeDir?: string;
+  /** CPU limit (`--cpus`). @default no limit */
+  cpus?: number;
+  /** Memory limit in MiB (`--memory`). @default no limit */
+  memoryMiB?: number;
+  /** Apptainer's temp and cache space. @default /scratch/$USER/shellwright when writable, else the OS temp dir */
+  scratchDir?: string;
+  /** Image cache (`APPTAINER_CACHEDIR`). @default <scratchDir>/cache */
+  cacheDir?: string;
+  /** Variables for the session's first shell, passed as APPTAINERENV_* (never on a command line). */
+  env?: Record<string, string>;
+  /** Limit for `instance start` (pulling a docker:// image can be slow). @default 300000 */
+  startTimeoutMs?: number;
+}
+
+export type EnvironmentConfig = LocalConfig | ApptainerConfig;
 export type Environment = Session;
 
-export const BACKENDS = ["local"] as const;
+export const BACKENDS = ["local", "apptainer"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -63,6 +91,9 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   const backend = raw.backend ?? "local";
   if (!(BACKENDS as readonly unknown[]).includes(backend)) {
     throw new InvalidOptionError("backend", `Unknown backend ${describe(backend)}; available: ${BACKENDS.join(", ")}`);
+  }
+  if (backend === "apptainer") {
+    return Session.open(apptainerTransport(raw), sessionOptions(raw as CommonConfig, "~"));
   }
   rejectUnknown("local backend", raw, [...COMMON_KEYS, "env", "stateDir", "bashPath"]);
   const local = raw as LocalConfig;
@@ -99,4 +130,41 @@ function resumeState(value: unknown): SessionState {
     throw new InvalidOptionError("resume.snapshotReady", `resume.snapshotReady must be a boolean, got ${describe(state.snapshotReady)}`);
   }
   return { sessionId: state.sessionId, cwd: optionalShellString("resume.cwd", state.cwd) ?? "~", snapshotReady: state.snapshotReady };
+}
+
+function apptainerTransport(raw: Record<string, unknown>): ApptainerTransport {
+  rejectUnknown("apptainer backend", raw, [
+    ...COMMON_KEYS,
+    ...["image", "executable", "binds", "overlay", "homeDir", "cpus", "memoryMiB", "scratchDir", "cacheDir", "env", "startTimeoutMs"],
+  ]);
+  const config = raw as unknown as ApptainerConfig;
+  const binds = config.binds ?? [];
+  if (!Array.isArray(binds)) throw new InvalidOptionError("binds", `binds must be an array of "host[:container[:ro|rw]]" strings, got ${describe(binds)}`);
+  return new ApptainerTransport({
+    image: shellString("image", config.image),
+    executable: optionalShellString("executable", config.executable),
+    binds: binds.map((bind, i) => {
+      const spec = shellString(`binds[${i}]`, bind);
+      if (!/^[^:]+(:[^:]+(:(ro|rw))?)?$/.test(spec)) {
+        throw new InvalidOptionError(`binds[${i}]`, `binds[${i}] must look like "host[:container[:ro|rw]]", got ${describe(spec)}`);
+      }
+      return spec;
+    }),
+    overlay: optionalShellString("overlay", config.overlay),
+    homeDir: optionalShellString("homeDir", config.homeDir),
+    cpus: optionalCpus(config.cpus),
+    memoryMiB: config.memoryMiB === undefined ? undefined : positiveInteger("memoryMiB", config.memoryMiB, 1),
+    scratchDir: optionalShellString("scratchDir", config.scratchDir) ?? defaultScratchDir(),
+    cacheDir: optionalShellString("cacheDir", config.cacheDir),
+    env: stringRecord("env", config.env),
+    startTimeoutMs: positiveNumber("startTimeoutMs", config.startTimeoutMs, 300_000),
+  });
+}
+
+function optionalCpus(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidOptionError("cpus", `cpus must be a positive number of CPUs, got ${describe(value)}`);
+  }
+  return value;
 }

@@ -211,7 +211,9 @@ export class Session {
       paths: this.#paths,
       callId,
       renameInScript: this.#transport.files === undefined,
-      writeCwdFile: this.#transport.cwdSource === "file",
+      // Every backend keeps the cwd file, as the spec says (a tool inside the
+      // backend may read it); marker backends just do not read it back.
+      writeCwdFile: true,
     };
   }
 
@@ -265,7 +267,7 @@ export class Session {
   async #run(script: string, runOptions: RunOptions, limits: RunLimits): Promise<RunOutcome> {
     let handle: ProcessHandle;
     try {
-      handle = this.#transport.runBash(script, runOptions);
+      handle = this.#transport.runBash(script, { ...runOptions, timeoutMs: limits.timeoutMs });
     } catch (error) {
       if (isShellwrightError(error)) throw error;
       throw new SpawnError(`Could not start bash on the ${this.#transport.name} backend: ${String(error)}`, { cause: error, backend: this.#transport.name });

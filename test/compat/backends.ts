@@ -4,6 +4,9 @@
  * this machine (CI sets the variables that enable the real ones).
  */
 
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createEnvironment, type Environment } from "../../src/index.js";
 
 export interface CompatOptions {
@@ -32,3 +35,22 @@ export const compatBackends: CompatBackend[] = [
       createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
   },
 ];
+
+// Apptainer runs through a stand-in executable (Apptainer is not packaged for
+// this OS): it records its argv and runs `exec` with bash on the host. It
+// needs nothing external, so it always runs. test/backends/apptainer.test.ts
+// asserts the argv.
+const apptainerStandIn = fileURLToPath(new URL("../fixtures/apptainer-standin/apptainer", import.meta.url));
+compatBackends.push({
+  name: "apptainer (stand-in)",
+  enabled: true,
+  create: ({ home, ...rest } = {}) =>
+    createEnvironment({
+      backend: "apptainer",
+      image: "docker://debian:bookworm-slim",
+      executable: apptainerStandIn,
+      scratchDir: join(tmpdir(), "shellwright-compat-apptainer"),
+      ...rest,
+      ...(home === undefined ? {} : { homeDir: home }),
+    }),
+});
