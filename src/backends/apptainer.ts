@@ -149,7 +149,7 @@ export class ApptainerTransport implements Transport {
         resolve(code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0));
       });
     });
-    return {
+    return this.#killer.guard({
       pid: child.pid,
       output: queue,
       wait: () => exited,
@@ -160,7 +160,7 @@ export class ApptainerTransport implements Transport {
           // already gone
         }
       },
-    };
+    });
   }
 
   async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {

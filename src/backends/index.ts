@@ -18,6 +18,7 @@ import {
 import { Session, type SessionOptions, type SessionState } from "../core/session.js";
 import { LocalTransport } from "./local.js";
 import { ApptainerTransport, defaultScratchDir } from "./apptainer.js";
+import { ModalTransport, type ModalApi } from "./modal.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -78,10 +79,32 @@ export interface ApptainerConfig extends CommonConfig {
   startTimeoutMs?: number;
 }
 
-export type EnvironmentConfig = LocalConfig | ApptainerConfig;
+export interface ModalConfig extends CommonConfig {
+  backend: "modal";
+  /** A registry image or a Modal image id (`im-…`). @default "debian:bookworm-slim" */
+  image?: string;
+  /** Add Python to the image; "auto" adds it to ubuntu/debian registry images. @default "auto" */
+  addPython?: boolean | "auto";
+  /** The Modal app the sandbox belongs to (created when missing). @default "shellwright" */
+  appName?: string;
+  /** CPU cores reserved (fractional allowed). @default Modal's default */
+  cpu?: number;
+  /** Memory reserved, in MiB. @default Modal's default */
+  memoryMiB?: number;
+  /** The sandbox's maximum lifetime. @default 3600000 (one hour) */
+  lifetimeMs?: number;
+  /** Terminate the sandbox after this long without activity. @default none */
+  idleTimeoutMs?: number;
+  /** The sandbox's environment, set at creation (never on a command line). */
+  env?: Record<string, string>;
+  /** A Modal client (`new ModalClient({...})` from the `modal` package), or a fake for tests. @default new ModalClient() */
+  client?: ModalApi;
+}
+
+export type EnvironmentConfig = LocalConfig | ApptainerConfig | ModalConfig;
 export type Environment = Session;
 
-export const BACKENDS = ["local", "apptainer"] as const;
+export const BACKENDS = ["local", "apptainer", "modal"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -94,6 +117,9 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   }
   if (backend === "apptainer") {
     return Session.open(apptainerTransport(raw), sessionOptions(raw as CommonConfig, "~"));
+  }
+  if (backend === "modal") {
+    return Session.open(modalTransport(raw), sessionOptions(raw as CommonConfig, "~"));
   }
   rejectUnknown("local backend", raw, [...COMMON_KEYS, "env", "stateDir", "bashPath"]);
   const local = raw as LocalConfig;
@@ -152,7 +178,7 @@ function apptainerTransport(raw: Record<string, unknown>): ApptainerTransport {
     }),
     overlay: optionalShellString("overlay", config.overlay),
     homeDir: optionalShellString("homeDir", config.homeDir),
-    cpus: optionalCpus(config.cpus),
+    cpus: optionalCpus("cpus", config.cpus),
     memoryMiB: config.memoryMiB === undefined ? undefined : positiveInteger("memoryMiB", config.memoryMiB, 1),
     scratchDir: optionalShellString("scratchDir", config.scratchDir) ?? defaultScratchDir(),
     cacheDir: optionalShellString("cacheDir", config.cacheDir),
@@ -161,10 +187,40 @@ function apptainerTransport(raw: Record<string, unknown>): ApptainerTransport {
   });
 }
 
-function optionalCpus(value: unknown): number | undefined {
+function optionalCpus(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidOptionError("cpus", `cpus must be a positive number of CPUs, got ${describe(value)}`);
+    throw new InvalidOptionError(name, `${name} must be a positive number of CPUs, got ${describe(value)}`);
   }
   return value;
+}
+
+function modalTransport(raw: Record<string, unknown>): ModalTransport {
+  rejectUnknown("modal backend", raw, [...COMMON_KEYS, ...["image", "addPython", "appName", "cpu", "memoryMiB", "lifetimeMs", "idleTimeoutMs", "env", "client"]]);
+  const config = raw as unknown as ModalConfig;
+  if (config.addPython !== undefined && typeof config.addPython !== "boolean" && config.addPython !== "auto") {
+    throw new InvalidOptionError("addPython", `addPython must be true, false or "auto", got ${describe(config.addPython)}`);
+  }
+  return new ModalTransport({
+    image: optionalShellString("image", config.image) ?? "debian:bookworm-slim",
+    addPython: config.addPython ?? "auto",
+    appName: optionalShellString("appName", config.appName) ?? "shellwright",
+    cpu: optionalCpus("cpu", config.cpu),
+    memoryMiB: config.memoryMiB === undefined ? undefined : positiveInteger("memoryMiB", config.memoryMiB, 1),
+    lifetimeMs: positiveNumber("lifetimeMs", config.lifetimeMs, 3_600_000),
+    idleTimeoutMs: config.idleTimeoutMs === undefined ? undefined : positiveNumber("idleTimeoutMs", config.idleTimeoutMs, 1),
+    env: stringRecord("env", config.env),
+    client: sdkClient<ModalApi>("client", config.client, ["apps", "images", "sandboxes"]),
+    execTimeoutMarginMs: 30_000,
+  });
+}
+
+/** An injected SDK client: checked for the services the backend calls, so a wrong object fails here. */
+function sdkClient<T>(name: string, value: unknown, services: string[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || value === null) throw new InvalidOptionError(name, `${name} must be an SDK client object, got ${describe(value)}`);
+  for (const service of services) {
+    if (!(service in value)) throw new InvalidOptionError(name, `${name} must be an SDK client with \`${service}\`; it has none`);
+  }
+  return value as T;
 }

@@ -51,11 +51,17 @@ export function killTreeScript(rootPid: number, signal: KillSignal, extra: reado
     // The wrapper goes first and alone: were a child to die before it, bash
     // would report the child's death ("Terminated") into the output.
     `root=${Number.isInteger(rootPid) && rootPid > 1 ? rootPid : 0}`,
+    // A sleep without a fork: read with a timeout from a pipe nobody writes.
+    "exec {nap}<> <(:)",
+    "running() { local p line rest; for p; do { IFS= read -r line < /proc/$p/stat; } 2>/dev/null || continue; rest=${line##*) }; [[ ${rest%% *} == Z ]] || return 0; done; return 1; }",
+    "settle() { local i; for ((i = 0; i < $1; i++)); do running \"${@:2}\" || return 0; read -t 0.01 -u $nap; done; }",
     'if [[ -n ${seen[$root]} ]]; then',
     `  kill -${signal} "$root" 2>/dev/null; kill -CONT "$root" 2>/dev/null`,
-    '  for i in {1..100}; do { IFS= read -r line < /proc/$root/stat; } 2>/dev/null || break; rest=${line##*) }; [[ ${rest%% *} == Z ]] && break; sleep 0.01; done',
+    '  settle 100 "$root"',
     "fi",
     `[[ -n $pids ]] && { kill -${signal} $pids 2>/dev/null; kill -CONT $pids 2>/dev/null; }`,
+    // Return only once they are gone (or after 2 s): whoever looks next must not find them.
+    "settle 200 $pids",
     `printf '${KILLED_PREFIX}%s\\n' "$pids"`,
   ].join("\n");
 }
@@ -80,6 +86,8 @@ export class RemoteTreeKiller {
   readonly #exec: ControlExec;
   readonly #backend: string;
   readonly #signalled = new WeakMap<ProcessHandle, number[]>();
+  /** Kills still running, per handle: the handle's exit waits for them. */
+  readonly #inFlight = new WeakMap<ProcessHandle, Promise<unknown>>();
 
   constructor(backend: string, exec: ControlExec) {
     this.#backend = backend;
@@ -90,7 +98,31 @@ export class RemoteTreeKiller {
    * Throws when the kill could not be delivered (no PID yet, or the backend did
    * not answer): the caller then falls back to the handle's own kill().
    */
-  async kill(handle: ProcessHandle, signal: KillSignal, rootPid: number | undefined): Promise<void> {
+  /**
+   * The handle to give the session: its exit is reported only once any kill in
+   * progress has finished, so the session's result never comes back while the
+   * tree is still being taken down (the next command must not find it).
+   */
+  guard<H extends ProcessHandle>(handle: H): H {
+    const guarded: H = Object.create(handle) as H;
+    Object.defineProperty(guarded, "wait", {
+      value: async () => {
+        const code = await handle.wait();
+        await this.#inFlight.get(guarded);
+        return code;
+      },
+    });
+    return guarded;
+  }
+
+  kill(handle: ProcessHandle, signal: KillSignal, rootPid: number | undefined): Promise<void> {
+    const killing = this.#kill(handle, signal, rootPid);
+    const previous = this.#inFlight.get(handle);
+    this.#inFlight.set(handle, Promise.allSettled([previous, killing]));
+    return killing;
+  }
+
+  async #kill(handle: ProcessHandle, signal: KillSignal, rootPid: number | undefined): Promise<void> {
     if (rootPid === undefined) {
       throw new Error(`the ${this.#backend} command has not reported its PID yet, so its process tree cannot be found`);
     }

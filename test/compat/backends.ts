@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createEnvironment, type Environment } from "../../src/index.js";
+import { FakeModalClient } from "../fakes/fake-modal.js";
 
 export interface CompatOptions {
   /** HOME for the session's login shell (a profile written there is loaded at init). */
@@ -52,5 +53,20 @@ compatBackends.push({
       scratchDir: join(tmpdir(), "shellwright-compat-apptainer"),
       ...rest,
       ...(home === undefined ? {} : { homeDir: home }),
+    }),
+});
+
+// Modal through its adapter, with a FAKE Modal client at the SDK boundary
+// (test/fakes/fake-modal.ts): Modal's cloud cannot be reached from here, so
+// each sandbox exec runs on this machine. Needs nothing external: always on.
+compatBackends.push({
+  name: "modal (fake SDK client)",
+  enabled: true,
+  create: ({ home, env, ...rest } = {}) =>
+    createEnvironment({
+      backend: "modal",
+      client: new FakeModalClient(),
+      ...rest,
+      env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
     }),
 });
