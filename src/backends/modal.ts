@@ -229,7 +229,7 @@ function pumpStreams(streams: ReadableStream<Uint8Array>[], sink: OutputSink): v
 }
 
 async function loadModalClient(): Promise<ModalApi> {
-  let sdk: typeof import("modal");
+  let sdk: typeof ModalSdk;
   try {
     sdk = await import("modal");
   } catch (error) {
