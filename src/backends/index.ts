@@ -19,6 +19,7 @@ import { Session, type SessionOptions, type SessionState } from "../core/session
 import { LocalTransport } from "./local.js";
 import { ApptainerTransport, defaultScratchDir } from "./apptainer.js";
 import { ModalTransport, type ModalApi } from "./modal.js";
+import { DaytonaTransport, type DaytonaApi } from "./daytona.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -101,10 +102,38 @@ export interface ModalConfig extends CommonConfig {
   client?: ModalApi;
 }
 
-export type EnvironmentConfig = LocalConfig | ApptainerConfig | ModalConfig;
+export interface DaytonaConfig extends CommonConfig {
+  backend: "daytona";
+  /** A registry image for a new sandbox. @default Daytona's default snapshot */
+  image?: string;
+  /** A Daytona snapshot for a new sandbox (instead of `image`). */
+  snapshot?: string;
+  /** Resume the sandbox with this name (starting it if stopped), or create one under this name. */
+  name?: string;
+  /** Resume the first sandbox with these labels; a new sandbox gets them. */
+  labels?: Record<string, string>;
+  /** CPUs of a new sandbox. @default Daytona's default */
+  cpu?: number;
+  /** Memory of a new sandbox, in GiB. @default Daytona's default */
+  memoryGiB?: number;
+  /** Disk of a new sandbox, in GiB. @default Daytona's default */
+  diskGiB?: number;
+  /** Minutes without activity before Daytona stops the sandbox; 0 = never. @default Daytona's default */
+  autoStopMinutes?: number;
+  /** The sandbox's environment, set at creation (never on a command line). */
+  env?: Record<string, string>;
+  /** What close() does: "delete" the sandbox, "stop" it (resumable) or "keep" it running. @default "stop" with name or labels, else "delete" */
+  onClose?: "delete" | "stop" | "keep";
+  /** Limit for creating or starting the sandbox. @default 300000 */
+  startTimeoutMs?: number;
+  /** A Daytona client (`new Daytona({...})` from `@daytonaio/sdk`), or a fake for tests. @default new Daytona() */
+  client?: DaytonaApi;
+}
+
+export type EnvironmentConfig = LocalConfig | ApptainerConfig | ModalConfig | DaytonaConfig;
 export type Environment = Session;
 
-export const BACKENDS = ["local", "apptainer", "modal"] as const;
+export const BACKENDS = ["local", "apptainer", "modal", "daytona"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -120,6 +149,9 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   }
   if (backend === "modal") {
     return Session.open(modalTransport(raw), sessionOptions(raw as CommonConfig, "~"));
+  }
+  if (backend === "daytona") {
+    return Session.open(daytonaTransport(raw), sessionOptions(raw as CommonConfig, "~"));
   }
   rejectUnknown("local backend", raw, [...COMMON_KEYS, "env", "stateDir", "bashPath"]);
   const local = raw as LocalConfig;
@@ -223,4 +255,49 @@ function sdkClient<T>(name: string, value: unknown, services: string[]): T | und
     if (!(service in value)) throw new InvalidOptionError(name, `${name} must be an SDK client with \`${service}\`; it has none`);
   }
   return value as T;
+}
+
+const DAYTONA_KEYS = ["image", "snapshot", "name", "labels", "cpu", "memoryGiB", "diskGiB", "autoStopMinutes", "env", "onClose", "startTimeoutMs", "client"];
+
+function daytonaTransport(raw: Record<string, unknown>): DaytonaTransport {
+  rejectUnknown("daytona backend", raw, [...COMMON_KEYS, ...DAYTONA_KEYS]);
+  const config = raw as unknown as DaytonaConfig;
+  if (config.image !== undefined && config.snapshot !== undefined) {
+    throw new InvalidOptionError("snapshot", `Pass image or snapshot, not both (got image ${describe(config.image)} and snapshot ${describe(config.snapshot)})`);
+  }
+  const labels = stringMap("labels", config.labels);
+  const name = optionalShellString("name", config.name);
+  const onClose = config.onClose ?? (name !== undefined || Object.keys(labels).length > 0 ? "stop" : "delete");
+  if (!["delete", "stop", "keep"].includes(onClose)) {
+    throw new InvalidOptionError("onClose", `onClose must be "delete", "stop" or "keep", got ${describe(onClose)}`);
+  }
+  if (config.autoStopMinutes !== undefined && (typeof config.autoStopMinutes !== "number" || !Number.isInteger(config.autoStopMinutes) || config.autoStopMinutes < 0)) {
+    throw new InvalidOptionError("autoStopMinutes", `autoStopMinutes must be a whole number of minutes, 0 or more, got ${describe(config.autoStopMinutes)}`);
+  }
+  return new DaytonaTransport({
+    image: optionalShellString("image", config.image),
+    snapshot: optionalShellString("snapshot", config.snapshot),
+    name,
+    labels,
+    cpu: optionalCpus("cpu", config.cpu),
+    memoryGiB: config.memoryGiB === undefined ? undefined : positiveInteger("memoryGiB", config.memoryGiB, 1),
+    diskGiB: config.diskGiB === undefined ? undefined : positiveInteger("diskGiB", config.diskGiB, 1),
+    autoStopMinutes: config.autoStopMinutes,
+    env: stringRecord("env", config.env),
+    onClose,
+    client: sdkClient<DaytonaApi>("client", config.client, ["create", "get", "list"]),
+    serverTimeoutMarginMs: 30_000,
+    startTimeoutSec: Math.ceil(positiveNumber("startTimeoutMs", config.startTimeoutMs, 300_000) / 1000),
+  });
+}
+
+/** Labels: any string keys (unlike environment variable names), string values. */
+function stringMap(name: string, value: unknown): Record<string, string> {
+  const record = plainObject(name, value);
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(record)) {
+    if (typeof item !== "string") throw new InvalidOptionError(`${name}.${key}`, `${name}.${key} must be a string, got ${describe(item)}`);
+    out[key] = item;
+  }
+  return out;
 }

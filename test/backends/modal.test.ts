@@ -142,15 +142,17 @@ describe("modal backend (fake SDK client)", () => {
   });
 });
 
+const layers = (spec: ReturnType<typeof resolveModalImage>): string[] | undefined => (spec.kind === "registry" ? spec.dockerfileCommands : undefined);
+
 describe("resolveModalImage (PR 4511)", () => {
   it("adds Python to ubuntu and debian registry images only", () => {
     expect(resolveModalImage("ubuntu:22.04", "auto")).toEqual({ kind: "registry", tag: "ubuntu:22.04", dockerfileCommands: ADD_PYTHON_COMMANDS });
-    expect(resolveModalImage("docker.io/library/debian:bookworm-slim", "auto").dockerfileCommands).toEqual(ADD_PYTHON_COMMANDS);
-    expect(resolveModalImage("python:3.12-slim", "auto").dockerfileCommands).toEqual([]);
-    expect(resolveModalImage("nikolaik/python-nodejs:python3.11-nodejs20", "auto").dockerfileCommands).toEqual([]);
-    expect(resolveModalImage("myorg/debianish-tools:1", "auto").dockerfileCommands).toEqual([]);
-    expect(resolveModalImage("alpine:3", true).dockerfileCommands).toEqual(ADD_PYTHON_COMMANDS);
-    expect(resolveModalImage("ubuntu:22.04", false).dockerfileCommands).toEqual([]);
+    expect(layers(resolveModalImage("docker.io/library/debian:bookworm-slim", "auto"))).toEqual(ADD_PYTHON_COMMANDS);
+    expect(layers(resolveModalImage("python:3.12-slim", "auto"))).toEqual([]);
+    expect(layers(resolveModalImage("nikolaik/python-nodejs:python3.11-nodejs20", "auto"))).toEqual([]);
+    expect(layers(resolveModalImage("myorg/debianish-tools:1", "auto"))).toEqual([]);
+    expect(layers(resolveModalImage("alpine:3", true))).toEqual(ADD_PYTHON_COMMANDS);
+    expect(layers(resolveModalImage("ubuntu:22.04", false))).toEqual([]);
   });
 
   it("takes im-… as a Modal image id, used as is", () => {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createEnvironment, type Environment } from "../../src/index.js";
+import { FakeDaytona } from "../fakes/fake-daytona.js";
 import { FakeModalClient } from "../fakes/fake-modal.js";
 
 export interface CompatOptions {
@@ -66,6 +67,21 @@ compatBackends.push({
     createEnvironment({
       backend: "modal",
       client: new FakeModalClient(),
+      ...rest,
+      env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+    }),
+});
+
+// Daytona through its adapter, with a FAKE Daytona client at the SDK boundary
+// (test/fakes/fake-daytona.ts): Daytona's cloud cannot be reached from here, so
+// each session command runs with sh on this machine. Always on.
+compatBackends.push({
+  name: "daytona (fake SDK client)",
+  enabled: true,
+  create: ({ home, env, ...rest } = {}) =>
+    createEnvironment({
+      backend: "daytona",
+      client: new FakeDaytona(),
       ...rest,
       env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
     }),

@@ -1,0 +1,322 @@
+/**
+ * The Daytona backend, over `@daytonaio/sdk`: one sandbox (created, or
+ * resumed by name or label), each command run asynchronously in a Daytona
+ * process session so its output streams back as it arrives
+ * (`getSessionCommandLogs` with callbacks) and its exit code is polled.
+ *
+ * Before each command the sandbox is made sure to be running (a stopped or
+ * archived one is started again). Session commands have no timeout of their
+ * own (the spec's open item 4), so the command runs under coreutils `timeout`
+ * set past the session's deadline: a backstop for when this process dies,
+ * while the session's own timeout kills the tree inside the sandbox first.
+ */
+
+import { randomBytes } from "node:crypto";
+import type * as DaytonaSdk from "@daytonaio/sdk";
+import { BackendUnavailableError } from "../core/errors.js";
+import { shellQuote } from "../core/script.js";
+import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
+import { bashLaunch } from "./launch.js";
+import { messageOf } from "./modal.js";
+import { RemoteTreeKiller } from "./remote-tree.js";
+import { sdkProcessHandle } from "./sdk-handle.js";
+
+// The subset of `@daytonaio/sdk` this backend calls. The real `Daytona` client
+// satisfies it (loadDaytonaClient() below is checked against the SDK's type
+// definitions); tests pass a fake with the same shapes.
+
+export type DaytonaProcess = Pick<DaytonaSdk.Process, "executeCommand" | "createSession" | "executeSessionCommand" | "deleteSession"> & {
+  getSessionCommand(sessionId: string, commandId: string): Promise<{ exitCode?: number }>;
+  getSessionCommandLogs(sessionId: string, commandId: string, onStdout: (chunk: string) => void, onStderr: (chunk: string) => void): Promise<void>;
+};
+export interface DaytonaFileSystem {
+  uploadFile(file: Buffer, remotePath: string, timeout?: number): Promise<void>;
+  uploadFiles(files: DaytonaSdk.FileUpload[], timeout?: number): Promise<void>;
+  createFolder(path: string, mode: string): Promise<void>;
+  deleteFile(path: string, recursive?: boolean): Promise<void>;
+  setFilePermissions(path: string, permissions: DaytonaSdk.FilePermissionsParams): Promise<void>;
+}
+export interface DaytonaSandbox {
+  readonly id: string;
+  readonly name: string;
+  readonly state?: DaytonaSdk.SandboxState | undefined;
+  readonly process: DaytonaProcess;
+  readonly fs: DaytonaFileSystem;
+  refreshData(): Promise<void>;
+  start(timeout?: number): Promise<void>;
+  stop(timeout?: number): Promise<void>;
+  delete(timeout?: number): Promise<void>;
+}
+export interface DaytonaApi {
+  create(params?: DaytonaSdk.CreateSandboxFromImageParams | DaytonaSdk.CreateSandboxFromSnapshotParams, options?: { timeout?: number }): Promise<DaytonaSandbox>;
+  get(sandboxIdOrName: string): Promise<DaytonaSandbox>;
+  list(query?: DaytonaSdk.ListSandboxesQuery): AsyncIterable<DaytonaSandbox>;
+}
+
+export interface DaytonaTransportOptions {
+  /** A registry image; without it (and without `snapshot`) Daytona's default snapshot. */
+  image?: string | undefined;
+  snapshot?: string | undefined;
+  /** Resume the sandbox with this name, or create it under this name. */
+  name?: string | undefined;
+  /** Resume the first sandbox with these labels; a created sandbox gets them. */
+  labels: Record<string, string>;
+  cpu?: number | undefined;
+  memoryGiB?: number | undefined;
+  diskGiB?: number | undefined;
+  /** Minutes of inactivity before Daytona stops the sandbox (0 = never). */
+  autoStopMinutes?: number | undefined;
+  /** The sandbox's environment, set at creation (never on a command line). */
+  env: Record<string, string>;
+  /** What close() does to the sandbox. */
+  onClose: "delete" | "stop" | "keep";
+  client?: DaytonaApi | undefined;
+  /** How far past the session's deadline the in-sandbox `timeout` backstop fires. */
+  serverTimeoutMarginMs: number;
+  /** Seconds Daytona may take to create or start a sandbox. */
+  startTimeoutSec: number;
+}
+
+/** Stdin (and a long script) up to this size rides in the command as base64; larger goes up as a file. */
+const MAX_EMBEDDED_STDIN = 48_000;
+/** One argv string may not exceed 128 KiB on Linux. */
+const MAX_INLINE_SCRIPT = 100_000;
+const CONTROL_TIMEOUT_SEC = 30;
+const RESTARTABLE = new Set(["stopped", "archived", "paused", "stopping", "archiving", "pausing"]);
+const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
+
+/**
+ * The shell command that runs one `bash -c` in a Daytona session. Pure, so the
+ * timeout composition can be tested as text: `timeout` wraps the whole launch,
+ * the session snapshot is sourced inside it, and its exit code passes through.
+ */
+export function daytonaCommand(
+  launch: { argv: string[]; stdin: string | undefined },
+  options: { timeoutSec?: number | undefined; stdinFile?: string | undefined },
+): string {
+  const argv = launch.argv.map(shellQuote);
+  if (options.timeoutSec !== undefined) argv.unshift("timeout", "-k", "5s", `${options.timeoutSec}s`);
+  const run = argv.join(" ");
+  if (options.stdinFile !== undefined) {
+    // `(exit N)` sets the status without leaving the session's shell.
+    const file = shellQuote(options.stdinFile);
+    return `${run} < ${file}; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
+  }
+  // A session's own stdin is a pipe nobody ever closes: never let a command read it.
+  if (launch.stdin === undefined) return `${run} < /dev/null`;
+  return `printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run}`;
+}
+
+export class DaytonaTransport implements Transport {
+  readonly name = "daytona";
+  readonly stdinMode = "pipe";
+  readonly cwdSource = "marker";
+  readonly needsRemotePid = true;
+  readonly tempDir = "/tmp";
+  readonly #options: DaytonaTransportOptions;
+  readonly #killer = new RemoteTreeKiller("daytona", (script) => this.#control(script));
+  #client: DaytonaApi | undefined;
+  #sandbox: DaytonaSandbox | undefined;
+  #sessionId: string | undefined;
+  #hasTimeout = false;
+  /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
+  #ready: Promise<DaytonaSandbox> | undefined;
+  #closed = false;
+
+  constructor(options: DaytonaTransportOptions) {
+    this.#options = options;
+  }
+
+  get sandbox(): DaytonaSandbox | undefined {
+    return this.#sandbox;
+  }
+
+  async start(): Promise<void> {
+    await this.#ensureReady();
+  }
+
+  /** Makes sure the sandbox runs (starting a stopped one, recreating a destroyed one). */
+  async beforeExecute(): Promise<void> {
+    await this.#ensureReady();
+  }
+
+  runBash(script: string, options: RunOptions): ProcessHandle {
+    const sandbox = this.#sandbox;
+    const sessionId = this.#sessionId;
+    const handle = sdkProcessHandle({
+      backend: this.name,
+      run: async (sink) => {
+        if (sandbox === undefined || sessionId === undefined) throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
+        const command = await this.#prepare(sandbox, script, options);
+        const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
+        let logsDone = false;
+        sandbox.process
+          .getSessionCommandLogs(sessionId, cmdId, (chunk) => sink.push(chunk), (chunk) => sink.push(chunk))
+          .catch(() => undefined)
+          .finally(() => {
+            logsDone = true;
+            sink.end();
+          });
+        return pollExitCode(() => sandbox.process.getSessionCommand(sessionId, cmdId), () => logsDone);
+      },
+      // The last resort: stop the sandbox; the next command starts it again.
+      cancel: () => this.#stopSandbox(sandbox),
+    });
+    return this.#killer.guard(handle);
+  }
+
+  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
+    await this.#killer.kill(handle, signal, remotePid);
+  }
+
+  async stop(): Promise<void> {
+    this.#closed = true;
+    const sandbox = this.#sandbox;
+    this.#sandbox = undefined;
+    if (sandbox === undefined) return;
+    try {
+      if (this.#sessionId !== undefined) await sandbox.process.deleteSession(this.#sessionId).catch(() => undefined);
+      if (this.#options.onClose === "delete") await sandbox.delete();
+      else if (this.#options.onClose === "stop") await sandbox.stop();
+    } catch (error) {
+      throw new BackendUnavailableError(`Could not ${this.#options.onClose} Daytona sandbox ${sandbox.name || sandbox.id}: ${messageOf(error)}`, {
+        cause: error,
+        backend: this.name,
+      });
+    }
+  }
+
+  #ensureReady(): Promise<DaytonaSandbox> {
+    if (this.#closed) return Promise.reject(new BackendUnavailableError("The Daytona backend was stopped", { backend: this.name }));
+    this.#ready ??= this.#wake().finally(() => {
+      this.#ready = undefined;
+    });
+    return this.#ready;
+  }
+
+  async #wake(): Promise<DaytonaSandbox> {
+    try {
+      let sandbox = this.#sandbox;
+      if (sandbox !== undefined) {
+        try {
+          await sandbox.refreshData();
+        } catch {
+          sandbox = undefined; // deleted behind our back: make a new one
+        }
+      }
+      if (sandbox !== undefined && GONE.has(String(sandbox.state))) sandbox = undefined;
+      if (sandbox === undefined) {
+        sandbox = (await this.#resume()) ?? (await this.#create());
+        this.#sandbox = sandbox;
+        this.#sessionId = undefined;
+      }
+      if (RESTARTABLE.has(String(sandbox.state))) {
+        await sandbox.start(this.#options.startTimeoutSec);
+        this.#sessionId = undefined; // a restart ends the sandbox's process sessions
+      }
+      if (this.#sessionId === undefined) {
+        const sessionId = `shellwright-${randomBytes(6).toString("hex")}`;
+        await sandbox.process.createSession(sessionId);
+        this.#sessionId = sessionId;
+        const probe = await sandbox.process.executeCommand("command -v timeout >/dev/null 2>&1 && echo yes", undefined, undefined, CONTROL_TIMEOUT_SEC);
+        this.#hasTimeout = probe.result.trim() === "yes";
+      }
+      return sandbox;
+    } catch (error) {
+      if (error instanceof BackendUnavailableError) throw error;
+      throw new BackendUnavailableError(`Could not get a running Daytona sandbox: ${messageOf(error)}`, { cause: error, backend: this.name });
+    }
+  }
+
+  async #resume(): Promise<DaytonaSandbox | undefined> {
+    const client = await this.#getClient();
+    const { name, labels } = this.#options;
+    if (name !== undefined) {
+      try {
+        return await client.get(name);
+      } catch {
+        // not there yet: created below under this name
+      }
+    }
+    if (Object.keys(labels).length > 0) {
+      for await (const sandbox of client.list({ labels, limit: 1 })) {
+        if (!GONE.has(String(sandbox.state))) return sandbox;
+      }
+    }
+    return undefined;
+  }
+
+  async #create(): Promise<DaytonaSandbox> {
+    const options = this.#options;
+    const client = await this.#getClient();
+    const base: DaytonaSdk.CreateSandboxBaseParams = { labels: { ...options.labels } };
+    if (options.name !== undefined) base.name = options.name;
+    if (Object.keys(options.env).length > 0) base.envVars = { ...options.env };
+    if (options.autoStopMinutes !== undefined) base.autoStopInterval = options.autoStopMinutes;
+    const resources: DaytonaSdk.Resources = {};
+    if (options.cpu !== undefined) resources.cpu = options.cpu;
+    if (options.memoryGiB !== undefined) resources.memory = options.memoryGiB;
+    if (options.diskGiB !== undefined) resources.disk = options.diskGiB;
+    const params =
+      options.image !== undefined
+        ? { ...base, image: options.image, ...(Object.keys(resources).length > 0 ? { resources } : {}) }
+        : { ...base, ...(options.snapshot === undefined ? {} : { snapshot: options.snapshot }) };
+    return client.create(params, { timeout: options.startTimeoutSec });
+  }
+
+  async #getClient(): Promise<DaytonaApi> {
+    this.#client ??= this.#options.client ?? (await loadDaytonaClient());
+    return this.#client;
+  }
+
+  /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
+  async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions): Promise<string> {
+    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
+    const timeoutSec = this.#hasTimeout && options.timeoutMs !== undefined ? Math.max(1, Math.ceil((options.timeoutMs + this.#options.serverTimeoutMarginMs) / 1000)) : undefined;
+    if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
+      const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
+      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec });
+    }
+    const file = `${this.tempDir}/shellwright-stdin-${randomBytes(6).toString("hex")}`;
+    await sandbox.fs.uploadFile(Buffer.from(launch.stdin), file);
+    return daytonaCommand({ argv: launch.argv, stdin: undefined }, { timeoutSec, stdinFile: file });
+  }
+
+  async #stopSandbox(sandbox: DaytonaSandbox | undefined): Promise<void> {
+    if (sandbox === undefined) return;
+    this.#sessionId = undefined;
+    await sandbox.stop();
+  }
+
+  async #control(script: string): Promise<{ exitCode: number; output: string }> {
+    const sandbox = this.#sandbox;
+    if (sandbox === undefined) throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
+    const response = await sandbox.process.executeCommand(`bash -c ${shellQuote(script)}`, undefined, undefined, CONTROL_TIMEOUT_SEC);
+    return { exitCode: response.exitCode, output: response.result };
+  }
+}
+
+/** Polls a session command until it has an exit code: quickly at first, then every half second. */
+async function pollExitCode(get: () => Promise<{ exitCode?: number }>, logsDone: () => boolean): Promise<number> {
+  let delay = 20;
+  for (;;) {
+    const { exitCode } = await get();
+    if (exitCode !== undefined && exitCode !== null) return exitCode;
+    await new Promise((resolve) => setTimeout(resolve, logsDone() ? 20 : delay));
+    delay = Math.min(delay * 2, 500);
+  }
+}
+
+async function loadDaytonaClient(): Promise<DaytonaApi> {
+  let sdk: typeof DaytonaSdk;
+  try {
+    sdk = await import("@daytonaio/sdk");
+  } catch (error) {
+    throw new BackendUnavailableError(
+      `The daytona backend needs Daytona's SDK, which is not installed: run \`npm install @daytonaio/sdk\` (${messageOf(error)})`,
+      { cause: error, backend: "daytona" },
+    );
+  }
+  // Credentials come from DAYTONA_API_KEY (and DAYTONA_API_URL, DAYTONA_TARGET), as Daytona's own tools read them.
+  return new sdk.Daytona();
+}
