@@ -19,7 +19,7 @@ import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/t
 import { bashLaunch } from "./launch.js";
 import { messageOf } from "./modal.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
-import { sdkProcessHandle } from "./sdk-handle.js";
+import { sdkProcessHandle, type OutputSink } from "./sdk-handle.js";
 
 // The subset of `@daytonaio/sdk` this backend calls. The real `Daytona` client
 // satisfies it (loadDaytonaClient() below is checked against the SDK's type
@@ -35,6 +35,7 @@ export interface DaytonaFileSystem {
   createFolder(path: string, mode: string): Promise<void>;
   deleteFile(path: string, recursive?: boolean): Promise<void>;
   setFilePermissions(path: string, permissions: DaytonaSdk.FilePermissionsParams): Promise<void>;
+  downloadFile(remotePath: string, timeout?: number): Promise<Buffer>;
 }
 export interface DaytonaSandbox {
   readonly id: string;
@@ -92,19 +93,23 @@ const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
  */
 export function daytonaCommand(
   launch: { argv: string[]; stdin: string | undefined },
-  options: { timeoutSec?: number | undefined; stdinFile?: string | undefined },
+  options: { timeoutSec?: number | undefined; stdinFile?: string | undefined; removeFirst?: readonly string[] | undefined },
 ): string {
   const argv = launch.argv.map(shellQuote);
   if (options.timeoutSec !== undefined) argv.unshift("timeout", "-k", "5s", `${options.timeoutSec}s`);
   const run = argv.join(" ");
+  const cleanup = options.removeFirst !== undefined && options.removeFirst.length > 0 ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; ` : "";
+  // Started in the background and waited for: a shell reports a foreground
+  // job killed by a signal ("Terminated") on its stderr, which would land in
+  // the output after a timeout; it stays quiet about a background one.
   if (options.stdinFile !== undefined) {
     // `(exit N)` sets the status without leaving the session's shell.
     const file = shellQuote(options.stdinFile);
-    return `${run} < ${file}; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
+    return `${cleanup}${run} < ${file} & wait $!; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
   }
   // A session's own stdin is a pipe nobody ever closes: never let a command read it.
-  if (launch.stdin === undefined) return `${run} < /dev/null`;
-  return `printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run}`;
+  if (launch.stdin === undefined) return `${cleanup}${run} < /dev/null & wait $!`;
+  return `${cleanup}printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run} & wait $!`;
 }
 
 export class DaytonaTransport implements Transport {
@@ -119,6 +124,9 @@ export class DaytonaTransport implements Transport {
   #sandbox: DaytonaSandbox | undefined;
   #sessionId: string | undefined;
   #hasTimeout = false;
+  #hasTee = false;
+  /** Output copies of finished commands, removed by the next command. */
+  #stale: string[] = [];
   /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
   #ready: Promise<DaytonaSandbox> | undefined;
   #closed = false;
@@ -147,17 +155,34 @@ export class DaytonaTransport implements Transport {
       backend: this.name,
       run: async (sink) => {
         if (sandbox === undefined || sessionId === undefined) throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
-        const command = await this.#prepare(sandbox, script, options);
+        // Daytona hands logs over as decoded text, which turns bytes that are not
+        // UTF-8 into U+FFFD. The command's output is also copied to a file (tee);
+        // only when the text shows a U+FFFD is that file fetched for the exact bytes.
+        const copy = this.#hasTee ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
+        const command = await this.#prepare(sandbox, copy === undefined ? script : `exec > >(exec tee ${shellQuote(copy)})\n${script}`, options);
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
+        const text = new ExactText(sink);
         let logsDone = false;
-        sandbox.process
-          .getSessionCommandLogs(sessionId, cmdId, (chunk) => sink.push(chunk), (chunk) => sink.push(chunk))
+        const logs = sandbox.process
+          .getSessionCommandLogs(sessionId, cmdId, (chunk) => text.push(chunk), (chunk) => text.push(chunk))
           .catch(() => undefined)
           .finally(() => {
             logsDone = true;
-            sink.end();
+            if (!text.holding) sink.end();
           });
-        return pollExitCode(() => sandbox.process.getSessionCommand(sessionId, cmdId), () => logsDone);
+        const exitCode = await pollExitCode(() => sandbox.process.getSessionCommand(sessionId, cmdId), () => logsDone);
+        if (text.holding && copy !== undefined) {
+          // tee may still be writing the last bytes: give the log stream a moment to close first.
+          await Promise.race([logs, new Promise((resolve) => setTimeout(resolve, 500))]);
+          try {
+            text.replaceHeld(await sandbox.fs.downloadFile(copy, CONTROL_TIMEOUT_SEC));
+          } catch {
+            text.releaseHeld(); // the decoded text is still better than nothing
+          }
+          sink.end();
+        }
+        if (copy !== undefined) this.#stale.push(copy);
+        return exitCode;
       },
       // The last resort: stop the sandbox; the next command starts it again.
       cancel: () => this.#stopSandbox(sandbox),
@@ -218,8 +243,15 @@ export class DaytonaTransport implements Transport {
         const sessionId = `shellwright-${randomBytes(6).toString("hex")}`;
         await sandbox.process.createSession(sessionId);
         this.#sessionId = sessionId;
-        const probe = await sandbox.process.executeCommand("command -v timeout >/dev/null 2>&1 && echo yes", undefined, undefined, CONTROL_TIMEOUT_SEC);
-        this.#hasTimeout = probe.result.trim() === "yes";
+        const probe = await sandbox.process.executeCommand(
+          "for t in timeout tee; do command -v $t >/dev/null 2>&1 && echo $t; done",
+          undefined,
+          undefined,
+          CONTROL_TIMEOUT_SEC,
+        );
+        const tools = probe.result.split("\n").map((line) => line.trim());
+        this.#hasTimeout = tools.includes("timeout");
+        this.#hasTee = tools.includes("tee");
       }
       return sandbox;
     } catch (error) {
@@ -272,14 +304,15 @@ export class DaytonaTransport implements Transport {
   /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
   async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions): Promise<string> {
     const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
+    const removeFirst = this.#stale.splice(0);
     const timeoutSec = this.#hasTimeout && options.timeoutMs !== undefined ? Math.max(1, Math.ceil((options.timeoutMs + this.#options.serverTimeoutMarginMs) / 1000)) : undefined;
     if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
       const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
-      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec });
+      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst });
     }
     const file = `${this.tempDir}/shellwright-stdin-${randomBytes(6).toString("hex")}`;
     await sandbox.fs.uploadFile(Buffer.from(launch.stdin), file);
-    return daytonaCommand({ argv: launch.argv, stdin: undefined }, { timeoutSec, stdinFile: file });
+    return daytonaCommand({ argv: launch.argv, stdin: undefined }, { timeoutSec, stdinFile: file, removeFirst });
   }
 
   async #stopSandbox(sandbox: DaytonaSandbox | undefined): Promise<void> {
@@ -293,6 +326,46 @@ export class DaytonaTransport implements Transport {
     if (sandbox === undefined) throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
     const response = await sandbox.process.executeCommand(`bash -c ${shellQuote(script)}`, undefined, undefined, CONTROL_TIMEOUT_SEC);
     return { exitCode: response.exitCode, output: response.result };
+  }
+}
+
+/**
+ * Passes decoded log text on until a U+FFFD shows up (bytes that were not
+ * UTF-8, or were cut there by the decoder); from then on it holds the text back
+ * and counts on the exact bytes of the output copy instead.
+ */
+class ExactText {
+  readonly #sink: OutputSink;
+  #passedBytes = 0;
+  #held: string[] | undefined;
+
+  constructor(sink: OutputSink) {
+    this.#sink = sink;
+  }
+
+  get holding(): boolean {
+    return this.#held !== undefined;
+  }
+
+  push(text: string): void {
+    if (this.#held === undefined && text.includes("\uFFFD")) this.#held = [];
+    if (this.#held !== undefined) {
+      this.#held.push(text);
+      return;
+    }
+    this.#sink.push(text);
+    this.#passedBytes += Buffer.byteLength(text);
+  }
+
+  /** The exact bytes, from where the passed-on text ended. */
+  replaceHeld(bytes: Uint8Array): void {
+    this.#sink.push(bytes.subarray(this.#passedBytes));
+    this.#held = [];
+  }
+
+  releaseHeld(): void {
+    for (const text of this.#held ?? []) this.#sink.push(text);
+    this.#held = [];
   }
 }
 

@@ -14,7 +14,7 @@
  */
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type * as DaytonaSdk from "@daytonaio/sdk";
 import type { DaytonaApi, DaytonaFileSystem, DaytonaProcess, DaytonaSandbox } from "../../src/backends/daytona.js";
@@ -221,6 +221,11 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
       this.checkRunning();
       this.fs.calls.push(`deleteFile ${path}`);
       rmSync(path, { recursive: recursive ?? false, force: false });
+    },
+    downloadFile: async (remotePath: string) => {
+      this.checkRunning();
+      this.fs.calls.push(`downloadFile ${remotePath}`);
+      return readFileSync(remotePath);
     },
     setFilePermissions: async (path: string, permissions: DaytonaSdk.FilePermissionsParams) => {
       this.checkRunning();
