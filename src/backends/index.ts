@@ -20,6 +20,8 @@ import { LocalTransport } from "./local.js";
 import { ApptainerTransport, defaultScratchDir } from "./apptainer.js";
 import { ModalTransport, type ModalApi } from "./modal.js";
 import { DaytonaTransport, type DaytonaApi } from "./daytona.js";
+import { SSH_KEYS, normalizeSshConfig, type SshConfigOptions } from "./ssh-config.js";
+import { SshTransport } from "./ssh.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -52,6 +54,10 @@ export interface LocalConfig extends CommonConfig {
   stateDir?: string;
   /** @default the first bash on PATH */
   bashPath?: string;
+}
+
+export interface SshConfig extends CommonConfig, SshConfigOptions {
+  backend: "ssh";
 }
 
 export interface ApptainerConfig extends CommonConfig {
@@ -130,10 +136,10 @@ export interface DaytonaConfig extends CommonConfig {
   client?: DaytonaApi;
 }
 
-export type EnvironmentConfig = LocalConfig | ApptainerConfig | ModalConfig | DaytonaConfig;
+export type EnvironmentConfig = LocalConfig | SshConfig | ApptainerConfig | ModalConfig | DaytonaConfig;
 export type Environment = Session;
 
-export const BACKENDS = ["local", "apptainer", "modal", "daytona"] as const;
+export const BACKENDS = ["local", "ssh", "apptainer", "modal", "daytona"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
@@ -143,6 +149,11 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
   const backend = raw.backend ?? "local";
   if (!(BACKENDS as readonly unknown[]).includes(backend)) {
     throw new InvalidOptionError("backend", `Unknown backend ${describe(backend)}; available: ${BACKENDS.join(", ")}`);
+  }
+  if (backend === "ssh") {
+    rejectUnknown("ssh backend", raw, [...COMMON_KEYS, ...SSH_KEYS]);
+    const options = sessionOptions(raw as CommonConfig, "~");
+    return Session.open(new SshTransport(normalizeSshConfig(raw, options.warn)), options);
   }
   if (backend === "apptainer") {
     return Session.open(apptainerTransport(raw), sessionOptions(raw as CommonConfig, "~"));

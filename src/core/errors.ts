@@ -14,7 +14,8 @@ export type ErrorCode =
   | "SPAWN_FAILED"
   | "SESSION_CLOSED"
   | "SESSION_NOT_FOUND"
-  | "INIT_FAILED";
+  | "INIT_FAILED"
+  | "SYNC_FAILED";
 
 export class ShellwrightError extends Error {
   readonly code: ErrorCode;
@@ -47,6 +48,13 @@ export class SpawnError extends ShellwrightError {
 export class SessionClosedError extends ShellwrightError {
   constructor(message = "The session is closed; create a new environment to run more commands.") {
     super("SESSION_CLOSED", message);
+  }
+}
+
+/** Files could not be synced into the backend; the next sync starts from scratch. */
+export class SyncError extends ShellwrightError {
+  constructor(message: string, options: { cause?: unknown; backend?: string } = {}) {
+    super("SYNC_FAILED", message, options);
   }
 }
 

@@ -72,7 +72,9 @@ export interface ScriptPlan {
 function epilogue(plan: ScriptPlan, options: { filterPrivateFunctions: boolean; dumpSnapshot: boolean }): string {
   const pending = pendingPaths(plan.paths, plan.callId);
   const snap = shellQuote(pending.snapshot);
-  const lines = ["builtin set +e", "builtin umask 077"];
+  // stderr is dropped from here on: when a timeout kills the call, bash reaps
+  // the killed child during the epilogue and would print "Terminated".
+  const lines = ["builtin exec 2>/dev/null", "builtin set +e", "builtin umask 077"];
   if (options.dumpSnapshot) {
     let functions = "builtin declare -f";
     if (options.filterPrivateFunctions) {

@@ -211,8 +211,8 @@ export class Session {
       paths: this.#paths,
       callId,
       renameInScript: this.#transport.files === undefined,
-      // Every backend keeps the cwd file, as the spec says (a tool inside the
-      // backend may read it); marker backends just do not read it back.
+      // Every backend keeps the cwd file beside the snapshot (it is the session's
+      // state inside the backend), even where the marker reports the cwd.
       writeCwdFile: true,
     };
   }

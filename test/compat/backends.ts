@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createEnvironment, type Environment } from "../../src/index.js";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh-env.js";
 import { FakeDaytona } from "../fakes/fake-daytona.js";
 import { FakeModalClient } from "../fakes/fake-modal.js";
 
@@ -35,6 +36,13 @@ export const compatBackends: CompatBackend[] = [
     enabled: true,
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
+  },
+  {
+    // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it.
+    name: "ssh",
+    enabled: sshTestEnabled,
+    create: ({ home, env, ...rest } = {}) =>
+      createEnvironment({ ...sshTestConfig(), ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
   },
 ];
 
