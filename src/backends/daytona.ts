@@ -99,17 +99,17 @@ export function daytonaCommand(
   if (options.timeoutSec !== undefined) argv.unshift("timeout", "-k", "5s", `${options.timeoutSec}s`);
   const run = argv.join(" ");
   const cleanup = options.removeFirst !== undefined && options.removeFirst.length > 0 ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; ` : "";
-  // Started in the background and waited for: a shell reports a foreground
-  // job killed by a signal ("Terminated") on its stderr, which would land in
-  // the output after a timeout; it stays quiet about a background one.
+  // Run in the background and waited for with `wait`'s stderr dropped: a shell
+  // reports a job killed by a signal ("Terminated") on its own stderr, which
+  // would land in the output after a timeout. The job's stderr is kept.
   if (options.stdinFile !== undefined) {
     // `(exit N)` sets the status without leaving the session's shell.
     const file = shellQuote(options.stdinFile);
-    return `${cleanup}${run} < ${file} & wait $!; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
+    return `${cleanup}${run} < ${file} & wait $! 2>/dev/null; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
   }
   // A session's own stdin is a pipe nobody ever closes: never let a command read it.
-  if (launch.stdin === undefined) return `${cleanup}${run} < /dev/null & wait $!`;
-  return `${cleanup}printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run} & wait $!`;
+  if (launch.stdin === undefined) return `${cleanup}${run} < /dev/null & wait $! 2>/dev/null`;
+  return `${cleanup}printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run} & wait $! 2>/dev/null`;
 }
 
 export class DaytonaTransport implements Transport {
