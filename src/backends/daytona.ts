@@ -13,13 +13,16 @@
 
 import { randomBytes } from "node:crypto";
 import type * as DaytonaSdk from "@daytonaio/sdk";
-import { BackendUnavailableError } from "../core/errors.js";
+import { BackendUnavailableError, SyncError } from "../core/errors.js";
 import { shellQuote } from "../core/script.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
 import { bashLaunch } from "./launch.js";
 import { messageOf } from "./modal.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
 import { sdkProcessHandle, type OutputSink } from "./sdk-handle.js";
+import { SdkTransfer } from "./sdk-sync.js";
+import { FileSync } from "../sync/file-sync.js";
+import type { NormalizedSyncConfig } from "../sync/options.js";
 
 // The subset of `@daytonaio/sdk` this backend calls. The real `Daytona` client
 // satisfies it (loadDaytonaClient() below is checked against the SDK's type
@@ -76,6 +79,9 @@ export interface DaytonaTransportOptions {
   serverTimeoutMarginMs: number;
   /** Seconds Daytona may take to create or start a sandbox. */
   startTimeoutSec: number;
+  /** Files and directories mirrored into the sandbox before commands, through `fs.uploadFiles`. */
+  sync?: NormalizedSyncConfig | undefined;
+  warn: (message: string) => void;
 }
 
 /** Stdin (and a long script) up to this size rides in the command as base64; larger goes up as a file. */
@@ -130,9 +136,27 @@ export class DaytonaTransport implements Transport {
   /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
   #ready: Promise<DaytonaSandbox> | undefined;
   #closed = false;
+  readonly #sync: FileSync | undefined;
 
   constructor(options: DaytonaTransportOptions) {
     this.#options = options;
+    if (options.sync !== undefined) {
+      const transfer = new SdkTransfer({
+        // One multipart request for the lot.
+        writeFiles: async (files) => {
+          const sandbox = this.#sandbox;
+          if (sandbox === undefined) throw new Error("the Daytona sandbox is not running");
+          await sandbox.fs.uploadFiles(files.map((file) => ({ source: file.bytes, destination: file.remote })));
+        },
+        exec: (script) => this.#control(script),
+      });
+      this.#sync = new FileSync(transfer, { ...options.sync, backend: this.name });
+    }
+  }
+
+  /** The file sync, when configured. */
+  get fileSync(): FileSync | undefined {
+    return this.#sync;
   }
 
   get sandbox(): DaytonaSandbox | undefined {
@@ -143,9 +167,16 @@ export class DaytonaTransport implements Transport {
     await this.#ensureReady();
   }
 
-  /** Makes sure the sandbox runs (starting a stopped one, recreating a destroyed one). */
+  /** Makes sure the sandbox runs (starting a stopped one, recreating a destroyed one), then syncs files. */
   async beforeExecute(): Promise<void> {
     await this.#ensureReady();
+    try {
+      await this.#sync?.sync();
+    } catch (error) {
+      if (!(error instanceof SyncError)) throw error;
+      // The command still runs: a failed sync is retried from scratch next time.
+      this.#options.warn(error.message);
+    }
   }
 
   runBash(script: string, options: RunOptions): ProcessHandle {
@@ -234,6 +265,7 @@ export class DaytonaTransport implements Transport {
         sandbox = (await this.#resume()) ?? (await this.#create());
         this.#sandbox = sandbox;
         this.#sessionId = undefined;
+        this.#sync?.invalidate(); // another sandbox: assume none of the synced files
       }
       if (RESTARTABLE.has(String(sandbox.state))) {
         await sandbox.start(this.#options.startTimeoutSec);

@@ -20,6 +20,7 @@ import { LocalTransport } from "./local.js";
 import { ApptainerTransport, defaultScratchDir } from "./apptainer.js";
 import { ModalTransport, type ModalApi } from "./modal.js";
 import { DaytonaTransport, type DaytonaApi } from "./daytona.js";
+import { normalizeSyncConfig, type SyncConfig } from "../sync/options.js";
 import { SSH_KEYS, normalizeSshConfig, type SshConfigOptions } from "./ssh-config.js";
 import { SshTransport } from "./ssh.js";
 
@@ -106,6 +107,8 @@ export interface ModalConfig extends CommonConfig {
   env?: Record<string, string>;
   /** A Modal client (`new ModalClient({...})` from the `modal` package), or a fake for tests. @default new ModalClient() */
   client?: ModalApi;
+  /** Files and directories mirrored into the sandbox before commands (the sandbox filesystem API). */
+  sync?: SyncConfig;
 }
 
 export interface DaytonaConfig extends CommonConfig {
@@ -134,6 +137,8 @@ export interface DaytonaConfig extends CommonConfig {
   startTimeoutMs?: number;
   /** A Daytona client (`new Daytona({...})` from `@daytonaio/sdk`), or a fake for tests. @default new Daytona() */
   client?: DaytonaApi;
+  /** Files and directories mirrored into the sandbox before commands (`fs.uploadFiles`). */
+  sync?: SyncConfig;
 }
 
 export type EnvironmentConfig = LocalConfig | SshConfig | ApptainerConfig | ModalConfig | DaytonaConfig;
@@ -159,10 +164,12 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
     return Session.open(apptainerTransport(raw), sessionOptions(raw as CommonConfig, "~"));
   }
   if (backend === "modal") {
-    return Session.open(modalTransport(raw), sessionOptions(raw as CommonConfig, "~"));
+    const options = sessionOptions(raw as CommonConfig, "~");
+    return Session.open(modalTransport(raw, options.warn), options);
   }
   if (backend === "daytona") {
-    return Session.open(daytonaTransport(raw), sessionOptions(raw as CommonConfig, "~"));
+    const options = sessionOptions(raw as CommonConfig, "~");
+    return Session.open(daytonaTransport(raw, options.warn), options);
   }
   rejectUnknown("local backend", raw, [...COMMON_KEYS, "env", "stateDir", "bashPath"]);
   const local = raw as LocalConfig;
@@ -238,8 +245,8 @@ function optionalCpus(name: string, value: unknown): number | undefined {
   return value;
 }
 
-function modalTransport(raw: Record<string, unknown>): ModalTransport {
-  rejectUnknown("modal backend", raw, [...COMMON_KEYS, ...["image", "addPython", "appName", "cpu", "memoryMiB", "lifetimeMs", "idleTimeoutMs", "env", "client"]]);
+function modalTransport(raw: Record<string, unknown>, warn: (message: string) => void): ModalTransport {
+  rejectUnknown("modal backend", raw, [...COMMON_KEYS, ...["image", "addPython", "appName", "cpu", "memoryMiB", "lifetimeMs", "idleTimeoutMs", "env", "client", "sync"]]);
   const config = raw as unknown as ModalConfig;
   if (config.addPython !== undefined && typeof config.addPython !== "boolean" && config.addPython !== "auto") {
     throw new InvalidOptionError("addPython", `addPython must be true, false or "auto", got ${describe(config.addPython)}`);
@@ -255,6 +262,8 @@ function modalTransport(raw: Record<string, unknown>): ModalTransport {
     env: stringRecord("env", config.env),
     client: sdkClient<ModalApi>("client", config.client, ["apps", "images", "sandboxes"]),
     execTimeoutMarginMs: 30_000,
+    sync: normalizeSyncConfig("sync", config.sync),
+    warn,
   });
 }
 
@@ -268,9 +277,9 @@ function sdkClient<T>(name: string, value: unknown, services: string[]): T | und
   return value as T;
 }
 
-const DAYTONA_KEYS = ["image", "snapshot", "name", "labels", "cpu", "memoryGiB", "diskGiB", "autoStopMinutes", "env", "onClose", "startTimeoutMs", "client"];
+const DAYTONA_KEYS = ["image", "snapshot", "name", "labels", "cpu", "memoryGiB", "diskGiB", "autoStopMinutes", "env", "onClose", "startTimeoutMs", "client", "sync"];
 
-function daytonaTransport(raw: Record<string, unknown>): DaytonaTransport {
+function daytonaTransport(raw: Record<string, unknown>, warn: (message: string) => void): DaytonaTransport {
   rejectUnknown("daytona backend", raw, [...COMMON_KEYS, ...DAYTONA_KEYS]);
   const config = raw as unknown as DaytonaConfig;
   if (config.image !== undefined && config.snapshot !== undefined) {
@@ -299,6 +308,8 @@ function daytonaTransport(raw: Record<string, unknown>): DaytonaTransport {
     client: sdkClient<DaytonaApi>("client", config.client, ["create", "get", "list"]),
     serverTimeoutMarginMs: 30_000,
     startTimeoutSec: Math.ceil(positiveNumber("startTimeoutMs", config.startTimeoutMs, 300_000) / 1000),
+    sync: normalizeSyncConfig("sync", config.sync),
+    warn,
   });
 }
 

@@ -11,11 +11,14 @@
  */
 
 import type * as ModalSdk from "modal";
-import { BackendUnavailableError } from "../core/errors.js";
+import { BackendUnavailableError, SyncError } from "../core/errors.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
 import { bashLaunch } from "./launch.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
 import { sdkProcessHandle, type OutputSink } from "./sdk-handle.js";
+import { SdkTransfer } from "./sdk-sync.js";
+import { FileSync } from "../sync/file-sync.js";
+import type { NormalizedSyncConfig } from "../sync/options.js";
 
 // The subset of Modal's SDK this backend calls. A real `ModalClient`
 // satisfies it (loadModalClient() below is checked against the SDK's own type
@@ -35,6 +38,8 @@ export interface ModalSandbox {
   readonly filesystem: ModalFilesystem;
   exec(command: string[], params: ModalSdk.SandboxExecParams & { mode: "binary" }): Promise<ModalProcess>;
   terminate(): Promise<unknown>;
+  /** null while the sandbox runs, else its exit code. */
+  poll(): Promise<number | null>;
 }
 export interface ModalApi {
   readonly apps: { fromName(name: string, params?: ModalSdk.AppFromNameParams): Promise<ModalApp> };
@@ -59,6 +64,9 @@ export interface ModalTransportOptions {
   client?: ModalApi | undefined;
   /** Extra time the server-side exec timeout gives the session's own deadline. */
   execTimeoutMarginMs: number;
+  /** Files and directories mirrored into the sandbox before commands, through its filesystem API. */
+  sync?: NormalizedSyncConfig | undefined;
+  warn: (message: string) => void;
 }
 
 /** Modal caps an exec's argv at 64 KiB in all: longer scripts travel on stdin. */
@@ -92,9 +100,26 @@ export class ModalTransport implements Transport {
   #sandbox: ModalSandbox | undefined;
   #starting: Promise<ModalSandbox> | undefined;
   #closed = false;
+  readonly #sync: FileSync | undefined;
 
   constructor(options: ModalTransportOptions) {
     this.#options = options;
+    if (options.sync !== undefined) {
+      const transfer = new SdkTransfer({
+        writeFiles: async (files) => {
+          const filesystem = this.#sandbox?.filesystem;
+          if (filesystem === undefined) throw new Error("the Modal sandbox is not running");
+          for (const file of files) await filesystem.writeBytes(file.bytes, file.remote);
+        },
+        exec: (script) => this.#control(script),
+      });
+      this.#sync = new FileSync(transfer, { ...options.sync, backend: this.name });
+    }
+  }
+
+  /** The file sync, when configured. */
+  get fileSync(): FileSync | undefined {
+    return this.#sync;
   }
 
   /** The current sandbox's id (undefined before start or after a terminate). */
@@ -106,22 +131,52 @@ export class ModalTransport implements Transport {
     await this.#ensureSandbox();
   }
 
-  /** Brings a sandbox back if the last resort terminated the previous one. */
+  /** Brings a sandbox back if the last resort terminated the previous one, then syncs files. */
   async beforeExecute(): Promise<void> {
-    await this.#ensureSandbox();
+    const sandbox = await this.#ensureSandbox();
+    if (!(await this.#syncQuietly()) && (await this.#ended(sandbox))) {
+      // The sandbox ended under us: replace it and sync into the new one.
+      if (this.#sandbox === sandbox) this.#sandbox = undefined;
+      await this.#ensureSandbox();
+      await this.#syncQuietly();
+    }
+  }
+
+  /** Syncs files; a failure is a warning (the command still runs) and false. */
+  async #syncQuietly(): Promise<boolean> {
+    try {
+      await this.#sync?.sync();
+      return true;
+    } catch (error) {
+      if (!(error instanceof SyncError)) throw error;
+      // Retried from scratch before the next command.
+      this.#options.warn(error.message);
+      return false;
+    }
   }
 
   runBash(script: string, options: RunOptions): ProcessHandle {
-    const sandbox = this.#sandbox;
+    let sandbox = this.#sandbox;
     const handle = sdkProcessHandle({
       backend: this.name,
       run: async (sink) => {
-        if (sandbox === undefined) throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
         const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
         const params: ModalSdk.SandboxExecParams & { mode: "binary" } = { mode: "binary", stdout: "pipe", stderr: "pipe" };
         // A server-side backstop for when this process dies; the session's own deadline fires first.
         if (options.timeoutMs !== undefined) params.timeoutMs = Math.ceil(options.timeoutMs + this.#options.execTimeoutMarginMs);
-        const process = await sandbox.exec(launch.argv, params);
+        let process: ModalProcess;
+        try {
+          if (sandbox === undefined) throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
+          process = await sandbox.exec(launch.argv, params);
+        } catch (error) {
+          // A sandbox that ended (its lifetime ran out, or it was terminated
+          // elsewhere) is replaced, and the command, which never started, runs there.
+          if (sandbox !== undefined && !(await this.#ended(sandbox))) throw error;
+          if (this.#sandbox === sandbox) this.#sandbox = undefined;
+          sandbox = await this.#ensureSandbox();
+          await this.#syncQuietly();
+          process = await sandbox.exec(launch.argv, params);
+        }
         const input = (async () => {
           if (launch.stdin !== undefined) await process.stdin.writeBytes(launch.stdin);
           await process.stdin.close();
@@ -179,10 +234,19 @@ export class ModalTransport implements Transport {
       if (options.idleTimeoutMs !== undefined) params.idleTimeoutMs = options.idleTimeoutMs;
       if (Object.keys(options.env).length > 0) params.env = { ...options.env };
       this.#sandbox = await client.sandboxes.create(app, image, params);
+      this.#sync?.invalidate(); // a new sandbox has none of the synced files
       return this.#sandbox;
     } catch (error) {
       if (error instanceof BackendUnavailableError) throw error;
       throw new BackendUnavailableError(`Could not create a Modal sandbox from ${options.image}: ${messageOf(error)}`, { cause: error, backend: this.name });
+    }
+  }
+
+  async #ended(sandbox: ModalSandbox): Promise<boolean> {
+    try {
+      return (await sandbox.poll()) !== null;
+    } catch {
+      return true;
     }
   }
 
@@ -197,7 +261,9 @@ export class ModalTransport implements Transport {
     const sandbox = this.#sandbox;
     if (sandbox === undefined) throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
     const run = async () => {
-      const process = await sandbox.exec(["bash", "-c", script], { mode: "binary", stdout: "pipe", stderr: "pipe", timeoutMs: CONTROL_TIMEOUT_MS });
+      const launch = bashLaunch(script, { login: false, cleanEnv: false }, MAX_INLINE_SCRIPT);
+      const process = await sandbox.exec(launch.argv, { mode: "binary", stdout: "pipe", stderr: "pipe", timeoutMs: CONTROL_TIMEOUT_MS });
+      if (launch.stdin !== undefined) await process.stdin.writeBytes(launch.stdin);
       await process.stdin.close();
       const [stdout, stderr, exitCode] = await Promise.all([process.stdout.readBytes(), process.stderr.readBytes(), process.wait()]);
       return { exitCode, output: Buffer.concat([stdout, stderr]).toString("utf8") };

@@ -181,7 +181,7 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
   it("passes exit codes through, and when it fires the session stays consistent", async () => {
     const client = new FakeDaytona();
     // A negative margin makes the backstop fire before the session's own deadline.
-    const transport = new DaytonaTransport({ labels: {}, env: {}, onClose: "delete", client, serverTimeoutMarginMs: -2_500, startTimeoutSec: 60 });
+    const transport = new DaytonaTransport({ labels: {}, env: {}, onClose: "delete", client, serverTimeoutMarginMs: -2_500, startTimeoutSec: 60, warn: () => undefined });
     const session = await Session.open(transport, { cwd: "~", timeoutMs: 4000, maxOutputChars: 50_000, outputHeadFraction: 0.4, killGraceMs: 1000, initTimeoutMs: 30_000, warn: () => undefined });
     try {
       expect((await session.execute(`export SW_SET=before; cd ${work}; exit 7`)).exitCode).toBe(7);

@@ -96,6 +96,10 @@ export class FakeModalSandbox implements ModalSandbox {
     };
   }
 
+  async poll(): Promise<number | null> {
+    return this.terminated ? 137 : null;
+  }
+
   async terminate(): Promise<void> {
     this.terminateCalls++;
     this.terminated = true;
