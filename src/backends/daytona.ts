@@ -24,26 +24,41 @@ import { SdkTransfer } from "./sdk-sync.js";
 import { FileSync } from "../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../sync/options.js";
 
-// The subset of `@daytonaio/sdk` this backend calls. The real `Daytona` client
-// satisfies it (loadDaytonaClient() below is checked against the SDK's type
-// definitions); tests pass a fake with the same shapes.
+// The subset of `@daytonaio/sdk` this backend calls, written out here so that
+// our published types do not need the optional SDK. The real `Daytona` client
+// satisfies it: loadDaytonaClient() below assigns one to it, which the
+// compiler checks against the SDK's type definitions. Tests pass a fake with
+// the same shapes.
 
-export type DaytonaProcess = Pick<DaytonaSdk.Process, "executeCommand" | "createSession" | "executeSessionCommand" | "deleteSession"> & {
+export interface DaytonaProcess {
+  executeCommand(command: string, cwd?: string, env?: Record<string, string>, timeout?: number): Promise<{ exitCode: number; result: string }>;
+  createSession(sessionId: string): Promise<void>;
+  deleteSession(sessionId: string): Promise<void>;
+  executeSessionCommand(sessionId: string, req: { command: string; runAsync?: boolean }, timeout?: number): Promise<{ cmdId: string }>;
   getSessionCommand(sessionId: string, commandId: string): Promise<{ exitCode?: number }>;
   getSessionCommandLogs(sessionId: string, commandId: string, onStdout: (chunk: string) => void, onStderr: (chunk: string) => void): Promise<void>;
-};
+}
 export interface DaytonaFileSystem {
   uploadFile(file: Buffer, remotePath: string, timeout?: number): Promise<void>;
-  uploadFiles(files: DaytonaSdk.FileUpload[], timeout?: number): Promise<void>;
+  uploadFiles(files: { source: string | Buffer; destination: string }[], timeout?: number): Promise<void>;
   createFolder(path: string, mode: string): Promise<void>;
   deleteFile(path: string, recursive?: boolean): Promise<void>;
-  setFilePermissions(path: string, permissions: DaytonaSdk.FilePermissionsParams): Promise<void>;
+  setFilePermissions(path: string, permissions: { mode?: string; owner?: string; group?: string }): Promise<void>;
   downloadFile(remotePath: string, timeout?: number): Promise<Buffer>;
+}
+export interface DaytonaCreateParams {
+  name?: string;
+  labels?: Record<string, string>;
+  envVars?: Record<string, string>;
+  autoStopInterval?: number;
+  image?: string;
+  snapshot?: string;
+  resources?: { cpu?: number; memory?: number; disk?: number };
 }
 export interface DaytonaSandbox {
   readonly id: string;
   readonly name: string;
-  readonly state?: DaytonaSdk.SandboxState | undefined;
+  readonly state?: string | undefined;
   readonly process: DaytonaProcess;
   readonly fs: DaytonaFileSystem;
   refreshData(): Promise<void>;
@@ -52,9 +67,9 @@ export interface DaytonaSandbox {
   delete(timeout?: number): Promise<void>;
 }
 export interface DaytonaApi {
-  create(params?: DaytonaSdk.CreateSandboxFromImageParams | DaytonaSdk.CreateSandboxFromSnapshotParams, options?: { timeout?: number }): Promise<DaytonaSandbox>;
+  create(params?: DaytonaCreateParams, options?: { timeout?: number }): Promise<DaytonaSandbox>;
   get(sandboxIdOrName: string): Promise<DaytonaSandbox>;
-  list(query?: DaytonaSdk.ListSandboxesQuery): AsyncIterable<DaytonaSandbox>;
+  list(query?: { labels?: Record<string, string>; limit?: number }): AsyncIterable<DaytonaSandbox>;
 }
 
 export interface DaytonaTransportOptions {
@@ -313,11 +328,11 @@ export class DaytonaTransport implements Transport {
   async #create(): Promise<DaytonaSandbox> {
     const options = this.#options;
     const client = await this.#getClient();
-    const base: DaytonaSdk.CreateSandboxBaseParams = { labels: { ...options.labels } };
+    const base: DaytonaCreateParams = { labels: { ...options.labels } };
     if (options.name !== undefined) base.name = options.name;
     if (Object.keys(options.env).length > 0) base.envVars = { ...options.env };
     if (options.autoStopMinutes !== undefined) base.autoStopInterval = options.autoStopMinutes;
-    const resources: DaytonaSdk.Resources = {};
+    const resources: NonNullable<DaytonaCreateParams["resources"]> = {};
     if (options.cpu !== undefined) resources.cpu = options.cpu;
     if (options.memoryGiB !== undefined) resources.memory = options.memoryGiB;
     if (options.diskGiB !== undefined) resources.disk = options.diskGiB;

@@ -20,10 +20,11 @@ import { SdkTransfer } from "./sdk-sync.js";
 import { FileSync } from "../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../sync/options.js";
 
-// The subset of Modal's SDK this backend calls. A real `ModalClient`
-// satisfies it (loadModalClient() below is checked against the SDK's own type
-// definitions); tests pass a fake with the same shapes that runs commands on
-// this machine.
+// The subset of Modal's SDK this backend calls, written out here so that our
+// published types do not need the optional `modal` package. A real
+// `ModalClient` satisfies it: loadModalClient() below assigns one to it, which
+// the compiler checks against the SDK's own type definitions. Tests pass a
+// fake with the same shapes that runs commands on this machine.
 
 export interface ModalApp {
   readonly appId: string;
@@ -31,20 +32,52 @@ export interface ModalApp {
 export interface ModalImage {
   dockerfileCommands(commands: string[]): ModalImage;
 }
-export type ModalProcess = Pick<ModalSdk.ContainerProcess<Uint8Array>, "stdin" | "stdout" | "stderr" | "wait">;
-export type ModalFilesystem = Pick<ModalSdk.SandboxFilesystem, "writeBytes" | "readBytes" | "makeDirectory" | "remove">;
+export interface ModalReadable extends ReadableStream<Uint8Array> {
+  readBytes(): Promise<Uint8Array>;
+}
+export interface ModalWritable extends WritableStream<Uint8Array> {
+  writeBytes(bytes: Uint8Array): Promise<void>;
+}
+export interface ModalProcess {
+  readonly stdin: ModalWritable;
+  readonly stdout: ModalReadable;
+  readonly stderr: ModalReadable;
+  wait(): Promise<number>;
+}
+export interface ModalFilesystem {
+  writeBytes(data: Uint8Array, remotePath: string): Promise<void>;
+  readBytes(remotePath: string): Promise<Uint8Array>;
+  makeDirectory(remotePath: string, options?: { createParents?: boolean }): Promise<void>;
+  remove(remotePath: string, options?: { recursive?: boolean }): Promise<void>;
+}
+export interface ModalExecParams {
+  mode: "binary";
+  stdout?: "pipe" | "ignore";
+  stderr?: "pipe" | "ignore";
+  workdir?: string;
+  timeoutMs?: number;
+  env?: Record<string, string>;
+}
+export interface ModalSandboxParams {
+  cpu?: number;
+  memoryMiB?: number;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  env?: Record<string, string>;
+  tags?: Record<string, string>;
+}
 export interface ModalSandbox {
   readonly sandboxId: string;
   readonly filesystem: ModalFilesystem;
-  exec(command: string[], params: ModalSdk.SandboxExecParams & { mode: "binary" }): Promise<ModalProcess>;
+  exec(command: string[], params: ModalExecParams): Promise<ModalProcess>;
   terminate(): Promise<unknown>;
   /** null while the sandbox runs, else its exit code. */
   poll(): Promise<number | null>;
 }
 export interface ModalApi {
-  readonly apps: { fromName(name: string, params?: ModalSdk.AppFromNameParams): Promise<ModalApp> };
+  readonly apps: { fromName(name: string, params?: { createIfMissing?: boolean; environment?: string }): Promise<ModalApp> };
   readonly images: { fromRegistry(tag: string): ModalImage; fromId(imageId: string): Promise<ModalImage> };
-  readonly sandboxes: { create(app: ModalApp, image: ModalImage, params?: ModalSdk.SandboxCreateParams): Promise<ModalSandbox> };
+  readonly sandboxes: { create(app: ModalApp, image: ModalImage, params?: ModalSandboxParams): Promise<ModalSandbox> };
 }
 
 export interface ModalTransportOptions {
@@ -161,7 +194,7 @@ export class ModalTransport implements Transport {
       backend: this.name,
       run: async (sink) => {
         const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
-        const params: ModalSdk.SandboxExecParams & { mode: "binary" } = { mode: "binary", stdout: "pipe", stderr: "pipe" };
+        const params: ModalExecParams = { mode: "binary", stdout: "pipe", stderr: "pipe" };
         // A server-side backstop for when this process dies; the session's own deadline fires first.
         if (options.timeoutMs !== undefined) params.timeoutMs = Math.ceil(options.timeoutMs + this.#options.execTimeoutMarginMs);
         let process: ModalProcess;
@@ -228,7 +261,7 @@ export class ModalTransport implements Transport {
       const spec = resolveModalImage(options.image, options.addPython);
       let image = spec.kind === "id" ? await client.images.fromId(spec.imageId) : client.images.fromRegistry(spec.tag);
       if (spec.kind === "registry" && spec.dockerfileCommands.length > 0) image = image.dockerfileCommands(spec.dockerfileCommands);
-      const params: ModalSdk.SandboxCreateParams = { timeoutMs: options.lifetimeMs, tags: { "created-by": "shellwright" } };
+      const params: ModalSandboxParams = { timeoutMs: options.lifetimeMs, tags: { "created-by": "shellwright" } };
       if (options.cpu !== undefined) params.cpu = options.cpu;
       if (options.memoryMiB !== undefined) params.memoryMiB = options.memoryMiB;
       if (options.idleTimeoutMs !== undefined) params.idleTimeoutMs = options.idleTimeoutMs;

@@ -57,7 +57,7 @@ class FakeDaytonaProcess implements DaytonaProcess {
     child.stderr!.on("data", (chunk: Buffer) => chunks.push(chunk));
     const exitCode = await exitCodeOf(child);
     const result = Buffer.concat(chunks).toString("utf8");
-    return { exitCode, result, artifacts: { stdout: result } };
+    return { exitCode, result };
   }
 
   async createSession(sessionId: string): Promise<void> {
