@@ -54,14 +54,16 @@ export function killTreeScript(rootPid: number, signal: KillSignal, extra: reado
     // A sleep without a fork: read with a timeout from a pipe nobody writes.
     "exec {nap}<> <(:)",
     "running() { local p line rest; for p; do { IFS= read -r line < /proc/$p/stat; } 2>/dev/null || continue; rest=${line##*) }; [[ ${rest%% *} == Z ]] || return 0; done; return 1; }",
-    "settle() { local i; for ((i = 0; i < $1; i++)); do running \"${@:2}\" || return 0; read -t 0.01 -u $nap; done; }",
+    "settle() { local i; for ((i = 0; i < $1; i++)); do running \"${@:2}\" || return 0; read -t 0.01 -u $nap; done; return 1; }",
     'if [[ -n ${seen[$root]} ]]; then',
     `  kill -${signal} "$root" 2>/dev/null; kill -CONT "$root" 2>/dev/null`,
     '  settle 100 "$root"',
     "fi",
     `[[ -n $pids ]] && { kill -${signal} $pids 2>/dev/null; kill -CONT $pids 2>/dev/null; }`,
-    // Return only once they are gone (or after 2 s): whoever looks next must not find them.
-    "settle 200 $pids",
+    // Return only once they are gone: whoever looks next must not find them.
+    // What ignores TERM for a second gets KILL (the session would send KILL
+    // only while the wrapper itself lived, and children can outlive it).
+    signal === "TERM" ? 'settle 100 $pids || { kill -KILL $pids 2>/dev/null; settle 500 $pids; }' : "settle 500 $pids",
     `printf '${KILLED_PREFIX}%s\\n' "$pids"`,
   ].join("\n");
 }

@@ -5,6 +5,7 @@
  */
 
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { killTreeScript, parseKilled, RemoteTreeKiller } from "../../src/backends/remote-tree.js";
 import { sdkProcessHandle, type OutputSink } from "../../src/backends/sdk-handle.js";
@@ -106,6 +107,20 @@ describe("the in-backend tree kill", () => {
       }
       expect(alive, `pid ${pid}`).toBe(false);
     }
+  });
+
+  it("follows TERM with KILL for what ignores TERM", async () => {
+    const root = spawn("bash", ["-c", "trap '' TERM; sleep 300 & wait"], { stdio: "ignore" });
+    await new Promise((resolve) => setTimeout(resolve, 300)); // let the tree appear; the test asserts only the outcome
+    const run = spawn("bash", ["-c", killTreeScript(root.pid!, "TERM")], { stdio: ["ignore", "pipe", "ignore"] });
+    let output = "";
+    run.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    await new Promise((resolve) => run.on("close", resolve));
+    const killed = parseKilled(output);
+    expect(killed.length).toBe(2);
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => (root.exitCode !== null || root.signalCode !== null ? resolve(root.signalCode) : root.on("exit", (_code, sig) => resolve(sig))));
+    expect(signal).toBe("SIGKILL");
+    for (const pid of killed) expect(existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")), `pid ${pid}`).toBe(false);
   });
 
   it("refuses to guess without a PID, so the session can fall back", async () => {
