@@ -195,8 +195,9 @@ export class ModalTransport implements Transport {
       run: async (sink) => {
         const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
         const params: ModalExecParams = { mode: "binary", stdout: "pipe", stderr: "pipe" };
-        // A server-side backstop for when this process dies; the session's own deadline fires first.
-        if (options.timeoutMs !== undefined) params.timeoutMs = Math.ceil(options.timeoutMs + this.#options.execTimeoutMarginMs);
+        // A server-side backstop for when this process dies; the session's own
+        // deadline fires first. Past the sandbox's lifetime it would mean nothing.
+        if (options.timeoutMs !== undefined) params.timeoutMs = Math.ceil(Math.min(options.timeoutMs + this.#options.execTimeoutMarginMs, this.#options.lifetimeMs));
         let process: ModalProcess;
         try {
           if (sandbox === undefined) throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });

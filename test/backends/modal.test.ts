@@ -63,12 +63,16 @@ describe("modal backend (fake SDK client)", () => {
     });
   });
 
-  it("gives the exec a server-side timeout past the session's own deadline", async () => {
-    await withModal(async (env, client) => {
-      await env.execute("true", { timeoutMs: 5000 });
-      const exec = client.last.execs.at(-1)!;
-      expect(exec.params).toMatchObject({ mode: "binary", timeoutMs: 35_000 });
-    });
+  it("gives the exec a server-side timeout past the session's own deadline, within the sandbox's lifetime", async () => {
+    await withModal(
+      async (env, client) => {
+        await env.execute("true", { timeoutMs: 5000 });
+        expect(client.last.execs.at(-1)!.params).toMatchObject({ mode: "binary", timeoutMs: 35_000 });
+        await env.execute("true", { timeoutMs: 2 ** 31 - 1 });
+        expect(client.last.execs.at(-1)!.params).toMatchObject({ mode: "binary", timeoutMs: 600_000 });
+      },
+      { lifetimeMs: 600_000 },
+    );
   });
 
   it("terminates the sandbox only when the in-sandbox kill fails, and the next command gets a new sandbox", async () => {

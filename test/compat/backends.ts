@@ -52,7 +52,7 @@ export const compatBackends: CompatBackend[] = [
 // asserts the argv.
 const apptainerStandIn = fileURLToPath(new URL("../fixtures/apptainer-standin/apptainer", import.meta.url));
 compatBackends.push({
-  name: "apptainer (stand-in)",
+  name: "apptainer",
   enabled: true,
   create: ({ home, ...rest } = {}) =>
     createEnvironment({
@@ -69,7 +69,7 @@ compatBackends.push({
 // (test/fakes/fake-modal.ts): Modal's cloud cannot be reached from here, so
 // each sandbox exec runs on this machine. Needs nothing external: always on.
 compatBackends.push({
-  name: "modal (fake SDK client)",
+  name: "modal",
   enabled: true,
   create: ({ home, env, ...rest } = {}) =>
     createEnvironment({
@@ -84,7 +84,7 @@ compatBackends.push({
 // (test/fakes/fake-daytona.ts): Daytona's cloud cannot be reached from here, so
 // each session command runs with sh on this machine. Always on.
 compatBackends.push({
-  name: "daytona (fake SDK client)",
+  name: "daytona",
   enabled: true,
   create: ({ home, env, ...rest } = {}) =>
     createEnvironment({

@@ -14,7 +14,8 @@ export class LocalProcessGroup {
     this.#children.add(child);
     child.stdin!.on("error", () => undefined);
     let timer: NodeJS.Timeout | undefined;
-    if (options.timeoutMs !== undefined && options.timeoutMs > 0) timer = setTimeout(() => killGroup(child), options.timeoutMs);
+    // setTimeout fires at once past 2^31-1 ms: clamp, as a real service would not kill early.
+    if (options.timeoutMs !== undefined && options.timeoutMs > 0) timer = setTimeout(() => killGroup(child), Math.min(options.timeoutMs, 2 ** 31 - 1));
     child.once("exit", () => {
       clearTimeout(timer);
       this.#children.delete(child);
