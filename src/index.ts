@@ -1,6 +1,9 @@
 export { createEnvironment, BACKENDS } from "./backends/index.js";
 export type { BackendName, CommonConfig, Environment, EnvironmentConfig, LocalConfig, SshConfig, DockerConfig } from "./backends/index.js";
 export type { DockerCall } from "./backends/docker/engine.js";
+export type { ApptainerConfig, DaytonaConfig, ModalConfig } from "./backends/index.js";
+export type { ModalApi, ModalSandbox } from "./backends/modal.js";
+export type { DaytonaApi, DaytonaSandbox } from "./backends/daytona.js";
 export { Session } from "./core/session.js";
 export type { ExecuteOptions, ExecuteResult, SessionOptions, SessionState } from "./core/session.js";
 export type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } from "./core/transport.js";

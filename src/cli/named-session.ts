@@ -34,8 +34,10 @@ export function rememberedConfig(config: EnvironmentConfig, env: Environment): E
   // The SSH backend's snapshot lives in a directory it made on the host.
   if (config.backend === "ssh") return { ...config, remoteTempDir: dirname(env.paths.snapshot) } as EnvironmentConfig;
   if (config.backend === undefined || config.backend === "local") {
-    const { stateDir: _dropped, ...rest } = config as EnvironmentConfig & { stateDir?: string };
-    return rest as EnvironmentConfig;
+    // The state dir is the session's own directory, found again by name.
+    const rest: EnvironmentConfig & { stateDir?: string } = { ...config };
+    delete rest.stateDir;
+    return rest;
   }
   return config;
 }

@@ -303,7 +303,7 @@ export class Session implements Environment {
   async #run(script: string, runOptions: RunOptions, limits: RunLimits): Promise<RunOutcome> {
     let handle: ProcessHandle;
     try {
-      handle = this.#transport.runBash(script, runOptions);
+      handle = this.#transport.runBash(script, { ...runOptions, timeoutMs: limits.timeoutMs });
     } catch (error) {
       if (isShellwrightError(error)) throw error;
       throw new SpawnError(`Could not start bash on the ${this.#transport.name} backend: ${String(error)}`, { cause: error, backend: this.#transport.name });

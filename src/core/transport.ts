@@ -15,6 +15,12 @@ export interface RunOptions {
    * variable the backend's own environment would bring back.
    */
   cleanEnv: boolean;
+  /**
+   * The session's deadline for this call. The session enforces it itself; a
+   * backend may pass it on (plus a margin) as a server-side backstop, for when
+   * this process dies before it can kill the command.
+   */
+  timeoutMs?: number;
 }
 
 /** A running `bash -c`: a child process, or an SDK call adapted to look like one. */

@@ -1,0 +1,273 @@
+/**
+ * FAKE Daytona client for tests: NOT Daytona. It has the shapes of the parts
+ * of `@daytonaio/sdk` that the daytona backend calls — `create`, `get`,
+ * `list`, and on a sandbox `refreshData/start/stop/delete`,
+ * `process.executeCommand`, process sessions (`createSession`,
+ * `executeSessionCommand` with runAsync, `getSessionCommand`,
+ * `getSessionCommandLogs` with callbacks, `deleteSession`) and `fs.*` — and
+ * runs every command with `sh -c` on this machine. Daytona's cloud cannot be
+ * reached from here; this is the network boundary.
+ *
+ * Like the real SDK it hands logs to the callbacks as decoded UTF-8 strings,
+ * and like a real session it gives a session command a stdin that is never
+ * closed.
+ */
+
+import type { ChildProcess } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type * as DaytonaSdk from "@daytonaio/sdk";
+import type { DaytonaApi, DaytonaFileSystem, DaytonaProcess, DaytonaSandbox } from "../../src/backends/daytona.js";
+import { exitCodeOf, LocalProcessGroup } from "./local-process.js";
+
+type CreateParams = DaytonaSdk.CreateSandboxFromImageParams | DaytonaSdk.CreateSandboxFromSnapshotParams;
+
+interface SessionCommand {
+  id: string;
+  command: string;
+  exitCode: number | undefined;
+  stdout: Buffer[];
+  stderr: Buffer[];
+  open: number;
+  listeners: Set<() => void>;
+}
+
+class FakeDaytonaProcess implements DaytonaProcess {
+  readonly sessions = new Map<string, SessionCommand[]>();
+  readonly executed: string[] = [];
+  readonly sessionCommands: string[] = [];
+  /** Set to make executeCommand (used for control scripts) fail like an SDK call. */
+  failExecuteCommand: ((command: string) => Error | undefined) | undefined;
+  /** Set to make executeSessionCommand fail like an SDK call. */
+  failSessionCommand: Error | undefined;
+  readonly #commands = new Map<string, SessionCommand>();
+  #next = 0;
+
+  constructor(private readonly sandbox: FakeDaytonaSandbox) {}
+
+  async executeCommand(command: string, cwd?: string, env?: Record<string, string>, timeout?: number): ReturnType<DaytonaProcess["executeCommand"]> {
+    this.sandbox.checkRunning();
+    this.executed.push(command);
+    const injected = this.failExecuteCommand?.(command);
+    if (injected) throw injected;
+    const child = this.sandbox.spawnShell(command, { cwd, env, timeoutMs: timeout ? timeout * 1000 : undefined });
+    child.stdin!.end();
+    const chunks: Buffer[] = [];
+    child.stdout!.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr!.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const exitCode = await exitCodeOf(child);
+    const result = Buffer.concat(chunks).toString("utf8");
+    return { exitCode, result };
+  }
+
+  async createSession(sessionId: string): Promise<void> {
+    this.sandbox.checkRunning();
+    if (this.sessions.has(sessionId)) throw new Error(`session ${sessionId} already exists`);
+    this.sessions.set(sessionId, []);
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    this.sessions.delete(sessionId);
+  }
+
+  async executeSessionCommand(sessionId: string, req: { command: string; runAsync?: boolean }): Promise<DaytonaSdk.SessionExecuteResponse> {
+    this.sandbox.checkRunning();
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error(`session ${sessionId} not found`);
+    if (this.failSessionCommand) throw this.failSessionCommand;
+    if (!req.runAsync) throw new Error("the fake supports runAsync session commands only");
+    this.sessionCommands.push(req.command);
+    const child = this.sandbox.spawnShell(req.command, {});
+    // A session's stdin is a pipe that is never closed: a command that reads it hangs.
+    const record: SessionCommand = { id: `cmd-${++this.#next}`, command: req.command, exitCode: undefined, stdout: [], stderr: [], open: 2, listeners: new Set() };
+    const notify = (): void => record.listeners.forEach((listener) => listener());
+    child.stdout!.on("data", (chunk: Buffer) => (record.stdout.push(chunk), notify()));
+    child.stderr!.on("data", (chunk: Buffer) => (record.stderr.push(chunk), notify()));
+    child.stdout!.on("close", () => (record.open--, notify()));
+    child.stderr!.on("close", () => (record.open--, notify()));
+    void exitCodeOf(child).then((code) => {
+      record.exitCode = code;
+      notify();
+    });
+    session.push(record);
+    this.#commands.set(record.id, record);
+    return { cmdId: record.id, output: "", stdout: "", stderr: "" };
+  }
+
+  async getSessionCommand(sessionId: string, commandId: string): Promise<{ id: string; command: string; exitCode?: number }> {
+    this.sandbox.checkRunning();
+    const record = this.#find(sessionId, commandId);
+    return record.exitCode === undefined ? { id: record.id, command: record.command } : { id: record.id, command: record.command, exitCode: record.exitCode };
+  }
+
+  getSessionCommandLogs(sessionId: string, commandId: string, onStdout: (chunk: string) => void, onStderr: (chunk: string) => void): Promise<void> {
+    const record = this.#find(sessionId, commandId);
+    // Decoded to text per stream, as the real SDK's log demultiplexer does.
+    const decoders = [new TextDecoder("utf-8"), new TextDecoder("utf-8")];
+    const sent = [0, 0];
+    return new Promise((resolve) => {
+      const pump = (): void => {
+        const streams = [record.stdout, record.stderr];
+        const callbacks = [onStdout, onStderr];
+        streams.forEach((chunks, i) => {
+          while (sent[i]! < chunks.length) {
+            const text = decoders[i]!.decode(chunks[sent[i]!]!, { stream: true });
+            sent[i]!++;
+            if (text) callbacks[i]!(text);
+          }
+        });
+        // The real log stream follows until the command has finished.
+        if (record.open === 0 || (record.exitCode !== undefined && this.sandbox.state !== "started")) {
+          decoders.forEach((decoder, i) => {
+            const rest = decoder.decode();
+            if (rest) callbacks[i]!(rest);
+          });
+          record.listeners.delete(pump);
+          resolve();
+        }
+      };
+      record.listeners.add(pump);
+      pump();
+    });
+  }
+
+  #find(sessionId: string, commandId: string): SessionCommand {
+    const record = this.#commands.get(commandId);
+    if (!record || !this.sessions.get(sessionId)?.includes(record)) throw new Error(`command ${commandId} not found in session ${sessionId}`);
+    return record;
+  }
+}
+
+export class FakeDaytonaSandbox implements DaytonaSandbox {
+  readonly id: string;
+  readonly name: string;
+  readonly labels: Record<string, string>;
+  state: DaytonaSdk.SandboxState = "started";
+  readonly calls: string[] = [];
+  readonly process: FakeDaytonaProcess;
+  readonly #processes = new LocalProcessGroup();
+  readonly #env: Record<string, string>;
+
+  constructor(
+    id: number,
+    readonly params: CreateParams,
+  ) {
+    this.id = `fake-sandbox-${id}`;
+    this.name = params.name ?? this.id;
+    this.labels = { ...params.labels };
+    this.#env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...params.envVars };
+    this.process = new FakeDaytonaProcess(this);
+  }
+
+  checkRunning(): void {
+    if (this.state !== "started") throw new Error(`Sandbox ${this.id} is not running (state: ${this.state})`);
+  }
+
+  spawnShell(command: string, options: { cwd?: string | undefined; env?: Record<string, string> | undefined; timeoutMs?: number | undefined }): ChildProcess {
+    return this.#processes.spawn(["sh", "-c", command], { env: { ...this.#env, ...options.env }, cwd: options.cwd, timeoutMs: options.timeoutMs });
+  }
+
+  async refreshData(): Promise<void> {
+    this.calls.push("refreshData");
+    if (this.state === "destroyed") throw new Error(`Sandbox with ID or name ${this.id} not found`);
+  }
+
+  async start(): Promise<void> {
+    this.calls.push("start");
+    if (this.state === "destroyed") throw new Error(`Sandbox ${this.id} was deleted`);
+    this.state = "started";
+  }
+
+  async stop(): Promise<void> {
+    this.calls.push("stop");
+    this.#halt("stopped");
+  }
+
+  async delete(): Promise<void> {
+    this.calls.push("delete");
+    this.#halt("destroyed");
+  }
+
+  /** What stopping a sandbox does: every process ends and process sessions are gone. */
+  #halt(state: DaytonaSdk.SandboxState): void {
+    this.state = state;
+    this.#processes.killAll();
+    this.process.sessions.clear();
+  }
+
+  readonly fs: DaytonaFileSystem & { calls: string[] } = {
+    calls: [],
+    uploadFile: async (file: Buffer, remotePath: string) => {
+      this.checkRunning();
+      this.fs.calls.push(`uploadFile ${remotePath}`);
+      mkdirSync(dirname(remotePath), { recursive: true });
+      writeFileSync(remotePath, file);
+    },
+    uploadFiles: async (files: DaytonaSdk.FileUpload[]) => {
+      this.checkRunning();
+      this.fs.calls.push(`uploadFiles ${files.map((f) => f.destination).join(" ")}`);
+      for (const file of files) {
+        mkdirSync(dirname(file.destination), { recursive: true });
+        if (typeof file.source === "string") writeFileSync(file.destination, new Uint8Array(await import("node:fs/promises").then((fs) => fs.readFile(file.source as string))));
+        else writeFileSync(file.destination, file.source);
+      }
+    },
+    createFolder: async (path: string, mode: string) => {
+      this.checkRunning();
+      this.fs.calls.push(`createFolder ${path} ${mode}`);
+      mkdirSync(path, { recursive: true, mode: parseInt(mode, 8) });
+    },
+    deleteFile: async (path: string, recursive?: boolean) => {
+      this.checkRunning();
+      this.fs.calls.push(`deleteFile ${path}`);
+      rmSync(path, { recursive: recursive ?? false, force: false });
+    },
+    downloadFile: async (remotePath: string) => {
+      this.checkRunning();
+      this.fs.calls.push(`downloadFile ${remotePath}`);
+      return readFileSync(remotePath);
+    },
+    setFilePermissions: async (path: string, permissions: DaytonaSdk.FilePermissionsParams) => {
+      this.checkRunning();
+      this.fs.calls.push(`setFilePermissions ${path} ${permissions.mode ?? ""}`);
+      if (permissions.mode !== undefined) chmodSync(path, parseInt(permissions.mode, 8));
+    },
+  };
+}
+
+/** The fake client: what `new Daytona()` would be, minus the cloud. */
+export class FakeDaytona implements DaytonaApi {
+  readonly sandboxes: FakeDaytonaSandbox[] = [];
+  readonly calls: string[] = [];
+
+  async create(params: CreateParams = {}): Promise<FakeDaytonaSandbox> {
+    this.calls.push(`create ${params.name ?? ""}`);
+    if (params.name !== undefined && this.sandboxes.some((s) => s.name === params.name && s.state !== "destroyed")) {
+      throw new Error(`Sandbox with name ${params.name} already exists`);
+    }
+    const sandbox = new FakeDaytonaSandbox(this.sandboxes.length + 1, params);
+    this.sandboxes.push(sandbox);
+    return sandbox;
+  }
+
+  async get(idOrName: string): Promise<FakeDaytonaSandbox> {
+    this.calls.push(`get ${idOrName}`);
+    const found = this.sandboxes.find((s) => (s.id === idOrName || s.name === idOrName) && s.state !== "destroyed");
+    if (!found) throw new Error(`Sandbox with ID or name ${idOrName} not found`);
+    return found;
+  }
+
+  async *list(query: DaytonaSdk.ListSandboxesQuery = {}): AsyncIterableIterator<FakeDaytonaSandbox> {
+    this.calls.push(`list ${JSON.stringify(query.labels ?? {})}`);
+    for (const sandbox of this.sandboxes) {
+      if (sandbox.state === "destroyed") continue;
+      if (Object.entries(query.labels ?? {}).every(([key, value]) => sandbox.labels[key] === value)) yield sandbox;
+    }
+  }
+
+  get last(): FakeDaytonaSandbox {
+    const sandbox = this.sandboxes.at(-1);
+    if (!sandbox) throw new Error("no sandbox was created");
+    return sandbox;
+  }
+}
