@@ -11,11 +11,17 @@ const benches = [
   { name: "gateway", file: "bench/gateway.mjs" },
   { name: "mcp", file: "bench/mcp.mjs" },
   { name: "ssh", file: "bench/ssh.mjs" },
+  // Needs a Docker Engine and the test image (scripts/test-env/docker.sh).
+  { name: "docker", file: "bench/docker.mjs", needs: () => process.env.SHELLWRIGHT_TEST_DOCKER === "1" },
 ];
 const wanted = process.env.BENCH?.split(",");
 let failed = 0;
 for (const bench of benches) {
   if (wanted && !wanted.includes(bench.name)) continue;
+  if (bench.needs && !bench.needs()) {
+    console.log(`\n===== ${bench.name}: skipped (set SHELLWRIGHT_TEST_DOCKER=1 with a running engine) =====`);
+    continue;
+  }
   console.log(`\n===== ${bench.name} (${bench.file}) =====`);
   const result = spawnSync(process.execPath, [bench.file], { stdio: "inherit" });
   if (result.status !== 0) {
