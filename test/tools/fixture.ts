@@ -8,12 +8,12 @@ import type { Environment } from "../../src/index.js";
 import type { ToolDefinition, ToolResult } from "../../src/tools/tool.js";
 import { runTool } from "../../src/tools/tool.js";
 import { compatBackends } from "../compat/backends.js";
-import { createRemoteLikeSession } from "./remote-like.js";
+import { remoteStyleBackend } from "./remote-style.js";
 
-/** Every compat backend, plus the local one posing as a remote (see remote-like.ts). */
+/** Every compat backend, plus real local bash reached the way remote backends are (see remote-style.ts). */
 export const toolBackends: ReadonlyArray<{ name: string; enabled: boolean; create: () => Promise<Environment> }> = [
   ...compatBackends.map((backend) => ({ name: backend.name, enabled: backend.enabled, create: () => backend.create() })),
-  { name: "local-as-remote", enabled: true, create: createRemoteLikeSession },
+  { name: remoteStyleBackend.name, enabled: true, create: () => remoteStyleBackend.create() },
 ];
 
 export interface ToolFixture {

@@ -44,7 +44,7 @@ class RemoteStyleTransport implements Transport {
 }
 
 export const remoteStyleBackend: CompatBackend = {
-  name: "remote-style plumbing",
+  name: "remote-style",
   enabled: true,
   create: async (options = {}) =>
     Session.open(new RemoteStyleTransport(), {
