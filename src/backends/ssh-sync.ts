@@ -36,9 +36,11 @@ export class RsyncTransfer implements SyncTransfer {
 
   async uploadFiles(files: readonly FileUpload[]): Promise<void> {
     // Each file has its own destination name and mode: one rsync each. Only
-    // changed files get here, so this is rare after the first sync.
+    // changed files get here, so this is rare after the first sync. -I: FileSync
+    // already saw the change; rsync's own quick check compares whole seconds and
+    // would skip a same-size rewrite within the same second.
     for (const file of files) {
-      await this.#rsync(["-pt", `--chmod=F${file.mode.toString(8).padStart(4, "0")}`, "--", file.local, this.#destination(file.remote)]);
+      await this.#rsync(["-Ipt", `--chmod=F${file.mode.toString(8).padStart(4, "0")}`, "--", file.local, this.#destination(file.remote)]);
     }
   }
 
@@ -49,9 +51,11 @@ export class RsyncTransfer implements SyncTransfer {
   async mirrorDirectory(mirror: DirectoryMirror): Promise<void> {
     // rsync walks both trees itself, so `changed` and `removed` are not needed:
     // its quick check (size + mtime, kept by -t) skips unchanged files, and
-    // --delete removes what the local tree no longer has. -rpt without -l:
-    // symbolic links are skipped, as FileSync's fingerprint skips them.
-    await this.#rsync(["-rpt", "--delete", "--", `${mirror.local.replace(/\/+$/, "")}/`, `${this.#destination(mirror.remote)}/`]);
+    // --delete removes what the local tree no longer has. --modify-window=-1
+    // compares mtimes to the nanosecond, as FileSync does (by default rsync
+    // compares whole seconds and misses a same-size edit made within one).
+    // -rpt without -l: symbolic links are skipped, as FileSync's fingerprint skips them.
+    await this.#rsync(["-rpt", "--modify-window=-1", "--delete", "--", `${mirror.local.replace(/\/+$/, "")}/`, `${this.#destination(mirror.remote)}/`]);
   }
 
   #destination(remote: string): string {

@@ -96,12 +96,18 @@ describe.skipIf(!sshTestEnabled)("ssh file sync", () => {
       expect(afterSkill[3]).toContain("--delete");
       expect(afterSkill[3]).toContain(`${remoteRoot}/skills/`);
 
+      // The same size, within the same second: still transferred (rsync's own
+      // quick check compares whole seconds unless told otherwise).
+      await writeFile(join(local, "skills/sub/b.md"), "beta TWO");
+      expect((await env.execute(`cat ${remoteRoot}/skills/sub/b.md`)).output).toBe("beta TWO");
+      expect(await rsyncCalls()).toHaveLength(5);
+
       // Deleted locally: deleted remotely (the directory by rsync --delete, the single file by rm).
       await rm(join(local, "skills/a.md"));
       await rm(join(local, "token.json"));
       const listing = await env.execute(`find ${remoteRoot} -type f | sort`);
       expect(listing.output).toBe(`${remoteRoot}/skills/run.sh\n${remoteRoot}/skills/sub/b.md\n`);
-      expect(await rsyncCalls()).toHaveLength(5);
+      expect(await rsyncCalls()).toHaveLength(6);
 
       // A mode change is a change too.
       await chmod(join(local, "skills/run.sh"), 0o700);
