@@ -338,7 +338,8 @@ export class Session implements Environment {
       let stopReason: "timeout" | "interrupt" | undefined;
       const timers: NodeJS.Timeout[] = [];
       const later = (ms: number, fn: () => void): void => {
-        timers.push(setTimeout(fn, ms));
+        // Node timers hold at most 2^31-1 ms (24.8 days); longer means "no limit" in practice.
+        timers.push(setTimeout(fn, Math.min(ms, 2 ** 31 - 1)));
       };
 
       const finish = (): void => {
