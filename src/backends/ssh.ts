@@ -21,16 +21,9 @@ import { SshCall, type CallEnd } from "./ssh-call.js";
 import { controlArgs, describeTarget, killScript, sshArgs, wrapScript, type SshTarget } from "./ssh-command.js";
 import { RsyncTransfer } from "./ssh-sync.js";
 
-export interface SshTransportOptions {
-  host: string;
-  user?: string | undefined;
-  port?: number | undefined;
-  keyPath?: string | undefined;
-  knownHostsFile?: string | undefined;
-  strictHostKeyChecking: "yes" | "accept-new" | "no";
+/** Where and how to connect (the control socket is made per session), plus what the session needs on the host. */
+export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "sshOptions"> {
   sshOptions: string[];
-  connectTimeoutMs: number;
-  controlPersistSeconds: number;
   /** Variables for the session's first shell, sent in a private file, never on a command line. */
   env: Record<string, string>;
   /** Directory on the host for the session's files; default: a new private one under the host's temp dir. */
