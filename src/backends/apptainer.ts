@@ -11,7 +11,7 @@ import { accessSync, constants as fsConstants, mkdirSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { BackendUnavailableError, SpawnError } from "../core/errors.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../core/transport.js";
 import { bashLaunch } from "./launch.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
 import { ChunkQueue } from "./sdk-handle.js";
@@ -40,8 +40,6 @@ export interface ApptainerTransportOptions {
   startTimeoutMs: number;
 }
 
-/** Scripts longer than this travel on stdin: one argv string may not exceed 128 KiB on Linux. */
-const MAX_INLINE_SCRIPT = 100_000;
 const CONTROL_TIMEOUT_MS = 30_000;
 
 interface ApptainerHandle extends ProcessHandle {
@@ -102,7 +100,7 @@ export class ApptainerTransport implements Transport {
 
   runBash(script: string, options: RunOptions): ApptainerHandle {
     if (!this.#started) throw new BackendUnavailableError("The Apptainer instance is not running (start() was not called or it was stopped)", { backend: this.name });
-    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
+    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES);
     const args = ["exec", "--cleanenv", `instance://${this.#instance}`, ...launch.argv];
     const child = spawn(this.#executable, args, {
       stdio: [launch.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],

@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import type * as DaytonaSdk from "@daytonaio/sdk";
 import { BackendUnavailableError, SyncError } from "../core/errors.js";
 import { shellQuote } from "../core/script.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../core/transport.js";
 import { bashLaunch } from "./launch.js";
 import { messageOf } from "./modal.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
@@ -101,8 +101,6 @@ export interface DaytonaTransportOptions {
 
 /** Stdin (and a long script) up to this size rides in the command as base64; larger goes up as a file. */
 const MAX_EMBEDDED_STDIN = 48_000;
-/** One argv string may not exceed 128 KiB on Linux. */
-const MAX_INLINE_SCRIPT = 100_000;
 const CONTROL_TIMEOUT_SEC = 30;
 const RESTARTABLE = new Set(["stopped", "archived", "paused", "stopping", "archiving", "pausing"]);
 const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
@@ -350,7 +348,7 @@ export class DaytonaTransport implements Transport {
 
   /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
   async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions): Promise<string> {
-    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
+    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES);
     const removeFirst = this.#stale.splice(0);
     const timeoutSec = this.#hasTimeout && options.timeoutMs !== undefined ? Math.max(1, Math.ceil((options.timeoutMs + this.#options.serverTimeoutMarginMs) / 1000)) : undefined;
     if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {

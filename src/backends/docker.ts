@@ -13,7 +13,7 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../core/errors.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../core/transport.js";
 import { runDockerCli } from "./docker/cli.js";
 import { ApiError, EngineApi, defaultSocketPath, engineMessage, type DockerCall } from "./docker/engine.js";
 import { startExec } from "./docker/exec.js";
@@ -54,9 +54,6 @@ done
 [[ $group == "$root" ]] && kill -s "$sig" -- "-$root" 2>/dev/null
 kill -s "$sig" "\${victims[@]}" 2>/dev/null
 exit 0`;
-
-/** Longer scripts are staged through a file: one argv string may not exceed 128 KiB on Linux. */
-const MAX_INLINE_SCRIPT = 100_000;
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -104,7 +101,7 @@ export class DockerTransport implements Transport {
   }
 
   runBash(script: string, options: RunOptions): ProcessHandle {
-    const handle = Buffer.byteLength(script) > MAX_INLINE_SCRIPT ? this.#runStaged(script, options) : this.#exec(script, options);
+    const handle = Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES ? this.#runStaged(script, options) : this.#exec(script, options);
     let checked: Promise<number> | undefined;
     return {
       output: handle.output,

@@ -10,7 +10,7 @@ import { constants as osConstants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { SpawnError } from "../core/errors.js";
-import type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES, type BackendFiles, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../core/transport.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -20,9 +20,6 @@ export interface LocalTransportOptions {
   /** Path of bash; default: the first `bash` on PATH. */
   bashPath?: string | undefined;
 }
-
-/** Scripts longer than this go through a file: one argv string may not exceed 128 KiB on Linux. */
-const MAX_INLINE_SCRIPT = 100_000;
 
 interface LocalHandle extends ProcessHandle {
   readonly pid: number | undefined;
@@ -62,7 +59,7 @@ export class LocalTransport implements Transport {
   runBash(script: string, options: RunOptions): LocalHandle {
     let scriptFile: string | undefined;
     let args: string[];
-    if (script.length > MAX_INLINE_SCRIPT) {
+    if (Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES) {
       scriptFile = join(this.#stateDir, `script-${randomBytes(6).toString("hex")}.sh`);
       writeFileSync(scriptFile, script, { mode: 0o600 });
       args = [scriptFile];

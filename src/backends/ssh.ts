@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackendUnavailableError, SpawnError, SyncError } from "../core/errors.js";
 import { shellQuote } from "../core/script.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../core/transport.js";
 import { FileSync } from "../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../sync/options.js";
 import { SshCall, type CallEnd } from "./ssh-call.js";
@@ -34,8 +34,6 @@ export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "ss
   warn: (message: string) => void;
 }
 
-/** A remote command line longer than this (bytes) goes through a file: one argument may not exceed 128 KiB on Linux. */
-const MAX_INLINE_COMMAND = 100_000;
 /** Control calls (connect, kill, cleanup) that take longer than this are given up. */
 const CONTROL_TIMEOUT_MS = 30_000;
 /** How long a kill waits for a call that just started to report its remote group. */
@@ -161,7 +159,7 @@ export class SshTransport implements Transport {
   runBash(script: string, options: RunOptions): ProcessHandle {
     let command = wrapScript(script, { ...options, envFile: this.#envFile });
     let args: Promise<string[]>;
-    if (Buffer.byteLength(command) <= MAX_INLINE_COMMAND) {
+    if (Buffer.byteLength(command) <= MAX_INLINE_SCRIPT_BYTES) {
       args = Promise.resolve(sshArgs(this.#target, command));
     } else {
       const scriptFile = `${this.#tempDir}/script-${randomBytes(6).toString("hex")}.sh`;

@@ -36,6 +36,13 @@ export interface ProcessHandle {
 export type KillSignal = "TERM" | "KILL";
 
 /**
+ * A script longer than this many bytes must not travel as one argv string
+ * (Linux caps a single argument at 128 KiB): backends send it through a file
+ * or on stdin instead.
+ */
+export const MAX_INLINE_SCRIPT_BYTES = 100_000;
+
+/**
  * Direct access to the backend's files, for backends that share our
  * filesystem. Synchronous on purpose: renames then happen in the order calls
  * finish, which is what "the last call to finish sets the env" needs, and each

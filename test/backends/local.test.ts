@@ -53,6 +53,9 @@ describe("local backend", () => {
       const long = "x".repeat(300_000);
       const r = await env.execute(`printf %s '${long}' | wc -c`);
       expect(r.output.trim()).toBe("300000");
+      // Counted in bytes: 60 000 three-byte characters are 180 000 bytes of argv.
+      const wide = "€".repeat(60_000);
+      expect((await env.execute(`printf %s '${wide}' | wc -c`)).output.trim()).toBe("180000");
       expect((await env.execute("export AFTER_LONG=1; echo ok")).output).toBe("ok\n");
       expect((await env.execute("echo $AFTER_LONG")).output).toBe("1\n");
     } finally {
