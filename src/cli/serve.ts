@@ -5,9 +5,11 @@
  * never from a flag: a flag would show in `ps`.
  */
 
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { isShellwrightError } from "../core/errors.js";
+import { UsageError } from "./args.js";
+import { readConfigFile } from "./config-file.js";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { loadToken, TokenSourceError } from "../gateway/auth.js";
 import { DEFAULT_GATEWAY_PORT, TOKEN_ENV_VAR } from "../gateway/protocol.js";
@@ -45,7 +47,6 @@ export interface ServeIo {
   signal: AbortSignal;
 }
 
-class UsageError extends Error {}
 
 export async function main(args: string[]): Promise<number> {
   const stop = new AbortController();
@@ -150,18 +151,9 @@ export function parseServeArgs(args: string[]): ParsedServeArgs | "help" {
       case "--backend":
         backendName = value();
         break;
-      case "--backend-config": {
-        const file = value();
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(readFileSync(file, "utf8"));
-        } catch (error) {
-          throw new UsageError(`--backend-config ${file}: ${(error as Error).message}`);
-        }
-        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError(`--backend-config ${file} must hold a JSON object`);
-        backendConfig = parsed as Record<string, unknown>;
+      case "--backend-config":
+        backendConfig = readConfigFile(value(), "--backend-config") as Record<string, unknown>;
         break;
-      }
       case "--allow-root":
         roots.push(value());
         break;
