@@ -5,7 +5,7 @@
 // Another backend: SHELLWRIGHT_BENCH_CONFIG='{"backend":"docker","image":"shellwright-test:bookworm"}'
 // (the createEnvironment config, as JSON).
 import { createEnvironment } from "../dist/index.js";
-import { callTool } from "../dist/tools/index.js";
+import { callTool } from "../dist/tools/registry.js";
 
 const iterations = Number(process.argv[2] ?? 200);
 const config = JSON.parse(process.env.SHELLWRIGHT_BENCH_CONFIG ?? '{"backend":"local"}');

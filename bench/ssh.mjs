@@ -14,8 +14,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { normalizeSshConfig } from "../dist/backends/ssh-config.js";
-import { SshTransport } from "../dist/backends/ssh.js";
+import { normalizeSshConfig } from "../dist/backends/ssh/config.js";
+import { SshTransport } from "../dist/backends/ssh/transport.js";
 import { Session } from "../dist/core/session.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 40);

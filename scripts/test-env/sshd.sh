@@ -4,7 +4,7 @@
 # `start` reuses the running server. Runnable by hand:
 #
 #   eval "$(scripts/test-env/sshd.sh start)"   # exports SHELLWRIGHT_TEST_SSH*
-#   npx vitest run test/backends/ssh.test.ts
+#   npx vitest run test/backends/ssh/transport.test.ts
 #   scripts/test-env/sshd.sh stop
 #
 # Commands: start | stop | env | restart (drops every connection; same port and

@@ -5,8 +5,8 @@
  * persistence (layer 2) once for all of them.
  */
 
-import { callToolDefinition, TOOLS } from "../tools/index.js";
-import type { ToolDefinition } from "../tools/tool.js";
+import { callToolDefinition, TOOLS } from "../tools/registry.js";
+import type { ToolDefinition } from "../tools/shared/tool.js";
 
 /** terminal, process, read_file, write_file, patch, search_files, execute_code. */
 export function defaultTools(): readonly ToolDefinition[] {

@@ -23,7 +23,7 @@ import { describe, plainObject, rejectUnknown, shellString, stringRecord } from 
 import { shellQuote } from "../core/script.js";
 import type { ExecuteResult } from "../core/session.js";
 import type { ToolSession } from "../agents/tool-list.js";
-import { runOnBackend } from "../tools/backend-io.js";
+import { runOnBackend } from "../tools/shared/backend-io.js";
 
 export interface SandboxAdapterOptions {
   /** Shown to the model as the sandbox's description. @default says the backend, the base directory and the shell */

@@ -17,17 +17,17 @@ import {
 } from "../core/options.js";
 import type { Environment } from "../core/environment.js";
 import { Session, type SessionOptions, type SessionState } from "../core/session.js";
-import { LocalTransport } from "./local.js";
-import { GatewayEnvironment } from "./gateway.js";
-import { TOKEN_ENV_VAR, type CreateSessionRequest } from "../gateway/protocol.js";
-import { ApptainerTransport, defaultScratchDir } from "./apptainer.js";
-import { ModalTransport, type ModalApi } from "./modal.js";
-import { DaytonaTransport, type DaytonaApi } from "./daytona.js";
+import { LocalTransport } from "./local/transport.js";
+import { GatewayEnvironment } from "./gateway/environment.js";
+import { TOKEN_ENV_VAR, type CreateSessionRequest } from "./gateway/protocol.js";
+import { ApptainerTransport, defaultScratchDir } from "./apptainer/transport.js";
+import { ModalTransport, type ModalApi } from "./modal/transport.js";
+import { DaytonaTransport, type DaytonaApi } from "./daytona/transport.js";
 import { normalizeSyncConfig, type SyncConfig } from "../sync/options.js";
-import { SSH_KEYS, normalizeSshConfig, type SshConfigOptions } from "./ssh-config.js";
-import { SshTransport } from "./ssh.js";
-import { DockerTransport } from "./docker.js";
-import { DOCKER_OPTION_KEYS, normalizeDockerOptions, type DockerOptions } from "./docker/options.js";
+import { SSH_KEYS, normalizeSshConfig, type SshConfigOptions } from "./ssh/config.js";
+import { SshTransport } from "./ssh/transport.js";
+import { DockerTransport } from "./docker/transport.js";
+import { DOCKER_OPTION_KEYS, normalizeDockerOptions, type DockerOptions } from "./docker/config.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {

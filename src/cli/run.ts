@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
-import { parsePlan, playPlan, type Plan } from "../tools/plan.js";
+import { parsePlan, playPlan, type Plan } from "./plan.js";
 
 const USAGE = "usage: shellwright run PLAN.json [--backend NAME] [--check]";
 

@@ -12,7 +12,7 @@ import { UsageError } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { loadToken, TokenSourceError } from "../gateway/auth.js";
-import { DEFAULT_GATEWAY_PORT, TOKEN_ENV_VAR } from "../gateway/protocol.js";
+import { DEFAULT_GATEWAY_PORT, TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
 import { startGateway, type GatewayOptions } from "../gateway/server.js";
 
 export const USAGE = `Usage: shellwright serve [options]

@@ -5,7 +5,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { TOKEN_ENV_VAR } from "./protocol.js";
+import { TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
 
 export const MIN_TOKEN_LENGTH = 16;
 

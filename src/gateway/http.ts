@@ -4,7 +4,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ErrorBody, GatewayErrorCode } from "./protocol.js";
+import type { ErrorBody, GatewayErrorCode } from "../backends/gateway/protocol.js";
 
 export class HttpError extends Error {
   readonly status: number;

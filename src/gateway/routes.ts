@@ -12,8 +12,8 @@ import { normalizeExecuteOptions, type ExecuteOptions } from "../core/session.js
 import type { TokenCheck } from "./auth.js";
 import { HttpError, jsonObject, readJsonBody, sendError, sendJson } from "./http.js";
 import type { PathPolicy } from "./paths.js";
-import { API_PREFIX, EXECUTION_ID, NDJSON, type CreateSessionRequest, type CreateSessionResponse, type ExecutionResult, type StreamEvent } from "./protocol.js";
-import type { SessionRegistry } from "./registry.js";
+import { API_PREFIX, EXECUTION_ID, NDJSON, type CreateSessionRequest, type CreateSessionResponse, type ExecutionResult, type StreamEvent } from "../backends/gateway/protocol.js";
+import type { SessionRegistry } from "./sessions.js";
 
 export interface RouteContext {
   registry: SessionRegistry;

@@ -15,8 +15,8 @@ import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveInteger, positiveNumber, rejectUnknown } from "../core/options.js";
 import { MIN_TOKEN_LENGTH, TokenCheck } from "./auth.js";
 import { PathPolicy } from "./paths.js";
-import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "./protocol.js";
-import { SessionRegistry } from "./registry.js";
+import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "../backends/gateway/protocol.js";
+import { SessionRegistry } from "./sessions.js";
 import { handle, type RouteContext } from "./routes.js";
 
 export interface GatewayOptions {

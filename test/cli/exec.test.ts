@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sshTestConfig, sshTestEnabled } from "../backends/ssh-env.js";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 
 const bin = join(import.meta.dirname, "../../dist/cli/main.js");
 const home = mkdtempSync(join(tmpdir(), "sw-cli-"));

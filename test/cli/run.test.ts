@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/run.js";
-import { matchExpected, parsePlan } from "../../src/tools/plan.js";
+import { matchExpected, parsePlan } from "../../src/cli/plan.js";
 
 let dir: string;
 beforeAll(() => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createEnvironment, startGateway, type Environment, type Gateway } from "../../src/index.js";
-import { sshTestConfig, sshTestEnabled } from "../backends/ssh-env.js";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { removeDockerContainers } from "../../src/backends/docker/containers.js";
 import { FakeDaytona } from "../fakes/fake-daytona.js";
 import { FakeModalClient } from "../fakes/fake-modal.js";

@@ -17,7 +17,7 @@ import type { ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type * as DaytonaSdk from "@daytonaio/sdk";
-import type { DaytonaApi, DaytonaFileSystem, DaytonaProcess, DaytonaSandbox } from "../../src/backends/daytona.js";
+import type { DaytonaApi, DaytonaFileSystem, DaytonaProcess, DaytonaSandbox } from "../../src/backends/daytona/transport.js";
 import { exitCodeOf, LocalProcessGroup } from "./local-process.js";
 
 type CreateParams = DaytonaSdk.CreateSandboxFromImageParams | DaytonaSdk.CreateSandboxFromSnapshotParams;

@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import type * as ModalSdk from "modal";
-import type { ModalApi, ModalApp, ModalFilesystem, ModalImage, ModalProcess, ModalSandbox } from "../../src/backends/modal.js";
+import type { ModalApi, ModalApp, ModalFilesystem, ModalImage, ModalProcess, ModalSandbox } from "../../src/backends/modal/transport.js";
 import { exitCodeOf, LocalProcessGroup } from "./local-process.js";
 
 export class FakeModalImage implements ModalImage {

@@ -14,7 +14,7 @@ import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.j
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultTools } from "../../src/agents/registry.js";
 import { toolDefinitions } from "../../src/agents/definitions.js";
-import { matchExpected, parsePlan, type PlanStep } from "../../src/tools/plan.js";
+import { matchExpected, parsePlan, type PlanStep } from "../../src/cli/plan.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { call, connect, fixture } from "./helpers.js";
 

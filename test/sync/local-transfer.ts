@@ -2,7 +2,7 @@
  * A SyncTransfer that really copies, into a directory on this machine that
  * plays the remote home, and records every call. It sits at our own seam (the
  * SyncTransfer interface), so FileSync is tested on real files; the SSH
- * transfer is tested against a real sshd in test/backends/ssh-sync.test.ts.
+ * transfer is tested against a real sshd in test/backends/ssh/sync.test.ts.
  */
 
 import { chmod, copyFile, mkdir, readdir, rm, stat } from "node:fs/promises";

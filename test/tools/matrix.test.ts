@@ -2,7 +2,7 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parsePlan, playPlan } from "../../src/tools/plan.js";
+import { parsePlan, playPlan } from "../../src/cli/plan.js";
 import { compatBackends } from "../compat/backends.js";
 import { remoteStyleBackend } from "./remote-style.js";
 

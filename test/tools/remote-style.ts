@@ -7,7 +7,7 @@
  * before a remote backend has landed.
  */
 
-import { LocalTransport } from "../../src/backends/local.js";
+import { LocalTransport } from "../../src/backends/local/transport.js";
 import { Session } from "../../src/core/session.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../src/core/transport.js";
 import type { CompatBackend } from "../compat/backends.js";

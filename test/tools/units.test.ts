@@ -1,12 +1,12 @@
 /** Pure parts of the tools: exit-code meanings, dangerous patterns, text cuts, poll parsing, settings, schemas. */
 
 import { describe, expect, it } from "vitest";
-import { DANGEROUS_PATTERNS, findDangerousPattern } from "../../src/tools/approval.js";
-import { exitCodeMeaning } from "../../src/tools/exit-codes.js";
-import { toolSchemas } from "../../src/tools/index.js";
-import { parsePollOutput } from "../../src/tools/processes/scripts.js";
-import { toolSettings } from "../../src/tools/settings.js";
-import { cutHeadTail, stripAnsi, TextCapture } from "../../src/tools/text.js";
+import { DANGEROUS_PATTERNS, findDangerousPattern } from "../../src/tools/terminal/approval.js";
+import { exitCodeMeaning } from "../../src/tools/terminal/exit-codes.js";
+import { toolSchemas } from "../../src/tools/registry.js";
+import { parsePollOutput } from "../../src/tools/process/scripts.js";
+import { toolSettings } from "../../src/tools/shared/settings.js";
+import { cutHeadTail, stripAnsi, TextCapture } from "../../src/tools/shared/text.js";
 
 describe("exitCodeMeaning", () => {
   it.each([

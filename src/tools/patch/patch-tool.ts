@@ -8,10 +8,10 @@
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
-import { defineTool, type ToolDefinition, type ToolResult } from "../tool.js";
-import { runOnBackend, shellQuote } from "../backend-io.js";
-import { ConcurrentChangeError, probeForWrite, sha256, writeAtomic, type WriteProbe } from "../file-write.js";
-import { validateGuardOptions, type WriteGuardOptions } from "../path-guard.js";
+import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool.js";
+import { runOnBackend, shellQuote } from "../shared/backend-io.js";
+import { ConcurrentChangeError, probeForWrite, sha256, writeAtomic, type WriteProbe } from "../files/atomic-write.js";
+import { validateGuardOptions, type WriteGuardOptions } from "../files/path-guard.js";
 import { fuzzyReplace, STRATEGY_NAMES } from "./fuzzy-match.js";
 import { unifiedDiff } from "./unified-diff.js";
 import { applyHunks, parseV4a, V4aParseError, type V4aOperation } from "./v4a.js";

@@ -1,0 +1,440 @@
+/**
+ * The Daytona backend, over `@daytonaio/sdk`: one sandbox (created, or
+ * resumed by name or label), each command run asynchronously in a Daytona
+ * process session so its output streams back as it arrives
+ * (`getSessionCommandLogs` with callbacks) and its exit code is polled.
+ *
+ * Before each command the sandbox is made sure to be running (a stopped or
+ * archived one is started again). Session commands have no timeout of their
+ * own (the spec's open item 4), so the command runs under coreutils `timeout`
+ * set past the session's deadline: a backstop for when this process dies,
+ * while the session's own timeout kills the tree inside the sandbox first.
+ */
+
+import { randomBytes } from "node:crypto";
+import type * as DaytonaSdk from "@daytonaio/sdk";
+import { BackendUnavailableError, SyncError } from "../../core/errors.js";
+import { shellQuote } from "../../core/script.js";
+import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../../core/transport.js";
+import { bashLaunch } from "../shared/launch.js";
+import { messageOf } from "../modal/transport.js";
+import { RemoteTreeKiller } from "../shared/remote-tree.js";
+import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
+import { SdkTransfer } from "../shared/sdk-sync.js";
+import { FileSync } from "../../sync/file-sync.js";
+import type { NormalizedSyncConfig } from "../../sync/options.js";
+
+// The subset of `@daytonaio/sdk` this backend calls, written out here so that
+// our published types do not need the optional SDK. The real `Daytona` client
+// satisfies it: loadDaytonaClient() below assigns one to it, which the
+// compiler checks against the SDK's type definitions. Tests pass a fake with
+// the same shapes.
+
+export interface DaytonaProcess {
+  executeCommand(command: string, cwd?: string, env?: Record<string, string>, timeout?: number): Promise<{ exitCode: number; result: string }>;
+  createSession(sessionId: string): Promise<void>;
+  deleteSession(sessionId: string): Promise<void>;
+  executeSessionCommand(sessionId: string, req: { command: string; runAsync?: boolean }, timeout?: number): Promise<{ cmdId: string }>;
+  getSessionCommand(sessionId: string, commandId: string): Promise<{ exitCode?: number }>;
+  getSessionCommandLogs(sessionId: string, commandId: string, onStdout: (chunk: string) => void, onStderr: (chunk: string) => void): Promise<void>;
+}
+export interface DaytonaFileSystem {
+  uploadFile(file: Buffer, remotePath: string, timeout?: number): Promise<void>;
+  uploadFiles(files: { source: string | Buffer; destination: string }[], timeout?: number): Promise<void>;
+  createFolder(path: string, mode: string): Promise<void>;
+  deleteFile(path: string, recursive?: boolean): Promise<void>;
+  setFilePermissions(path: string, permissions: { mode?: string; owner?: string; group?: string }): Promise<void>;
+  downloadFile(remotePath: string, timeout?: number): Promise<Buffer>;
+}
+export interface DaytonaCreateParams {
+  name?: string;
+  labels?: Record<string, string>;
+  envVars?: Record<string, string>;
+  autoStopInterval?: number;
+  image?: string;
+  snapshot?: string;
+  resources?: { cpu?: number; memory?: number; disk?: number };
+}
+export interface DaytonaSandbox {
+  readonly id: string;
+  readonly name: string;
+  readonly state?: string | undefined;
+  readonly process: DaytonaProcess;
+  readonly fs: DaytonaFileSystem;
+  refreshData(): Promise<void>;
+  start(timeout?: number): Promise<void>;
+  stop(timeout?: number): Promise<void>;
+  delete(timeout?: number): Promise<void>;
+}
+export interface DaytonaApi {
+  create(params?: DaytonaCreateParams, options?: { timeout?: number }): Promise<DaytonaSandbox>;
+  get(sandboxIdOrName: string): Promise<DaytonaSandbox>;
+  list(query?: { labels?: Record<string, string>; limit?: number }): AsyncIterable<DaytonaSandbox>;
+}
+
+export interface DaytonaTransportOptions {
+  /** A registry image; without it (and without `snapshot`) Daytona's default snapshot. */
+  image?: string | undefined;
+  snapshot?: string | undefined;
+  /** Resume the sandbox with this name, or create it under this name. */
+  name?: string | undefined;
+  /** Resume the first sandbox with these labels; a created sandbox gets them. */
+  labels: Record<string, string>;
+  cpu?: number | undefined;
+  memoryGiB?: number | undefined;
+  diskGiB?: number | undefined;
+  /** Minutes of inactivity before Daytona stops the sandbox (0 = never). */
+  autoStopMinutes?: number | undefined;
+  /** The sandbox's environment, set at creation (never on a command line). */
+  env: Record<string, string>;
+  /** What close() does to the sandbox. */
+  onClose: "delete" | "stop" | "keep";
+  client?: DaytonaApi | undefined;
+  /** How far past the session's deadline the in-sandbox `timeout` backstop fires. */
+  serverTimeoutMarginMs: number;
+  /** Seconds Daytona may take to create or start a sandbox. */
+  startTimeoutSec: number;
+  /** Files and directories mirrored into the sandbox before commands, through `fs.uploadFiles`. */
+  sync?: NormalizedSyncConfig | undefined;
+  warn: (message: string) => void;
+}
+
+/** Stdin (and a long script) up to this size rides in the command as base64; larger goes up as a file. */
+const MAX_EMBEDDED_STDIN = 48_000;
+const CONTROL_TIMEOUT_SEC = 30;
+const RESTARTABLE = new Set(["stopped", "archived", "paused", "stopping", "archiving", "pausing"]);
+const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
+
+/**
+ * The shell command that runs one `bash -c` in a Daytona session. Pure, so the
+ * timeout composition can be tested as text: `timeout` wraps the whole launch,
+ * the session snapshot is sourced inside it, and its exit code passes through.
+ */
+export function daytonaCommand(
+  launch: { argv: string[]; stdin: string | undefined },
+  options: { timeoutSec?: number | undefined; stdinFile?: string | undefined; removeFirst?: readonly string[] | undefined },
+): string {
+  const argv = launch.argv.map(shellQuote);
+  if (options.timeoutSec !== undefined) argv.unshift("timeout", "-k", "5s", `${options.timeoutSec}s`);
+  const run = argv.join(" ");
+  const cleanup = options.removeFirst !== undefined && options.removeFirst.length > 0 ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; ` : "";
+  // Run in the background and waited for with `wait`'s stderr dropped: a shell
+  // reports a job killed by a signal ("Terminated") on its own stderr, which
+  // would land in the output after a timeout. The job's stderr is kept.
+  if (options.stdinFile !== undefined) {
+    // `(exit N)` sets the status without leaving the session's shell.
+    const file = shellQuote(options.stdinFile);
+    return `${cleanup}${run} < ${file} & wait $! 2>/dev/null; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
+  }
+  // A session's own stdin is a pipe nobody ever closes: never let a command read it.
+  if (launch.stdin === undefined) return `${cleanup}${run} < /dev/null & wait $! 2>/dev/null`;
+  return `${cleanup}printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run} & wait $! 2>/dev/null`;
+}
+
+export class DaytonaTransport implements Transport {
+  readonly name = "daytona";
+  readonly stdinMode = "pipe";
+  readonly cwdSource = "marker";
+  readonly needsRemotePid = true;
+  readonly tempDir = "/tmp";
+  readonly #options: DaytonaTransportOptions;
+  readonly #killer = new RemoteTreeKiller("daytona", (script) => this.#control(script));
+  #client: DaytonaApi | undefined;
+  #sandbox: DaytonaSandbox | undefined;
+  #sessionId: string | undefined;
+  #hasTimeout = false;
+  #hasTee = false;
+  /** Output copies of finished commands, removed by the next command. */
+  #stale: string[] = [];
+  /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
+  #ready: Promise<DaytonaSandbox> | undefined;
+  #closed = false;
+  readonly #sync: FileSync | undefined;
+
+  constructor(options: DaytonaTransportOptions) {
+    this.#options = options;
+    if (options.sync !== undefined) {
+      const transfer = new SdkTransfer({
+        // One multipart request for the lot.
+        writeFiles: async (files) => {
+          const sandbox = this.#sandbox;
+          if (sandbox === undefined) throw new Error("the Daytona sandbox is not running");
+          await sandbox.fs.uploadFiles(files.map((file) => ({ source: file.bytes, destination: file.remote })));
+        },
+        exec: (script) => this.#control(script),
+      });
+      this.#sync = new FileSync(transfer, { ...options.sync, backend: this.name });
+    }
+  }
+
+  /** The file sync, when configured. */
+  get fileSync(): FileSync | undefined {
+    return this.#sync;
+  }
+
+  get sandbox(): DaytonaSandbox | undefined {
+    return this.#sandbox;
+  }
+
+  async start(): Promise<void> {
+    await this.#ensureReady();
+  }
+
+  /** Makes sure the sandbox runs (starting a stopped one, recreating a destroyed one), then syncs files. */
+  async beforeExecute(): Promise<void> {
+    await this.#ensureReady();
+    try {
+      await this.#sync?.sync();
+    } catch (error) {
+      if (!(error instanceof SyncError)) throw error;
+      // The command still runs: a failed sync is retried from scratch next time.
+      this.#options.warn(error.message);
+    }
+  }
+
+  runBash(script: string, options: RunOptions): ProcessHandle {
+    const sandbox = this.#sandbox;
+    const sessionId = this.#sessionId;
+    const handle = sdkProcessHandle({
+      backend: this.name,
+      run: async (sink) => {
+        if (sandbox === undefined || sessionId === undefined) throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
+        // Daytona hands logs over as decoded text, which turns bytes that are not
+        // UTF-8 into U+FFFD. The command's output is also copied to a file (tee);
+        // only when the text shows a U+FFFD is that file fetched for the exact bytes.
+        const copy = this.#hasTee ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
+        const command = await this.#prepare(sandbox, copy === undefined ? script : `exec > >(exec tee ${shellQuote(copy)})\n${script}`, options);
+        const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
+        const text = new ExactText(sink);
+        let logsDone = false;
+        const logs = sandbox.process
+          .getSessionCommandLogs(sessionId, cmdId, (chunk) => text.push(chunk), (chunk) => text.push(chunk))
+          .catch(() => undefined)
+          .finally(() => {
+            logsDone = true;
+            if (!text.holding) sink.end();
+          });
+        const exitCode = await pollExitCode(() => sandbox.process.getSessionCommand(sessionId, cmdId), () => logsDone);
+        if (text.holding && copy !== undefined) {
+          // tee may still be writing the last bytes: give the log stream a moment to close first.
+          await Promise.race([logs, new Promise((resolve) => setTimeout(resolve, 500))]);
+          try {
+            text.replaceHeld(await sandbox.fs.downloadFile(copy, CONTROL_TIMEOUT_SEC));
+          } catch {
+            text.releaseHeld(); // the decoded text is still better than nothing
+          }
+          sink.end();
+        }
+        if (copy !== undefined) this.#stale.push(copy);
+        return exitCode;
+      },
+      // The last resort: stop the sandbox; the next command starts it again.
+      cancel: () => this.#stopSandbox(sandbox),
+    });
+    return this.#killer.guard(handle);
+  }
+
+  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
+    await this.#killer.kill(handle, signal, remotePid);
+  }
+
+  async stop(): Promise<void> {
+    this.#closed = true;
+    const sandbox = this.#sandbox;
+    this.#sandbox = undefined;
+    if (sandbox === undefined) return;
+    try {
+      if (this.#sessionId !== undefined) await sandbox.process.deleteSession(this.#sessionId).catch(() => undefined);
+      if (this.#options.onClose === "delete") await sandbox.delete();
+      else if (this.#options.onClose === "stop") await sandbox.stop();
+    } catch (error) {
+      throw new BackendUnavailableError(`Could not ${this.#options.onClose} Daytona sandbox ${sandbox.name || sandbox.id}: ${messageOf(error)}`, {
+        cause: error,
+        backend: this.name,
+      });
+    }
+  }
+
+  #ensureReady(): Promise<DaytonaSandbox> {
+    if (this.#closed) return Promise.reject(new BackendUnavailableError("The Daytona backend was stopped", { backend: this.name }));
+    this.#ready ??= this.#wake().finally(() => {
+      this.#ready = undefined;
+    });
+    return this.#ready;
+  }
+
+  async #wake(): Promise<DaytonaSandbox> {
+    try {
+      let sandbox = this.#sandbox;
+      if (sandbox !== undefined) {
+        try {
+          await sandbox.refreshData();
+        } catch {
+          sandbox = undefined; // deleted behind our back: make a new one
+        }
+      }
+      if (sandbox !== undefined && GONE.has(String(sandbox.state))) sandbox = undefined;
+      if (sandbox === undefined) {
+        sandbox = (await this.#resume()) ?? (await this.#create());
+        this.#sandbox = sandbox;
+        this.#sessionId = undefined;
+        this.#sync?.invalidate(); // another sandbox: assume none of the synced files
+      }
+      if (RESTARTABLE.has(String(sandbox.state))) {
+        await sandbox.start(this.#options.startTimeoutSec);
+        this.#sessionId = undefined; // a restart ends the sandbox's process sessions
+      }
+      if (this.#sessionId === undefined) {
+        const sessionId = `shellwright-${randomBytes(6).toString("hex")}`;
+        await sandbox.process.createSession(sessionId);
+        this.#sessionId = sessionId;
+        const probe = await sandbox.process.executeCommand(
+          "for t in timeout tee; do command -v $t >/dev/null 2>&1 && echo $t; done",
+          undefined,
+          undefined,
+          CONTROL_TIMEOUT_SEC,
+        );
+        const tools = probe.result.split("\n").map((line) => line.trim());
+        this.#hasTimeout = tools.includes("timeout");
+        this.#hasTee = tools.includes("tee");
+      }
+      return sandbox;
+    } catch (error) {
+      if (error instanceof BackendUnavailableError) throw error;
+      throw new BackendUnavailableError(`Could not get a running Daytona sandbox: ${messageOf(error)}`, { cause: error, backend: this.name });
+    }
+  }
+
+  async #resume(): Promise<DaytonaSandbox | undefined> {
+    const client = await this.#getClient();
+    const { name, labels } = this.#options;
+    if (name !== undefined) {
+      try {
+        return await client.get(name);
+      } catch {
+        // not there yet: created below under this name
+      }
+    }
+    if (Object.keys(labels).length > 0) {
+      for await (const sandbox of client.list({ labels, limit: 1 })) {
+        if (!GONE.has(String(sandbox.state))) return sandbox;
+      }
+    }
+    return undefined;
+  }
+
+  async #create(): Promise<DaytonaSandbox> {
+    const options = this.#options;
+    const client = await this.#getClient();
+    const base: DaytonaCreateParams = { labels: { ...options.labels } };
+    if (options.name !== undefined) base.name = options.name;
+    if (Object.keys(options.env).length > 0) base.envVars = { ...options.env };
+    if (options.autoStopMinutes !== undefined) base.autoStopInterval = options.autoStopMinutes;
+    const resources: NonNullable<DaytonaCreateParams["resources"]> = {};
+    if (options.cpu !== undefined) resources.cpu = options.cpu;
+    if (options.memoryGiB !== undefined) resources.memory = options.memoryGiB;
+    if (options.diskGiB !== undefined) resources.disk = options.diskGiB;
+    const params =
+      options.image !== undefined
+        ? { ...base, image: options.image, ...(Object.keys(resources).length > 0 ? { resources } : {}) }
+        : { ...base, ...(options.snapshot === undefined ? {} : { snapshot: options.snapshot }) };
+    return client.create(params, { timeout: options.startTimeoutSec });
+  }
+
+  async #getClient(): Promise<DaytonaApi> {
+    this.#client ??= this.#options.client ?? (await loadDaytonaClient());
+    return this.#client;
+  }
+
+  /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
+  async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions): Promise<string> {
+    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES);
+    const removeFirst = this.#stale.splice(0);
+    const timeoutSec = this.#hasTimeout && options.timeoutMs !== undefined ? Math.max(1, Math.ceil((options.timeoutMs + this.#options.serverTimeoutMarginMs) / 1000)) : undefined;
+    if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
+      const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
+      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst });
+    }
+    const file = `${this.tempDir}/shellwright-stdin-${randomBytes(6).toString("hex")}`;
+    await sandbox.fs.uploadFile(Buffer.from(launch.stdin), file);
+    return daytonaCommand({ argv: launch.argv, stdin: undefined }, { timeoutSec, stdinFile: file, removeFirst });
+  }
+
+  async #stopSandbox(sandbox: DaytonaSandbox | undefined): Promise<void> {
+    if (sandbox === undefined) return;
+    this.#sessionId = undefined;
+    await sandbox.stop();
+  }
+
+  async #control(script: string): Promise<{ exitCode: number; output: string }> {
+    const sandbox = this.#sandbox;
+    if (sandbox === undefined) throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
+    const response = await sandbox.process.executeCommand(`bash -c ${shellQuote(script)}`, undefined, undefined, CONTROL_TIMEOUT_SEC);
+    return { exitCode: response.exitCode, output: response.result };
+  }
+}
+
+/**
+ * Passes decoded log text on until a U+FFFD shows up (bytes that were not
+ * UTF-8, or were cut there by the decoder); from then on it holds the text back
+ * and counts on the exact bytes of the output copy instead.
+ */
+class ExactText {
+  readonly #sink: OutputSink;
+  #passedBytes = 0;
+  #held: string[] | undefined;
+
+  constructor(sink: OutputSink) {
+    this.#sink = sink;
+  }
+
+  get holding(): boolean {
+    return this.#held !== undefined;
+  }
+
+  push(text: string): void {
+    if (this.#held === undefined && text.includes("\uFFFD")) this.#held = [];
+    if (this.#held !== undefined) {
+      this.#held.push(text);
+      return;
+    }
+    this.#sink.push(text);
+    this.#passedBytes += Buffer.byteLength(text);
+  }
+
+  /** The exact bytes, from where the passed-on text ended. */
+  replaceHeld(bytes: Uint8Array): void {
+    this.#sink.push(bytes.subarray(this.#passedBytes));
+    this.#held = [];
+  }
+
+  releaseHeld(): void {
+    for (const text of this.#held ?? []) this.#sink.push(text);
+    this.#held = [];
+  }
+}
+
+/** Polls a session command until it has an exit code: quickly at first, then every half second. */
+async function pollExitCode(get: () => Promise<{ exitCode?: number }>, logsDone: () => boolean): Promise<number> {
+  let delay = 20;
+  for (;;) {
+    const { exitCode } = await get();
+    if (exitCode !== undefined && exitCode !== null) return exitCode;
+    await new Promise((resolve) => setTimeout(resolve, logsDone() ? 20 : delay));
+    delay = Math.min(delay * 2, 500);
+  }
+}
+
+async function loadDaytonaClient(): Promise<DaytonaApi> {
+  let sdk: typeof DaytonaSdk;
+  try {
+    sdk = await import("@daytonaio/sdk");
+  } catch (error) {
+    throw new BackendUnavailableError(
+      `The daytona backend needs Daytona's SDK, which is not installed: run \`npm install @daytonaio/sdk\` (${messageOf(error)})`,
+      { cause: error, backend: "daytona" },
+    );
+  }
+  // Credentials come from DAYTONA_API_KEY (and DAYTONA_API_URL, DAYTONA_TARGET), as Daytona's own tools read them.
+  return new sdk.Daytona();
+}

@@ -1,0 +1,272 @@
+/**
+ * The docker backend: one long-running container per session, every command
+ * a `docker exec` of the wrapped script.
+ *
+ * Commands go through the Engine API over its unix socket (bench/docker.mjs:
+ * it beats starting the `docker` CLI per call); containers are created with
+ * the CLI, which takes the user's extra `docker run` arguments verbatim.
+ * Forwarded host variables reach the container once, in the init exec's
+ * request body: never on a command line, and never on a later exec (the
+ * session snapshot carries them forward).
+ */
+
+import { randomBytes } from "node:crypto";
+import { PassThrough } from "node:stream";
+import { BackendUnavailableError } from "../../core/errors.js";
+import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../../core/transport.js";
+import { runDockerCli } from "./cli.js";
+import { ApiError, EngineApi, defaultSocketPath, engineMessage, type DockerCall } from "./engine.js";
+import { startExec } from "./exec.js";
+import { dockerRunArgs, type DockerTransportOptions } from "./config.js";
+
+/**
+ * Kills the wrapper's process tree inside the container. The wrapper leads a
+ * session of its own (exec.ts runs it under `setsid`), so its process group
+ * catches backgrounded jobs at once; the walk over /proc also catches children
+ * that moved to a group of their own. Without setsid in the image the wrapper
+ * shares the waiter's group: then that group is killed except its leader, the
+ * waiter, which still has to report the exit code. The wrapper goes first: a
+ * wrapper that outlived its child would print "Terminated" into the output.
+ * Bash builtins only (plus `sleep` while the wrapper winds down).
+ */
+const KILL_SCRIPT = `sig=$1 root=$2 group=$2
+{ IFS= read -r line < "/proc/$root/stat"; } 2>/dev/null && read -r _ _ group _ <<< "\${line##*) }"
+declare -A parent
+victims=()
+for stat in /proc/[0-9]*/stat; do
+  { IFS= read -r line < "$stat"; } 2>/dev/null || continue
+  pid=\${stat#/proc/}; pid=\${pid%/stat}
+  read -r _ ppid pgrp _ <<< "\${line##*) }"
+  parent[$pid]=$ppid
+  [[ $pgrp == "$group" && ( $pid != "$group" || $group == "$root" ) ]] && victims+=("$pid")
+done
+queue=("$root")
+while ((\${#queue[@]})); do
+  p=\${queue[0]}; queue=("\${queue[@]:1}")
+  for c in "\${!parent[@]}"; do [[ \${parent[$c]} == "$p" ]] && { victims+=("$c"); queue+=("$c"); }; done
+done
+kill -s "$sig" "$root" 2>/dev/null
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+  { IFS= read -r line < "/proc/$root/stat"; } 2>/dev/null || break
+  [[ \${line##*) } == Z* ]] && break
+  sleep 0.01
+done
+[[ $group == "$root" ]] && kill -s "$sig" -- "-$root" 2>/dev/null
+kill -s "$sig" "\${victims[@]}" 2>/dev/null
+exit 0`;
+
+export class DockerTransport implements Transport {
+  readonly name = "docker";
+  readonly stdinMode = "pipe";
+  readonly cwdSource = "marker";
+  readonly tempDir = "/tmp";
+  readonly needsRemotePid = true;
+  readonly #options: DockerTransportOptions;
+  readonly #engine: EngineApi;
+  #containerId = "";
+  #containerName = "";
+  /** Why the container is unusable (it stopped or was removed), until it is replaced. */
+  #gone: string | undefined;
+
+  constructor(options: DockerTransportOptions) {
+    this.#options = options;
+    const trace = options.trace === undefined ? undefined : redactingTrace(options.trace);
+    this.#engine = new EngineApi(options.socketPath ?? defaultSocketPath(), trace);
+  }
+
+  /** The container's full id; valid after start(). */
+  get containerId(): string {
+    return this.#containerId;
+  }
+  get containerName(): string {
+    return this.#containerName;
+  }
+
+  async start(): Promise<void> {
+    await this.#engine.ping();
+    await this.#attachOrCreate();
+  }
+
+  /**
+   * A container that died since the last call is replaced before the next
+   * one, unless it is meant to persist: then the caller is told it is gone.
+   */
+  async beforeExecute(): Promise<"restarted" | undefined> {
+    if (this.#gone === undefined) return undefined;
+    if (this.#options.keepContainer) throw new BackendUnavailableError(this.#goneMessage(), { backend: this.name });
+    await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`).catch(() => undefined);
+    this.#gone = undefined;
+    await this.#attachOrCreate();
+    return "restarted";
+  }
+
+  runBash(script: string, options: RunOptions): ProcessHandle {
+    const handle = Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES ? this.#runStaged(script, options) : this.#exec(script, options);
+    let checked: Promise<number> | undefined;
+    return {
+      output: handle.output,
+      kill: () => handle.kill(),
+      wait: () =>
+        (checked ??= handle.wait().then(
+          async (code) => {
+            // A killed container shows up as a killed process: only then is it worth asking.
+            if (code >= 128) await this.#assertRunning();
+            return code;
+          },
+          async (error: unknown) => {
+            throw await this.#explain(error);
+          },
+        )),
+    };
+  }
+
+  #exec(script: string, options: RunOptions): ProcessHandle {
+    const bash = options.login ? ["bash", "-l", "-c", script] : ["bash", "-c", script];
+    // cleanEnv: the snapshot is the whole truth about the environment, so the
+    // container's own variables must not come back behind an `unset`.
+    const cmd = options.cleanEnv ? ["env", "-i", ...bash] : bash;
+    return startExec(this.#engine, {
+      containerId: this.#containerId,
+      cmd,
+      reportExit: true,
+      env: options.cleanEnv ? undefined : this.#initEnv(),
+      stdin: options.stdin,
+    });
+  }
+
+  /** A script too long for one argv string is copied into the container first, then run from there. */
+  #runStaged(script: string, options: RunOptions): ProcessHandle {
+    const file = `${this.tempDir}/shellwright-script-${randomBytes(6).toString("hex")}.sh`;
+    const output = new PassThrough();
+    let current: ProcessHandle | undefined;
+    let killed = false;
+    const exited = (async () => {
+      const upload = startExec(this.#engine, { containerId: this.#containerId, cmd: ["bash", "-c", `umask 077 && cat > ${file}`], stdin: Buffer.from(script) });
+      current = upload;
+      for await (const chunk of upload.output) if (!output.writableEnded) output.write(chunk);
+      const uploaded = await upload.wait();
+      if (uploaded !== 0 || killed) {
+        output.end();
+        return uploaded === 0 ? 137 : uploaded;
+      }
+      // The same bash runs the script (so $$ is the wrapper's PID), after removing the file.
+      const run = this.#exec(`__sw_script=$(<${file}); rm -f ${file}; eval "$__sw_script"`, options);
+      current = run;
+      void (async () => {
+        for await (const chunk of run.output) if (!output.writableEnded) output.write(chunk);
+      })()
+        .catch(() => undefined)
+        .finally(() => output.end());
+      return run.wait();
+    })();
+    exited.catch(() => output.end());
+    return {
+      output,
+      wait: () => exited,
+      kill: () => {
+        killed = true;
+        current?.kill();
+      },
+    };
+  }
+
+  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
+    if (remotePid === undefined) return handle.kill();
+    const killer = startExec(this.#engine, { containerId: this.#containerId, cmd: ["bash", "-c", KILL_SCRIPT, "shellwright-kill", signal, String(remotePid)] });
+    for await (const chunk of killer.output) void chunk;
+    await killer.wait();
+  }
+
+  async stop(): Promise<void> {
+    try {
+      if (!this.#options.keepContainer && this.#containerId !== "") {
+        const response = await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`);
+        if (response.status !== 204 && response.status !== 404) {
+          throw new BackendUnavailableError(`Could not remove docker container ${this.#containerName}: ${engineMessage(response.text)}`, { backend: this.name });
+        }
+      }
+    } finally {
+      this.#engine.close();
+    }
+  }
+
+  /** Forwarded host variables (missing or empty ones are skipped) and the configured env, as `NAME=value`. */
+  #initEnv(): string[] {
+    const env: string[] = [];
+    for (const name of this.#options.forwardEnv) {
+      const value = process.env[name];
+      if (value !== undefined && value !== "") env.push(`${name}=${value}`);
+    }
+    for (const [name, value] of Object.entries(this.#options.env)) env.push(`${name}=${value}`);
+    return env;
+  }
+
+  async #attachOrCreate(): Promise<void> {
+    const name = this.#options.containerName;
+    if (name !== undefined) {
+      const response = await this.#engine.request("GET", `/containers/${encodeURIComponent(name)}/json`);
+      if (response.status === 200) {
+        const info = response.json as { Id: string; State?: { Running?: boolean } };
+        if (info.State?.Running !== true) {
+          const started = await this.#engine.request("POST", `/containers/${info.Id}/start`);
+          if (started.status !== 204 && started.status !== 304) {
+            throw new BackendUnavailableError(`Could not start docker container ${name}: ${engineMessage(started.text)}`, { backend: this.name });
+          }
+        }
+        this.#containerId = info.Id;
+        this.#containerName = name;
+        return;
+      }
+      if (response.status !== 404) throw new BackendUnavailableError(`Could not inspect docker container ${name}: ${engineMessage(response.text)}`, { backend: this.name });
+    }
+    await this.#create(name ?? `shellwright-${randomBytes(4).toString("hex")}`);
+  }
+
+  async #create(name: string): Promise<void> {
+    const cli = { dockerPath: this.#options.dockerPath, trace: this.#options.trace };
+    const result = await runDockerCli(dockerRunArgs(this.#options, name), cli);
+    if (result.code !== 0) {
+      // A failed run can leave a "Created" container behind.
+      await runDockerCli(["rm", "-f", name], cli).catch(() => undefined);
+      throw new BackendUnavailableError(`docker run failed (exit ${result.code}) for image ${this.#options.image}: ${result.stderr.trim() || result.stdout.trim()}`, { backend: this.name });
+    }
+    this.#containerId = result.stdout.trim().split("\n").pop() ?? name;
+    this.#containerName = name;
+  }
+
+  async #assertRunning(): Promise<void> {
+    const response = await this.#engine.request("GET", `/containers/${this.#containerId}/json`);
+    if (response.status === 404) this.#gone = "it was removed";
+    else if ((response.json as { State?: { Running?: boolean } } | undefined)?.State?.Running === false) this.#gone = "it stopped";
+    else return;
+    throw new BackendUnavailableError(this.#goneMessage(), { backend: this.name });
+  }
+
+  async #explain(error: unknown): Promise<unknown> {
+    if (error instanceof ApiError && (error.status === 404 || error.status === 409)) {
+      this.#gone = error.status === 404 ? "it was removed" : "it is not running";
+      return new BackendUnavailableError(this.#goneMessage(), { cause: error, backend: this.name });
+    }
+    if (error instanceof ApiError) return new BackendUnavailableError(`Docker Engine error: ${error.message}`, { cause: error, backend: this.name });
+    return error;
+  }
+
+  #goneMessage(): string {
+    const what = `The docker container ${this.#containerName} (${this.#containerId.slice(0, 12)}) is gone: ${this.#gone ?? "it stopped"}.`;
+    return this.#options.keepContainer
+      ? `${what} It is a kept container, so it is not recreated; start it again or close this environment and create a new one.`
+      : `${what} The next command starts a new container (a fresh session: exported variables and the cwd start over).`;
+  }
+}
+
+/** The trace shows which variables an exec carried, never their values. */
+function redactingTrace(trace: (call: DockerCall) => void): (call: DockerCall) => void {
+  return (call) => {
+    if (call.via === "api" && typeof call.body === "object" && call.body !== null && Array.isArray((call.body as { Env?: unknown }).Env)) {
+      const body = call.body as { Env: string[] };
+      trace({ ...call, body: { ...body, Env: body.Env.map((entry) => `${entry.split("=")[0]}=…`) } });
+    } else {
+      trace(call);
+    }
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The gateway's wire format, shared by `shellwright serve` and the `gateway`
+ * backend. docs/gateway.md describes it for people; this file is the truth.
+ */
+
+import type { ExecuteResult } from "../../core/session.js";
+
+export const API_PREFIX = "/v1";
+export const DEFAULT_GATEWAY_PORT = 7420;
+/** Where both ends look for the token when none is given explicitly. */
+export const TOKEN_ENV_VAR = "SHELLWRIGHT_GATEWAY_TOKEN";
+export const NDJSON = "application/x-ndjson";
+
+export type GatewayErrorCode =
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "BAD_REQUEST"
+  | "INVALID_OPTION"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "PAYLOAD_TOO_LARGE"
+  | "SESSION_NOT_FOUND"
+  | "EXECUTION_NOT_FOUND"
+  | "DUPLICATE_EXECUTION"
+  | "TOO_MANY_SESSIONS"
+  | "TOO_MANY_EXECUTIONS"
+  | "BACKEND_ERROR"
+  | "SHUTTING_DOWN"
+  | "INTERNAL";
+
+export interface ErrorBody {
+  error: {
+    code: GatewayErrorCode;
+    message: string;
+    /** The request field at fault (INVALID_OPTION, BAD_REQUEST). */
+    option?: string;
+    /** When a retry may succeed (429). */
+    retryAfterMs?: number;
+  };
+}
+
+/** POST /v1/sessions. Every field is optional; the server's config decides the backend. */
+export interface CreateSessionRequest {
+  /** Absolute path inside the backend, under one of the server's allowed roots. */
+  cwd?: string;
+  /** Variables added to the session's starting environment. */
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  maxOutputChars?: number;
+  outputHeadFraction?: number;
+  killGraceMs?: number;
+  initTimeoutMs?: number;
+}
+
+export interface SessionInfo {
+  id: string;
+  backend: string;
+  cwd: string;
+  snapshotReady: boolean;
+  paths: { snapshot: string; cwdFile: string };
+  /** ISO 8601. */
+  createdAt: string;
+  lastActiveAt: string;
+  runningExecutions: number;
+}
+
+export interface CreateSessionResponse extends SessionInfo {
+  /** Warnings the session emitted while it opened (a failed init). */
+  warnings: string[];
+}
+
+/** POST /v1/sessions/{id}/executions */
+export interface ExecuteRequest {
+  command: string;
+  /** Chosen by the client so it can cancel before the response starts; 1–64 of [A-Za-z0-9_-]. */
+  executionId?: string;
+  /** Absolute path, under an allowed root; runs this one command there. */
+  cwd?: string;
+  timeoutMs?: number;
+  /** UTF-8 text for stdin. */
+  stdin?: string;
+  /** Bytes for stdin, base64; use instead of `stdin` for binary data. */
+  stdinBase64?: string;
+  /** Answer with NDJSON events as output arrives instead of one JSON result. */
+  stream?: boolean;
+  /** Run from the session's state but leave its env and cwd untouched (execute()'s `isolated`). */
+  isolated?: boolean;
+}
+
+export type ExecutionResult = ExecuteResult & { executionId: string };
+
+/** One line of a streaming execution (NDJSON). */
+export type StreamEvent =
+  | { type: "started"; executionId: string }
+  | { type: "output"; text: string }
+  | { type: "result"; result: ExecutionResult }
+  | ({ type: "error" } & ErrorBody);
+
+export const EXECUTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const SESSION_ID = /^[0-9a-f]{12}$/;

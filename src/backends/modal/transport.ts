@@ -1,0 +1,355 @@
+/**
+ * The Modal backend, over Modal's own JavaScript SDK (npm `modal`, 0.11 line):
+ * one sandbox created at open, each command a `sandbox.exec(["bash", "-c",
+ * …])` in binary mode with its output streamed as it arrives (the wrapper
+ * merges stderr into stdout, so the order is kept) and its stdin written
+ * byte-exact to the exec's stdin stream.
+ *
+ * A timeout or interrupt kills the command's process tree inside the sandbox
+ * (an exec of the kill script on the PID the wrapper reported). Only when that
+ * fails is the sandbox terminated, and the next command then creates a new one.
+ */
+
+import type * as ModalSdk from "modal";
+import { BackendUnavailableError, SyncError } from "../../core/errors.js";
+import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import { bashLaunch } from "../shared/launch.js";
+import { RemoteTreeKiller } from "../shared/remote-tree.js";
+import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
+import { SdkTransfer } from "../shared/sdk-sync.js";
+import { FileSync } from "../../sync/file-sync.js";
+import type { NormalizedSyncConfig } from "../../sync/options.js";
+
+// The subset of Modal's SDK this backend calls, written out here so that our
+// published types do not need the optional `modal` package. A real
+// `ModalClient` satisfies it: loadModalClient() below assigns one to it, which
+// the compiler checks against the SDK's own type definitions. Tests pass a
+// fake with the same shapes that runs commands on this machine.
+
+export interface ModalApp {
+  readonly appId: string;
+}
+export interface ModalImage {
+  dockerfileCommands(commands: string[]): ModalImage;
+}
+export interface ModalReadable extends ReadableStream<Uint8Array> {
+  readBytes(): Promise<Uint8Array>;
+}
+export interface ModalWritable extends WritableStream<Uint8Array> {
+  writeBytes(bytes: Uint8Array): Promise<void>;
+}
+export interface ModalProcess {
+  readonly stdin: ModalWritable;
+  readonly stdout: ModalReadable;
+  readonly stderr: ModalReadable;
+  wait(): Promise<number>;
+}
+export interface ModalFilesystem {
+  writeBytes(data: Uint8Array, remotePath: string): Promise<void>;
+  readBytes(remotePath: string): Promise<Uint8Array>;
+  makeDirectory(remotePath: string, options?: { createParents?: boolean }): Promise<void>;
+  remove(remotePath: string, options?: { recursive?: boolean }): Promise<void>;
+}
+export interface ModalExecParams {
+  mode: "binary";
+  stdout?: "pipe" | "ignore";
+  stderr?: "pipe" | "ignore";
+  workdir?: string;
+  timeoutMs?: number;
+  env?: Record<string, string>;
+}
+export interface ModalSandboxParams {
+  cpu?: number;
+  memoryMiB?: number;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  env?: Record<string, string>;
+  tags?: Record<string, string>;
+}
+export interface ModalSandbox {
+  readonly sandboxId: string;
+  readonly filesystem: ModalFilesystem;
+  exec(command: string[], params: ModalExecParams): Promise<ModalProcess>;
+  terminate(): Promise<unknown>;
+  /** null while the sandbox runs, else its exit code. */
+  poll(): Promise<number | null>;
+}
+export interface ModalApi {
+  readonly apps: { fromName(name: string, params?: { createIfMissing?: boolean; environment?: string }): Promise<ModalApp> };
+  readonly images: { fromRegistry(tag: string): ModalImage; fromId(imageId: string): Promise<ModalImage> };
+  readonly sandboxes: { create(app: ModalApp, image: ModalImage, params?: ModalSandboxParams): Promise<ModalSandbox> };
+}
+
+export interface ModalTransportOptions {
+  /** A registry image (`debian:bookworm-slim`) or a Modal image id (`im-…`). */
+  image: string;
+  /** Add Python to the image: "auto" does it for ubuntu/debian registry images (the spec's PR 4511). */
+  addPython: boolean | "auto";
+  appName: string;
+  cpu?: number | undefined;
+  memoryMiB?: number | undefined;
+  /** The sandbox's maximum lifetime. */
+  lifetimeMs: number;
+  idleTimeoutMs?: number | undefined;
+  /** The sandbox's environment: set at creation, never on a command line. */
+  env: Record<string, string>;
+  /** Modal's client, or a fake with the same shape; default: `new ModalClient()` from the `modal` package. */
+  client?: ModalApi | undefined;
+  /** Extra time the server-side exec timeout gives the session's own deadline. */
+  execTimeoutMarginMs: number;
+  /** Files and directories mirrored into the sandbox before commands, through its filesystem API. */
+  sync?: NormalizedSyncConfig | undefined;
+  warn: (message: string) => void;
+}
+
+/** Modal caps an exec's argv at 64 KiB in all: longer scripts travel on stdin. */
+const MAX_INLINE_SCRIPT = 60_000;
+const CONTROL_TIMEOUT_MS = 20_000;
+
+/** The image as Modal should build it. */
+export type ModalImageSpec = { kind: "id"; imageId: string } | { kind: "registry"; tag: string; dockerfileCommands: string[] };
+
+/** Python for ubuntu/debian images, which ship without it (the spec's PR 4511, `add_python`). */
+export const ADD_PYTHON_COMMANDS = [
+  "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv python3-pip && rm -rf /var/lib/apt/lists/*",
+];
+
+export function resolveModalImage(image: string, addPython: boolean | "auto"): ModalImageSpec {
+  if (/^im-[A-Za-z0-9]+$/.test(image)) return { kind: "id", imageId: image };
+  const name = image.split("@")[0]!.toLowerCase();
+  const wantsPython = addPython === "auto" ? /(^|[/:_-])(ubuntu|debian)([:_.-]|$)/.test(name) : addPython;
+  return { kind: "registry", tag: image, dockerfileCommands: wantsPython ? [...ADD_PYTHON_COMMANDS] : [] };
+}
+
+export class ModalTransport implements Transport {
+  readonly name = "modal";
+  readonly stdinMode = "pipe";
+  readonly cwdSource = "marker";
+  readonly needsRemotePid = true;
+  readonly tempDir = "/tmp";
+  readonly #options: ModalTransportOptions;
+  readonly #killer = new RemoteTreeKiller("modal", (script) => this.#control(script));
+  #client: ModalApi | undefined;
+  #sandbox: ModalSandbox | undefined;
+  #starting: Promise<ModalSandbox> | undefined;
+  #closed = false;
+  readonly #sync: FileSync | undefined;
+
+  constructor(options: ModalTransportOptions) {
+    this.#options = options;
+    if (options.sync !== undefined) {
+      const transfer = new SdkTransfer({
+        writeFiles: async (files) => {
+          const filesystem = this.#sandbox?.filesystem;
+          if (filesystem === undefined) throw new Error("the Modal sandbox is not running");
+          for (const file of files) await filesystem.writeBytes(file.bytes, file.remote);
+        },
+        exec: (script) => this.#control(script),
+      });
+      this.#sync = new FileSync(transfer, { ...options.sync, backend: this.name });
+    }
+  }
+
+  /** The file sync, when configured. */
+  get fileSync(): FileSync | undefined {
+    return this.#sync;
+  }
+
+  /** The current sandbox's id (undefined before start or after a terminate). */
+  get sandboxId(): string | undefined {
+    return this.#sandbox?.sandboxId;
+  }
+
+  async start(): Promise<void> {
+    await this.#ensureSandbox();
+  }
+
+  /** Brings a sandbox back if the last resort terminated the previous one, then syncs files. */
+  async beforeExecute(): Promise<void> {
+    const sandbox = await this.#ensureSandbox();
+    if (!(await this.#syncQuietly()) && (await this.#ended(sandbox))) {
+      // The sandbox ended under us: replace it and sync into the new one.
+      if (this.#sandbox === sandbox) this.#sandbox = undefined;
+      await this.#ensureSandbox();
+      await this.#syncQuietly();
+    }
+  }
+
+  /** Syncs files; a failure is a warning (the command still runs) and false. */
+  async #syncQuietly(): Promise<boolean> {
+    try {
+      await this.#sync?.sync();
+      return true;
+    } catch (error) {
+      if (!(error instanceof SyncError)) throw error;
+      // Retried from scratch before the next command.
+      this.#options.warn(error.message);
+      return false;
+    }
+  }
+
+  runBash(script: string, options: RunOptions): ProcessHandle {
+    let sandbox = this.#sandbox;
+    const handle = sdkProcessHandle({
+      backend: this.name,
+      run: async (sink) => {
+        const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
+        const params: ModalExecParams = { mode: "binary", stdout: "pipe", stderr: "pipe" };
+        // A server-side backstop for when this process dies; the session's own
+        // deadline fires first. Past the sandbox's lifetime it would mean nothing.
+        if (options.timeoutMs !== undefined) params.timeoutMs = Math.ceil(Math.min(options.timeoutMs + this.#options.execTimeoutMarginMs, this.#options.lifetimeMs));
+        let process: ModalProcess;
+        try {
+          if (sandbox === undefined) throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
+          process = await sandbox.exec(launch.argv, params);
+        } catch (error) {
+          // A sandbox that ended (its lifetime ran out, or it was terminated
+          // elsewhere) is replaced, and the command, which never started, runs there.
+          if (sandbox !== undefined && !(await this.#ended(sandbox))) throw error;
+          if (this.#sandbox === sandbox) this.#sandbox = undefined;
+          sandbox = await this.#ensureSandbox();
+          await this.#syncQuietly();
+          process = await sandbox.exec(launch.argv, params);
+        }
+        const input = (async () => {
+          if (launch.stdin !== undefined) await process.stdin.writeBytes(launch.stdin);
+          await process.stdin.close();
+        })();
+        input.catch(() => undefined); // a command may exit without reading its stdin
+        pumpStreams([process.stdout, process.stderr], sink);
+        return process.wait();
+      },
+      cancel: () => this.#terminate(sandbox),
+    });
+    return this.#killer.guard(handle);
+  }
+
+  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
+    await this.#killer.kill(handle, signal, remotePid);
+  }
+
+  async stop(): Promise<void> {
+    this.#closed = true;
+    const sandbox = this.#sandbox;
+    this.#sandbox = undefined;
+    if (sandbox === undefined) return;
+    try {
+      await sandbox.terminate();
+    } catch (error) {
+      throw new BackendUnavailableError(`Could not terminate Modal sandbox ${sandbox.sandboxId}: ${messageOf(error)}`, { cause: error, backend: this.name });
+    }
+  }
+
+  /** The filesystem of the current sandbox, for file sync. */
+  get filesystem(): ModalFilesystem | undefined {
+    return this.#sandbox?.filesystem;
+  }
+
+  async #ensureSandbox(): Promise<ModalSandbox> {
+    if (this.#closed) throw new BackendUnavailableError("The Modal backend was stopped", { backend: this.name });
+    if (this.#sandbox !== undefined) return this.#sandbox;
+    this.#starting ??= this.#create().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #create(): Promise<ModalSandbox> {
+    const options = this.#options;
+    try {
+      const client = (this.#client ??= options.client ?? (await loadModalClient()));
+      const app = await client.apps.fromName(options.appName, { createIfMissing: true });
+      const spec = resolveModalImage(options.image, options.addPython);
+      let image = spec.kind === "id" ? await client.images.fromId(spec.imageId) : client.images.fromRegistry(spec.tag);
+      if (spec.kind === "registry" && spec.dockerfileCommands.length > 0) image = image.dockerfileCommands(spec.dockerfileCommands);
+      const params: ModalSandboxParams = { timeoutMs: options.lifetimeMs, tags: { "created-by": "shellwright" } };
+      if (options.cpu !== undefined) params.cpu = options.cpu;
+      if (options.memoryMiB !== undefined) params.memoryMiB = options.memoryMiB;
+      if (options.idleTimeoutMs !== undefined) params.idleTimeoutMs = options.idleTimeoutMs;
+      if (Object.keys(options.env).length > 0) params.env = { ...options.env };
+      this.#sandbox = await client.sandboxes.create(app, image, params);
+      this.#sync?.invalidate(); // a new sandbox has none of the synced files
+      return this.#sandbox;
+    } catch (error) {
+      if (error instanceof BackendUnavailableError) throw error;
+      throw new BackendUnavailableError(`Could not create a Modal sandbox from ${options.image}: ${messageOf(error)}`, { cause: error, backend: this.name });
+    }
+  }
+
+  async #ended(sandbox: ModalSandbox): Promise<boolean> {
+    try {
+      return (await sandbox.poll()) !== null;
+    } catch {
+      return true;
+    }
+  }
+
+  /** The last resort: the whole sandbox goes, and the next command gets a new one. */
+  async #terminate(sandbox: ModalSandbox | undefined): Promise<void> {
+    if (sandbox === undefined) return;
+    if (this.#sandbox === sandbox) this.#sandbox = undefined;
+    await sandbox.terminate();
+  }
+
+  async #control(script: string): Promise<{ exitCode: number; output: string }> {
+    const sandbox = this.#sandbox;
+    if (sandbox === undefined) throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
+    const run = async () => {
+      const launch = bashLaunch(script, { login: false, cleanEnv: false }, MAX_INLINE_SCRIPT);
+      const process = await sandbox.exec(launch.argv, { mode: "binary", stdout: "pipe", stderr: "pipe", timeoutMs: CONTROL_TIMEOUT_MS });
+      if (launch.stdin !== undefined) await process.stdin.writeBytes(launch.stdin);
+      await process.stdin.close();
+      const [stdout, stderr, exitCode] = await Promise.all([process.stdout.readBytes(), process.stderr.readBytes(), process.wait()]);
+      return { exitCode, output: Buffer.concat([stdout, stderr]).toString("utf8") };
+    };
+    return withDeadline(run(), CONTROL_TIMEOUT_MS, "a control exec in the Modal sandbox");
+  }
+}
+
+/** Copies the exec's streams into the sink as they arrive; the sink ends when both have. */
+function pumpStreams(streams: ReadableStream<Uint8Array>[], sink: OutputSink): void {
+  let open = streams.length;
+  for (const stream of streams) {
+    void (async () => {
+      const reader = stream.getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          if (value !== undefined) sink.push(value);
+        }
+      } catch {
+        // a broken stream ends the output; the exit code still decides
+      } finally {
+        reader.releaseLock();
+        if (--open === 0) sink.end();
+      }
+    })();
+  }
+}
+
+async function loadModalClient(): Promise<ModalApi> {
+  let sdk: typeof ModalSdk;
+  try {
+    sdk = await import("modal");
+  } catch (error) {
+    throw new BackendUnavailableError(
+      `The modal backend needs Modal's JavaScript SDK, which is not installed: run \`npm install modal@~0.11\` (${messageOf(error)})`,
+      { cause: error, backend: "modal" },
+    );
+  }
+  // Credentials come from MODAL_TOKEN_ID / MODAL_TOKEN_SECRET or ~/.modal.toml, as Modal's own tools read them.
+  return new sdk.ModalClient();
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,134 @@
+/**
+ * Pure builders for the `ssh` argv and the remote command strings, so every
+ * shape can be unit-tested without a server.
+ *
+ * sshd runs a remote command as `$SHELL -c STRING` in the user's home; bash
+ * as that shell reads ~/.bashrc first (Debian builds it so), which is a cost
+ * every call pays and nothing on the client can avoid.
+ */
+
+import { shellQuote } from "../../core/script.js";
+
+export interface SshTarget {
+  host: string;
+  user?: string | undefined;
+  port?: number | undefined;
+  keyPath?: string | undefined;
+  knownHostsFile?: string | undefined;
+  strictHostKeyChecking: "yes" | "accept-new" | "no";
+  connectTimeoutMs: number;
+  /** Extra `-o Key=Value` options, in order. */
+  sshOptions: readonly string[];
+  /** The master's socket, in a private 0700 directory. */
+  controlPath: string;
+  controlPersistSeconds: number;
+}
+
+/**
+ * The remote half of the exit status. sshd closes a channel only when every
+ * process holding its stdout is gone, so the ssh client of `sleep 100 &`
+ * would not exit for 100 s. The outer shell prints the wrapper's exit code on
+ * the channel's stderr, which the wrapper itself never writes to (it sends
+ * its stderr to stdout first thing), so the code arrives as soon as the
+ * wrapper exits.
+ */
+export const EXIT_PATTERN = /__SHELLWRIGHT_EXIT_(\d+)__/;
+/**
+ * The outer shell is the session leader sshd started (setsid), so its PID is
+ * the process group of everything the call starts, backgrounded children
+ * included: the unit a timeout kills, and what close() cleans up.
+ */
+export const GROUP_PATTERN = /__SHELLWRIGHT_GROUP_(\d+)__/;
+
+/** Options for every ssh invocation: the master connection, no prompts, fail fast. */
+export function sshOptions(target: SshTarget): string[] {
+  const args = [
+    "-o", `ControlPath=${target.controlPath}`,
+    "-o", "ControlMaster=auto",
+    "-o", `ControlPersist=${target.controlPersistSeconds}`,
+    "-o", "BatchMode=yes",
+    "-o", `ConnectTimeout=${Math.max(1, Math.ceil(target.connectTimeoutMs / 1000))}`,
+    "-o", `StrictHostKeyChecking=${target.strictHostKeyChecking}`,
+    // A dead peer is noticed in about 15 s instead of never.
+    "-o", "ServerAliveInterval=5",
+    "-o", "ServerAliveCountMax=3",
+    "-o", "LogLevel=ERROR",
+  ];
+  if (target.knownHostsFile !== undefined) args.push("-o", `UserKnownHostsFile=${target.knownHostsFile}`);
+  if (target.port !== undefined) args.push("-p", String(target.port));
+  if (target.keyPath !== undefined) args.push("-i", target.keyPath, "-o", "IdentitiesOnly=yes");
+  if (target.user !== undefined) args.push("-l", target.user);
+  for (const option of target.sshOptions) args.push("-o", option);
+  return args;
+}
+
+/** argv for running `remoteCommand` on the host; -T: no terminal, output stays bytes. */
+export function sshArgs(target: SshTarget, remoteCommand: string): string[] {
+  return [...sshOptions(target), "-T", target.host, remoteCommand];
+}
+
+/** argv for a control request to the master (`check`, `exit`). */
+export function controlArgs(target: SshTarget, request: "check" | "exit"): string[] {
+  return [...sshOptions(target), "-O", request, target.host];
+}
+
+/** `user@host:port`, for messages. */
+export function describeTarget(target: Pick<SshTarget, "host" | "user" | "port">): string {
+  return `${target.user === undefined ? "" : `${target.user}@`}${target.host}${target.port === undefined ? "" : `:${target.port}`}`;
+}
+
+export interface WrapOptions {
+  login: boolean;
+  cleanEnv: boolean;
+  /** A private file of `export NAME='value'` lines, sourced by shells that do not start clean. */
+  envFile?: string | undefined;
+  /** Run this script file instead of `-c SCRIPT` (scripts too long for one argument). */
+  scriptFile?: string | undefined;
+}
+
+/**
+ * The remote command for one `bash -c SCRIPT`. A clean start goes through
+ * `env -i` (the snapshot is then the whole truth about the environment); the
+ * others first source the session's env file, so a login profile sees HOME
+ * or PATH as the caller set them, without a value ever reaching a command line.
+ */
+export function wrapScript(script: string, options: WrapOptions): string {
+  const bashArgs = `${options.login ? "-l " : ""}${options.scriptFile === undefined ? `-c ${shellQuote(script)}` : shellQuote(options.scriptFile)}`;
+  let run: string;
+  if (options.cleanEnv) {
+    run = `env -i bash ${bashArgs}`;
+  } else if (options.envFile !== undefined) {
+    const inner = `set -a && . ${shellQuote(options.envFile)} && set +a && exec bash ${options.login ? "-l " : ""}${options.scriptFile === undefined ? '-c "$0"' : '"$0"'}`;
+    run = `bash -c ${shellQuote(inner)} ${options.scriptFile === undefined ? shellQuote(script) : shellQuote(options.scriptFile)}`;
+  } else {
+    run = `bash ${bashArgs}`;
+  }
+  const cleanup = options.scriptFile === undefined ? "" : `; rm -f ${shellQuote(options.scriptFile)}`;
+  return `printf '__SHELLWRIGHT_GROUP_%s__\\n' "$$" >&2; ${run}; __sw_rc=$?${cleanup}; printf '__SHELLWRIGHT_EXIT_%s__\\n' "$__sw_rc" >&2`;
+}
+
+/**
+ * Kills one call's process group on the host. The wrapper shell (its PID came
+ * first in the output) gets SIGKILL first, whatever the signal: a stopped call
+ * must leave no trace, but a bash that handles SIGTERM runs its EXIT trap,
+ * which would commit the call's snapshot, and may report its child's death
+ * ("Terminated") into the output. Then the group gets the signal: the call's
+ * outer shell as reported, or else the wrapper's group read from /proc (or ps
+ * where /proc is missing).
+ */
+export function killScript(target: { group: number | undefined; pid: number | undefined }, signal: "TERM" | "KILL"): string {
+  const lines: string[] = [];
+  if (target.pid !== undefined) lines.push(`kill -s KILL ${target.pid} 2>/dev/null`);
+  if (target.group !== undefined) {
+    lines.push(`kill -s ${signal} -- -${target.group} 2>/dev/null`);
+  } else if (target.pid !== undefined) {
+    const pid = target.pid;
+    lines.push(
+      `g=; if [ -r /proc/${pid}/stat ]; then s=$(cat /proc/${pid}/stat 2>/dev/null); s=\${s##*) }; set -- $s; g=$3; fi; ` +
+        `[ -n "$g" ] || g=$(ps -o pgid= -p ${pid} 2>/dev/null | tr -d ' '); ` +
+        `[ -n "$g" ] && [ "$g" -gt 1 ] && kill -s ${signal} -- -$g 2>/dev/null`,
+    );
+  }
+  lines.push("true");
+  return lines.join("\n");
+}

@@ -1,0 +1,104 @@
+/**
+ * The SSH backend's config and its validation (done once, in createEnvironment).
+ */
+
+import { InvalidOptionError } from "../../core/errors.js";
+import { describe, optionalShellString, positiveNumber, shellString, stringRecord } from "../../core/options.js";
+import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
+import type { SshTransportOptions } from "./transport.js";
+
+export interface SshConfigOptions {
+  /** Host name or address (an alias from ~/.ssh/config works too). */
+  host: string;
+  /** @default ssh's own default (ssh_config, then the local user name) */
+  user?: string;
+  /** @default ssh's own default (ssh_config, then 22) */
+  port?: number;
+  /** Private key file; ssh then offers only this key (IdentitiesOnly). A key with a passphrase needs ssh-agent. */
+  keyPath?: string;
+  /** known_hosts file to check the host key against. @default ssh's own (~/.ssh/known_hosts) */
+  knownHostsFile?: string;
+  /** @default "accept-new": a new host is trusted on first use, a changed key is refused */
+  strictHostKeyChecking?: "yes" | "accept-new" | "no";
+  /** More `-o` options for ssh, as "Key=Value" (for example "ProxyJump=bastion"). */
+  sshOptions?: string[];
+  /** @default 10000 */
+  connectTimeoutMs?: number;
+  /** How long the master connection stays up after the last command, if the session is not closed. @default 300000 */
+  controlPersistMs?: number;
+  /** Variables for the session's first shell on the host; sent in a private file (0600), never on a command line. */
+  env?: Record<string, string>;
+  /** Directory on the host for the session's snapshot (set it to resume a session from another process). @default a new private directory under $TMPDIR or /tmp, removed at close */
+  remoteTempDir?: string;
+  /** Files and directories mirrored into the host before commands (rsync over the master). */
+  sync?: SyncConfig;
+  /** @default "ssh" */
+  sshPath?: string;
+  /** @default "rsync" */
+  rsyncPath?: string;
+}
+
+export const SSH_KEYS = [
+  "host", "user", "port", "keyPath", "knownHostsFile", "strictHostKeyChecking", "sshOptions", "connectTimeoutMs",
+  "controlPersistMs", "env", "remoteTempDir", "sync", "sshPath", "rsyncPath",
+] as const;
+
+/** Options the transport sets itself; ssh keeps the first value it sees, so a later one would be silently ignored. */
+const RESERVED_SSH_OPTIONS = ["controlpath", "controlmaster", "controlpersist", "batchmode"];
+
+export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message: string) => void): SshTransportOptions {
+  const host = shellString("host", raw.host);
+  if (/\s/.test(host) || host.startsWith("-")) throw new InvalidOptionError("host", `host must be a host name or address (no spaces, no leading "-"), got ${describe(raw.host)}`);
+  const user = optionalShellString("user", raw.user);
+  if (user !== undefined && (/\s/.test(user) || user.startsWith("-"))) throw new InvalidOptionError("user", `user must be a user name (no spaces, no leading "-"), got ${describe(raw.user)}`);
+  let port: number | undefined;
+  if (raw.port !== undefined) {
+    if (typeof raw.port !== "number" || !Number.isInteger(raw.port) || raw.port < 1 || raw.port > 65535) {
+      throw new InvalidOptionError("port", `port must be an integer from 1 to 65535, got ${describe(raw.port)}`);
+    }
+    port = raw.port;
+  }
+  const strict = raw.strictHostKeyChecking ?? "accept-new";
+  if (strict !== "yes" && strict !== "accept-new" && strict !== "no") {
+    throw new InvalidOptionError("strictHostKeyChecking", `strictHostKeyChecking must be "yes", "accept-new" or "no", got ${describe(strict)}`);
+  }
+  const options: string[] = [];
+  if (raw.sshOptions !== undefined) {
+    if (!Array.isArray(raw.sshOptions)) throw new InvalidOptionError("sshOptions", `sshOptions must be an array of "Key=Value" strings, got ${describe(raw.sshOptions)}`);
+    raw.sshOptions.forEach((item: unknown, index) => {
+      const name = `sshOptions[${index}]`;
+      const option = shellString(name, item);
+      const match = /^([A-Za-z][A-Za-z0-9]*)[= ]\S/.exec(option);
+      if (!match || /[\n\r]/.test(option)) throw new InvalidOptionError(name, `${name} must look like "Key=Value", got ${describe(item)}`);
+      if (RESERVED_SSH_OPTIONS.includes(match[1]!.toLowerCase())) {
+        throw new InvalidOptionError(name, `${name} sets ${match[1]}, which the ssh backend manages itself (one private master connection per session, no prompts); remove it`);
+      }
+      options.push(option);
+    });
+  }
+  return {
+    host,
+    user,
+    port,
+    keyPath: optionalShellString("keyPath", raw.keyPath),
+    knownHostsFile: optionalShellString("knownHostsFile", raw.knownHostsFile),
+    strictHostKeyChecking: strict,
+    sshOptions: options,
+    connectTimeoutMs: positiveNumber("connectTimeoutMs", raw.connectTimeoutMs, 10_000),
+    controlPersistSeconds: Math.max(1, Math.ceil(positiveNumber("controlPersistMs", raw.controlPersistMs, 300_000) / 1000)),
+    env: stringRecord("env", raw.env),
+    remoteTempDir: remoteDir(raw.remoteTempDir),
+    sync: normalizeSyncConfig("sync", raw.sync),
+    sshPath: optionalShellString("sshPath", raw.sshPath) ?? "ssh",
+    rsyncPath: optionalShellString("rsyncPath", raw.rsyncPath) ?? "rsync",
+    warn,
+  };
+}
+
+function remoteDir(value: unknown): string | undefined {
+  const dir = optionalShellString("remoteTempDir", value);
+  if (dir !== undefined && (!dir.startsWith("/") || /[\n\r]/.test(dir))) {
+    throw new InvalidOptionError("remoteTempDir", `remoteTempDir must be an absolute path on the host, got ${describe(value)}`);
+  }
+  return dir;
+}

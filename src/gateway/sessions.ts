@@ -1,0 +1,189 @@
+/**
+ * The sessions a gateway hosts, and the limits on them: how many sessions,
+ * how many executions at once (both answered with 429 when full), and how
+ * long a session may sit idle before it is closed.
+ */
+
+import type { Environment } from "../core/environment.js";
+import type { ExecuteOptions, ExecuteResult } from "../core/session.js";
+import { HttpError } from "./http.js";
+import type { SessionInfo } from "../backends/gateway/protocol.js";
+
+export interface RegistryLimits {
+  maxSessions: number;
+  maxConcurrentExecutions: number;
+  /** A session with no execution running for this long is closed. */
+  idleTimeoutMs: number;
+}
+
+interface Entry {
+  readonly env: Environment;
+  readonly createdAt: number;
+  lastActiveAt: number;
+  readonly running: Map<string, AbortController>;
+  /** Ids of executions started recently (running or finished), oldest first: an id runs at most once. */
+  readonly seen: Map<string, "running" | "finished">;
+}
+
+/** How many execution ids a session remembers, so a resent request is never run twice. */
+const REMEMBERED_EXECUTIONS = 1000;
+/** How soon a client may try again after a 429 for executions. */
+const BUSY_RETRY_MS = 100;
+
+export class SessionRegistry {
+  readonly #limits: RegistryLimits;
+  readonly #sessions = new Map<string, Entry>();
+  #opening = 0;
+  #running = 0;
+  #shuttingDown = false;
+  readonly #reaper: NodeJS.Timeout;
+
+  constructor(limits: RegistryLimits) {
+    this.#limits = limits;
+    const sweepMs = Math.min(Math.max(Math.floor(limits.idleTimeoutMs / 4), 50), 30_000);
+    this.#reaper = setInterval(() => void this.reapIdle(), sweepMs);
+    this.#reaper.unref();
+  }
+
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+  get size(): number {
+    return this.#sessions.size;
+  }
+  get runningExecutions(): number {
+    return this.#running;
+  }
+
+  /** Opens a session through `open`, counting it against the limit while it starts. */
+  async create(open: () => Promise<Environment>): Promise<SessionInfo> {
+    this.#refuseWhenShuttingDown();
+    if (this.#sessions.size + this.#opening >= this.#limits.maxSessions) {
+      throw new HttpError(429, "TOO_MANY_SESSIONS", `The gateway already hosts its limit of ${this.#limits.maxSessions} sessions (maxSessions); close one (DELETE /v1/sessions/{id}) and try again`);
+    }
+    this.#opening++;
+    let env: Environment;
+    try {
+      env = await open();
+    } finally {
+      this.#opening--;
+    }
+    if (this.#shuttingDown) {
+      await env.close();
+      this.#refuseWhenShuttingDown();
+    }
+    const now = Date.now();
+    const entry: Entry = { env, createdAt: now, lastActiveAt: now, running: new Map(), seen: new Map() };
+    this.#sessions.set(env.id, entry);
+    return this.#info(entry);
+  }
+
+  info(id: string): SessionInfo {
+    return this.#info(this.#get(id));
+  }
+
+  list(): SessionInfo[] {
+    return [...this.#sessions.values()].map((entry) => this.#info(entry));
+  }
+
+  async close(id: string): Promise<void> {
+    const entry = this.#get(id);
+    this.#sessions.delete(id);
+    await entry.env.close();
+  }
+
+  /**
+   * Claims an execution slot, or throws at once (404, 409, 429, 503) so the
+   * caller can still answer with a plain status. `signal` is the request's own
+   * (aborted when the client goes away); the execution can also be cancelled
+   * by id. The returned function must be called exactly once.
+   */
+  begin(id: string, executionId: string, signal: AbortSignal): (command: string, options: Omit<ExecuteOptions, "signal">) => Promise<ExecuteResult> {
+    this.#refuseWhenShuttingDown();
+    const entry = this.#get(id);
+    const seen = entry.seen.get(executionId);
+    if (seen !== undefined) {
+      throw new HttpError(409, "DUPLICATE_EXECUTION", `Execution ${JSON.stringify(executionId)} ${seen === "running" ? "is already running" : "already ran"} in session ${id}; use a new executionId`, { option: "executionId" });
+    }
+    if (this.#running >= this.#limits.maxConcurrentExecutions) {
+      throw new HttpError(429, "TOO_MANY_EXECUTIONS", `The gateway is running its limit of ${this.#limits.maxConcurrentExecutions} executions at once (maxConcurrentExecutions); retry shortly`, { retryAfterMs: BUSY_RETRY_MS });
+    }
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) controller.abort();
+    entry.running.set(executionId, controller);
+    entry.seen.set(executionId, "running");
+    if (entry.seen.size > REMEMBERED_EXECUTIONS) entry.seen.delete(entry.seen.keys().next().value!);
+    entry.lastActiveAt = Date.now();
+    this.#running++;
+    return async (command, options) => {
+      try {
+        return await entry.env.execute(command, { ...options, signal: controller.signal });
+      } finally {
+        this.#running--;
+        entry.running.delete(executionId);
+        if (entry.seen.has(executionId)) entry.seen.set(executionId, "finished");
+        entry.lastActiveAt = Date.now();
+        signal.removeEventListener("abort", onAbort);
+      }
+    };
+  }
+
+  /** Whether this session has seen an execution id recently; undefined when it has not. */
+  executionState(id: string, executionId: string): "running" | "finished" | undefined {
+    return this.#get(id).seen.get(executionId);
+  }
+
+  /** Interrupts a running execution; false when it is not running (finished, or never started). */
+  cancel(id: string, executionId: string): boolean {
+    const controller = this.#get(id).running.get(executionId);
+    if (!controller) return false;
+    controller.abort();
+    return true;
+  }
+
+  /** Closes the sessions idle for longer than idleTimeoutMs; returns their ids. */
+  async reapIdle(now = Date.now()): Promise<string[]> {
+    const idle = [...this.#sessions.values()].filter((e) => e.running.size === 0 && now - e.lastActiveAt >= this.#limits.idleTimeoutMs);
+    for (const entry of idle) this.#sessions.delete(entry.env.id);
+    await Promise.all(idle.map((entry) => entry.env.close().catch(() => undefined)));
+    return idle.map((entry) => entry.env.id);
+  }
+
+  /** Refuses new work, interrupts what runs, and closes every session. */
+  async shutdown(): Promise<void> {
+    this.#shuttingDown = true;
+    clearInterval(this.#reaper);
+    const entries = [...this.#sessions.values()];
+    this.#sessions.clear();
+    for (const entry of entries) for (const controller of entry.running.values()) controller.abort();
+    await Promise.all(entries.map((entry) => entry.env.close().catch(() => undefined)));
+  }
+
+  #get(id: string): Entry {
+    const entry = this.#sessions.get(id);
+    if (!entry) {
+      throw new HttpError(404, "SESSION_NOT_FOUND", `No session ${JSON.stringify(id)} on this gateway: it was closed, reaped after ${this.#limits.idleTimeoutMs} ms idle, or the gateway restarted; create a new session`);
+    }
+    return entry;
+  }
+
+  #refuseWhenShuttingDown(): void {
+    if (this.#shuttingDown) throw new HttpError(503, "SHUTTING_DOWN", "The gateway is shutting down; the command was not run or was stopped");
+  }
+
+  #info(entry: Entry): SessionInfo {
+    const { env } = entry;
+    return {
+      id: env.id,
+      backend: env.backend,
+      cwd: env.cwd,
+      snapshotReady: env.snapshotReady,
+      paths: { snapshot: env.paths.snapshot, cwdFile: env.paths.cwdFile },
+      createdAt: new Date(entry.createdAt).toISOString(),
+      lastActiveAt: new Date(entry.lastActiveAt).toISOString(),
+      runningExecutions: entry.running.size,
+    };
+  }
+}

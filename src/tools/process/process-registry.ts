@@ -1,0 +1,411 @@
+/**
+ * The background processes of one session. Everything goes through
+ * `Environment.execute` (so it works on every backend), each operation costs at
+ * most one round trip, and none of them touches the session's env or cwd
+ * (`isolated: true`), so a poll can never undo a concurrent `export`.
+ *
+ * There is no poller thread: state is refreshed when asked (poll, list, log,
+ * wait), and only processes started with `notifyOnComplete` get a watcher,
+ * one waiting command inside the backend that ends when the process does.
+ */
+
+import { randomBytes } from "node:crypto";
+import { posix } from "node:path";
+import type { Environment } from "../../core/environment.js";
+import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/settings.js";
+import {
+  closeStdinScript,
+  killScript,
+  launchScript,
+  parsePollOutput,
+  parseReaped,
+  pollScript,
+  processFiles,
+  reapScript,
+  waitScript,
+  writeStdinScript,
+  type PollAnswer,
+  type PollRequest,
+  type ProcessFiles,
+} from "./scripts.js";
+
+export type ProcessStatus = "running" | "exited" | "killed" | "lost";
+
+export interface BackgroundProcess {
+  readonly id: string;
+  readonly command: string;
+  readonly cwd: string;
+  /** The wrapper's PID inside the backend; also the id of the process group. */
+  readonly pid: number;
+  readonly files: ProcessFiles;
+  readonly startedAt: number;
+  readonly notifyOnComplete: boolean;
+  status: ProcessStatus;
+  /** The command's exit code; undefined while running or when it could not be learnt (killed with SIGKILL). */
+  exitCode: number | undefined;
+  finishedAt: number | undefined;
+  /** The tail of the output, at most `bufferChars`. */
+  output: string;
+  /** Characters that fell out of `output` (the log file inside the backend still has them). */
+  droppedChars: number;
+  /** Log bytes read so far. */
+  offset: number;
+  /** Bytes of a UTF-8 character cut by the end of the last read. */
+  carry: Uint8Array;
+  /** The model has seen the end (poll, wait, log or kill), so no completion event is due. */
+  endSeen: boolean;
+  stdinOpen: boolean;
+  /** True while `kill` runs: its end is reported as "killed". */
+  killing: boolean;
+}
+
+export interface CompletionEvent {
+  type: "completion";
+  sessionId: string;
+  command: string;
+  status: ProcessStatus;
+  exitCode: number | undefined;
+  /** The last 2000 characters of output. */
+  output: string;
+  /** The event as one message for a model. */
+  message: string;
+}
+
+export class ProcessError extends Error {
+  override name = "ProcessError";
+}
+
+const registries = new WeakMap<Environment, ProcessRegistry>();
+
+/** The session's registry, created on first use; `settings`, when given, apply from this call on. */
+export function processRegistry(session: Environment, settings?: ProcessSettings): ProcessRegistry {
+  let registry = registries.get(session);
+  if (!registry) {
+    registry = new ProcessRegistry(session, settings ?? DEFAULT_PROCESS_SETTINGS);
+    registries.set(session, registry);
+  } else if (settings !== undefined) {
+    registry.settings = settings;
+  }
+  return registry;
+}
+
+/** Housekeeping calls: short, and they never move the session's env or cwd. */
+const HOUSEKEEPING = { isolated: true, timeoutMs: 30_000 } as const;
+/** The longest a timer may wait in Node (about 24.8 days). */
+const FOREVER_MS = 2 ** 31 - 1;
+/** Watch attempts in a row that may end without an answer before the watcher gives up (polls still work). */
+const WATCH_RETRIES = 5;
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+export class ProcessRegistry {
+  readonly #session: Environment;
+  #settings: ProcessSettings;
+  readonly #processes = new Map<string, BackgroundProcess>();
+  readonly #events: CompletionEvent[] = [];
+  readonly #watchers = new Map<string, AbortController>();
+  readonly #stateDir: string;
+
+  constructor(session: Environment, settings: ProcessSettings) {
+    this.#session = session;
+    this.#settings = settings;
+    this.#stateDir = posix.dirname(session.paths.snapshot);
+    session.beforeClose(() => this.close());
+  }
+
+  get settings(): ProcessSettings {
+    return this.#settings;
+  }
+  set settings(settings: ProcessSettings) {
+    this.#settings = settings;
+  }
+
+  get(id: string): BackgroundProcess | undefined {
+    this.#prune();
+    return this.#processes.get(id);
+  }
+
+  /** Every tracked process, oldest first. */
+  all(): BackgroundProcess[] {
+    this.#prune();
+    return [...this.#processes.values()];
+  }
+
+  /** Starts `command` in the background, in `cwd` (default: the session's), through the session snapshot. */
+  async spawn(command: string, options: { cwd?: string; notifyOnComplete?: boolean } = {}): Promise<BackgroundProcess> {
+    this.#prune();
+    if (this.#processes.size >= this.#settings.maxProcesses) {
+      throw new ProcessError(
+        `Too many background processes (${this.#processes.size} running, the limit is ${this.#settings.maxProcesses}). Kill one with process(action="kill") first.`,
+      );
+    }
+    const id = `proc_${randomBytes(6).toString("hex")}`;
+    const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
+    const cwd = options.cwd ?? this.#session.cwd;
+    const result = await this.#session.execute(launchScript(files, command, id), { ...HOUSEKEEPING, cwd });
+    const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
+    if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
+      const why = result.exitCode === 126 ? `the directory ${cwd} cannot be entered` : result.output.trim() || `exit code ${result.exitCode}`;
+      throw new ProcessError(`Failed to start background process: ${why}`);
+    }
+    const process: BackgroundProcess = {
+      id,
+      command,
+      cwd,
+      pid,
+      files,
+      startedAt: Date.now(),
+      notifyOnComplete: options.notifyOnComplete === true,
+      status: "running",
+      exitCode: undefined,
+      finishedAt: undefined,
+      output: "",
+      droppedChars: 0,
+      offset: 0,
+      carry: new Uint8Array(),
+      endSeen: false,
+      stdinOpen: true,
+      killing: false,
+    };
+    this.#processes.set(id, process);
+    if (process.notifyOnComplete) this.#watch(process);
+    return process;
+  }
+
+  /** Refreshes the given processes (all running ones by default) in one round trip. */
+  async refresh(processes: readonly BackgroundProcess[] = this.all()): Promise<void> {
+    const running = processes.filter((p) => p.status === "running");
+    if (running.length === 0) return;
+    const requests = running.map((p, index) => this.#request(p, index));
+    const answers = await this.#runPoll(pollScript(requests), HOUSEKEEPING);
+    for (const answer of answers) this.#apply(running[answer.index]!, answer);
+  }
+
+  /**
+   * Waits until the process ends or `timeoutMs` passes (one round trip).
+   * Returns false when it is still running.
+   */
+  async wait(process: BackgroundProcess, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (process.status !== "running") return true;
+    const interval = this.#settings.watchIntervalMs;
+    const checks = Math.max(1, Math.ceil(timeoutMs / interval));
+    const answers = await this.#runPoll(waitScript(this.#request(process, 0), interval, checks), {
+      isolated: true,
+      timeoutMs: timeoutMs + 30_000,
+      ...(signal ? { signal } : {}),
+    });
+    for (const answer of answers) this.#apply(process, answer);
+    return process.status !== "running";
+  }
+
+  /** Kills the process's whole group: TERM, a grace period, then KILL. */
+  async kill(process: BackgroundProcess): Promise<void> {
+    if (process.status !== "running") return;
+    process.killing = true;
+    try {
+      const answers = await this.#runPoll(killScript(this.#request(process, 0), this.#settings.killGraceMs), {
+        isolated: true,
+        timeoutMs: this.#settings.killGraceMs + 30_000,
+      });
+      for (const answer of answers) this.#apply(process, answer);
+    } finally {
+      process.killing = false;
+    }
+    // The group was sent SIGKILL: whatever the last check saw, nothing of it runs now.
+    if (process.status === "running") this.#finish(process, "killed", undefined);
+    this.#watchers.get(process.id)?.abort();
+  }
+
+  /**
+   * Kills what an ended process left running (a server started with `&`),
+   * recognised by its marker. Returns the number of process groups killed.
+   */
+  async reap(process: BackgroundProcess): Promise<number> {
+    const result = await this.#session.execute(reapScript([reapEntry(process)], { removeFiles: false }), HOUSEKEEPING);
+    return parseReaped(result.output);
+  }
+
+  /** Writes to the process's stdin. Returns false when its stdin is closed. */
+  async write(process: BackgroundProcess, data: string): Promise<boolean> {
+    if (!process.stdinOpen || process.status !== "running") return false;
+    const result = await this.#session.execute(writeStdinScript(process.files), { ...HOUSEKEEPING, timeoutMs: 10_000, stdin: data });
+    if (result.exitCode === 0) return true;
+    if (result.exitCode === 3) process.stdinOpen = false;
+    if (result.timedOut) throw new ProcessError("Writing to the process's stdin timed out: it is not reading its input (its pipe buffer is full).");
+    return false;
+  }
+
+  /** Closes the process's stdin: it reads EOF after what was already written. */
+  async closeStdin(process: BackgroundProcess): Promise<boolean> {
+    if (!process.stdinOpen || process.status !== "running") return false;
+    const result = await this.#session.execute(closeStdinScript(process.files), HOUSEKEEPING);
+    process.stdinOpen = false;
+    return result.exitCode === 0;
+  }
+
+  /** Completion events of `notifyOnComplete` processes whose end the model has not seen yet. */
+  drainEvents(): CompletionEvent[] {
+    const events = this.#events.splice(0).filter((event) => !this.#processes.get(event.sessionId)?.endSeen);
+    for (const event of events) {
+      const process = this.#processes.get(event.sessionId);
+      if (process) process.endSeen = true;
+    }
+    return events;
+  }
+
+  /**
+   * Kills every process of the session, and whatever ended ones left running,
+   * and removes their files (one round trip). Runs when the session closes.
+   */
+  async close(): Promise<void> {
+    for (const watcher of this.#watchers.values()) watcher.abort();
+    this.#watchers.clear();
+    const entries = [...this.#processes.values()];
+    if (entries.length === 0 || this.#session.closed) return;
+    await this.#session.execute(reapScript(entries.map(reapEntry), { removeFiles: true }), HOUSEKEEPING).catch(() => undefined);
+    for (const process of entries) if (process.status === "running") this.#finish(process, "killed", undefined);
+    this.#processes.clear();
+  }
+
+  #request(process: BackgroundProcess, index: number): PollRequest {
+    return { index, files: process.files, pgid: process.pid, offset: process.offset, maxBytes: this.#settings.bufferChars };
+  }
+
+  async #runPoll(script: string, options: Parameters<Environment["execute"]>[1]): Promise<PollAnswer[]> {
+    // The answer can be far larger than the session's inline output limit, so
+    // it is collected from the stream, which is never cut.
+    let text = "";
+    const result = await this.#session.execute(script, { ...options, onOutput: (chunk) => (text += chunk) });
+    if (result.interrupted) return [];
+    return parsePollOutput(text);
+  }
+
+  /**
+   * Applies one answer. Idempotent and order-free: bytes before the current
+   * offset are skipped, a gap (the read kept only the newest bytes) is counted
+   * as dropped, so overlapping polls (a watcher and a poll) never duplicate output.
+   */
+  #apply(process: BackgroundProcess, answer: PollAnswer): void {
+    let data = answer.data;
+    if (answer.start > process.offset) {
+      process.droppedChars += answer.start - process.offset;
+      process.carry = new Uint8Array();
+      process.offset = answer.start;
+    }
+    const skip = process.offset - answer.start;
+    if (skip < data.length) {
+      data = data.subarray(skip);
+      process.offset += data.length;
+      this.#append(process, data);
+    }
+    if (process.status !== "running") return;
+    if (!answer.running) {
+      const status: ProcessStatus = process.killing ? "killed" : answer.exitCode === undefined ? "lost" : "exited";
+      this.#finish(process, status, answer.exitCode);
+    }
+  }
+
+  #append(process: BackgroundProcess, bytes: Uint8Array): void {
+    const joined = process.carry.length > 0 ? Buffer.concat([process.carry, bytes]) : Buffer.from(bytes);
+    const complete = completeUtf8Length(joined);
+    process.carry = joined.subarray(complete);
+    const text = joined.subarray(0, complete).toString("utf8");
+    process.output += text;
+    const excess = process.output.length - this.#settings.bufferChars;
+    if (excess > 0) {
+      process.output = process.output.slice(excess);
+      process.droppedChars += excess;
+    }
+  }
+
+  #finish(process: BackgroundProcess, status: ProcessStatus, exitCode: number | undefined): void {
+    if (process.carry.length > 0) {
+      process.output += Buffer.from(process.carry).toString("utf8");
+      process.carry = new Uint8Array();
+    }
+    process.status = status;
+    process.exitCode = exitCode ?? (status === "killed" ? 137 : undefined);
+    process.finishedAt = Date.now();
+    process.stdinOpen = false;
+    this.#watchers.get(process.id)?.abort();
+    this.#watchers.delete(process.id);
+    if (process.notifyOnComplete) this.#events.push(completionEvent(process));
+  }
+
+  /** One waiting command inside the backend per watched process; it ends when the process does. */
+  #watch(process: BackgroundProcess): void {
+    const controller = new AbortController();
+    this.#watchers.set(process.id, controller);
+    const loop = async (): Promise<void> => {
+      let failures = 0;
+      while (process.status === "running" && !controller.signal.aborted && !this.#session.closed) {
+        const answers = await this.#runPoll(waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined), {
+          isolated: true,
+          timeoutMs: FOREVER_MS,
+          signal: controller.signal,
+        });
+        for (const answer of answers) this.#apply(process, answer);
+        // A backend that ends the wait without an answer (an exec time limit,
+        // a hiccup) is retried after a pause, a few times, never in a hot loop.
+        if (answers.length > 0) failures = 0;
+        else if (++failures >= WATCH_RETRIES) return;
+        else await sleep(1000 * failures, controller.signal);
+      }
+    };
+    // A watcher that fails (the backend went away) leaves the process to poll.
+    loop().catch(() => undefined);
+  }
+
+  /** Drops finished processes past their time to live, then the oldest finished ones over the limit. */
+  #prune(): void {
+    const now = Date.now();
+    for (const [id, process] of this.#processes) {
+      if (process.finishedAt !== undefined && now - process.finishedAt > this.#settings.finishedTtlMs) this.#processes.delete(id);
+    }
+    if (this.#processes.size < this.#settings.maxProcesses) return;
+    const finished = [...this.#processes.values()].filter((p) => p.finishedAt !== undefined).sort((a, b) => a.finishedAt! - b.finishedAt!);
+    for (const process of finished) {
+      if (this.#processes.size < this.#settings.maxProcesses) break;
+      this.#processes.delete(process.id);
+    }
+  }
+}
+
+const reapEntry = (process: BackgroundProcess) => ({ id: process.id, pgid: process.pid, files: process.files, running: process.status === "running" });
+
+function completionEvent(process: BackgroundProcess): CompletionEvent {
+  const output = process.output.slice(-2000);
+  const how =
+    process.status === "killed"
+      ? "was killed"
+      : process.status === "lost"
+        ? "ended without reporting an exit code"
+        : process.exitCode === 0
+          ? "completed normally"
+          : "exited";
+  const code = process.exitCode === undefined ? "" : ` (exit code ${process.exitCode})`;
+  return {
+    type: "completion",
+    sessionId: process.id,
+    command: process.command,
+    status: process.status,
+    exitCode: process.exitCode,
+    output,
+    message: `[IMPORTANT: Background process ${process.id} ${how}${code}.\nCommand: ${process.command}\nOutput:\n${output}]`,
+  };
+}
+
+/** Length of the longest prefix that does not end inside a UTF-8 character. */
+function completeUtf8Length(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue;
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}

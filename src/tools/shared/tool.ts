@@ -1,0 +1,61 @@
+/**
+ * A tool is one definition: a name, a description written for a model, a zod
+ * input schema (also exported as JSON Schema), and a handler over a Session.
+ * Tools never throw at the model: bad arguments and failures come back as a
+ * result with an `error` field that says what to do instead.
+ */
+
+import { z } from "zod";
+import type { Environment } from "../../core/environment.js";
+import type { ToolSettings } from "./settings.js";
+
+/** A JSON-serialisable tool result; failures carry `error`. */
+export type ToolResult = { [key: string]: unknown; error?: string };
+
+export interface ToolContext {
+  /** A Session, or any environment with its shape (a gateway session). */
+  session: Environment;
+  /** Aborted when the caller cancels the tool call; pass it to every `session.execute`. */
+  signal?: AbortSignal;
+  /**
+   * Receives the output of the tool's long commands as it arrives (MCP progress
+   * notifications); pass it to `session.execute` as `onOutput`.
+   */
+  onOutput?: (text: string) => void;
+  /** Limits and hooks (validated by `toolSettings()`). @default DEFAULT_TOOL_SETTINGS */
+  settings?: ToolSettings;
+  /** The model's id for this call; names a saved result file. @default random */
+  callId?: string;
+}
+
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Schema;
+  handler(input: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
+}
+
+export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): ToolDefinition<Schema> {
+  return tool;
+}
+
+/** The tool's input schema as JSON Schema, for model APIs. */
+export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  // "input": fields with a default are optional to the caller (the model).
+  return z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
+}
+
+/** Validates the arguments and runs the tool; every failure becomes `{error}`. */
+export async function runTool(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
+  const parsed = tool.inputSchema.safeParse(args ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+    return { error: `Invalid arguments for ${tool.name}: ${problems}. Fix the arguments and call ${tool.name} again.` };
+  }
+  try {
+    return await tool.handler(parsed.data, context);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { error: `${tool.name} failed: ${message}` };
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The `terminal` tool: one shell command in the session, in the foreground or
+ * as a tracked background process.
+ *
+ * Layer 1 of result persistence lives here: output above the inline limit is
+ * shown as head + tail, and the whole output (not a pre-cut copy) is saved
+ * into the sandbox first, so nothing the model might need is thrown away.
+ */
+
+import { z } from "zod";
+import type { Environment } from "../../core/environment.js";
+import { APPROVAL_BACKENDS } from "./approval.js";
+import { exitCodeMeaning } from "./exit-codes.js";
+import { locationNote, saveText } from "../shared/persistence.js";
+import { ProcessError, processRegistry } from "../process/process-registry.js";
+import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "../shared/settings.js";
+import { cutHeadTail, stripAnsi, TextCapture } from "../shared/text.js";
+import { defineTool, type ToolContext, type ToolResult } from "../shared/tool.js";
+
+const description = `Execute a shell command on a Linux environment. The filesystem, the current working directory and exported environment variables persist between calls (shell functions and aliases too); every call runs in a fresh bash, so nothing you start in the foreground keeps running.
+
+Foreground commands return when they finish, with their output and exit code (\`timeout\` seconds at most; default 180, maximum 600). Output longer than 50 000 characters shows its head and tail, and the whole output is saved to a file whose path the result gives.
+
+For anything long-running (servers, watchers, builds over a few minutes) use background=true, not nohup, setsid, disown or a trailing '&': the process is then tracked, and the \`process\` tool can poll it, read its log, wait for it, write to its stdin and kill it. Set notify_on_complete=true to be told when it ends.
+
+Use \`workdir\` to run one command in another directory without changing the session's directory. Prefer the file tools (read_file, write_file, patch, search_files) to cat/sed/echo for files when they are available. Pipe git and other pagers through cat (e.g. \`git log | cat\`).`;
+
+const inputSchema = z
+  .object({
+    command: z.string().min(1).describe("The command to execute"),
+    background: z.boolean().default(false).describe("Run it as a tracked background process and return at once with its session_id"),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("Max seconds to wait for a foreground command (default: 180; foreground maximum: 600, above it use background=true)"),
+    workdir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Working directory for this command only (absolute, or relative to the session directory). Defaults to the session working directory."),
+    notify_on_complete: z.boolean().default(false).describe("With background=true: queue a completion event with the exit code and the output's tail when it ends"),
+  })
+  .strict();
+
+export const terminalTool = defineTool({
+  name: "terminal",
+  description,
+  inputSchema,
+  async handler(input, context): Promise<ToolResult> {
+    const settings = context.settings ?? DEFAULT_TOOL_SETTINGS;
+    const { session } = context;
+    if (!input.background && input.timeout !== undefined && input.timeout > settings.maxForegroundTimeoutSeconds) {
+      return {
+        error: `Foreground timeout ${input.timeout}s exceeds the maximum of ${settings.maxForegroundTimeoutSeconds}s. Use background=true with notify_on_complete=true for long-running commands.`,
+      };
+    }
+    const cwd = input.workdir === undefined ? undefined : resolveWorkdir(input.workdir, session.cwd);
+    const blocked = await approval(input.command, cwd ?? session.cwd, session, settings);
+    if (blocked !== undefined) return { output: "", exit_code: -1, error: blocked, status: "blocked" };
+
+    if (input.background) return startBackground(input.command, cwd, input.notify_on_complete, context, settings);
+    return runForeground(input.command, cwd, input.timeout, context, settings);
+  },
+});
+
+async function runForeground(command: string, cwd: string | undefined, timeout: number | undefined, context: ToolContext, settings: ToolSettings): Promise<ToolResult> {
+  const { session } = context;
+  // The session keeps only head and tail in memory; the whole output is
+  // captured here too, so that a long output can be saved whole.
+  const capture = new TextCapture(settings.captureOutputChars);
+  let result;
+  try {
+    result = await session.execute(command, {
+      ...(cwd === undefined ? {} : { cwd }),
+      ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
+      ...(context.signal ? { signal: context.signal } : {}),
+      onOutput: (text) => {
+        capture.push(text);
+        context.onOutput?.(text);
+      },
+    });
+  } catch (error) {
+    return { output: "", exit_code: -1, error: `Command execution failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+
+  let output = result.output;
+  if (result.truncated && !output.startsWith("[binary output,")) {
+    // Bring back what the session cut; its notice (timeout, interrupt) is its last line.
+    const notice = result.timedOut || result.interrupted ? output.slice(output.lastIndexOf("\n") + 1) : "";
+    const text = capture.text();
+    output = notice === "" ? text : text === "" ? notice : `${text}\n${notice}`;
+  }
+  output = stripAnsi(output);
+
+  if (output.length > settings.inlineOutputChars) {
+    const saved = await saveText(session, output, { settings, ...(context.callId === undefined ? {} : { id: context.callId }) });
+    const where = saved === undefined ? "the full output could not be saved" : locationNote(saved, session).replaceAll("\n", " ");
+    output = cutHeadTail(
+      output,
+      settings.inlineOutputChars,
+      settings.inlineHeadFraction,
+      (omitted, total) => `\n\n... [OUTPUT TRUNCATED - ${omitted} chars omitted out of ${total} total. ${where}] ...\n\n`,
+    ).text;
+  }
+
+  const reply: ToolResult = { output, exit_code: result.exitCode };
+  const meaning = exitCodeMeaning(command, result.exitCode);
+  if (meaning !== undefined) reply.exit_code_meaning = meaning;
+  return reply;
+}
+
+async function startBackground(command: string, cwd: string | undefined, notify: boolean, context: ToolContext, settings: ToolSettings): Promise<ToolResult> {
+  const registry = processRegistry(context.session, settings.processes);
+  try {
+    const process = await registry.spawn(command, { ...(cwd === undefined ? {} : { cwd }), notifyOnComplete: notify });
+    const reply: ToolResult = { output: "Background process started", session_id: process.id, pid: process.pid, status: "running" };
+    if (notify) reply.notify_on_complete = true;
+    else reply.hint = `Check on it with process(action="poll", session_id="${process.id}"), or process(action="wait") to block until it ends.`;
+    return reply;
+  } catch (error) {
+    const message = error instanceof ProcessError ? error.message : `Failed to start background process: ${error instanceof Error ? error.message : String(error)}`;
+    return { output: "", exit_code: -1, error: message };
+  }
+}
+
+async function approval(command: string, cwd: string, session: Environment, settings: ToolSettings): Promise<string | undefined> {
+  if (settings.approve === undefined || !APPROVAL_BACKENDS.includes(session.backend)) return undefined;
+  let verdict: boolean | string;
+  try {
+    verdict = await settings.approve({ command, backend: session.backend, cwd });
+  } catch (error) {
+    // A broken hook must not wave commands through.
+    return `Command blocked: the approval check failed (${error instanceof Error ? error.message : String(error)}).`;
+  }
+  if (verdict === true) return undefined;
+  return typeof verdict === "string" && verdict !== "" ? verdict : "Command denied by the approval policy. Ask the user to run it, or rephrase the command.";
+}
+
+/** Absolute and `~` paths stay; a relative one is taken from the session's directory (not this process's). */
+export function resolveWorkdir(workdir: string, sessionCwd: string): string {
+  if (workdir.startsWith("/") || workdir === "~" || workdir.startsWith("~/")) return workdir;
+  return `${sessionCwd.replace(/\/+$/, "")}/${workdir}`;
+}

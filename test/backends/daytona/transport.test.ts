@@ -1,0 +1,199 @@
+/**
+ * The Daytona adapter against a FAKE Daytona client (test/fakes/fake-daytona.ts)
+ * that runs each command with sh on this machine: Daytona's cloud cannot be
+ * reached here. What the compat suite cannot show: resume and recreate, the
+ * restart of a stopped sandbox, how a timeout is delivered and its
+ * last-resort stop, SDK errors, the timeout backstop's composition with the
+ * wrapper, and which SDK calls carry stdin and exact output bytes.
+ */
+
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { daytonaCommand, DaytonaTransport } from "../../../src/backends/daytona/transport.js";
+import { Session } from "../../../src/core/session.js";
+import { BackendUnavailableError, createEnvironment, InvalidOptionError, type Environment } from "../../../src/index.js";
+import { FakeDaytona } from "../../fakes/fake-daytona.js";
+
+const work = mkdtempSync(join(tmpdir(), "sw-daytona-test-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+async function withDaytona<T>(client: FakeDaytona, config: Record<string, unknown>, fn: (env: Environment) => Promise<T>): Promise<T> {
+  const env = await createEnvironment({ backend: "daytona", client, ...config });
+  try {
+    return await fn(env);
+  } finally {
+    await env.close();
+  }
+}
+
+const isKillScript = (command: string): boolean => command.includes("__shellwright_killed");
+
+describe("daytona backend (fake SDK client)", () => {
+  it("creates a sandbox with image, name, labels, resources and env, and deletes it on close by default", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, { image: "debian:bookworm", cpu: 2, memoryGiB: 4, diskGiB: 8, autoStopMinutes: 0, env: { SW_KEY: "k3y" } }, async (env) => {
+      expect(client.last.params).toMatchObject({ image: "debian:bookworm", resources: { cpu: 2, memory: 4, disk: 8 }, autoStopInterval: 0, envVars: { SW_KEY: "k3y" } });
+      expect((await env.execute("echo $SW_KEY")).output).toBe("k3y\n");
+      for (const command of client.last.process.sessionCommands) expect(command).not.toContain("k3y");
+    });
+    expect(client.last.calls).toContain("delete");
+  });
+
+  it("resumes a stopped sandbox by name, starts it, and only stops it on close", async () => {
+    const client = new FakeDaytona();
+    const existing = await client.create({ name: "proj", image: "x" });
+    await existing.stop();
+    await withDaytona(client, { name: "proj" }, async (env) => {
+      expect((await env.execute("echo resumed")).output).toBe("resumed\n");
+    });
+    expect(client.sandboxes).toHaveLength(1);
+    expect(client.calls).toContain("get proj");
+    expect(existing.calls).toEqual(expect.arrayContaining(["start", "stop"]));
+    expect(existing.calls).not.toContain("delete");
+  });
+
+  it("resumes by label, and creates a labelled sandbox when none matches", async () => {
+    const client = new FakeDaytona();
+    const tagged = await client.create({ labels: { task: "t1" } });
+    await withDaytona(client, { labels: { task: "t1" } }, async (env) => {
+      expect((await env.execute("echo one")).exitCode).toBe(0);
+    });
+    expect(client.sandboxes).toHaveLength(1);
+    expect(tagged.calls).toContain("stop");
+    await withDaytona(client, { labels: { task: "t2" } }, async (env) => {
+      expect((await env.execute("echo two")).exitCode).toBe(0);
+    });
+    expect(client.sandboxes).toHaveLength(2);
+    expect(client.last.labels).toEqual({ task: "t2" });
+  });
+
+  it("starts a sandbox that was stopped between commands, keeping the session's state", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, {}, async (env) => {
+      await env.execute(`export SW_KEPT=yes; cd ${work}`);
+      await client.last.stop(); // Daytona's auto-stop, behind our back
+      const r = await env.execute("echo $SW_KEPT; pwd");
+      expect(r).toMatchObject({ exitCode: 0, output: `yes\n${work}\n` });
+      expect(client.last.calls.filter((c) => c === "start")).toHaveLength(1);
+    });
+  });
+
+  it("creates a new sandbox when the old one was deleted", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, { name: "gone-soon" }, async (env) => {
+      await env.execute("true");
+      await client.last.delete();
+      expect((await env.execute("echo again")).output).toContain("again\n");
+      expect(client.sandboxes).toHaveLength(2);
+      expect(client.last.name).toBe("gone-soon");
+    });
+  });
+
+  it("kills a timed-out command inside the sandbox and keeps the sandbox running", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, {}, async (env) => {
+      const pidFile = join(work, "daytona-sleeper");
+      const r = await env.execute(`echo before; sleep 300 & echo $! > ${pidFile}; wait`, { timeoutMs: 1000 });
+      expect(r).toMatchObject({ exitCode: 124, timedOut: true, output: "before\n\n[Command timed out after 1s]" });
+      expect(client.last.process.executed.filter(isKillScript).length).toBeGreaterThanOrEqual(1);
+      expect(client.last.calls).not.toContain("stop");
+      const gone = await env.execute(`p=$(cat ${pidFile}); [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo alive || echo gone`);
+      expect(gone.output).toBe("gone\n");
+    });
+  });
+
+  it("stops the sandbox only when the in-sandbox kill fails, and the next command starts it again", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, {}, async (env) => {
+      await env.execute("export SW_BEFORE=1");
+      client.last.process.failExecuteCommand = (command) => (isKillScript(command) ? new Error("toolbox request timed out") : undefined);
+      const r = await env.execute("echo partial; sleep 300", { timeoutMs: 800 });
+      expect(r).toMatchObject({ exitCode: 124, timedOut: true, output: "partial\n\n[Command timed out after 0.8s]" });
+      expect(client.last.calls).toContain("stop");
+      client.last.process.failExecuteCommand = undefined;
+      expect((await env.execute("echo $SW_BEFORE")).output).toBe("1\n");
+      expect(client.last.calls).toContain("start");
+      expect(client.sandboxes).toHaveLength(1);
+    });
+  });
+
+  it("keeps the SDK's error message in a typed error", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, {}, async (env) => {
+      client.last.process.failSessionCommand = new Error("Request failed with status code 502: toolbox unavailable");
+      const error = await env.execute("echo hi").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BackendUnavailableError);
+      expect((error as Error).message).toBe("daytona exec failed: Request failed with status code 502: toolbox unavailable");
+      client.last.process.failSessionCommand = undefined;
+      expect((await env.execute("echo hi")).output).toBe("hi\n");
+    });
+  });
+
+  it("uploads a large stdin as a file, delivers it byte-exact, and removes it", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, {}, async (env) => {
+      const data = Buffer.alloc(300_000);
+      for (let i = 0; i < data.length; i++) data[i] = (i * 13 + 5) % 256;
+      const r = await env.execute("sha256sum | cut -c1-64", { stdin: data });
+      expect(r.output).toBe(`${createHash("sha256").update(data).digest("hex")}\n`);
+      const uploads = client.last.fs.calls.filter((c) => c.startsWith("uploadFile "));
+      expect(uploads).toHaveLength(1);
+      expect(existsSync(uploads[0]!.slice("uploadFile ".length))).toBe(false);
+      // Small stdin rides in the command instead.
+      expect((await env.execute("cat", { stdin: "small" })).output).toBe("small");
+      expect(client.last.fs.calls.filter((c) => c.startsWith("uploadFile "))).toHaveLength(1);
+    });
+  });
+
+  it("fetches the output copy only for output that is not UTF-8, and removes the copies", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, {}, async (env) => {
+      expect((await env.execute("echo plain")).output).toBe("plain\n");
+      expect(client.last.fs.calls.filter((c) => c.startsWith("downloadFile"))).toEqual([]);
+      expect((await env.execute("printf 'ok\\377\\376\\n'")).output).toBe("[binary output, 5 bytes]");
+      const downloads = client.last.fs.calls.filter((c) => c.startsWith("downloadFile"));
+      expect(downloads).toHaveLength(1);
+      await env.execute("true");
+      expect(existsSync(downloads[0]!.slice("downloadFile ".length))).toBe(false);
+    });
+  });
+
+  it("rejects bad options, naming the option and the value", async () => {
+    const client = new FakeDaytona();
+    await expect(createEnvironment({ backend: "daytona", client, image: "a", snapshot: "b" })).rejects.toThrow(/Pass image or snapshot, not both/);
+    await expect(createEnvironment({ backend: "daytona", client, onClose: "archive" } as never)).rejects.toThrow(/onClose must be "delete", "stop" or "keep", got "archive"/);
+    await expect(createEnvironment({ backend: "daytona", client, labels: { a: 1 } } as never)).rejects.toThrow(InvalidOptionError);
+    await expect(createEnvironment({ backend: "daytona", client, memoryGiB: 0.5 })).rejects.toThrow(/memoryGiB must be a positive integer, got 0.5/);
+  });
+});
+
+describe("the Daytona timeout backstop (the spec's open item 4)", () => {
+  it("wraps the whole launch in coreutils timeout, outside the wrapper", () => {
+    const command = daytonaCommand({ argv: ["env", "-i", "bash", "-c", "SCRIPT"], stdin: undefined }, { timeoutSec: 35 });
+    expect(command).toBe("timeout -k 5s 35s 'env' '-i' 'bash' '-c' 'SCRIPT' < /dev/null & wait $! 2>/dev/null");
+    const withFile = daytonaCommand({ argv: ["bash", "-c", "S"], stdin: undefined }, { stdinFile: "/tmp/in", removeFirst: ["/tmp/old"] });
+    expect(withFile).toBe("rm -f '/tmp/old'; 'bash' '-c' 'S' < '/tmp/in' & wait $! 2>/dev/null; __sw_ec=$?; rm -f '/tmp/in'; (exit $__sw_ec)");
+  });
+
+  it("passes exit codes through, and when it fires the session stays consistent", async () => {
+    const client = new FakeDaytona();
+    // A negative margin makes the backstop fire before the session's own deadline.
+    const transport = new DaytonaTransport({ labels: {}, env: {}, onClose: "delete", client, serverTimeoutMarginMs: -2_500, startTimeoutSec: 60, warn: () => undefined });
+    const session = await Session.open(transport, { cwd: "~", timeoutMs: 4000, maxOutputChars: 50_000, outputHeadFraction: 0.4, killGraceMs: 1000, initTimeoutMs: 30_000, warn: () => undefined });
+    try {
+      expect((await session.execute(`export SW_SET=before; cd ${work}; exit 7`)).exitCode).toBe(7);
+      expect(client.last.process.sessionCommands.at(-1)).toMatch(/^(rm -f [^;]*; )?timeout -k 5s 2s /);
+      const fired = await session.execute("echo started; sleep 30");
+      // The backstop's own exit code (124) arrives as a normal exit, before the session's deadline.
+      expect(fired).toMatchObject({ exitCode: 124, timedOut: false });
+      expect(fired.output).toContain("started\n");
+      const after = await session.execute("echo $SW_SET; pwd");
+      expect(after).toMatchObject({ exitCode: 0, output: `before\n${work}\n` });
+    } finally {
+      await session.close();
+    }
+  });
+});
