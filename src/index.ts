@@ -5,7 +5,8 @@ export type { ApptainerConfig, DaytonaConfig, ModalConfig } from "./backends/ind
 export type { ModalApi, ModalSandbox } from "./backends/modal/transport.js";
 export type { DaytonaApi, DaytonaSandbox } from "./backends/daytona/transport.js";
 export { Session } from "./core/session.js";
-export type { ExecuteOptions, ExecuteResult, SessionOptions, SessionState } from "./core/session.js";
+export type { SessionOptions } from "./core/session.js";
+export type { ExecuteOptions, ExecuteResult, SessionState } from "./core/environment.js";
 export type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } from "./core/transport.js";
 export {
   BackendUnavailableError,

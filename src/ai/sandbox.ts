@@ -21,7 +21,7 @@ import type { Experimental_SandboxDirectoryEntry, Experimental_SandboxFileStat, 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown, shellString, stringRecord } from "../core/options.js";
 import { shellQuote } from "../core/script.js";
-import type { ExecuteResult } from "../core/session.js";
+import type { ExecuteResult } from "../core/environment.js";
 import type { ToolSession } from "../agents/tool-list.js";
 import { runOnBackend } from "../tools/shared/backend-io.js";
 

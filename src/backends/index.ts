@@ -15,8 +15,8 @@ import {
   shellString,
   stringRecord,
 } from "../core/options.js";
-import type { Environment } from "../core/environment.js";
-import { Session, type SessionOptions, type SessionState } from "../core/session.js";
+import type { Environment, SessionState } from "../core/environment.js";
+import { Session, type SessionOptions } from "../core/session.js";
 import { LocalTransport } from "./local/transport.js";
 import { GatewayEnvironment } from "./gateway/environment.js";
 import { TOKEN_ENV_VAR, type CreateSessionRequest } from "./gateway/protocol.js";

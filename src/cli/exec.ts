@@ -7,8 +7,7 @@
 
 import { fstatSync, readFileSync } from "node:fs";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
-import type { Environment } from "../core/environment.js";
-import type { ExecuteOptions } from "../core/session.js";
+import type { Environment, ExecuteOptions } from "../core/environment.js";
 import { parseArgs, stringFlag, UsageError } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { namedConfig, rememberedConfig, reopen } from "./named-session.js";

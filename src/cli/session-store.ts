@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { EnvironmentConfig } from "../backends/index.js";
-import type { SessionState } from "../core/session.js";
+import type { SessionState } from "../core/environment.js";
 import { UsageError } from "./args.js";
 
 export interface StoredSession {

@@ -1,13 +1,64 @@
 /**
- * The public shape of a shell session, whoever runs the session model.
+ * The contract of a shell session, whoever runs the session model.
  *
  * `Session` runs it in this process over a Transport. A gateway environment
  * runs it in a `shellwright serve` process and talks HTTP to it. Callers (the
- * tools, the CLI, users) depend on this type, so both are interchangeable.
+ * tools, the CLI, users) depend on this module only, so both are
+ * interchangeable. It is a leaf: it imports the error and option helpers and
+ * nothing that implements a session, so implementations can import it
+ * without an import cycle.
  */
 
-import type { SessionPaths } from "./script.js";
-import type { ExecuteOptions, ExecuteResult, SessionState } from "./session.js";
+import { InvalidOptionError } from "./errors.js";
+import { describe, positiveNumber, shellString } from "./options.js";
+
+/** Files a session keeps inside the backend. */
+export interface SessionPaths {
+  readonly snapshot: string;
+  readonly cwdFile: string;
+}
+
+/** What it takes to reattach to a session from another process. */
+export interface SessionState {
+  sessionId: string;
+  cwd: string;
+  snapshotReady: boolean;
+}
+
+export interface ExecuteOptions {
+  /** Run this one command here; the session's cwd does not move (a `cd` inside the command still moves it). */
+  cwd?: string;
+  /** @default the session's timeoutMs (180 000) */
+  timeoutMs?: number;
+  /** Bytes for the command's stdin, delivered exactly. Without it stdin is empty. */
+  stdin?: string | Uint8Array;
+  /** Aborting interrupts the command: its process tree is killed and exitCode is 130. */
+  signal?: AbortSignal;
+  /** Output as it arrives, decoded as UTF-8 (markers never included). */
+  onOutput?: (text: string) => void;
+  /**
+   * Run from the session's state but leave it untouched: the command's env and
+   * cwd changes are not saved. For helper commands (the file tools, execute_code's
+   * plumbing) that must not race with the agent's own commands: under the
+   * last-writer-wins rule a helper that finishes late would otherwise undo an
+   * `export` made by a command that ran beside it.
+   * @default false
+   */
+  isolated?: boolean;
+}
+
+export interface ExecuteResult {
+  /** stdout and stderr merged in order; head and tail kept when long, the cut said inline. */
+  output: string;
+  /** The command's exit code; 124 after a timeout, 130 after an interrupt, 126 when the cwd could not be entered. */
+  exitCode: number;
+  /** The session's cwd after this command. */
+  cwd: string;
+  timedOut: boolean;
+  interrupted: boolean;
+  truncated: boolean;
+  durationMs: number;
+}
 
 export interface Environment {
   /** The session id (12 hex digits); it also names the snapshot files. */
@@ -30,4 +81,34 @@ export interface Environment {
    */
   beforeClose(hook: () => Promise<void> | void): () => void;
   close(): Promise<void>;
+}
+
+/**
+ * Validates execute options. Every implementation calls it, so a bad option
+ * fails the same way whether the session runs here or behind a gateway.
+ */
+export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: number) {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
+  }
+  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "isolated"];
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
+  }
+  const cwd = options.cwd === undefined ? undefined : shellString("cwd", options.cwd);
+  const timeoutMs = positiveNumber("timeoutMs", options.timeoutMs, defaultTimeoutMs);
+  let stdin: Uint8Array | undefined;
+  if (typeof options.stdin === "string") stdin = Buffer.from(options.stdin, "utf8");
+  else if (options.stdin instanceof Uint8Array) stdin = options.stdin;
+  else if (options.stdin !== undefined) throw new InvalidOptionError("stdin", `stdin must be a string or a Uint8Array, got ${describe(options.stdin)}`);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new InvalidOptionError("signal", `signal must be an AbortSignal, got ${describe(options.signal)}`);
+  }
+  if (options.onOutput !== undefined && typeof options.onOutput !== "function") {
+    throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
+  }
+  if (options.isolated !== undefined && typeof options.isolated !== "boolean") {
+    throw new InvalidOptionError("isolated", `isolated must be a boolean, got ${describe(options.isolated)}`);
+  }
+  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput, isolated: options.isolated === true };
 }

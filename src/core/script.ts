@@ -9,11 +9,7 @@
  * as the bash start itself.
  */
 
-/** Files a session keeps inside the backend. */
-export interface SessionPaths {
-  readonly snapshot: string;
-  readonly cwdFile: string;
-}
+import type { SessionPaths } from "./environment.js";
 
 export function sessionPaths(tempDir: string, sessionId: string): SessionPaths {
   const dir = tempDir.endsWith("/") ? tempDir.slice(0, -1) : tempDir;

@@ -13,10 +13,16 @@ import { randomBytes } from "node:crypto";
 import { InvalidOptionError, SessionClosedError, isShellwrightError, SpawnError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
 import { OutputCollector } from "./output.js";
-import { describe, positiveNumber, shellString } from "./options.js";
-import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan, type SessionPaths } from "./script.js";
+import { describe, shellString } from "./options.js";
+import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
-import type { Environment } from "./environment.js";
+import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "./environment.js";
+import { EnvironmentBase } from "./environment-base.js";
+
+/** @deprecated Import these from ./environment.js, the contract module; kept so older import paths still compile. */
+export type { ExecuteOptions, ExecuteResult, SessionState };
+/** @deprecated Import it from ./environment.js, the contract module. */
+export { normalizeExecuteOptions };
 
 export interface SessionOptions {
   /** The session's first cwd; `~` is expanded by bash on the backend. */
@@ -34,48 +40,6 @@ export interface SessionOptions {
   warn: (message: string) => void;
   /** Reattach to a session whose snapshot already exists (the CLI's named sessions). */
   resume?: SessionState;
-}
-
-/** What it takes to reattach to a session from another process. */
-export interface SessionState {
-  sessionId: string;
-  cwd: string;
-  snapshotReady: boolean;
-}
-
-export interface ExecuteOptions {
-  /** Run this one command here; the session's cwd does not move (a `cd` inside the command still moves it). */
-  cwd?: string;
-  /** @default the session's timeoutMs (180 000) */
-  timeoutMs?: number;
-  /** Bytes for the command's stdin, delivered exactly. Without it stdin is empty. */
-  stdin?: string | Uint8Array;
-  /** Aborting interrupts the command: its process tree is killed and exitCode is 130. */
-  signal?: AbortSignal;
-  /** Output as it arrives, decoded as UTF-8 (markers never included). */
-  onOutput?: (text: string) => void;
-  /**
-   * Run from the session's state but leave it untouched: the command's env and
-   * cwd changes are not saved. For helper commands (the file tools, execute_code's
-   * plumbing) that must not race with the agent's own commands: under the
-   * last-writer-wins rule a helper that finishes late would otherwise undo an
-   * `export` made by a command that ran beside it.
-   * @default false
-   */
-  isolated?: boolean;
-}
-
-export interface ExecuteResult {
-  /** stdout and stderr merged in order; head and tail kept when long, the cut said inline. */
-  output: string;
-  /** The command's exit code; 124 after a timeout, 130 after an interrupt, 126 when the cwd could not be entered. */
-  exitCode: number;
-  /** The session's cwd after this command. */
-  cwd: string;
-  timedOut: boolean;
-  interrupted: boolean;
-  truncated: boolean;
-  durationMs: number;
 }
 
 interface RunLimits {
@@ -101,25 +65,19 @@ const GIVE_UP_AFTER_KILL_MS = 5000;
 
 const newId = (): string => randomBytes(6).toString("hex");
 
-export class Session implements Environment {
+export class Session extends EnvironmentBase {
   readonly #transport: Transport;
   readonly #options: SessionOptions;
-  readonly #id: string;
-  readonly #paths: SessionPaths;
-  #cwd: string;
-  #snapshotReady = false;
-  #closed = false;
   readonly #running = new Set<AbortController>();
-  readonly #closeHooks = new Set<() => Promise<void> | void>();
-  #closing: Promise<void> | undefined;
 
   private constructor(transport: Transport, options: SessionOptions) {
+    const id = options.resume?.sessionId ?? newId();
+    super(
+      { sessionId: id, cwd: options.resume?.cwd ?? options.cwd, snapshotReady: options.resume?.snapshotReady ?? false },
+      sessionPaths(transport.tempDir, id),
+    );
     this.#transport = transport;
     this.#options = options;
-    this.#id = options.resume?.sessionId ?? newId();
-    this.#paths = sessionPaths(transport.tempDir, this.#id);
-    this.#cwd = options.resume?.cwd ?? options.cwd;
-    this.#snapshotReady = options.resume?.snapshotReady ?? false;
   }
 
   /** Starts the transport and captures the snapshot (unless resuming). */
@@ -137,52 +95,33 @@ export class Session implements Environment {
     return session;
   }
 
-  get id(): string {
-    return this.#id;
-  }
   get backend(): string {
     return this.#transport.name;
-  }
-  get cwd(): string {
-    return this.#cwd;
-  }
-  get snapshotReady(): boolean {
-    return this.#snapshotReady;
-  }
-  get closed(): boolean {
-    return this.#closed;
-  }
-  get paths(): SessionPaths {
-    return this.#paths;
-  }
-
-  state(): SessionState {
-    return { sessionId: this.#id, cwd: this.#cwd, snapshotReady: this.#snapshotReady };
   }
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     shellString("command", command);
     const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(options, this.#options.timeoutMs);
-    if (this.#closed) throw new SessionClosedError();
+    if (this.closed) throw new SessionClosedError();
 
     if (signal?.aborted) {
-      return { output: "[Command interrupted]", exitCode: 130, cwd: this.#cwd, timedOut: false, interrupted: true, truncated: false, durationMs: 0 };
+      return { output: "[Command interrupted]", exitCode: 130, cwd: this.cwd, timedOut: false, interrupted: true, truncated: false, durationMs: 0 };
     }
     if ((await this.#transport.beforeExecute?.()) === "restarted") {
-      this.#snapshotReady = false;
-      this.#cwd = this.#options.cwd;
+      this.setSnapshotReady(false);
+      this.setCwd(this.#options.cwd);
       await this.#init();
     }
 
     const callId = newId();
-    const ready = this.#snapshotReady;
+    const ready = this.snapshotReady;
     const stdinBytes = stdin === undefined || stdin.length === 0 ? undefined : stdin;
     const embedded = this.#transport.stdinMode === "heredoc" ? stdinBytes : undefined;
     const script = buildCommandScript({
       ...this.#plan(callId),
       command,
-      cwd: cwd ?? this.#cwd,
+      cwd: cwd ?? this.cwd,
       sessionCwd: cwd === undefined,
       snapshotReady: ready,
       stdinOnPipe: stdinBytes !== undefined && embedded === undefined,
@@ -196,7 +135,7 @@ export class Session implements Environment {
       { timeoutMs, signal, onOutput },
     );
     const newCwd = this.#settle(outcome, callId, ready && !isolated);
-    if (newCwd) this.#cwd = newCwd;
+    if (newCwd) this.setCwd(newCwd);
 
     let output = outcome.text;
     if (outcome.timedOut) output = appendNotice(output, `[Command timed out after ${formatSeconds(timeoutMs)}s]`);
@@ -204,7 +143,7 @@ export class Session implements Environment {
     return {
       output,
       exitCode: outcome.exitCode,
-      cwd: this.#cwd,
+      cwd: this.cwd,
       timedOut: outcome.timedOut,
       interrupted: outcome.interrupted,
       truncated: outcome.truncated,
@@ -212,40 +151,19 @@ export class Session implements Environment {
     };
   }
 
-  /**
-   * Runs `hook` when the session closes, before anything stops, so the hook
-   * can still execute commands (the tools' process registry kills the
-   * session's background processes this way). Returns a function that removes it.
-   */
-  beforeClose(hook: () => Promise<void> | void): () => void {
-    this.#closeHooks.add(hook);
-    return () => this.#closeHooks.delete(hook);
-  }
-
-  /** Runs the close hooks, interrupts running commands, stops the backend and removes the session's files. */
-  close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
-  }
-
-  async #close(): Promise<void> {
-    if (this.#closed) return;
-    const hooks = [...this.#closeHooks];
-    this.#closeHooks.clear();
-    // A failing hook must not keep the backend running.
-    await Promise.allSettled(hooks.map(async (hook) => hook()));
-    this.#closed = true;
+  /** After the close hooks: interrupts running commands, removes the session's files and stops the backend. */
+  protected override async shutdown(): Promise<void> {
     for (const controller of this.#running) controller.abort();
     const files = this.#transport.files;
-    files?.remove(this.#paths.snapshot);
-    files?.remove(this.#paths.cwdFile);
+    files?.remove(this.paths.snapshot);
+    files?.remove(this.paths.cwdFile);
     await this.#transport.stop();
   }
 
   #plan(callId: string): ScriptPlan {
     return {
-      sessionId: this.#id,
-      paths: this.#paths,
+      sessionId: this.id,
+      paths: this.paths,
       callId,
       renameInScript: this.#transport.files === undefined,
       // Every backend keeps the cwd file (a resumed session reads it there); marker backends just don't read it back.
@@ -264,8 +182,8 @@ export class Session implements Environment {
     if (outcome.exitCode === 0 && outcome.markerCwd) {
       const cwd = this.#settle(outcome, callId, true);
       if (cwd) {
-        this.#cwd = cwd;
-        this.#snapshotReady = true;
+        this.setCwd(cwd);
+        this.setSnapshotReady(true);
         return;
       }
     }
@@ -283,17 +201,17 @@ export class Session implements Environment {
    */
   #settle(outcome: RunOutcome, callId: string, dumpedSnapshot: boolean): string | undefined {
     const files = this.#transport.files;
-    const pending = pendingPaths(this.#paths, callId);
+    const pending = pendingPaths(this.paths, callId);
     if (outcome.markerCwd === undefined) {
       files?.remove(pending.snapshot);
       files?.remove(pending.cwdFile);
       return undefined;
     }
     if (files) {
-      if (dumpedSnapshot) files.rename(pending.snapshot, this.#paths.snapshot);
+      if (dumpedSnapshot) files.rename(pending.snapshot, this.paths.snapshot);
       if (outcome.markerCwd !== "" && this.#transport.cwdSource === "file") {
         const fromFile = files.readText(pending.cwdFile);
-        files.rename(pending.cwdFile, this.#paths.cwdFile);
+        files.rename(pending.cwdFile, this.paths.cwdFile);
         return fromFile || outcome.markerCwd;
       }
     }
@@ -319,7 +237,7 @@ export class Session implements Environment {
 
   #collect(handle: ProcessHandle, limits: RunLimits, closing: AbortSignal): Promise<RunOutcome> {
     const transport = this.#transport;
-    const scanner = new MarkerScanner(this.#id, { expectPid: transport.needsRemotePid === true });
+    const scanner = new MarkerScanner(this.id, { expectPid: transport.needsRemotePid === true });
     const collector = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
     const decoder = limits.onOutput ? new TextDecoder() : undefined;
     let finished = false;
@@ -420,33 +338,6 @@ export class Session implements Environment {
       );
     });
   }
-}
-
-/** Validates execute options; shared with environments that run the session model elsewhere. */
-export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutMs: number) {
-  if (typeof options !== "object" || options === null) {
-    throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
-  }
-  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "isolated"];
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
-  }
-  const cwd = options.cwd === undefined ? undefined : shellString("cwd", options.cwd);
-  const timeoutMs = positiveNumber("timeoutMs", options.timeoutMs, defaultTimeoutMs);
-  let stdin: Uint8Array | undefined;
-  if (typeof options.stdin === "string") stdin = Buffer.from(options.stdin, "utf8");
-  else if (options.stdin instanceof Uint8Array) stdin = options.stdin;
-  else if (options.stdin !== undefined) throw new InvalidOptionError("stdin", `stdin must be a string or a Uint8Array, got ${describe(options.stdin)}`);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new InvalidOptionError("signal", `signal must be an AbortSignal, got ${describe(options.signal)}`);
-  }
-  if (options.onOutput !== undefined && typeof options.onOutput !== "function") {
-    throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
-  }
-  if (options.isolated !== undefined && typeof options.isolated !== "boolean") {
-    throw new InvalidOptionError("isolated", `isolated must be a boolean, got ${describe(options.isolated)}`);
-  }
-  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput, isolated: options.isolated === true };
 }
 
 function appendNotice(output: string, notice: string): string {

@@ -5,10 +5,9 @@
 
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Environment } from "../core/environment.js";
+import { normalizeExecuteOptions, type Environment, type ExecuteOptions } from "../core/environment.js";
 import { isShellwrightError } from "../core/errors.js";
 import { shellString } from "../core/options.js";
-import { normalizeExecuteOptions, type ExecuteOptions } from "../core/session.js";
 import type { TokenCheck } from "./auth.js";
 import { HttpError, jsonObject, readJsonBody, sendError, sendJson } from "./http.js";
 import type { PathPolicy } from "./paths.js";

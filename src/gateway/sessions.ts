@@ -4,8 +4,7 @@
  * long a session may sit idle before it is closed.
  */
 
-import type { Environment } from "../core/environment.js";
-import type { ExecuteOptions, ExecuteResult } from "../core/session.js";
+import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
 import { HttpError } from "./http.js";
 import type { SessionInfo } from "../backends/gateway/protocol.js";
 

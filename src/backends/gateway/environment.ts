@@ -2,7 +2,8 @@
  * The gateway backend: a session hosted by `shellwright serve`, reached over
  * HTTP. The server runs the whole session model (snapshot, cwd, timeouts,
  * kills) on its own backend, so this is not a Transport: it implements the
- * Environment type directly and forwards execute() to the server.
+ * Environment contract directly (the shared bookkeeping comes from
+ * EnvironmentBase) and forwards execute() to the server.
  *
  * Retries are limited to what cannot run a command twice: a refused
  * connection (nothing reached the server), a reused keep-alive socket the
@@ -14,12 +15,11 @@ import { randomBytes } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { Environment } from "../../core/environment.js";
+import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "../../core/environment.js";
+import { EnvironmentBase } from "../../core/environment-base.js";
 import { BackendUnavailableError, InvalidOptionError, SessionClosedError } from "../../core/errors.js";
 import { shellString } from "../../core/options.js";
 import { OutputCollector } from "../../core/output.js";
-import type { SessionPaths } from "../../core/script.js";
-import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "../../core/session.js";
 import { API_PREFIX, NDJSON, type CreateSessionRequest, type CreateSessionResponse, type ErrorBody, type ExecuteRequest, type ExecutionResult, type SessionInfo, type StreamEvent } from "./protocol.js";
 
 export interface GatewayClientOptions {
@@ -48,24 +48,15 @@ const agents = { http: new HttpAgent({ keepAlive: true, timeout: 60_000 }), http
 const SERVER_GIVE_UP_MS = 5000;
 const CANCEL_RETRY_MS = 50;
 
-export class GatewayEnvironment implements Environment {
+export class GatewayEnvironment extends EnvironmentBase {
   readonly backend = "gateway";
   readonly #client: GatewayClient;
   readonly #options: GatewayClientOptions;
-  readonly #id: string;
-  readonly #paths: SessionPaths;
-  #cwd: string;
-  #snapshotReady: boolean;
-  #closed = false;
-  readonly #closeHooks = new Set<() => Promise<void> | void>();
 
   private constructor(client: GatewayClient, options: GatewayClientOptions, info: SessionInfo) {
+    super({ sessionId: info.id, cwd: info.cwd, snapshotReady: info.snapshotReady }, info.paths);
     this.#client = client;
     this.#options = options;
-    this.#id = info.id;
-    this.#paths = info.paths;
-    this.#cwd = info.cwd;
-    this.#snapshotReady = info.snapshotReady;
   }
 
   /** Creates a session on the gateway, or reattaches to one (`resume`). */
@@ -81,34 +72,11 @@ export class GatewayEnvironment implements Environment {
     return new GatewayEnvironment(client, options, info);
   }
 
-  get id(): string {
-    return this.#id;
-  }
-  get cwd(): string {
-    return this.#cwd;
-  }
-  get snapshotReady(): boolean {
-    return this.#snapshotReady;
-  }
-  get closed(): boolean {
-    return this.#closed;
-  }
-  get paths(): SessionPaths {
-    return this.#paths;
-  }
-
-  state(): SessionState {
-    return { sessionId: this.#id, cwd: this.#cwd, snapshotReady: this.#snapshotReady };
-  }
-
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     shellString("command", command);
-    const normalized = normalizeExecuteOptions(options, this.#options.timeoutMs);
-    const { cwd, timeoutMs, stdin, signal, onOutput } = normalized;
-    // Read loosely so this works whether or not this build's Session has the option.
-    const isolated = (normalized as { isolated?: boolean }).isolated === true;
-    if (this.#closed) throw new SessionClosedError();
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(options, this.#options.timeoutMs);
+    if (this.closed) throw new SessionClosedError();
     // What was streamed, bounded like any output, for when the answer itself is lost.
     const streamed = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
     const interrupted = (): ExecuteResult => {
@@ -116,7 +84,7 @@ export class GatewayEnvironment implements Environment {
       return {
         output: text === "" ? "[Command interrupted]" : `${text}\n[Command interrupted]`,
         exitCode: 130,
-        cwd: this.#cwd,
+        cwd: this.cwd,
         timedOut: false,
         interrupted: true,
         truncated,
@@ -131,7 +99,7 @@ export class GatewayEnvironment implements Environment {
     if (isolated) body.isolated = true;
     if (stdin !== undefined && stdin.length > 0) body.stdinBase64 = Buffer.from(stdin).toString("base64");
 
-    const path = `/sessions/${this.#id}/executions`;
+    const path = `/sessions/${this.id}/executions`;
     const deadlineMs = timeoutMs + this.#options.killGraceMs + SERVER_GIVE_UP_MS + this.#options.requestTimeoutMs;
     const busyUntil = Date.now() + this.#options.busyTimeoutMs;
     for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
@@ -167,7 +135,7 @@ export class GatewayEnvironment implements Environment {
         } else {
           result = await this.#client.answer<ExecutionResult>(response);
         }
-        this.#cwd = result.cwd;
+        this.setCwd(result.cwd);
         return {
           output: result.output,
           exitCode: result.exitCode,
@@ -180,7 +148,7 @@ export class GatewayEnvironment implements Environment {
       } catch (error) {
         // Interrupted and then cut off: the gateway kills a command whose client went away.
         if (signal?.aborted && error instanceof BackendUnavailableError) return interrupted();
-        if (error instanceof SessionClosedError) this.#closed = true;
+        if (error instanceof SessionClosedError) this.markClosed();
         throw error;
       } finally {
         stopCancelling.abort();
@@ -190,19 +158,9 @@ export class GatewayEnvironment implements Environment {
   }
 
   /** Closes the session on the gateway. A gateway that cannot be reached is not an error here: it reaps idle sessions itself. */
-  beforeClose(hook: () => Promise<void> | void): () => void {
-    this.#closeHooks.add(hook);
-    return () => this.#closeHooks.delete(hook);
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    const hooks = [...this.#closeHooks];
-    this.#closeHooks.clear();
-    await Promise.allSettled(hooks.map(async (hook) => hook()));
-    this.#closed = true;
+  protected override async shutdown(): Promise<void> {
     try {
-      await this.#client.json("DELETE", `/sessions/${this.#id}`, undefined, { idempotent: true });
+      await this.#client.json("DELETE", `/sessions/${this.id}`, undefined, { idempotent: true });
     } catch (error) {
       if (error instanceof SessionClosedError || error instanceof BackendUnavailableError) return;
       throw error;

@@ -3,7 +3,7 @@
  * backend. docs/gateway.md describes it for people; this file is the truth.
  */
 
-import type { ExecuteResult } from "../../core/session.js";
+import type { ExecuteResult } from "../../core/environment.js";
 
 export const API_PREFIX = "/v1";
 export const DEFAULT_GATEWAY_PORT = 7420;

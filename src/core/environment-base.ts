@@ -1,0 +1,96 @@
+/**
+ * The bookkeeping every Environment keeps the same way, whoever runs the
+ * session model: the id, paths, cwd and snapshot flag behind the getters and
+ * state(), the beforeClose hooks, and a close() that runs once.
+ *
+ * Written once so `Session` (this process) and the gateway client cannot
+ * drift apart on the parts callers rely on: hooks run before anything stops,
+ * so they can still execute commands; a failing hook does not keep the
+ * backend alive; closing twice, or twice at once, closes once.
+ */
+
+import type { Environment, ExecuteOptions, ExecuteResult, SessionPaths, SessionState } from "./environment.js";
+
+type CloseHook = () => Promise<void> | void;
+
+export abstract class EnvironmentBase implements Environment {
+  abstract readonly backend: string;
+  readonly #id: string;
+  readonly #paths: SessionPaths;
+  #cwd: string;
+  #snapshotReady: boolean;
+  #closed = false;
+  readonly #closeHooks = new Set<CloseHook>();
+  #closing: Promise<void> | undefined;
+
+  protected constructor(state: SessionState, paths: SessionPaths) {
+    this.#id = state.sessionId;
+    this.#cwd = state.cwd;
+    this.#snapshotReady = state.snapshotReady;
+    this.#paths = paths;
+  }
+
+  get id(): string {
+    return this.#id;
+  }
+  get cwd(): string {
+    return this.#cwd;
+  }
+  get snapshotReady(): boolean {
+    return this.#snapshotReady;
+  }
+  get closed(): boolean {
+    return this.#closed;
+  }
+  get paths(): SessionPaths {
+    return this.#paths;
+  }
+
+  state(): SessionState {
+    return { sessionId: this.#id, cwd: this.#cwd, snapshotReady: this.#snapshotReady };
+  }
+
+  abstract execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+
+  /**
+   * Runs `hook` when the environment closes, before anything stops, so the
+   * hook can still execute commands (the tools' process registry kills the
+   * session's background processes this way). Returns a function that removes it.
+   */
+  beforeClose(hook: CloseHook): () => void {
+    this.#closeHooks.add(hook);
+    return () => this.#closeHooks.delete(hook);
+  }
+
+  /** Runs the close hooks, then shuts the implementation down. Every later call gets the first call's promise. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#closed) return;
+    const hooks = [...this.#closeHooks];
+    this.#closeHooks.clear();
+    // A failing hook must not keep the backend running.
+    await Promise.allSettled(hooks.map(async (hook) => hook()));
+    this.#closed = true;
+    await this.shutdown();
+  }
+
+  /** What closing means for the implementation; runs once, after the hooks, with `closed` already true. */
+  protected abstract shutdown(): Promise<void>;
+
+  protected setCwd(cwd: string): void {
+    this.#cwd = cwd;
+  }
+
+  protected setSnapshotReady(ready: boolean): void {
+    this.#snapshotReady = ready;
+  }
+
+  /** For a session found gone elsewhere: later calls fail and close() has nothing left to do. */
+  protected markClosed(): void {
+    this.#closed = true;
+  }
+}

@@ -1,0 +1,77 @@
+/** The bookkeeping Session and the gateway client share: state, close hooks, and a close() that runs once. */
+
+import { describe, expect, it } from "vitest";
+import { EnvironmentBase } from "../../src/core/environment-base.js";
+import type { ExecuteResult } from "../../src/core/environment.js";
+
+class Probe extends EnvironmentBase {
+  readonly backend = "probe";
+  shutdowns = 0;
+  closedDuringShutdown: boolean | undefined;
+  release: () => void = () => undefined;
+  readonly #gate: Promise<void>;
+
+  constructor() {
+    super({ sessionId: "0123456789ab", cwd: "/start", snapshotReady: true }, { snapshot: "/tmp/s.sh", cwdFile: "/tmp/c.txt" });
+    this.#gate = new Promise((resolve) => (this.release = resolve));
+  }
+
+  execute(): Promise<ExecuteResult> {
+    return Promise.resolve({ output: "", exitCode: 0, cwd: this.cwd, timedOut: false, interrupted: false, truncated: false, durationMs: 0 });
+  }
+
+  protected override async shutdown(): Promise<void> {
+    this.shutdowns += 1;
+    this.closedDuringShutdown = this.closed;
+    await this.#gate;
+  }
+
+  moveTo(cwd: string): void {
+    this.setCwd(cwd);
+    this.setSnapshotReady(false);
+  }
+
+  gone(): void {
+    this.markClosed();
+  }
+}
+
+describe("EnvironmentBase", () => {
+  it("reports the state it was given and the changes the implementation makes", () => {
+    const probe = new Probe();
+    expect(probe.state()).toEqual({ sessionId: "0123456789ab", cwd: "/start", snapshotReady: true });
+    probe.moveTo("/elsewhere");
+    expect(probe.state()).toEqual({ sessionId: "0123456789ab", cwd: "/elsewhere", snapshotReady: false });
+    expect(probe.paths).toEqual({ snapshot: "/tmp/s.sh", cwdFile: "/tmp/c.txt" });
+  });
+
+  it("runs the hooks before shutting down, once, however many closes overlap", async () => {
+    const probe = new Probe();
+    const seen: string[] = [];
+    probe.beforeClose(() => {
+      seen.push(`hook, closed=${probe.closed}`);
+      throw new Error("a failing hook does not stop the close");
+    });
+    const removed = probe.beforeClose(() => void seen.push("removed hook"));
+    removed();
+    const first = probe.close();
+    const second = probe.close();
+    expect(second).toBe(first);
+    probe.release();
+    await Promise.all([first, second]);
+    await probe.close();
+    expect(seen).toEqual(["hook, closed=false"]);
+    expect(probe.shutdowns).toBe(1);
+    expect(probe.closedDuringShutdown).toBe(true);
+    expect(probe.closed).toBe(true);
+  });
+
+  it("has nothing to do on close once the session was found gone", async () => {
+    const probe = new Probe();
+    let hooks = 0;
+    probe.beforeClose(() => void (hooks += 1));
+    probe.gone();
+    await probe.close();
+    expect({ hooks, shutdowns: probe.shutdowns, closed: probe.closed }).toEqual({ hooks: 0, shutdowns: 0, closed: true });
+  });
+});
