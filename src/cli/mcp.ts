@@ -6,11 +6,12 @@
  * tool call and closed when the client disconnects. On stdio by default (only
  * the protocol goes to stdout). With --http, the streamable HTTP transport on
  * 127.0.0.1 with one session per client; the bearer token comes from
- * $SHELLWRIGHT_MCP_TOKEN or --token-file, never from the command line.
+ * $SHELLWRIGHT_MCP_TOKEN or --token-file (mode 600), never from the command
+ * line.
  */
 
-import { readFileSync } from "node:fs";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import { loadToken } from "../http/token-source.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { parseArgs, stringFlag, UsageError } from "./args.js";
@@ -44,7 +45,7 @@ export async function main(args: string[]): Promise<number> {
 
   const port = Number(stringFlag(parsed, "port") ?? "8808");
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${JSON.stringify(stringFlag(parsed, "port"))}`);
-  const token = readToken(stringFlag(parsed, "token-file"));
+  const token = loadToken({ tokenFile: stringFlag(parsed, "token-file"), envVar: TOKEN_ENV });
   const server = await serveHttp({
     createSession,
     host: stringFlag(parsed, "host") ?? "127.0.0.1",
@@ -59,16 +60,4 @@ export async function main(args: string[]): Promise<number> {
   });
   await server.close();
   return 0;
-}
-
-function readToken(file: string | undefined): string | undefined {
-  if (file !== undefined) {
-    try {
-      return readFileSync(file, "utf8").trim();
-    } catch (error) {
-      throw new UsageError(`--token-file ${JSON.stringify(file)} cannot be read: ${(error as Error).message}`);
-    }
-  }
-  const fromEnv = process.env[TOKEN_ENV];
-  return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv.trim();
 }

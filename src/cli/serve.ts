@@ -11,7 +11,7 @@ import { isShellwrightError } from "../core/errors.js";
 import { UsageError } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import type { EnvironmentConfig } from "../backends/index.js";
-import { loadToken, TokenSourceError } from "../gateway/auth.js";
+import { loadToken, TokenSourceError } from "../http/token-source.js";
 import { DEFAULT_GATEWAY_PORT, TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
 import { startGateway, type GatewayOptions } from "../gateway/server.js";
 
@@ -75,7 +75,7 @@ export async function serve(args: string[], io: ServeIo): Promise<number> {
       io.stdout(`${USAGE}\n`);
       return 0;
     }
-    const token = loadToken({ tokenFile: parsed.tokenFile, env: io.env });
+    const token = loadToken({ tokenFile: parsed.tokenFile, envVar: TOKEN_ENV_VAR, env: io.env });
     if (token === undefined && !parsed.insecureNoAuth) {
       throw new UsageError(`no token: set $${TOKEN_ENV_VAR} or pass --token-file PATH (or --insecure-no-auth on loopback)`);
     }

@@ -1,10 +1,11 @@
 /**
  * HTTP plumbing for the gateway: errors that carry a status, JSON answers,
- * and a body reader that stops at the size limit instead of buffering it all.
+ * and the JSON body of a request (its size limit is src/http's).
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorBody, GatewayErrorCode } from "../backends/gateway/protocol.js";
+import { readBody, TOO_LARGE } from "../http/body-limit.js";
 
 export class HttpError extends Error {
   readonly status: number;
@@ -57,17 +58,9 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) {
     throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", `Send the body as JSON with content-type: application/json (got ${type === undefined ? "none" : JSON.stringify(type)})`);
   }
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
-
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw tooLarge(limitBytes);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const body = await readBody(req, limitBytes);
+  if (body === TOO_LARGE) throw tooLarge(limitBytes);
+  const text = body.toString("utf8");
   if (text.trim() === "") throw new HttpError(400, "BAD_REQUEST", "The request body is empty; send a JSON object");
   try {
     return JSON.parse(text) as unknown;

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { normalizeExecuteOptions, type Environment, type ExecuteOptions } from "../core/environment.js";
 import { isShellwrightError } from "../core/errors.js";
 import { shellString } from "../core/options.js";
-import type { TokenCheck } from "./auth.js";
+import type { TokenCheck } from "../http/bearer-token.js";
 import { HttpError, jsonObject, readJsonBody, sendError, sendJson } from "./http.js";
 import type { PathPolicy } from "./paths.js";
 import { API_PREFIX, EXECUTION_ID, NDJSON, type CreateSessionRequest, type CreateSessionResponse, type ExecutionResult, type StreamEvent } from "../backends/gateway/protocol.js";
@@ -18,6 +18,8 @@ export interface RouteContext {
   registry: SessionRegistry;
   /** Undefined only when the server was started with --insecure-no-auth. */
   auth: TokenCheck | undefined;
+  /** True for a Host header that names this server (see src/http/host-header.ts). */
+  hostAllowed(header: string | undefined): boolean;
   paths: PathPolicy;
   maxBodyBytes: number;
   /** Opens a session on the configured backend with the (validated) request options. */
@@ -93,9 +95,8 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
 function checkAccess(ctx: RouteContext, req: IncomingMessage): boolean {
   if (ctx.auth) return ctx.auth.matches(req.headers.authorization);
   // Without a token a web page could reach us through DNS rebinding; its Host header gives it away.
-  const host = (req.headers.host ?? "").replace(/:\d+$/, "");
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(host)) {
-    throw new HttpError(403, "FORBIDDEN", `Host ${JSON.stringify(host)} refused: a gateway without a token answers only to loopback names`);
+  if (!ctx.hostAllowed(req.headers.host)) {
+    throw new HttpError(403, "FORBIDDEN", `Host ${JSON.stringify(req.headers.host ?? "")} refused: a gateway without a token answers only to loopback names`);
   }
   return true;
 }

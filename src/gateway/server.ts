@@ -13,7 +13,9 @@ import type { AddressInfo } from "node:net";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveInteger, positiveNumber, rejectUnknown } from "../core/options.js";
-import { MIN_TOKEN_LENGTH, TokenCheck } from "./auth.js";
+import { checkTokenOption, MIN_TOKEN_LENGTH, TokenCheck } from "../http/bearer-token.js";
+import { hostHeaderCheck } from "../http/host-header.js";
+import { canonicalHost, isLoopbackHost } from "../http/loopback.js";
 import { PathPolicy } from "./paths.js";
 import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "../backends/gateway/protocol.js";
 import { SessionRegistry } from "./sessions.js";
@@ -79,12 +81,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let auth: TokenCheck | undefined;
   if (options.insecureNoAuth === true) {
     if (options.token !== undefined) throw new InvalidOptionError("insecureNoAuth", "Give either a token or insecureNoAuth, not both");
-    if (!isLoopback(host)) throw new InvalidOptionError("insecureNoAuth", `insecureNoAuth is allowed only on a loopback address, not on host ${describe(host)}`);
+    if (!isLoopbackHost(host)) throw new InvalidOptionError("insecureNoAuth", `insecureNoAuth is allowed only on a loopback address, not on host ${describe(host)}`);
   } else {
-    if (typeof options.token !== "string" || options.token.length < MIN_TOKEN_LENGTH) {
-      throw new InvalidOptionError("token", `The gateway needs a bearer token of at least ${MIN_TOKEN_LENGTH} characters (or insecureNoAuth on loopback), got ${options.token === undefined ? "none" : `${String(options.token).length} characters`}`);
+    if (options.token === undefined) {
+      throw new InvalidOptionError("token", `The gateway needs a bearer token of at least ${MIN_TOKEN_LENGTH} characters (or insecureNoAuth on loopback), got none`);
     }
-    auth = new TokenCheck(options.token);
+    auth = new TokenCheck(checkTokenOption("token", options.token));
   }
 
   const defaultCwd = options.cwd ?? options.allowedRoots?.[0] ?? process.cwd();
@@ -108,6 +110,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const context: RouteContext = {
     registry,
     auth,
+    hostAllowed: hostHeaderCheck(host),
     paths,
     maxBodyBytes: positiveInteger("maxBodyBytes", options.maxBodyBytes, 8 * 1024 * 1024),
     log,
@@ -133,7 +136,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => {
+    server.listen(port, canonicalHost(host), () => {
       server.off("error", reject);
       resolve();
     });
@@ -157,8 +160,4 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         server.closeAllConnections();
       })()),
   };
-}
-
-export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }

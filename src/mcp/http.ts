@@ -2,21 +2,26 @@
  * The MCP server on the streamable HTTP transport: one session per client
  * connection (per MCP session id), each with its own Shellwright session.
  *
- * The gateway's rules: a bearer token is required (compared in constant time)
- * unless the caller says `insecureNoAuth` on a loopback address; the default
- * bind is 127.0.0.1; the Host header must name the server (DNS rebinding);
- * request bodies are limited (413), bad JSON is a 400, and a new session
- * beyond `maxSessions` is a 429. A session ends when its client sends DELETE
+ * The gateway's rules, from the same src/http code: a bearer token is
+ * required (compared in constant time) unless the caller says
+ * `insecureNoAuth` on a loopback address; the default bind is 127.0.0.1; the
+ * Host header must name the server (DNS rebinding); request bodies are
+ * limited (413), bad JSON is a 400, and a new session beyond `maxSessions` is
+ * a 429. A session ends when its client sends DELETE
  * or the server closes; its running commands end with it.
  */
 
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, positiveInteger } from "../core/options.js";
+import { checkTokenOption, TokenCheck } from "../http/bearer-token.js";
+import { readBody, TOO_LARGE } from "../http/body-limit.js";
+import { hostHeaderCheck } from "../http/host-header.js";
+import { canonicalHost, isLoopbackHost, urlHost } from "../http/loopback.js";
 import { createMcpServer, type McpServerOptions, type ShellwrightMcpServer } from "./server.js";
 
 export interface HttpServeOptions extends McpServerOptions {
@@ -43,9 +48,6 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
-const MIN_TOKEN_CHARS = 16;
-
 export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServer> {
   const { host = "127.0.0.1", port = 0, token, insecureNoAuth = false, maxSessions: rawMax, maxBodyBytes: rawBody, ...serverOptions } = options;
   const maxSessions = positiveInteger("maxSessions", rawMax, 16);
@@ -54,22 +56,14 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError("port", `port must be an integer from 0 to 65535, got ${describe(port)}`);
   if (token === undefined) {
     if (!insecureNoAuth) throw new InvalidOptionError("token", "token is required: clients must send it as a bearer token (or pass insecureNoAuth on a loopback host)");
-    if (!LOOPBACK.has(host)) throw new InvalidOptionError("insecureNoAuth", `insecureNoAuth is allowed only on a loopback host, not ${describe(host)}`);
-  } else if (typeof token !== "string" || token.length < MIN_TOKEN_CHARS || /\s/.test(token)) {
-    throw new InvalidOptionError("token", `token must be at least ${MIN_TOKEN_CHARS} characters without spaces, got ${typeof token === "string" ? `${token.length} characters` : describe(token)}`);
+    if (!isLoopbackHost(host)) throw new InvalidOptionError("insecureNoAuth", `insecureNoAuth is allowed only on a loopback host, not ${describe(host)}`);
   }
-  // Digests of equal length, so the comparison takes the same time whatever was sent.
-  const expected = token === undefined ? undefined : digest(token);
-  const authorized = (request: IncomingMessage): boolean => {
-    if (expected === undefined) return true;
-    const header = request.headers.authorization ?? "";
-    const sent = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
-    return timingSafeEqual(digest(sent), expected);
-  };
+  const check = token === undefined ? undefined : new TokenCheck(checkTokenOption("token", token));
+  const authorized = (request: IncomingMessage): boolean => check === undefined || check.matches(request.headers.authorization);
+  const hostAllowed = hostHeaderCheck(host);
 
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mcp: ShellwrightMcpServer }>();
   let pending = 0;
-  let allowedHosts: string[] = [];
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (new URL(request.url ?? "/", "http://x").pathname !== "/mcp") return reply(response, 404, "Not found: the MCP endpoint is /mcp");
@@ -77,14 +71,18 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
       response.setHeader("WWW-Authenticate", 'Bearer realm="shellwright"');
       return reply(response, 401, "Missing or wrong bearer token");
     }
-    if (!allowedHosts.includes(request.headers.host ?? "")) return reply(response, 403, `Host ${describe(request.headers.host)} is not this server`);
+    if (!hostAllowed(request.headers.host)) return reply(response, 403, `Host ${describe(request.headers.host)} is not this server`);
 
     let body: unknown;
     if (request.method === "POST") {
       const read = await readBody(request, maxBodyBytes);
-      if (read === "too-large") return reply(response, 413, `Request body over ${maxBodyBytes} bytes`);
+      if (read === TOO_LARGE) {
+        // The rest of the body is not read; the connection cannot carry another request.
+        response.setHeader("Connection", "close");
+        return reply(response, 413, `Request body over ${maxBodyBytes} bytes`);
+      }
       try {
-        body = JSON.parse(read);
+        body = JSON.parse(read.toString("utf8"));
       } catch (error) {
         return reply(response, 400, `Request body is not JSON: ${(error as Error).message}`);
       }
@@ -126,14 +124,12 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
   });
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
-    http.listen(port, host, () => resolve());
+    http.listen(port, canonicalHost(host), () => resolve());
   });
   const bound = (http.address() as AddressInfo).port;
-  const urlHost = host.includes(":") ? `[${host}]` : host;
-  allowedHosts = [`${urlHost}:${bound}`, ...(LOOPBACK.has(host) ? [`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`] : [])];
 
   return {
-    url: `http://${urlHost}:${bound}/mcp`,
+    url: `http://${urlHost(host)}:${bound}/mcp`,
     get sessions() {
       return sessions.size;
     },
@@ -146,25 +142,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
   };
 }
 
-function digest(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
-}
-
 function reply(response: ServerResponse, status: number, message: string): void {
   response.writeHead(status, { "Content-Type": "application/json" });
   response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
-}
-
-/** The body as text; past the limit the rest is drained unread, so the 413 can still be sent. */
-function readBody(request: IncomingMessage, limit: number): Promise<string | "too-large"> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) parts.push(chunk);
-    });
-    request.on("end", () => resolve(size > limit ? "too-large" : Buffer.concat(parts).toString("utf8")));
-    request.on("error", reject);
-  });
 }

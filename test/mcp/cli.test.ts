@@ -5,7 +5,7 @@
  */
 
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -139,6 +139,37 @@ describe("shellwright mcp (the CLI entry, real tools)", () => {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
     await http.close();
+  });
+
+  it("takes --token-file only when the file is private (mode 600), as serve does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shellwright-mcp-token-"));
+    try {
+      const token = `file-token-${Date.now()}-0123456789`;
+      const file = join(dir, "token");
+      writeFileSync(file, `${token}\n`, { mode: 0o640 });
+      let failure: { status: number; stderr: string } | undefined;
+      try {
+        execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--token-file", file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      } catch (error) {
+        failure = error as { status: number; stderr: string };
+      }
+      expect(failure?.status).toBe(2);
+      expect(failure?.stderr).toContain(`The token file ${file} is open to other users (mode 640)`);
+      expect(failure?.stderr).toContain(`chmod 600 ${file}`);
+      expect(failure?.stderr).not.toContain(token);
+
+      writeFileSync(join(dir, "private"), `${token}\n`, { mode: 0o600 });
+      const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--token-file", join(dir, "private")], { stdio: ["ignore", "ignore", "pipe"] });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      let stderr = "";
+      child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+      await eventually(() => /MCP server on (\S+)/.test(stderr) || child.exitCode !== null, "the server to say its address");
+      expect(stderr).toMatch(/MCP server on http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses --http without a token, and HTTP flags without --http", () => {

@@ -165,7 +165,7 @@ describe("MCP over streamable HTTP", () => {
 describe("serveHttp options", () => {
   it("wants a token, unless insecureNoAuth on loopback", async () => {
     await expect(serveHttp({ createSession })).rejects.toThrow(new InvalidOptionError("token", "token is required: clients must send it as a bearer token (or pass insecureNoAuth on a loopback host)"));
-    await expect(serveHttp({ createSession, token: "short" })).rejects.toThrow(/token must be at least 16 characters without spaces, got 5 characters/);
+    await expect(serveHttp({ createSession, token: "short" })).rejects.toThrow(/token must be at least 16 characters without whitespace .*got 5 characters/);
     await expect(serveHttp({ createSession, insecureNoAuth: true, host: "0.0.0.0" })).rejects.toThrow(/insecureNoAuth is allowed only on a loopback host, not "0.0.0.0"/);
     await expect(serveHttp({ createSession, token, port: 70_000 })).rejects.toThrow(/port must be an integer from 0 to 65535, got 70000/);
     const open = await serveHttp({ createSession, insecureNoAuth: true, tools: testTools });
@@ -178,4 +178,32 @@ describe("serveHttp options", () => {
       await open.close();
     }
   });
+
+  for (const host of ["::1", "[::1]"]) {
+    it(`takes ${host} as loopback, to bind and in the Host header`, async () => {
+      const open = await serveHttp({ createSession, host, insecureNoAuth: true, tools: testTools });
+      try {
+        expect(open.url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
+        const { client, transport } = await connect(open.url, "anything");
+        expect((await client.listTools()).tools).toHaveLength(3);
+        await transport.terminateSession();
+        await client.close();
+        const port = new URL(open.url).port;
+        const statusFor = (hostHeader: string) =>
+          new Promise<number>((resolve, reject) => {
+            const request = httpRequest(open.url, { method: "POST", headers: { Host: hostHeader, "Content-Type": "application/json" } }, (response) => {
+              response.resume();
+              resolve(response.statusCode ?? 0);
+            });
+            request.on("error", reject);
+            request.end("{}");
+          });
+        // 400 (not an initialize request) means the Host passed; 403 means it did not.
+        for (const hostHeader of [`[::1]:${port}`, "::1", `localhost:${port}`, `127.0.0.1:${port}`]) expect(await statusFor(hostHeader), hostHeader).toBe(400);
+        expect(await statusFor(`evil.example:${port}`)).toBe(403);
+      } finally {
+        await open.close();
+      }
+    });
+  }
 });
