@@ -7,7 +7,7 @@
 import os from "node:os";
 import { createEnvironment } from "../dist/index.js";
 import { executeCodeTool, patchTool, readFileTool, writeFileTool } from "../dist/tools/files/file-tools.js";
-import { runTool } from "../dist/tools/shared/tool.js";
+import { runTool } from "../dist/tools/shared/tool-definition.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 60);
 const CODE_CALLS = Number(process.env.BENCH_CODE_CALLS ?? 50);

@@ -5,8 +5,8 @@
 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown } from "../core/options.js";
-import { toolSettings, type ToolSettingsInput } from "../tools/shared/settings.js";
-import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/shared/tool.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
+import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/shared/tool-definition.js";
 import { callTool } from "./registry.js";
 import { findTool, toolList, unknownToolMessage, type ToolSession } from "./tool-list.js";
 

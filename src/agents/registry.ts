@@ -6,7 +6,7 @@
  */
 
 import { callToolDefinition, TOOLS } from "../tools/registry.js";
-import type { ToolDefinition } from "../tools/shared/tool.js";
+import type { ToolDefinition } from "../tools/shared/tool-definition.js";
 
 /** terminal, process, read_file, write_file, patch, search_files, execute_code. */
 export function defaultTools(): readonly ToolDefinition[] {

@@ -2,7 +2,7 @@
 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe } from "../core/options.js";
-import type { ToolContext, ToolDefinition } from "../tools/shared/tool.js";
+import type { ToolContext, ToolDefinition } from "../tools/shared/tool-definition.js";
 import { defaultTools } from "./registry.js";
 
 /** What the tools run on: a Session, or any environment of its shape. */

@@ -13,8 +13,8 @@ import { plainObject, rejectUnknown } from "../core/options.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
 import { callTool } from "../agents/registry.js";
 import { toolList, type ToolSession } from "../agents/tool-list.js";
-import { toolSettings, type ToolSettingsInput } from "../tools/shared/settings.js";
-import type { ToolDefinition, ToolResult } from "../tools/shared/tool.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
+import type { ToolDefinition, ToolResult } from "../tools/shared/tool-definition.js";
 
 export interface ShellwrightToolsOptions {
   /** @default the Shellwright tools */

@@ -20,8 +20,8 @@ import { describe, plainObject, positiveNumber, rejectUnknown } from "../core/op
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
 import { callTool } from "../agents/registry.js";
 import { findTool, toolList, unknownToolMessage, type ToolSession } from "../agents/tool-list.js";
-import { toolSettings, type ToolSettingsInput } from "../tools/shared/settings.js";
-import type { ToolDefinition, ToolResult } from "../tools/shared/tool.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
+import type { ToolDefinition, ToolResult } from "../tools/shared/tool-definition.js";
 import { ProgressReporter } from "./progress.js";
 
 export interface McpServerOptions {

@@ -5,12 +5,12 @@
  */
 
 import { createExecuteCodeTool, fileOperationTools } from "./files/file-tools.js";
-import { persistLargeResult } from "./shared/persistence.js";
+import { persistLargeResult } from "./shared/result-persistence.js";
 import { processTool } from "./process/process-tool.js";
 import { processRegistry, type CompletionEvent } from "./process/process-registry.js";
-import { DEFAULT_TOOL_SETTINGS } from "./shared/settings.js";
+import { DEFAULT_TOOL_SETTINGS } from "./shared/tool-settings.js";
 import { terminalTool } from "./terminal/terminal-tool.js";
-import { inputJsonSchema, runTool, type ToolContext, type ToolDefinition, type ToolResult } from "./shared/tool.js";
+import { inputJsonSchema, runTool, type ToolContext, type ToolDefinition, type ToolResult } from "./shared/tool-definition.js";
 import type { Environment } from "../core/environment.js";
 
 /** execute_code scripts can call the terminal and the four file tools. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultTools } from "../../src/agents/registry.js";
 import { handleToolCall, toolDefinitions } from "../../src/agents/definitions.js";
 import { createEnvironment, InvalidOptionError, type Environment } from "../../src/index.js";
-import { defineTool } from "../../src/tools/shared/tool.js";
+import { defineTool } from "../../src/tools/shared/tool-definition.js";
 import { repeatTool, testTools } from "../fixtures/agent-tools.mjs";
 
 describe("toolDefinitions", () => {

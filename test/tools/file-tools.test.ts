@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fileTools } from "../../src/tools/files/file-tools.js";
-import { inputJsonSchema } from "../../src/tools/shared/tool.js";
+import { inputJsonSchema } from "../../src/tools/shared/tool-definition.js";
 
 describe("fileTools", () => {
   it("lists the five tools of part 2", () => {

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { DANGEROUS_PATTERNS, findDangerousPattern } from "../../src/tools/terminal/approval.js";
 import { exitCodeMeaning } from "../../src/tools/terminal/exit-codes.js";
 import { toolSchemas } from "../../src/tools/registry.js";
-import { parsePollOutput } from "../../src/tools/process/scripts.js";
-import { toolSettings } from "../../src/tools/shared/settings.js";
+import { parsePollOutput } from "../../src/tools/process/process-scripts.js";
+import { toolSettings } from "../../src/tools/shared/tool-settings.js";
 import { cutHeadTail, stripAnsi, TextCapture } from "../../src/tools/shared/text.js";
 
 describe("exitCodeMeaning", () => {

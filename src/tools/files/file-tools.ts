@@ -8,7 +8,7 @@ import { createExecuteCodeTool } from "../execute-code/execute-code-tool.js";
 import { patchTool } from "../patch/patch-tool.js";
 import { readFileTool } from "./read-file.js";
 import { searchFilesTool } from "./search-files.js";
-import type { ToolDefinition } from "../shared/tool.js";
+import type { ToolDefinition } from "../shared/tool-definition.js";
 import { writeFileTool } from "./write-file.js";
 
 export { createReadFileTool, readFileTool, type ReadFileToolOptions } from "./read-file.js";

@@ -12,7 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import type { Environment } from "../../core/environment.js";
-import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/settings.js";
+import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
 import {
   closeStdinScript,
   killScript,
@@ -27,7 +27,7 @@ import {
   type PollAnswer,
   type PollRequest,
   type ProcessFiles,
-} from "./scripts.js";
+} from "./process-scripts.js";
 
 export type ProcessStatus = "running" | "exited" | "killed" | "lost";
 

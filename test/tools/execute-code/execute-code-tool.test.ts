@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Environment, ExecuteOptions } from "../../../src/index.js";
 import { createExecuteCodeTool } from "../../../src/tools/execute-code/execute-code-tool.js";
 import { executeCodeTool, fileOperationTools } from "../../../src/tools/files/file-tools.js";
-import { runTool } from "../../../src/tools/shared/tool.js";
+import { runTool } from "../../../src/tools/shared/tool-definition.js";
 import { toolBackends, useToolFixture } from "../fixture.js";
 
 /** Counts the session commands a tool runs, by what they are. */

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Environment } from "../../../src/index.js";
 import { callTool, drainCompletionEvents } from "../../../src/tools/registry.js";
-import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/settings.js";
-import type { ToolResult } from "../../../src/tools/shared/tool.js";
+import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
+import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
 import { remoteStyleBackend } from "../remote-style.js";
 

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
-import type { ToolSettings } from "./settings.js";
+import type { ToolSettings } from "./tool-settings.js";
 
 /** A JSON-serialisable tool result; failures carry `error`. */
 export type ToolResult = { [key: string]: unknown; error?: string };
