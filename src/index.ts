@@ -18,7 +18,7 @@ export {
   isShellwrightError,
 } from "./core/errors.js";
 export type { ErrorCode } from "./core/errors.js";
-export { TOOLS, callTool, drainCompletionEvents, findTool, toolSchemas } from "./tools/registry.js";
+export { TOOLS, callTool, findTool, toolSchemas } from "./tools/registry.js";
 export { defineTool, inputJsonSchema, runTool } from "./tools/shared/tool-definition.js";
 export type { ToolContext, ToolDefinition, ToolResult } from "./tools/shared/tool-definition.js";
 export { DEFAULT_TOOL_SETTINGS, toolSettings } from "./tools/shared/tool-settings.js";
@@ -27,7 +27,7 @@ export { blockDangerousCommands, DANGEROUS_PATTERNS, findDangerousPattern } from
 export type { ApprovalHook, ApprovalRequest, DangerousPattern } from "./tools/terminal/approval.js";
 export { enforceTurnBudget, persistLargeResult, persistResult, saveText } from "./tools/shared/result-persistence.js";
 export type { SavedText, TurnResult } from "./tools/shared/result-persistence.js";
-export { processRegistry } from "./tools/process/process-registry.js";
+export { drainCompletionEvents, processRegistry } from "./tools/process/process-registry.js";
 export type { BackgroundProcess, CompletionEvent, ProcessRegistry, ProcessStatus } from "./tools/process/process-registry.js";
 export { matchExpected, parsePlan, playPlan } from "./cli/plan.js";
 export type { Plan, PlanStep, StepReport } from "./cli/plan.js";

@@ -77,6 +77,11 @@ export class ProcessError extends Error {
 
 const registries = new WeakMap<Environment, ProcessRegistry>();
 
+/** Completion events of background processes started with notify_on_complete, not yet seen by the model. */
+export function drainCompletionEvents(session: Environment): CompletionEvent[] {
+  return processRegistry(session).drainEvents();
+}
+
 /** The session's registry, created on first use; `settings`, when given, apply from this call on. */
 export function processRegistry(session: Environment, settings?: ProcessSettings): ProcessRegistry {
   let registry = registries.get(session);

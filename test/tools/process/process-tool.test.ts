@@ -6,7 +6,8 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Environment } from "../../../src/index.js";
-import { callTool, drainCompletionEvents } from "../../../src/tools/registry.js";
+import { drainCompletionEvents } from "../../../src/tools/process/process-registry.js";
+import { callTool } from "../../../src/tools/registry.js";
 import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
