@@ -10,6 +10,7 @@ export type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } f
 export {
   BackendUnavailableError,
   InvalidOptionError,
+  ProcessError,
   SessionClosedError,
   SessionNotFoundError,
   ShellwrightError,

@@ -12,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import type { Environment } from "../../core/environment.js";
+import { ProcessError } from "../../core/errors.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
 import {
   closeStdinScript,
@@ -61,6 +62,9 @@ export interface BackgroundProcess {
 
 export interface CompletionEvent {
   type: "completion";
+  /** The background process's id (`proc_…`), the one the process tool takes as `session_id`. */
+  processId: string;
+  /** @deprecated Use `processId` (the same value); kept for one release. */
   sessionId: string;
   command: string;
   status: ProcessStatus;
@@ -69,10 +73,6 @@ export interface CompletionEvent {
   output: string;
   /** The event as one message for a model. */
   message: string;
-}
-
-export class ProcessError extends Error {
-  override name = "ProcessError";
 }
 
 const registries = new WeakMap<Environment, ProcessRegistry>();
@@ -254,9 +254,9 @@ export class ProcessRegistry {
 
   /** Completion events of `notifyOnComplete` processes whose end the model has not seen yet. */
   drainEvents(): CompletionEvent[] {
-    const events = this.#events.splice(0).filter((event) => !this.#processes.get(event.sessionId)?.endSeen);
+    const events = this.#events.splice(0).filter((event) => !this.#processes.get(event.processId)?.endSeen);
     for (const event of events) {
-      const process = this.#processes.get(event.sessionId);
+      const process = this.#processes.get(event.processId);
       if (process) process.endSeen = true;
     }
     return events;
@@ -395,6 +395,7 @@ function completionEvent(process: BackgroundProcess): CompletionEvent {
   const code = process.exitCode === undefined ? "" : ` (exit code ${process.exitCode})`;
   return {
     type: "completion",
+    processId: process.id,
     sessionId: process.id,
     command: process.command,
     status: process.status,

@@ -9,10 +9,11 @@
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
+import { ProcessError } from "../../core/errors.js";
 import { APPROVAL_BACKENDS } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
-import { ProcessError, processRegistry } from "../process/process-registry.js";
+import { processRegistry } from "../process/process-registry.js";
 import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "../shared/tool-settings.js";
 import { cutHeadTail, stripAnsi, TextCapture } from "../shared/text.js";
 import { defineTool, type ToolContext, type ToolResult } from "../shared/tool-definition.js";
