@@ -11,6 +11,7 @@ export type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } f
 export {
   BackendUnavailableError,
   InvalidOptionError,
+  ProcessError,
   SessionClosedError,
   SessionNotFoundError,
   ShellwrightError,
@@ -19,16 +20,16 @@ export {
   isShellwrightError,
 } from "./core/errors.js";
 export type { ErrorCode } from "./core/errors.js";
-export { TOOLS, callTool, drainCompletionEvents, findTool, toolSchemas } from "./tools/registry.js";
-export { defineTool, inputJsonSchema, runTool } from "./tools/shared/tool.js";
-export type { ToolContext, ToolDefinition, ToolResult } from "./tools/shared/tool.js";
-export { DEFAULT_TOOL_SETTINGS, toolSettings } from "./tools/shared/settings.js";
-export type { ProcessSettings, ToolSettings, ToolSettingsInput } from "./tools/shared/settings.js";
+export { TOOLS, callTool, findTool, toolSchemas } from "./tools/registry.js";
+export { defineTool, inputJsonSchema, runTool } from "./tools/shared/tool-definition.js";
+export type { ToolContext, ToolDefinition, ToolResult } from "./tools/shared/tool-definition.js";
+export { DEFAULT_TOOL_SETTINGS, toolSettings } from "./tools/shared/tool-settings.js";
+export type { ProcessSettings, ToolSettings, ToolSettingsInput } from "./tools/shared/tool-settings.js";
 export { blockDangerousCommands, DANGEROUS_PATTERNS, findDangerousPattern } from "./tools/terminal/approval.js";
 export type { ApprovalHook, ApprovalRequest, DangerousPattern } from "./tools/terminal/approval.js";
-export { enforceTurnBudget, persistLargeResult, persistResult, saveText } from "./tools/shared/persistence.js";
-export type { SavedText, TurnResult } from "./tools/shared/persistence.js";
-export { processRegistry } from "./tools/process/process-registry.js";
+export { enforceTurnBudget, persistLargeResult, persistResult, saveText } from "./tools/shared/result-persistence.js";
+export type { SavedText, TurnResult } from "./tools/shared/result-persistence.js";
+export { drainCompletionEvents, processRegistry } from "./tools/process/process-registry.js";
 export type { BackgroundProcess, CompletionEvent, ProcessRegistry, ProcessStatus } from "./tools/process/process-registry.js";
 export { matchExpected, parsePlan, playPlan } from "./cli/plan.js";
 export type { Plan, PlanStep, StepReport } from "./cli/plan.js";

@@ -3,12 +3,13 @@
  * that runs the call a model makes.
  */
 
+import type { Environment } from "../core/environment.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown } from "../core/options.js";
-import { toolSettings, type ToolSettingsInput } from "../tools/shared/settings.js";
-import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/shared/tool.js";
-import { callTool } from "./registry.js";
-import { findTool, toolList, unknownToolMessage, type ToolSession } from "./tool-list.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
+import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/shared/tool-definition.js";
+import { callTool, findTool, unknownToolMessage } from "../tools/registry.js";
+import { toolList } from "./tool-list.js";
 
 export const TOOL_FORMATS = ["openai", "anthropic", "json-schema"] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
@@ -102,7 +103,7 @@ export interface HandleToolCallOptions {
  * for the model's mistakes: an unknown tool, bad JSON or bad arguments come
  * back as `{error}` that tells the model what to do.
  */
-export async function handleToolCall(session: ToolSession, name: string, args: unknown, options: HandleToolCallOptions = {}): Promise<ToolResult> {
+export async function handleToolCall(session: Environment, name: string, args: unknown, options: HandleToolCallOptions = {}): Promise<ToolResult> {
   const raw = plainObject("options", options);
   rejectUnknown("handleToolCall", raw, ["tools", "signal", "onOutput", "settings", "callId"]);
   const tools = toolList(options.tools);
@@ -110,8 +111,8 @@ export async function handleToolCall(session: ToolSession, name: string, args: u
   if (options.callId !== undefined && typeof options.callId !== "string") {
     throw new InvalidOptionError("callId", `callId must be a string, got ${describe(options.callId)}`);
   }
-  const tool = findTool(tools, name);
-  if (tool === undefined) return { error: unknownToolMessage(tools, name) };
+  const tool = findTool(name, tools);
+  if (tool === undefined) return { error: unknownToolMessage(name, tools) };
   let input = args;
   if (typeof args === "string") {
     try {

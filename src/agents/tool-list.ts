@@ -2,17 +2,15 @@
 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe } from "../core/options.js";
-import type { ToolContext, ToolDefinition } from "../tools/shared/tool.js";
-import { defaultTools } from "./registry.js";
-
-/** What the tools run on: a Session, or any environment of its shape. */
-export type ToolSession = ToolContext["session"];
+import { TOOLS } from "../tools/registry.js";
+import type { ToolDefinition } from "../tools/shared/tool-definition.js";
 
 /** Tool names every provider accepts (OpenAI's and Anthropic's rules agree on this). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** The caller's tools, checked, or TOOLS when it passed none. */
 export function toolList(tools: readonly ToolDefinition[] | undefined): readonly ToolDefinition[] {
-  if (tools === undefined) return defaultTools();
+  if (tools === undefined) return TOOLS;
   if (!Array.isArray(tools)) throw new InvalidOptionError("tools", `tools must be an array of tool definitions, got ${describe(tools)}`);
   const seen = new Set<string>();
   for (const [index, tool] of (tools as readonly unknown[]).entries()) {
@@ -27,13 +25,4 @@ export function toolList(tools: readonly ToolDefinition[] | undefined): readonly
     seen.add(candidate.name);
   }
   return tools;
-}
-
-export function findTool(tools: readonly ToolDefinition[], name: unknown): ToolDefinition | undefined {
-  return tools.find((tool) => tool.name === name);
-}
-
-export function unknownToolMessage(tools: readonly ToolDefinition[], name: unknown): string {
-  const names = tools.map((tool) => tool.name).join(", ") || "none";
-  return `Unknown tool ${describe(name)}. Available tools: ${names}.`;
 }

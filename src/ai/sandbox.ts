@@ -21,8 +21,7 @@ import type { Experimental_SandboxDirectoryEntry, Experimental_SandboxFileStat, 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown, shellString, stringRecord } from "../core/options.js";
 import { shellQuote } from "../core/script.js";
-import type { ExecuteResult } from "../core/environment.js";
-import type { ToolSession } from "../agents/tool-list.js";
+import type { Environment, ExecuteResult } from "../core/environment.js";
 import { runOnBackend } from "../tools/shared/backend-io.js";
 
 export interface SandboxAdapterOptions {
@@ -39,7 +38,7 @@ const MISSING = 20;
 const IS_DIRECTORY = 21;
 const NOT_DIRECTORY = 22;
 
-export function createSandboxSession(session: ToolSession, options: SandboxAdapterOptions = {}): Experimental_SandboxSession {
+export function createSandboxSession(session: Environment, options: SandboxAdapterOptions = {}): Experimental_SandboxSession {
   rejectUnknown("createSandboxSession", plainObject("options", options), ["description"]);
   const base = session.cwd;
   const description =
@@ -148,7 +147,7 @@ export function createSandboxSession(session: ToolSession, options: SandboxAdapt
 interface CommandPlan {
   script: string;
   executeOptions(base: string, signal: AbortSignal | undefined): { isolated: true; cwd: string; stdin?: Uint8Array; signal?: AbortSignal };
-  collectStderr(session: ToolSession, base: string): Promise<string>;
+  collectStderr(session: Environment, base: string): Promise<string>;
 }
 
 function commandPlan(options: RunOptions, method: "run" | "spawn"): CommandPlan {
@@ -176,7 +175,7 @@ function commandPlan(options: RunOptions, method: "run" | "spawn"): CommandPlan 
   };
 }
 
-function spawnProcess(session: ToolSession, base: string, command: CommandPlan, abortSignal: AbortSignal | undefined): Experimental_SandboxProcess {
+function spawnProcess(session: Environment, base: string, command: CommandPlan, abortSignal: AbortSignal | undefined): Experimental_SandboxProcess {
   const killer = new AbortController();
   const signal = abortSignal === undefined ? killer.signal : AbortSignal.any([killer.signal, abortSignal]);
   const encoder = new TextEncoder();

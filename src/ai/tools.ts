@@ -11,10 +11,11 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
 import { plainObject, rejectUnknown } from "../core/options.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
-import { callTool } from "../agents/registry.js";
-import { toolList, type ToolSession } from "../agents/tool-list.js";
-import { toolSettings, type ToolSettingsInput } from "../tools/shared/settings.js";
-import type { ToolDefinition, ToolResult } from "../tools/shared/tool.js";
+import type { Environment } from "../core/environment.js";
+import { toolList } from "../agents/tool-list.js";
+import { callTool } from "../tools/registry.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
+import type { ToolDefinition, ToolResult } from "../tools/shared/tool-definition.js";
 
 export interface ShellwrightToolsOptions {
   /** @default the Shellwright tools */
@@ -23,7 +24,7 @@ export interface ShellwrightToolsOptions {
   settings?: ToolSettingsInput;
 }
 
-export function shellwrightTools(session: ToolSession, options: ShellwrightToolsOptions = {}): ToolSet {
+export function shellwrightTools(session: Environment, options: ShellwrightToolsOptions = {}): ToolSet {
   rejectUnknown("shellwrightTools", plainObject("options", options), ["tools", "settings"]);
   const settings = toolSettings(options.settings);
   const set: ToolSet = {};

@@ -18,8 +18,8 @@ import { InvalidOptionError } from "../core/errors.js";
 import { describe as describeValue } from "../core/options.js";
 import type { Environment } from "../core/environment.js";
 import { callTool } from "../tools/registry.js";
-import type { ToolSettings } from "../tools/shared/settings.js";
-import type { ToolResult } from "../tools/shared/tool.js";
+import type { ToolSettings } from "../tools/shared/tool-settings.js";
+import type { ToolResult } from "../tools/shared/tool-definition.js";
 
 export interface PlanStep {
   tool: string;

@@ -15,7 +15,8 @@ export type ErrorCode =
   | "SESSION_CLOSED"
   | "SESSION_NOT_FOUND"
   | "INIT_FAILED"
-  | "SYNC_FAILED";
+  | "SYNC_FAILED"
+  | "PROCESS_FAILED";
 
 export class ShellwrightError extends Error {
   readonly code: ErrorCode;
@@ -55,6 +56,16 @@ export class SessionClosedError extends ShellwrightError {
 export class SyncError extends ShellwrightError {
   constructor(message: string, options: { cause?: unknown; backend?: string } = {}) {
     super("SYNC_FAILED", message, options);
+  }
+}
+
+/**
+ * A background process could not be started (too many running, a directory
+ * that cannot be entered) or fed (its stdin is not being read).
+ */
+export class ProcessError extends ShellwrightError {
+  constructor(message: string, options: { cause?: unknown; backend?: string } = {}) {
+    super("PROCESS_FAILED", message, options);
   }
 }
 

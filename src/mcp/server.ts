@@ -18,15 +18,16 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveNumber, rejectUnknown } from "../core/options.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
-import { callTool } from "../agents/registry.js";
-import { findTool, toolList, unknownToolMessage, type ToolSession } from "../agents/tool-list.js";
-import { toolSettings, type ToolSettingsInput } from "../tools/shared/settings.js";
-import type { ToolDefinition, ToolResult } from "../tools/shared/tool.js";
+import type { Environment } from "../core/environment.js";
+import { toolList } from "../agents/tool-list.js";
+import { callTool, findTool, unknownToolMessage } from "../tools/registry.js";
+import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
+import type { ToolDefinition, ToolResult } from "../tools/shared/tool-definition.js";
 import { ProgressReporter } from "./progress.js";
 
 export interface McpServerOptions {
   /** Opens the session the tools run in; called at the first tool call, again only if it failed. */
-  createSession: () => Promise<ToolSession>;
+  createSession: () => Promise<Environment>;
   /** @default the Shellwright tools */
   tools?: readonly ToolDefinition[];
   /** Shown to the client (and often to the model) as the server's instructions. */
@@ -70,8 +71,8 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
     { capabilities: { tools: { listChanged: false } }, instructions: options.instructions ?? DEFAULT_INSTRUCTIONS },
   );
 
-  let opening: Promise<ToolSession> | undefined;
-  const session = (): Promise<ToolSession> => {
+  let opening: Promise<Environment> | undefined;
+  const session = (): Promise<Environment> => {
     opening ??= options.createSession().catch((error: unknown) => {
       opening = undefined;
       throw error;
@@ -82,9 +83,9 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = findTool(tools, request.params.name);
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(tools, request.params.name));
-    let shell: ToolSession;
+    const tool = findTool(request.params.name, tools);
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(request.params.name, tools));
+    let shell: Environment;
     try {
       shell = await session();
     } catch (error) {

@@ -2,10 +2,10 @@
 
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultTools } from "../../src/agents/registry.js";
 import { handleToolCall, toolDefinitions } from "../../src/agents/definitions.js";
 import { createEnvironment, InvalidOptionError, type Environment } from "../../src/index.js";
-import { defineTool } from "../../src/tools/shared/tool.js";
+import { TOOLS } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/shared/tool-definition.js";
 import { repeatTool, testTools } from "../fixtures/agent-tools.mjs";
 
 describe("toolDefinitions", () => {
@@ -32,7 +32,7 @@ describe("toolDefinitions", () => {
 
   it("defaults to the Shellwright tools", () => {
     const names = toolDefinitions({ format: "anthropic" }).map((definition) => definition.name);
-    expect(names).toEqual(defaultTools().map((tool) => tool.name));
+    expect(names).toEqual(TOOLS.map((tool) => tool.name));
   });
 
   it("rejects a bad format, option or tool list, naming it", () => {

@@ -76,7 +76,7 @@ describe("shellwright run", () => {
   it("reports an unknown tool as a result with an error", async () => {
     const { code, lines } = await run([planFile([{ tool: "teleport", args: {} }])]);
     expect(code).toBe(0);
-    expect(lines[0]!.result).toEqual({ error: 'Unknown tool "teleport"; available tools: terminal, process, read_file, write_file, patch, search_files, execute_code.' });
+    expect(lines[0]!.result).toEqual({ error: 'Unknown tool "teleport". Available tools: terminal, process, read_file, write_file, patch, search_files, execute_code.' });
   });
 
   it("exits 2 on usage and plan errors, naming the problem", async () => {

@@ -12,9 +12,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultTools } from "../../src/agents/registry.js";
 import { toolDefinitions } from "../../src/agents/definitions.js";
 import { matchExpected, parsePlan, type PlanStep } from "../../src/cli/plan.js";
+import { TOOLS } from "../../src/tools/registry.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { call, connect, fixture } from "./helpers.js";
 
@@ -50,7 +50,7 @@ describe("shellwright mcp (the CLI entry, real tools)", () => {
   it("lists every Shellwright tool with the schema the other doors show", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["terminal", "process", "read_file", "write_file", "patch", "search_files", "execute_code"]);
-    expect(tools.map((tool) => tool.name)).toEqual(defaultTools().map((tool) => tool.name));
+    expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
     const expected = toolDefinitions({ format: "anthropic" });
     for (const tool of tools) {
       const definition = expected.find((candidate) => candidate.name === tool.name)!;

@@ -1,6 +1,19 @@
+/**
+ * What the model sees of the file tools, and of an execute_code whose scripts
+ * can call only them (built with createExecuteCodeTool, as a caller would; the
+ * registry's execute_code, which adds the terminal, is pinned in units.test.ts).
+ */
+
 import { describe, expect, it } from "vitest";
-import { fileTools } from "../../src/tools/files/file-tools.js";
-import { inputJsonSchema } from "../../src/tools/shared/tool.js";
+import { createExecuteCodeTool } from "../../src/tools/execute-code/execute-code-tool.js";
+import { readFileTool } from "../../src/tools/files/read-file.js";
+import { searchFilesTool } from "../../src/tools/files/search-files.js";
+import { writeFileTool } from "../../src/tools/files/write-file.js";
+import { patchTool } from "../../src/tools/patch/patch-tool.js";
+import { inputJsonSchema, type ToolDefinition } from "../../src/tools/shared/tool-definition.js";
+
+const fileOperationTools = [readFileTool, writeFileTool, patchTool, searchFilesTool] as ToolDefinition[];
+const fileTools = [...fileOperationTools, createExecuteCodeTool({ tools: fileOperationTools }) as ToolDefinition];
 
 describe("fileTools", () => {
   it("lists the five tools of part 2", () => {

@@ -5,8 +5,8 @@
 
 import { afterAll, beforeAll } from "vitest";
 import type { Environment } from "../../src/index.js";
-import type { ToolDefinition, ToolResult } from "../../src/tools/shared/tool.js";
-import { runTool } from "../../src/tools/shared/tool.js";
+import type { ToolDefinition, ToolResult } from "../../src/tools/shared/tool-definition.js";
+import { runTool } from "../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../compat/backends.js";
 import { remoteStyleBackend } from "./remote-style.js";
 

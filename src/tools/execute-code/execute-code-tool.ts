@@ -17,9 +17,9 @@
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
-import { defineTool, inputJsonSchema, runTool, type ToolDefinition, type ToolResult } from "../shared/tool.js";
+import { defineTool, inputJsonSchema, runTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
 import { parseFramed, runOnBackend, shellQuote } from "../shared/backend-io.js";
-import { BOOTSTRAP_SOURCE, buildClientLibrary } from "./client.js";
+import { BOOTSTRAP_SOURCE, buildClientLibrary } from "./python-client.js";
 
 export interface ExecuteCodeToolOptions {
   /** The tools the script may call. */

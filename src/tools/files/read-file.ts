@@ -8,7 +8,7 @@
 
 import { posix } from "node:path";
 import { z } from "zod";
-import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool.js";
+import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
 import { parseFramed, quotePath, runOnBackend } from "../shared/backend-io.js";
 import { BINARY_EXTENSIONS, IMAGE_EXTENSIONS, extensionOf, looksBinary } from "./file-kinds.js";
 import { similarNames } from "./similar-names.js";

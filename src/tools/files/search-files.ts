@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool.js";
+import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
 import { parseFramed, quotePath, runOnBackend, shellQuote } from "../shared/backend-io.js";
 
 export interface SearchFilesToolOptions {

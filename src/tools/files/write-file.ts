@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool.js";
+import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
 import { probeForWrite, matchFileStyle, writeAtomic } from "./atomic-write.js";
 import { validateGuardOptions, type WriteGuardOptions } from "./path-guard.js";
 

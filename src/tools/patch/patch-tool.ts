@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
-import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool.js";
+import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
 import { runOnBackend, shellQuote } from "../shared/backend-io.js";
 import { ConcurrentChangeError, probeForWrite, sha256, writeAtomic, type WriteProbe } from "../files/atomic-write.js";
 import { validateGuardOptions, type WriteGuardOptions } from "../files/path-guard.js";

@@ -12,7 +12,8 @@
 import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import type { Environment } from "../../core/environment.js";
-import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/settings.js";
+import { ProcessError } from "../../core/errors.js";
+import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
 import {
   closeStdinScript,
   killScript,
@@ -27,7 +28,7 @@ import {
   type PollAnswer,
   type PollRequest,
   type ProcessFiles,
-} from "./scripts.js";
+} from "./process-scripts.js";
 
 export type ProcessStatus = "running" | "exited" | "killed" | "lost";
 
@@ -61,6 +62,9 @@ export interface BackgroundProcess {
 
 export interface CompletionEvent {
   type: "completion";
+  /** The background process's id (`proc_…`), the one the process tool takes as `session_id`. */
+  processId: string;
+  /** @deprecated Use `processId` (the same value); kept for one release. */
   sessionId: string;
   command: string;
   status: ProcessStatus;
@@ -71,11 +75,12 @@ export interface CompletionEvent {
   message: string;
 }
 
-export class ProcessError extends Error {
-  override name = "ProcessError";
-}
-
 const registries = new WeakMap<Environment, ProcessRegistry>();
+
+/** Completion events of background processes started with notify_on_complete, not yet seen by the model. */
+export function drainCompletionEvents(session: Environment): CompletionEvent[] {
+  return processRegistry(session).drainEvents();
+}
 
 /** The session's registry, created on first use; `settings`, when given, apply from this call on. */
 export function processRegistry(session: Environment, settings?: ProcessSettings): ProcessRegistry {
@@ -249,9 +254,9 @@ export class ProcessRegistry {
 
   /** Completion events of `notifyOnComplete` processes whose end the model has not seen yet. */
   drainEvents(): CompletionEvent[] {
-    const events = this.#events.splice(0).filter((event) => !this.#processes.get(event.sessionId)?.endSeen);
+    const events = this.#events.splice(0).filter((event) => !this.#processes.get(event.processId)?.endSeen);
     for (const event of events) {
-      const process = this.#processes.get(event.sessionId);
+      const process = this.#processes.get(event.processId);
       if (process) process.endSeen = true;
     }
     return events;
@@ -390,6 +395,7 @@ function completionEvent(process: BackgroundProcess): CompletionEvent {
   const code = process.exitCode === undefined ? "" : ` (exit code ${process.exitCode})`;
   return {
     type: "completion",
+    processId: process.id,
     sessionId: process.id,
     command: process.command,
     status: process.status,

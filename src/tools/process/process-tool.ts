@@ -6,9 +6,9 @@
 
 import { z } from "zod";
 import { processRegistry, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
-import { DEFAULT_TOOL_SETTINGS } from "../shared/settings.js";
+import { DEFAULT_TOOL_SETTINGS } from "../shared/tool-settings.js";
 import { stripAnsi } from "../shared/text.js";
-import { defineTool, type ToolResult } from "../shared/tool.js";
+import { defineTool, type ToolResult } from "../shared/tool-definition.js";
 
 const ACTIONS = ["list", "poll", "log", "wait", "kill", "write", "submit", "close"] as const;
 

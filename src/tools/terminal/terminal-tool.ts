@@ -9,13 +9,14 @@
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
+import { ProcessError } from "../../core/errors.js";
 import { APPROVAL_BACKENDS } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
-import { locationNote, saveText } from "../shared/persistence.js";
-import { ProcessError, processRegistry } from "../process/process-registry.js";
-import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "../shared/settings.js";
+import { locationNote, saveText } from "../shared/result-persistence.js";
+import { processRegistry } from "../process/process-registry.js";
+import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "../shared/tool-settings.js";
 import { cutHeadTail, stripAnsi, TextCapture } from "../shared/text.js";
-import { defineTool, type ToolContext, type ToolResult } from "../shared/tool.js";
+import { defineTool, type ToolContext, type ToolResult } from "../shared/tool-definition.js";
 
 const description = `Execute a shell command on a Linux environment. The filesystem, the current working directory and exported environment variables persist between calls (shell functions and aliases too); every call runs in a fresh bash, so nothing you start in the foreground keeps running.
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Environment, ExecuteOptions } from "../../../src/index.js";
 import { createExecuteCodeTool } from "../../../src/tools/execute-code/execute-code-tool.js";
-import { executeCodeTool, fileOperationTools } from "../../../src/tools/files/file-tools.js";
-import { runTool } from "../../../src/tools/shared/tool.js";
+import { readFileTool } from "../../../src/tools/files/read-file.js";
+import { executeCodeTool } from "../../../src/tools/registry.js";
+import { runTool, type ToolDefinition } from "../../../src/tools/shared/tool-definition.js";
 import { toolBackends, useToolFixture } from "../fixture.js";
 
 /** Counts the session commands a tool runs, by what they are. */
@@ -71,7 +72,7 @@ for (const backend of toolBackends) {
 
     it("limits the number of tool calls", async (context) => {
       await skipWithoutPython(context);
-      const limited = createExecuteCodeTool({ tools: fileOperationTools, maxToolCalls: 3 });
+      const limited = createExecuteCodeTool({ tools: [readFileTool as ToolDefinition], maxToolCalls: 3 });
       const code = `for i in range(5):\n    print(read_file("/etc/hostname").get("error", "ok"))`;
       const result = await t.call(limited, { code });
       expect(result.tool_calls_made).toBe(5);
@@ -89,13 +90,13 @@ for (const backend of toolBackends) {
       expect(trace.status).toBe("error");
       expect(trace.output).toMatch(/File "script.py", line 2[\s\S]*NameError/);
       const unknown = await run("from shellwright_tools import _call\nprint(_call('rm_rf', {})['error'])");
-      expect(unknown.output).toBe("Tool 'rm_rf' is not available in execute_code. Available: read_file, write_file, patch, search_files\n");
+      expect(unknown.output).toBe("Tool 'rm_rf' is not available in execute_code. Available: terminal, read_file, write_file, patch, search_files\n");
       expect((await run("  ")).error).toBe("No code provided.");
     });
 
     it("times out, kills the script and stays usable", async (context) => {
       await skipWithoutPython(context);
-      const quick = createExecuteCodeTool({ tools: fileOperationTools, timeoutMs: 4000 });
+      const quick = createExecuteCodeTool({ tools: [], timeoutMs: 4000 });
       const pidFile = `${t.scratch}/code-${Math.random().toString(16).slice(2)}.pid`;
       const code = `import os, time\nopen(${JSON.stringify(pidFile)}, "w").write(str(os.getpid()))\ntime.sleep(60)`;
       const result = await t.call(quick, { code });
@@ -129,7 +130,7 @@ for (const backend of toolBackends) {
     });
 
     it("says so when the backend has no Python", async () => {
-      const nopy = createExecuteCodeTool({ tools: fileOperationTools, python: "python-not-installed-here" });
+      const nopy = createExecuteCodeTool({ tools: [], python: "python-not-installed-here" });
       expect(await t.call(nopy, { code: "print(1)" })).toEqual({
         status: "error",
         error: `Python 3 is not available on the ${backend.name} backend (no python-not-installed-here). Install it there or use the tools directly.`,

@@ -6,9 +6,10 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Environment } from "../../../src/index.js";
-import { callTool, drainCompletionEvents } from "../../../src/tools/registry.js";
-import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/settings.js";
-import type { ToolResult } from "../../../src/tools/shared/tool.js";
+import { drainCompletionEvents } from "../../../src/tools/process/process-registry.js";
+import { callTool } from "../../../src/tools/registry.js";
+import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
+import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
 import { remoteStyleBackend } from "../remote-style.js";
 
@@ -128,7 +129,7 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
     it("delivers a completion event for notify_on_complete, once", async () => {
       drainCompletionEvents(session);
       const id = await start("echo notified; exit 3", { notify_on_complete: true });
-      await vi.waitFor(() => expect(drainCompletionEvents(session).map((e) => e.sessionId)).toContain(id), { timeout: 15_000, interval: 50 }).catch(async () => {
+      await vi.waitFor(() => expect(drainCompletionEvents(session).map((e) => e.processId)).toContain(id), { timeout: 15_000, interval: 50 }).catch(async () => {
         throw new Error("no completion event");
       });
       expect(drainCompletionEvents(session)).toEqual([]);
@@ -142,7 +143,7 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
         events = drainCompletionEvents(session);
         expect(events).toHaveLength(1);
       }, { timeout: 15_000, interval: 50 });
-      expect(events[0]).toMatchObject({ sessionId: id, status: "exited", exitCode: 3, output: "notified\n" });
+      expect(events[0]).toMatchObject({ processId: id, sessionId: id, status: "exited", exitCode: 3, output: "notified\n" });
       expect(events[0]!.message).toBe(`[IMPORTANT: Background process ${id} exited (exit code 3).\nCommand: echo notified; exit 3\nOutput:\nnotified\n]`);
     });
 
@@ -151,7 +152,7 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       const id = await start("exit 0", { notify_on_complete: true });
       expect(await wait(id)).toMatchObject({ status: "exited" });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(drainCompletionEvents(session).filter((e) => e.sessionId === id)).toEqual([]);
+      expect(drainCompletionEvents(session).filter((e) => e.processId === id)).toEqual([]);
     });
 
     it("costs one round trip per poll and per list, none once the end is known", async () => {

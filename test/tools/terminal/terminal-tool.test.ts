@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEnvironment, type Environment } from "../../../src/index.js";
 import { blockDangerousCommands } from "../../../src/tools/terminal/approval.js";
 import { callTool } from "../../../src/tools/registry.js";
-import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/settings.js";
-import { resultsDir } from "../../../src/tools/shared/persistence.js";
+import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
+import { resultsDir } from "../../../src/tools/shared/result-persistence.js";
 import { resolveWorkdir } from "../../../src/tools/terminal/terminal-tool.js";
-import type { ToolResult } from "../../../src/tools/shared/tool.js";
+import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 
 let session: Environment;
 let scratch: string;

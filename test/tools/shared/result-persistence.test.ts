@@ -14,9 +14,9 @@ import {
   resultSize,
   saveText,
   thresholdFor,
-} from "../../../src/tools/shared/persistence.js";
-import { toolSettings } from "../../../src/tools/shared/settings.js";
-import type { ToolResult } from "../../../src/tools/shared/tool.js";
+} from "../../../src/tools/shared/result-persistence.js";
+import { toolSettings } from "../../../src/tools/shared/tool-settings.js";
+import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { remoteStyleBackend } from "../remote-style.js";
 
 let session: Environment;

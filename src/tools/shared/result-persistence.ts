@@ -2,7 +2,7 @@
  * Tool-result persistence, the spec's "PR 1", in three layers:
  *
  * 1. each tool caps its own output (the terminal keeps head + tail inline and
- *    saves the whole output when it cuts, see terminal.ts);
+ *    saves the whole output when it cuts, see terminal/terminal-tool.ts);
  * 2. `persistLargeResult`: a result longer than its tool's threshold is saved
  *    into the sandbox and replaced by a preview that says where the rest is;
  * 3. `enforceTurnBudget`: after one turn of tool calls, the largest results
@@ -20,8 +20,8 @@ import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import type { Environment } from "../../core/environment.js";
 import { shellQuote } from "../../core/script.js";
-import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "./settings.js";
-import type { ToolResult } from "./tool.js";
+import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "./tool-settings.js";
+import type { ToolResult } from "./tool-definition.js";
 
 /** Tools whose results are never persisted. */
 export const NEVER_PERSISTED: readonly string[] = ["read_file"];

@@ -1,19 +1,19 @@
 /**
  * A tool is one definition: a name, a description written for a model, a zod
- * input schema (also exported as JSON Schema), and a handler over a Session.
+ * input schema (also exported as JSON Schema), and a handler over an Environment.
  * Tools never throw at the model: bad arguments and failures come back as a
  * result with an `error` field that says what to do instead.
  */
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
-import type { ToolSettings } from "./settings.js";
+import type { ToolSettings } from "./tool-settings.js";
 
 /** A JSON-serialisable tool result; failures carry `error`. */
 export type ToolResult = { [key: string]: unknown; error?: string };
 
 export interface ToolContext {
-  /** A Session, or any environment with its shape (a gateway session). */
+  /** What the tool runs on: a Session, a gateway session, any Environment. */
   session: Environment;
   /** Aborted when the caller cancels the tool call; pass it to every `session.execute`. */
   signal?: AbortSignal;
