@@ -1,7 +1,13 @@
 export { createEnvironment, BACKENDS } from "./backends/index.js";
-export type { BackendName, CommonConfig, Environment, EnvironmentConfig, LocalConfig, SshConfig, DockerConfig } from "./backends/index.js";
+export type { BackendName, Environment, EnvironmentConfig } from "./backends/index.js";
+export type { CommonConfig } from "./backends/shared/config.js";
+export type { LocalConfig } from "./backends/local/config.js";
+export type { DockerConfig } from "./backends/docker/config.js";
+export type { SshConfig } from "./backends/ssh/config.js";
 export type { DockerCall } from "./backends/docker/engine.js";
-export type { ApptainerConfig, DaytonaConfig, ModalConfig } from "./backends/index.js";
+export type { ApptainerConfig } from "./backends/apptainer/config.js";
+export type { DaytonaConfig } from "./backends/daytona/config.js";
+export type { ModalConfig } from "./backends/modal/config.js";
 export type { ModalApi, ModalSandbox } from "./backends/modal/transport.js";
 export type { DaytonaApi, DaytonaSandbox } from "./backends/daytona/transport.js";
 export { Session } from "./core/session.js";
@@ -33,7 +39,7 @@ export { drainCompletionEvents, processRegistry } from "./tools/process/process-
 export type { BackgroundProcess, CompletionEvent, ProcessRegistry, ProcessStatus } from "./tools/process/process-registry.js";
 export { matchExpected, parsePlan, playPlan } from "./cli/plan.js";
 export type { Plan, PlanStep, StepReport } from "./cli/plan.js";
-export type { GatewayConfig } from "./backends/index.js";
+export type { GatewayConfig } from "./backends/gateway/config.js";
 export { startGateway } from "./gateway/server.js";
 export type { Gateway, GatewayOptions } from "./gateway/server.js";
 export { FileSync, normalizeSyncConfig } from "./sync/index.js";

@@ -17,7 +17,7 @@ import { BackendUnavailableError, SyncError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
 import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
-import { messageOf } from "../modal/transport.js";
+import { messageOf } from "../shared/error-message.js";
 import { RemoteTreeKiller } from "../shared/remote-tree.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import { SdkTransfer } from "../shared/sdk-sync.js";

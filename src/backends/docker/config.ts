@@ -1,24 +1,25 @@
 /**
- * The docker backend's options: validated once, with the Python system's
- * defaults where they make sense, and turned into `docker run` arguments by a
- * pure function (so every flag can be checked without an engine).
+ * The docker backend's config: its public type, the option names it accepts
+ * and their validation (with the Python system's defaults where they make
+ * sense), in one place. run-args.ts turns the result into `docker run`.
  */
 
-import { hostname } from "node:os";
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, shellString, stringRecord } from "../../core/options.js";
+import { describe, optionalShellString, rejectUnknown, shellString, stringRecord } from "../../core/options.js";
+import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { spelling } from "../shared/resource-options.js";
 import type { DockerCall } from "./engine.js";
-
-/** Every shellwright container carries this label; listing and reaping go by it. */
-export const DOCKER_LABEL = "shellwright";
-export const KEEP_LABEL = "shellwright.keep";
-export const OWNER_LABEL = "shellwright.owner";
+import { DOCKER_LABEL } from "./run-args.js";
 
 /** Capabilities added back after `--cap-drop ALL`: enough for package installs and file ownership. */
 export const DEFAULT_CAP_ADD = ["DAC_OVERRIDE", "CHOWN", "FOWNER", "SETUID", "SETGID"] as const;
 export const DEFAULT_PIDS_LIMIT = 256;
 
-export interface DockerOptions {
+/** A long-running container; every command is a `docker exec`. */
+export interface DockerConfig extends CommonConfig {
+  backend: "docker";
+  /** @default "/root" ("/workspace" with mountCwd) */
+  cwd?: string;
   /** The image to run (it must exist locally or be pullable). Required. */
   image: string;
   /** Host variable names whose values reach the session once, at init (never on a command line). */
@@ -31,7 +32,9 @@ export interface DockerOptions {
   mountCwd?: boolean | string;
   /** `--cpus`. */
   cpus?: number;
-  /** `--memory`, in MB. */
+  /** `--memory`, in MiB. @default no limit */
+  memoryMiB?: number;
+  /** @deprecated use memoryMiB (the same number: docker read `<n>m` as MiB all along) */
   memoryMb?: number;
   /** `--storage-opt size=`, in MB (needs overlay2 on xfs with pquota). */
   diskMb?: number;
@@ -65,10 +68,10 @@ export interface DockerOptions {
   trace?: (call: DockerCall) => void;
 }
 
-export const DOCKER_OPTION_KEYS = [
-  "image", "forwardEnv", "env", "volumes", "mountCwd", "cpus", "memoryMb", "diskMb", "pidsLimit", "dropCapabilities", "capAdd",
+export const DOCKER_KEYS = optionKeys<DockerConfig>()([
+  "image", "forwardEnv", "env", "volumes", "mountCwd", "cpus", "memoryMiB", "memoryMb", "diskMb", "pidsLimit", "dropCapabilities", "capAdd",
   "noNewPrivileges", "runAsHostUser", "init", "network", "extraArgs", "containerName", "keepContainer", "labels", "dockerPath", "socketPath", "trace",
-] as const;
+]);
 
 /** Options after validation: defaults filled in. */
 export interface DockerTransportOptions {
@@ -79,7 +82,7 @@ export interface DockerTransportOptions {
   /** Absolute host directory mounted at /workspace, if any. */
   mountCwd: string | undefined;
   cpus: number | undefined;
-  memoryMb: number | undefined;
+  memoryMiB: number | undefined;
   diskMb: number | undefined;
   pidsLimit: number | undefined;
   dropCapabilities: boolean;
@@ -97,7 +100,8 @@ export interface DockerTransportOptions {
   trace: ((call: DockerCall) => void) | undefined;
 }
 
-export function normalizeDockerOptions(raw: Record<string, unknown>, cwd: () => string = () => process.cwd()): DockerTransportOptions {
+export function normalizeDockerConfig(raw: Record<string, unknown>, warn: (message: string) => void, cwd: () => string = () => process.cwd()): DockerTransportOptions {
+  rejectUnknown("docker backend", raw, DOCKER_KEYS);
   if (raw.image === undefined) throw new InvalidOptionError("image", "The docker backend needs an image, e.g. { backend: \"docker\", image: \"debian:bookworm\" }");
   const image = shellString("image", raw.image);
   if (/\s/.test(image) || image.startsWith("-")) throw new InvalidOptionError("image", `image must be an image reference, got ${describe(image)}`);
@@ -128,6 +132,7 @@ export function normalizeDockerOptions(raw: Record<string, unknown>, cwd: () => 
     if (!/^[A-Z_]+$/.test(cap)) throw new InvalidOptionError("capAdd", `capAdd entries must be capability names like NET_ADMIN, got ${describe(cap)}`);
   }
   const labels = stringRecordOfLabels(raw.labels);
+  const memory = spelling(raw, "memoryMiB", "memoryMb", warn, " (the same number: docker read it as MiB)");
   const trace = raw.trace;
   if (trace !== undefined && typeof trace !== "function") throw new InvalidOptionError("trace", `trace must be a function, got ${describe(trace)}`);
 
@@ -138,7 +143,7 @@ export function normalizeDockerOptions(raw: Record<string, unknown>, cwd: () => 
     volumes,
     mountCwd,
     cpus: positive("cpus", raw.cpus, false),
-    memoryMb: positive("memoryMb", raw.memoryMb, true),
+    memoryMiB: positive(memory.name, memory.value, true),
     diskMb: positive("diskMb", raw.diskMb, true),
     pidsLimit: raw.pidsLimit === undefined ? DEFAULT_PIDS_LIMIT : positive("pidsLimit", raw.pidsLimit, true),
     dropCapabilities: bool("dropCapabilities", raw.dropCapabilities, true),
@@ -155,32 +160,6 @@ export function normalizeDockerOptions(raw: Record<string, unknown>, cwd: () => 
     socketPath: optionalShellString("socketPath", raw.socketPath),
     trace: trace as DockerTransportOptions["trace"],
   };
-}
-
-/** The `docker run` arguments for a new session container (the CLI's argv after `docker`). */
-export function dockerRunArgs(options: DockerTransportOptions, name: string): string[] {
-  const args = ["run", "-d", "--name", name];
-  if (options.init) args.push("--init");
-  const labels: Record<string, string> = {
-    ...options.labels,
-    [DOCKER_LABEL]: "1",
-    [KEEP_LABEL]: options.keepContainer ? "1" : "0",
-    [OWNER_LABEL]: `${hostname()}/${process.pid}`,
-  };
-  for (const [key, value] of Object.entries(labels)) args.push("--label", `${key}=${value}`);
-  if (options.dropCapabilities) args.push("--cap-drop", "ALL");
-  for (const cap of options.capAdd) args.push("--cap-add", cap);
-  if (options.noNewPrivileges) args.push("--security-opt", "no-new-privileges");
-  if (options.pidsLimit !== undefined) args.push("--pids-limit", String(options.pidsLimit));
-  if (options.cpus !== undefined) args.push("--cpus", String(options.cpus));
-  if (options.memoryMb !== undefined) args.push("--memory", `${options.memoryMb}m`);
-  if (options.diskMb !== undefined) args.push("--storage-opt", `size=${options.diskMb}m`);
-  if (!options.network) args.push("--network", "none");
-  if (options.runAsHostUser) args.push("--user", `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`);
-  if (options.mountCwd !== undefined) args.push("-v", `${options.mountCwd}:/workspace`);
-  for (const volume of options.volumes) args.push("-v", volume);
-  args.push(...options.extraArgs, options.image, "sleep", "infinity");
-  return args;
 }
 
 function bool(name: string, value: unknown, fallback: boolean): boolean {

@@ -17,7 +17,8 @@ import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunO
 import { runDockerCli } from "./cli.js";
 import { ApiError, EngineApi, defaultSocketPath, engineMessage, type DockerCall } from "./engine.js";
 import { startExec } from "./exec.js";
-import { dockerRunArgs, type DockerTransportOptions } from "./config.js";
+import type { DockerTransportOptions } from "./config.js";
+import { dockerRunArgs } from "./run-args.js";
 
 /**
  * Kills the wrapper's process tree inside the container. The wrapper leads a

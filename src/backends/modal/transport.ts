@@ -14,6 +14,7 @@ import type * as ModalSdk from "modal";
 import { BackendUnavailableError, SyncError } from "../../core/errors.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
+import { messageOf } from "../shared/error-message.js";
 import { RemoteTreeKiller } from "../shared/remote-tree.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import { SdkTransfer } from "../shared/sdk-sync.js";
@@ -348,8 +349,4 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise
     timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,13 +1,16 @@
 /**
- * The SSH backend's config and its validation (done once, in createEnvironment).
+ * The SSH backend's config: its public type, the option names it accepts and
+ * their validation (done once, in createEnvironment), in one place.
  */
 
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, positiveNumber, shellString, stringRecord } from "../../core/options.js";
+import { describe, optionalShellString, positiveNumber, rejectUnknown, shellString, stringRecord } from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
+import { optionKeys, type CommonConfig } from "../shared/config.js";
 import type { SshTransportOptions } from "./transport.js";
 
-export interface SshConfigOptions {
+export interface SshConfig extends CommonConfig {
+  backend: "ssh";
   /** Host name or address (an alias from ~/.ssh/config works too). */
   host: string;
   /** @default ssh's own default (ssh_config, then the local user name) */
@@ -38,15 +41,16 @@ export interface SshConfigOptions {
   rsyncPath?: string;
 }
 
-export const SSH_KEYS = [
+export const SSH_KEYS = optionKeys<SshConfig>()([
   "host", "user", "port", "keyPath", "knownHostsFile", "strictHostKeyChecking", "sshOptions", "connectTimeoutMs",
   "controlPersistMs", "env", "remoteTempDir", "sync", "sshPath", "rsyncPath",
-] as const;
+]);
 
 /** Options the transport sets itself; ssh keeps the first value it sees, so a later one would be silently ignored. */
 const RESERVED_SSH_OPTIONS = ["controlpath", "controlmaster", "controlpersist", "batchmode"];
 
 export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message: string) => void): SshTransportOptions {
+  rejectUnknown("ssh backend", raw, SSH_KEYS);
   const host = shellString("host", raw.host);
   if (/\s/.test(host) || host.startsWith("-")) throw new InvalidOptionError("host", `host must be a host name or address (no spaces, no leading "-"), got ${describe(raw.host)}`);
   const user = optionalShellString("user", raw.user);

@@ -34,12 +34,32 @@ const isKillScript = (command: string): boolean => command.includes("__shellwrig
 describe("daytona backend (fake SDK client)", () => {
   it("creates a sandbox with image, name, labels, resources and env, and deletes it on close by default", async () => {
     const client = new FakeDaytona();
-    await withDaytona(client, { image: "debian:bookworm", cpu: 2, memoryGiB: 4, diskGiB: 8, autoStopMinutes: 0, env: { SW_KEY: "k3y" } }, async (env) => {
+    await withDaytona(client, { image: "debian:bookworm", cpus: 2, memoryMiB: 4096, diskGiB: 8, autoStopMinutes: 0, env: { SW_KEY: "k3y" } }, async (env) => {
       expect(client.last.params).toMatchObject({ image: "debian:bookworm", resources: { cpu: 2, memory: 4, disk: 8 }, autoStopInterval: 0, envVars: { SW_KEY: "k3y" } });
       expect((await env.execute("echo $SW_KEY")).output).toBe("k3y\n");
       for (const command of client.last.process.sessionCommands) expect(command).not.toContain("k3y");
     });
     expect(client.last.calls).toContain("delete");
+  });
+
+  it("still takes the deprecated cpu and memoryGiB, each with one warning", async () => {
+    const client = new FakeDaytona();
+    const warnings: string[] = [];
+    await withDaytona(client, { image: "debian:bookworm", cpu: 2, memoryGiB: 4, onWarning: (message: string) => warnings.push(message) }, async () => {
+      expect(client.last.params).toMatchObject({ resources: { cpu: 2, memory: 4 } });
+    });
+    expect(warnings).toEqual([expect.stringMatching(/^cpu is deprecated; use cpus/), expect.stringMatching(/^memoryGiB is deprecated; use memoryMiB/)]);
+  });
+
+  it("refuses an old and a new spelling together, and memory Daytona cannot take", async () => {
+    const client = new FakeDaytona();
+    await expect(createEnvironment({ backend: "daytona", client, memoryMiB: 4096, memoryGiB: 4 })).rejects.toThrow(/Pass memoryMiB or memoryGiB, not both/);
+    await expect(createEnvironment({ backend: "daytona", client, cpus: 2, cpu: 2 })).rejects.toThrow(/Pass cpus or cpu, not both/);
+    const error = await createEnvironment({ backend: "daytona", client, memoryMiB: 1536 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect((error as InvalidOptionError).option).toBe("memoryMiB");
+    expect((error as Error).message).toMatch(/memoryMiB must be a whole number of GiB \(a multiple of 1024\) for Daytona, got 1536/);
+    expect(client.sandboxes).toHaveLength(0);
   });
 
   it("resumes a stopped sandbox by name, starts it, and only stops it on close", async () => {

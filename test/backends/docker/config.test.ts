@@ -5,14 +5,19 @@
 
 import { describe, expect, it } from "vitest";
 import { createEnvironment, InvalidOptionError } from "../../../src/index.js";
-import { dockerRunArgs, normalizeDockerOptions } from "../../../src/backends/docker/config.js";
+import { normalizeDockerConfig, type DockerTransportOptions } from "../../../src/backends/docker/config.js";
+import { dockerRunArgs } from "../../../src/backends/docker/run-args.js";
 import { FrameDecoder } from "../../../src/backends/docker/engine.js";
 import { ExitLineScanner } from "../../../src/backends/docker/exec.js";
 import { ownerAliveHere } from "../../../src/backends/docker/containers.js";
 import { hostname } from "node:os";
 
 const base = { image: "img:1" };
-const argsFor = (raw: Record<string, unknown>): string[] => dockerRunArgs(normalizeDockerOptions({ ...base, ...raw }, () => "/host/cwd"), "c1");
+const noWarnings = (message: string): void => {
+  throw new Error(`unexpected warning: ${message}`);
+};
+const normalize = (raw: Record<string, unknown>, warn = noWarnings): DockerTransportOptions => normalizeDockerConfig(raw, warn, () => "/host/cwd");
+const argsFor = (raw: Record<string, unknown>, warn = noWarnings): string[] => dockerRunArgs(normalize({ ...base, ...raw }, warn), "c1");
 
 /** The value after each occurrence of a flag. */
 const values = (args: string[], flag: string): string[] => args.flatMap((arg, i) => (arg === flag ? [args[i + 1]!] : []));
@@ -34,7 +39,7 @@ describe("docker options", () => {
   it("maps limits, network, user, mounts and extra args", () => {
     const args = argsFor({
       cpus: 1.5,
-      memoryMb: 512,
+      memoryMiB: 512,
       diskMb: 2048,
       pidsLimit: 64,
       network: false,
@@ -59,6 +64,12 @@ describe("docker options", () => {
     expect(args.slice(-5)).toEqual(["--hostname", "box", "img:1", "sleep", "infinity"]);
   });
 
+  it("still takes the deprecated memoryMb, as the same number of MiB, with one warning", () => {
+    const warnings: string[] = [];
+    expect(values(argsFor({ memoryMb: 512 }, (message) => warnings.push(message)), "--memory")).toEqual(["512m"]);
+    expect(warnings).toEqual([expect.stringMatching(/memoryMb is deprecated; use memoryMiB/)]);
+  });
+
   it("can turn the hardening off explicitly", () => {
     const args = argsFor({ dropCapabilities: false, capAdd: [], noNewPrivileges: false, init: false });
     expect(args).not.toContain("--cap-drop");
@@ -68,9 +79,9 @@ describe("docker options", () => {
   });
 
   it("keeps a named container by default and removes an anonymous one", () => {
-    expect(normalizeDockerOptions({ ...base }).keepContainer).toBe(false);
-    expect(normalizeDockerOptions({ ...base, containerName: "mine" }).keepContainer).toBe(true);
-    expect(normalizeDockerOptions({ ...base, containerName: "mine", keepContainer: false }).keepContainer).toBe(false);
+    expect(normalize({ ...base }).keepContainer).toBe(false);
+    expect(normalize({ ...base, containerName: "mine" }).keepContainer).toBe(true);
+    expect(normalize({ ...base, containerName: "mine", keepContainer: false }).keepContainer).toBe(false);
   });
 
   it.each([
@@ -80,7 +91,9 @@ describe("docker options", () => {
     [{ ...base, volumes: "/a:/b" }, "volumes", /array of strings/],
     [{ ...base, forwardEnv: ["BAD-NAME"] }, "forwardEnv", /"BAD-NAME"/],
     [{ ...base, capAdd: ["net_admin"] }, "capAdd", /"net_admin"/],
+    [{ ...base, memoryMiB: -1 }, "memoryMiB", /positive integer, got -1/],
     [{ ...base, memoryMb: -1 }, "memoryMb", /positive integer, got -1/],
+    [{ ...base, memoryMiB: 512, memoryMb: 512 }, "memoryMb", /Pass memoryMiB or memoryMb, not both/],
     [{ ...base, cpus: "2" }, "cpus", /positive number, got "2"/],
     [{ ...base, pidsLimit: 1.5 }, "pidsLimit", /got 1.5/],
     [{ ...base, network: "off" }, "network", /boolean, got "off"/],
@@ -92,7 +105,7 @@ describe("docker options", () => {
   ])("rejects %j naming %s", (raw, option, message) => {
     let error: unknown;
     try {
-      normalizeDockerOptions(raw as Record<string, unknown>);
+      normalize(raw as Record<string, unknown>, () => undefined);
     } catch (caught) {
       error = caught;
     }

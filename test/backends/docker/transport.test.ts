@@ -136,7 +136,7 @@ describe.skipIf(!enabled)("docker backend (real engine)", () => {
     });
 
     it("applies cpu, memory and pids limits, and they hold", async () => {
-      const { env, container } = await session({ cpus: 0.5, memoryMb: 128, pidsLimit: 40 });
+      const { env, container } = await session({ cpus: 0.5, memoryMiB: 128, pidsLimit: 40 });
       const host = inspect(container).HostConfig;
       expect(host.NanoCpus).toBe(500_000_000);
       expect(host.Memory).toBe(128 * 1024 * 1024);

@@ -45,8 +45,22 @@ describe("modal backend (fake SDK client)", () => {
         await env.close();
         expect(sandbox.terminateCalls).toBe(1);
       },
-      { image: "ubuntu:24.04", appName: "my-app", cpu: 2, memoryMiB: 4096, lifetimeMs: 600_000, idleTimeoutMs: 120_000, env: { SW_TOKEN: "t0k3n" } },
+      { image: "ubuntu:24.04", appName: "my-app", cpus: 2, memoryMiB: 4096, lifetimeMs: 600_000, idleTimeoutMs: 120_000, env: { SW_TOKEN: "t0k3n" } },
     );
+  });
+
+  it("still takes the deprecated cpu, with one warning, and refuses it beside cpus", async () => {
+    const warnings: string[] = [];
+    await withModal(
+      async (_env, client) => {
+        expect(client.last.params).toMatchObject({ cpu: 1.5 });
+      },
+      { cpu: 1.5, onWarning: (message: string) => warnings.push(message) },
+    );
+    expect(warnings).toEqual([expect.stringMatching(/^cpu is deprecated; use cpus/)]);
+    const both = createEnvironment({ backend: "modal", client: new FakeModalClient(), cpus: 2, cpu: 2 });
+    await expect(both).rejects.toThrow(InvalidOptionError);
+    await expect(both).rejects.toThrow(/Pass cpus or cpu, not both/);
   });
 
   it("kills a timed-out command inside the sandbox, keeps the partial output and the sandbox", async () => {

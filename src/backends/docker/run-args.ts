@@ -1,0 +1,39 @@
+/**
+ * The `docker run` arguments for a session container, from the validated
+ * config: a pure function, so every flag can be checked without an engine.
+ */
+
+import { hostname } from "node:os";
+import type { DockerTransportOptions } from "./config.js";
+
+/** Every shellwright container carries this label; listing and reaping go by it. */
+export const DOCKER_LABEL = "shellwright";
+export const KEEP_LABEL = "shellwright.keep";
+export const OWNER_LABEL = "shellwright.owner";
+
+/** The `docker run` arguments for a new session container (the CLI's argv after `docker`). */
+export function dockerRunArgs(options: DockerTransportOptions, name: string): string[] {
+  const args = ["run", "-d", "--name", name];
+  if (options.init) args.push("--init");
+  const labels: Record<string, string> = {
+    ...options.labels,
+    [DOCKER_LABEL]: "1",
+    [KEEP_LABEL]: options.keepContainer ? "1" : "0",
+    [OWNER_LABEL]: `${hostname()}/${process.pid}`,
+  };
+  for (const [key, value] of Object.entries(labels)) args.push("--label", `${key}=${value}`);
+  if (options.dropCapabilities) args.push("--cap-drop", "ALL");
+  for (const cap of options.capAdd) args.push("--cap-add", cap);
+  if (options.noNewPrivileges) args.push("--security-opt", "no-new-privileges");
+  if (options.pidsLimit !== undefined) args.push("--pids-limit", String(options.pidsLimit));
+  if (options.cpus !== undefined) args.push("--cpus", String(options.cpus));
+  // Docker reads the `m` suffix as MiB.
+  if (options.memoryMiB !== undefined) args.push("--memory", `${options.memoryMiB}m`);
+  if (options.diskMb !== undefined) args.push("--storage-opt", `size=${options.diskMb}m`);
+  if (!options.network) args.push("--network", "none");
+  if (options.runAsHostUser) args.push("--user", `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`);
+  if (options.mountCwd !== undefined) args.push("-v", `${options.mountCwd}:/workspace`);
+  for (const volume of options.volumes) args.push("-v", volume);
+  args.push(...options.extraArgs, options.image, "sleep", "infinity");
+  return args;
+}

@@ -1,0 +1,29 @@
+/**
+ * The local backend's config: its public type, the option names it accepts
+ * and their validation, in one place.
+ */
+
+import { optionalShellString, rejectUnknown, stringRecord } from "../../core/options.js";
+import { optionKeys, type CommonConfig } from "../shared/config.js";
+import type { LocalTransportOptions } from "./transport.js";
+
+export interface LocalConfig extends CommonConfig {
+  backend?: "local";
+  /** Variables added to this process's environment for the session. */
+  env?: Record<string, string>;
+  /** Directory for the session's snapshot and cwd files. @default a new private temp dir */
+  stateDir?: string;
+  /** @default the first bash on PATH */
+  bashPath?: string;
+}
+
+export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath"]);
+
+export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
+  rejectUnknown("local backend", raw, LOCAL_KEYS);
+  return {
+    env: stringRecord("env", raw.env),
+    stateDir: optionalShellString("stateDir", raw.stateDir),
+    bashPath: optionalShellString("bashPath", raw.bashPath),
+  };
+}
