@@ -38,6 +38,12 @@ async function connect(options: McpServerOptions): Promise<{ client: Client; mcp
   return { client, mcp, sent };
 }
 
+/** Every session recordSessions opened, closed after the tests in case a failing test left one open. */
+const recorded: Environment[] = [];
+afterAll(async () => {
+  await Promise.all(recorded.map((session) => session.close()));
+});
+
 /** Opens real local sessions and keeps them, so a test can see when the server opened one and whether it closed it. */
 function recordSessions(): { opened: Environment[]; createSession: () => Promise<Environment> } {
   const opened: Environment[] = [];
@@ -46,9 +52,17 @@ function recordSessions(): { opened: Environment[]; createSession: () => Promise
     createSession: async () => {
       const session = await createEnvironment();
       opened.push(session);
+      recorded.push(session);
       return session;
     },
   };
+}
+
+/** Waits for the server to have closed after its client went away; a server that never notices fails here, not at the test's timeout. */
+async function serverClosed(mcp: ShellwrightMcpServer): Promise<void> {
+  let closed = false;
+  void mcp.closed.then(() => (closed = true));
+  await eventually(() => closed, "the server to see the connection end and close its session");
 }
 
 /** Starts a command that writes its pid and then sleeps, and resolves with the pid once it has printed "started". */
@@ -227,7 +241,7 @@ describe("MCP server: the session's lifetime", () => {
     const pid = await started;
     expect(alive(pid)).toBe(true);
     await client.close();
-    await mcp.closed;
+    await serverClosed(mcp);
     expect(sessions.opened).toHaveLength(1);
     expect(sessions.opened[0]!.closed).toBe(true);
     await eventually(() => !alive(pid), `the running command (pid ${pid}) to end with the connection`);
@@ -251,7 +265,7 @@ describe("MCP server: the session's lifetime", () => {
     const { client, mcp } = await connect({ tools: testTools, createSession: sessions.createSession });
     await client.listTools();
     await client.close();
-    await mcp.closed;
+    await serverClosed(mcp);
     expect(sessions.opened).toHaveLength(0);
   });
 
@@ -272,7 +286,7 @@ describe("MCP server: the session's lifetime", () => {
     await eventually(() => asked, "the call to be waiting for its session");
     await client.close();
     letOpen();
-    await mcp.closed;
+    await serverClosed(mcp);
     expect(sessions.opened).toHaveLength(1);
     expect(sessions.opened[0]!.closed).toBe(true);
     expect(String(await pending)).toMatch(/Connection closed/);
