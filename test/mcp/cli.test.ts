@@ -1,111 +1,99 @@
 /**
- * `shellwright mcp` with the real Shellwright tools, driven by the MCP SDK's
- * client over stdio: every tool listed, the matrix plan played, a long
- * terminal command cancelled, its progress seen.
+ * `shellwright mcp` as a real process, driven by the MCP SDK's client over
+ * stdio: the path a user's MCP client takes (argument parsing, the stdio
+ * transport, the process's lifetime). The server's logic is tested in-process
+ * in server.test.ts.
  */
 
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toolDefinitions } from "../../src/agents/definitions.js";
-import { matchExpected, parsePlan, type PlanStep } from "../../src/cli/plan.js";
 import { TOOLS } from "../../src/tools/registry.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { call, connect, fixture } from "./helpers.js";
 
-const example = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../examples/${name}`, import.meta.url), "utf8"));
-
-/** examples/matrix.json; file-tool steps it still skips come from examples/matrix-files.json (until the two are one). */
-function matrixSteps(): PlanStep[] {
-  const steps = parsePlan(example("matrix.json")).steps;
-  if (steps.every((step) => step.skip === undefined)) return steps;
-  const fileSteps = parsePlan(example("matrix-files.json")).steps;
-  return steps.map((step) => {
-    if (step.skip === undefined) return step;
-    const number = String(step.name).split(" ")[0];
-    const replacement = fileSteps.find((candidate) => String(candidate.name).split(" ")[0] === number);
-    if (replacement === undefined) throw new Error(`no file-tool step for skipped matrix step ${step.name}`);
-    return replacement;
-  });
+/**
+ * `shellwright mcp` spawned with plain pipes, so the test alone decides how the
+ * client goes away (the SDK's stdio client would also send SIGTERM on close).
+ * The SDK's stdio "server" transport is only a JSON-RPC reader on one stream
+ * and writer on another, so it serves here as the client's end of the pipes.
+ */
+async function spawnServer(args: string[]): Promise<{ client: Client; child: ChildProcess }> {
+  const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), ...args], { stdio: ["pipe", "pipe", "ignore"] });
+  const client = new Client({ name: "shellwright-test", version: "0.0.0" });
+  await client.connect(new StdioServerTransport(child.stdout!, child.stdin!));
+  return { client, child };
 }
 
-describe("shellwright mcp (the CLI entry, real tools)", () => {
+describe("shellwright mcp (a real process)", () => {
   let client: Client;
   let scratch: string;
 
   beforeAll(async () => {
-    ({ client } = await connect("run-mcp-cli.mjs", ["--backend", "local"]));
     scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-cli-"));
+    ({ client } = await connect("run-mcp-cli.mjs", ["--backend", "local", "--cwd", scratch]));
   });
   afterAll(async () => {
     await client.close();
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it("lists every Shellwright tool with the schema the other doors show", async () => {
+  it("lists the Shellwright tools and names itself", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["terminal", "process", "read_file", "write_file", "patch", "search_files", "execute_code"]);
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
-    const expected = toolDefinitions({ format: "anthropic" });
-    for (const tool of tools) {
-      const definition = expected.find((candidate) => candidate.name === tool.name)!;
-      expect(tool.description).toBe(definition.description);
-      expect(tool.inputSchema).toEqual(definition.input_schema);
-    }
     expect(client.getServerVersion()).toMatchObject({ name: "shellwright" });
     expect(client.getInstructions()).toMatch(/persistent bash session/);
   });
 
-  it("plays the matrix plan's steps, each result as the plan expects", async () => {
-    // In a scratch dir, not /tmp/shellwright-matrix: the matrix tests may be using that one right now.
-    const here = (value: unknown): Record<string, unknown> =>
-      JSON.parse(JSON.stringify(value).replaceAll("/tmp/shellwright-matrix", `${scratch}/matrix`)) as Record<string, unknown>;
-    const steps = matrixSteps();
-    expect(steps.map((step) => step.tool)).toEqual([
-      "terminal", "terminal", "terminal", "terminal", "write_file", "read_file", "search_files", "patch", "read_file", "terminal", "terminal", "terminal",
-    ]);
-    execFileSync("mkdir", ["-p", `${scratch}/matrix`]);
-    for (const step of steps) {
-      const result = await call(client, step.tool, here(step.args));
-      const problems = step.expect === undefined ? [] : matchExpected(here(step.expect), result.structuredContent);
-      expect({ step: step.name, problems, isError: result.isError }).toEqual({ step: step.name, problems: [], isError: false });
+  it("runs a tool call in a local session in the given --cwd", async () => {
+    const result = await call(client, "terminal", { command: "echo over stdio; pwd" });
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({ output: `over stdio\n${scratch}\n`, exit_code: 0 });
+  });
+
+  it("exits when the client goes away, ending the session's running and background processes", async () => {
+    const server = await spawnServer(["--backend", "local", "--cwd", scratch]);
+    const pids: number[] = [];
+    try {
+      const backgroundPidFile = join(scratch, "background.pid");
+      const background = await call(server.client, "terminal", { command: `bash -c 'echo $$ > ${backgroundPidFile}; exec sleep 300'`, background: true });
+      expect(background.isError).toBe(false);
+      await eventually(() => existsSync(backgroundPidFile) && readFileSync(backgroundPidFile, "utf8").trim() !== "", "the background process to write its pid");
+      const backgroundPid = Number(readFileSync(backgroundPidFile, "utf8"));
+      pids.push(backgroundPid);
+
+      const runningPidFile = join(scratch, "running.pid");
+      const started = new Promise<void>((resolve) => {
+        server.client
+          .callTool({ name: "terminal", arguments: { command: `bash -c 'echo $$ > ${runningPidFile}; echo started; exec sleep 300'` } }, undefined, {
+            onprogress: (progress) => progress.message === "started" && resolve(),
+          })
+          .catch(() => undefined);
+      });
+      await started;
+      const runningPid = Number(readFileSync(runningPidFile, "utf8"));
+      pids.push(runningPid);
+      expect(alive(runningPid)).toBe(true);
+      expect(alive(backgroundPid)).toBe(true);
+
+      // The client goes away as a crashed editor does: its end of the pipe closes, no signal is sent.
+      server.child.stdin!.end();
+      await eventually(() => server.child.exitCode !== null, "the server process to exit");
+      expect(server.child.exitCode).toBe(0);
+      await eventually(() => !alive(runningPid), `the running command (pid ${runningPid}) to end with the server`);
+      await eventually(() => !alive(backgroundPid), `the background process (pid ${backgroundPid}) to end with the server`);
+    } finally {
+      // Only when the test failed is anything left to end.
+      await server.client.close();
+      if (server.child.exitCode === null) server.child.kill("SIGKILL");
+      for (const pid of pids.filter(alive)) process.kill(pid, "SIGKILL");
     }
-    // Step 12 removed the session's cwd; a per-call workdir lets the next command move it.
-    const back = await call(client, "terminal", { command: `cd ${scratch}`, workdir: "/" });
-    expect(back.structuredContent).toMatchObject({ exit_code: 0 });
-  });
-
-  it("streams a long terminal command as progress", async () => {
-    const updates: Progress[] = [];
-    const result = (await client.callTool(
-      { name: "terminal", arguments: { command: "for i in 1 2 3 4 5; do echo tick $i; sleep 0.3; done" } },
-      undefined,
-      { onprogress: (progress) => updates.push(progress) },
-    )) as CallToolResult;
-    expect(result.structuredContent).toMatchObject({ output: "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n", exit_code: 0 });
-    expect(updates.length).toBeGreaterThan(0);
-    for (const update of updates) expect(update.message).toMatch(/^tick [1-5]$/);
-  });
-
-  it("cancels a long terminal command: the process ends and the session goes on", async () => {
-    const pidFile = join(scratch, "terminal.pid");
-    const controller = new AbortController();
-    const outcome = await client
-      .callTool({ name: "terminal", arguments: { command: `export BEFORE_CANCEL=1; bash -c 'echo $$ > ${pidFile}; echo started; exec sleep 300'` } }, undefined, {
-        signal: controller.signal,
-        onprogress: (progress) => progress.message === "started" && controller.abort("cancelled by the test"),
-      })
-      .catch((error: unknown) => error);
-    expect(String(outcome)).toMatch(/cancelled by the test/);
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    await eventually(() => !alive(pid), `the cancelled terminal command (pid ${pid}) to end`);
-    const after = await call(client, "terminal", { command: "echo alive" });
-    expect(after.structuredContent).toMatchObject({ output: "alive\n", exit_code: 0 });
   });
 
   it("refuses an unknown backend with a usage error that names it", () => {

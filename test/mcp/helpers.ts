@@ -1,4 +1,4 @@
-/** Connects the MCP SDK's client to a server process over real stdio. */
+/** Shared by the MCP tests: a client connected to a server process over real stdio, and reading a tool call's result. */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

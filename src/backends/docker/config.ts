@@ -9,7 +9,7 @@ import { describe, optionalShellString, rejectUnknown, shellString, stringRecord
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import { spelling } from "../shared/resource-options.js";
 import type { DockerCall } from "./engine.js";
-import { DOCKER_LABEL } from "./run-args.js";
+import { DOCKER_LABEL } from "./labels.js";
 
 /** Capabilities added back after `--cap-drop ALL`: enough for package installs and file ownership. */
 export const DEFAULT_CAP_ADD = ["DAC_OVERRIDE", "CHOWN", "FOWNER", "SETUID", "SETGID"] as const;

@@ -7,7 +7,7 @@
 import { hostname } from "node:os";
 import { BackendUnavailableError } from "../../core/errors.js";
 import { runDockerCli, type CliOptions } from "./cli.js";
-import { DOCKER_LABEL, KEEP_LABEL, OWNER_LABEL } from "./run-args.js";
+import { DOCKER_LABEL, KEEP_LABEL, OWNER_LABEL } from "./labels.js";
 
 export interface DockerContainerInfo {
   id: string;

@@ -5,11 +5,9 @@
 
 import { hostname } from "node:os";
 import type { DockerTransportOptions } from "./config.js";
+import { DOCKER_LABEL, KEEP_LABEL, OWNER_LABEL } from "./labels.js";
 
 /** Every shellwright container carries this label; listing and reaping go by it. */
-export const DOCKER_LABEL = "shellwright";
-export const KEEP_LABEL = "shellwright.keep";
-export const OWNER_LABEL = "shellwright.owner";
 
 /** The `docker run` arguments for a new session container (the CLI's argv after `docker`). */
 export function dockerRunArgs(options: DockerTransportOptions, name: string): string[] {
