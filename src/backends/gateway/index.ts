@@ -8,6 +8,7 @@ import { sessionOptions } from "../shared/config.js";
 import { normalizeGatewayConfig } from "./config.js";
 import { GatewayEnvironment } from "./environment.js";
 import type { CreateSessionRequest } from "./protocol.js";
+import { isLoopbackHost } from "../../http/loopback.js";
 
 export function openGateway(raw: Record<string, unknown>): Promise<Environment> {
   const gateway = normalizeGatewayConfig(raw);
@@ -39,4 +40,3 @@ export function openGateway(raw: Record<string, unknown>): Promise<Environment> 
   );
 }
 
-const isLoopbackHost = (host: string): boolean => host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
