@@ -52,12 +52,18 @@ const quantile = (xs, q) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
-const stats = Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, { p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) }]));
+const stats = Object.fromEntries(
+  Object.entries(samples).map(([name, xs]) => [name, { p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) }]),
+);
 const api = stats["api floor"];
 console.log(`docker backend, ${calls} calls per path (interleaved), image ${image}`);
 console.log("path        p50 ms   p95 ms   p50 / api floor");
 for (const [name, { p50, p95 }] of Object.entries(stats)) {
-  console.log(`${name.padEnd(10)} ${p50.toFixed(1).padStart(7)} ${p95.toFixed(1).padStart(8)}   ${(p50 / api.p50).toFixed(2)}`);
+  console.log(
+    `${name.padEnd(10)} ${p50.toFixed(1).padStart(7)} ${p95.toFixed(1).padStart(8)}   ${(p50 / api.p50).toFixed(2)}`,
+  );
 }
 console.log(`cli floor / api floor (p50): ${(stats["cli floor"].p50 / api.p50).toFixed(2)}`);
-console.log(`session overhead over the api floor (p50): ${(((stats.session.p50 - api.p50) / api.p50) * 100).toFixed(1)} % (target <= 10 %)`);
+console.log(
+  `session overhead over the api floor (p50): ${(((stats.session.p50 - api.p50) / api.p50) * 100).toFixed(1)} % (target <= 10 %)`,
+);

@@ -33,8 +33,16 @@ const ctx = { session };
 const dir = (await session.execute("mktemp -d")).output.trim();
 const small = `${dir}/small.txt`;
 const big = `${dir}/big.txt`;
-await runTool(writeFileTool, { path: small, content: Array.from({ length: 200 }, (_, i) => `line ${i} of a small file`).join("\n") + "\n" }, ctx);
-await runTool(writeFileTool, { path: big, content: Array.from({ length: 10_000 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n") + "\n" }, ctx);
+await runTool(
+  writeFileTool,
+  { path: small, content: Array.from({ length: 200 }, (_, i) => `line ${i} of a small file`).join("\n") + "\n" },
+  ctx,
+);
+await runTool(
+  writeFileTool,
+  { path: big, content: Array.from({ length: 10_000 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n") + "\n" },
+  ctx,
+);
 await runTool(readFileTool, { path: small }, ctx); // warm-up (and the one-time output-limit calibration)
 
 const floor = [];
@@ -54,11 +62,17 @@ if (run.status !== "success") throw new Error(JSON.stringify(run));
 const perCallMs = (Number(run.output.trim()) * 1000) / CODE_CALLS;
 const readP50 = p50(read);
 
-console.log(`file tools on ${backend}: ${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? "?"}, Node ${process.version}, ${new Date().toISOString()}`);
+console.log(
+  `file tools on ${backend}: ${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? "?"}, Node ${process.version}, ${new Date().toISOString()}`,
+);
 console.log(`floor: bare execute("true")           p50 ${ms(p50(floor))}`);
 console.log(`read_file (200-line file)             p50 ${ms(readP50)}  = ${ratio(readP50, p50(floor))} the floor`);
-console.log(`patch, one line of a 10 000-line file p50 ${ms(p50(patch))}  = ${ratio(p50(patch), p50(floor))} the floor`);
-console.log(`execute_code read_file calls          ${(1000 / perCallMs).toFixed(1)} calls/s, ${ms(perCallMs)} per call = ${ratio(perCallMs, readP50)} a direct read_file`);
+console.log(
+  `patch, one line of a 10 000-line file p50 ${ms(p50(patch))}  = ${ratio(p50(patch), p50(floor))} the floor`,
+);
+console.log(
+  `execute_code read_file calls          ${(1000 / perCallMs).toFixed(1)} calls/s, ${ms(perCallMs)} per call = ${ratio(perCallMs, readP50)} a direct read_file`,
+);
 
 await session.execute(`rm -rf ${dir}`);
 await session.close();

@@ -41,7 +41,11 @@ await gateway.close();
 
 const hop = median(g.map((ms, i) => ms - d[i]));
 const f = (ms) => `${ms.toFixed(2)} ms`;
-console.log(`gateway hop: ${CALLS} alternating calls of execute("true"), gateway and serve in one process, loopback HTTP`);
+console.log(
+  `gateway hop: ${CALLS} alternating calls of execute("true"), gateway and serve in one process, loopback HTTP`,
+);
 console.log(`  local direct   p50 ${f(median(d))}  p90 ${f(p90(d))}   (floor)`);
 console.log(`  via gateway    p50 ${f(median(g))}  p90 ${f(p90(g))}   ratio ${(median(g) / median(d)).toFixed(2)}x`);
-console.log(`  hop adds       p50 ${f(median(g) - median(d))}; median of paired differences ${f(hop)}  (target <= 2 ms: ${hop <= 2 ? "met" : "NOT met"})`);
+console.log(
+  `  hop adds       p50 ${f(median(g) - median(d))}; median of paired differences ${f(hop)}  (target <= 2 ms: ${hop <= 2 ? "met" : "NOT met"})`,
+);

@@ -23,7 +23,11 @@ const env = await createEnvironment({ backend: "local" });
 const transport = new StdioClientTransport({
   command: process.execPath,
   // `shellwright mcp --backend local`, through the command's own main().
-  args: ["--input-type=module", "-e", `import { main } from ${JSON.stringify(new URL("../dist/cli/mcp.js", import.meta.url).href)}; process.exitCode = await main(["--backend", "local"]);`],
+  args: [
+    "--input-type=module",
+    "-e",
+    `import { main } from ${JSON.stringify(new URL("../dist/cli/mcp.js", import.meta.url).href)}; process.exitCode = await main(["--backend", "local"]);`,
+  ],
   stderr: "inherit",
 });
 const client = new Client({ name: "bench", version: "0" });
@@ -49,7 +53,9 @@ await env.close();
 
 const floor = summary(times["session.execute (floor)"]).p50;
 console.log(`# MCP door overhead, ${CALLS} interleaved calls of \`${command}\``);
-console.log(`# ${new Date().toISOString()}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? "cpu"}, node ${process.version}`);
+console.log(
+  `# ${new Date().toISOString()}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? "cpu"}, node ${process.version}`,
+);
 console.log("| path | p50 | p95 | p50 vs floor |");
 console.log("| --- | --- | --- | --- |");
 for (const [name, list] of Object.entries(times)) {

@@ -13,7 +13,11 @@ const backend = config.backend ?? "local";
 
 const session = await createEnvironment(config);
 const idle = await callTool("terminal", { command: "sleep 600", background: true }, { session });
-const chatty = await callTool("terminal", { command: "while :; do echo line $RANDOM; sleep 0.005; done", background: true }, { session });
+const chatty = await callTool(
+  "terminal",
+  { command: "while :; do echo line $RANDOM; sleep 0.005; done", background: true },
+  { session },
+);
 
 const cases = {
   "execute('true') (floor)": () => session.execute("true"),
@@ -41,5 +45,7 @@ console.log(`backend ${backend}, ${iterations} iterations of each case, interlea
 console.log("case                          p50 ms   p90 ms   p50 / floor");
 for (const [name, values] of Object.entries(samples)) {
   const p50 = quantile(values, 0.5);
-  console.log(`${name.padEnd(28)} ${p50.toFixed(2).padStart(7)}  ${quantile(values, 0.9).toFixed(2).padStart(7)}   ${(p50 / floor).toFixed(2)}x`);
+  console.log(
+    `${name.padEnd(28)} ${p50.toFixed(2).padStart(7)}  ${quantile(values, 0.9).toFixed(2).padStart(7)}   ${(p50 / floor).toFixed(2)}x`,
+  );
 }

@@ -129,12 +129,16 @@ async function bigOutput(env) {
   console.log("| what | time | vs count-only | RSS growth |");
   console.log("|---|---|---|---|");
   console.log(`| floor: spawn and count the bytes | ${ms(count)} | 1.00x | |`);
-  console.log(`| execute() keeping head + tail | ${ms(ours)} | ${ratio(ours, count)} | ${(peak / 1e6).toFixed(1)} MB |`);
+  console.log(
+    `| execute() keeping head + tail | ${ms(ours)} | ${ratio(ours, count)} | ${(peak / 1e6).toFixed(1)} MB |`,
+  );
 }
 
 const env = await createEnvironment({ backend: "local" });
 console.log(`# Shellwright bench, ${new Date().toISOString().slice(0, 10)}`);
-console.log(`\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average ${os.loadavg()[0].toFixed(2)}`);
+console.log(
+  `\nMachine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average ${os.loadavg()[0].toFixed(2)}`,
+);
 try {
   await latency(env);
   await throughput(env);

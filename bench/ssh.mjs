@@ -52,7 +52,13 @@ async function open(config) {
   const warn = (message) => console.error(`warning: ${message}`);
   const transport = new SshTransport(normalizeSshConfig(config, warn));
   const session = await Session.open(transport, {
-    cwd: "~", timeoutMs: 60_000, maxOutputChars: 50_000, outputHeadFraction: 0.4, killGraceMs: 1000, initTimeoutMs: 30_000, warn,
+    cwd: "~",
+    timeoutMs: 60_000,
+    maxOutputChars: 50_000,
+    outputHeadFraction: 0.4,
+    killGraceMs: 1000,
+    initTimeoutMs: 30_000,
+    warn,
   });
   return { session, transport };
 }
@@ -60,8 +66,25 @@ async function open(config) {
 /** The floor: a bare ssh client through a master of its own, `true` on the host. */
 function bareSsh(config, controlPath) {
   const args = [
-    "-o", `ControlPath=${controlPath}`, "-o", "ControlMaster=auto", "-o", "ControlPersist=120", "-o", "BatchMode=yes",
-    "-o", `UserKnownHostsFile=${config.knownHostsFile}`, "-i", config.keyPath, "-p", String(config.port), "-l", config.user, "-T", config.host, "true",
+    "-o",
+    `ControlPath=${controlPath}`,
+    "-o",
+    "ControlMaster=auto",
+    "-o",
+    "ControlPersist=120",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    `UserKnownHostsFile=${config.knownHostsFile}`,
+    "-i",
+    config.keyPath,
+    "-p",
+    String(config.port),
+    "-l",
+    config.user,
+    "-T",
+    config.host,
+    "true",
   ];
   return () =>
     new Promise((resolve) => {
@@ -76,7 +99,10 @@ async function privateServer(readBashrc) {
     env: { ...env, SHELLWRIGHT_SSHD_DIR: dir, SHELLWRIGHT_SSHD_READ_BASHRC: readBashrc ? "1" : "0" },
   });
   const vars = Object.fromEntries([...stdout.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
-  return { vars, stop: () => run("bash", ["scripts/test-env/sshd.sh", "stop"], { env: { ...env, SHELLWRIGHT_SSHD_DIR: dir } }) };
+  return {
+    vars,
+    stop: () => run("bash", ["scripts/test-env/sshd.sh", "stop"], { env: { ...env, SHELLWRIGHT_SSHD_DIR: dir } }),
+  };
 }
 
 async function main() {
@@ -120,7 +146,8 @@ async function main() {
     }
     for (let i = 0; i < CALLS; i++) {
       rows.floor.push(await time(floor));
-      for (const key of ["plain", "cached", "walked", "forced"]) rows[key].push(await time(() => sessions[key].session.execute("true")));
+      for (const key of ["plain", "cached", "walked", "forced"])
+        rows[key].push(await time(() => sessions[key].session.execute("true")));
     }
     for (const s of Object.values(sessions)) await s.session.close();
     await rm(root, { recursive: true, force: true });
@@ -144,7 +171,9 @@ async function main() {
   await rm(work, { recursive: true, force: true });
 
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-  console.log(`# SSH backend benchmark\n\n${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${cpu}, Node ${process.version}, OpenSSH on 127.0.0.1.`);
+  console.log(
+    `# SSH backend benchmark\n\n${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${cpu}, Node ${process.version}, OpenSSH on 127.0.0.1.`,
+  );
   console.log(`Sync set: 3 credential files + a directory of ${TREE_FILES} files in 30 subdirectories.`);
   const line = (name, s, base) => console.log(`| ${name} | ${ms(s.p50)} | ${ms(s.p95)} | ${ratio(s.p50, base.p50)} |`);
   for (const { name, rows } of tables) {
@@ -159,7 +188,9 @@ async function main() {
     line("(b) sync forced every call", summary(rows.forced), f);
     console.log(`\nForced vs cached, (b)/(a) at p50: ${ratio(summary(rows.forced).p50, summary(rows.cached).p50)}.`);
   }
-  console.log(`\n~/.bashrc cost per command (floor with it − floor without it, p50): ${ms(summary(tables[0].rows.floor).p50 - summary(tables[1].rows.floor).p50)}.`);
+  console.log(
+    `\n~/.bashrc cost per command (floor with it − floor without it, p50): ${ms(summary(tables[0].rows.floor).p50 - summary(tables[1].rows.floor).p50)}.`,
+  );
   const u = summary(unchanged);
   const fs = summary(forcedSync);
   console.log(`\n## The sync step alone (FileSync.sync over rsync)\n`);

@@ -43,11 +43,15 @@ const folderCycles = findCycles(new Map([...folderEdges].map(([folder, targets])
 
 for (const cycle of moduleCycles) console.error(`module cycle: ${cycle.join(" -> ")}`);
 for (const cycle of folderCycles) {
-  const steps = cycle.slice(0, -1).map((from, i) => `  ${from} -> ${cycle[i + 1]} (${folderEdges.get(from).get(cycle[i + 1])})`);
+  const steps = cycle
+    .slice(0, -1)
+    .map((from, i) => `  ${from} -> ${cycle[i + 1]} (${folderEdges.get(from).get(cycle[i + 1])})`);
   console.error(`folder cycle: ${cycle.join(" -> ")}\n${steps.join("\n")}`);
 }
 if (moduleCycles.length + folderCycles.length > 0) {
-  console.error(`check-cycles: ${moduleCycles.length} module cycle(s), ${folderCycles.length} folder cycle(s) under ${relative(process.cwd(), root) || "."}`);
+  console.error(
+    `check-cycles: ${moduleCycles.length} module cycle(s), ${folderCycles.length} folder cycle(s) under ${relative(process.cwd(), root) || "."}`,
+  );
   process.exit(1);
 }
 console.log(`check-cycles: no import cycles among ${files.length} files under ${relative(process.cwd(), root) || "."}`);
@@ -73,9 +77,17 @@ function importsOf(file) {
   const targets = new Set();
   for (const statement of source.statements) {
     let specifier;
-    if ((ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+      statement.moduleSpecifier &&
+      ts.isStringLiteral(statement.moduleSpecifier)
+    ) {
       specifier = statement.moduleSpecifier.text;
-    } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference) && ts.isStringLiteral(statement.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(statement) &&
+      ts.isExternalModuleReference(statement.moduleReference) &&
+      ts.isStringLiteral(statement.moduleReference.expression)
+    ) {
       specifier = statement.moduleReference.expression.text;
     }
     if (specifier === undefined || !specifier.startsWith(".")) continue;

@@ -36,14 +36,29 @@ export type { ApprovalHook, ApprovalRequest, DangerousPattern } from "./tools/te
 export { enforceTurnBudget, persistLargeResult, persistResult, saveText } from "./tools/shared/result-persistence.js";
 export type { SavedText, TurnResult } from "./tools/shared/result-persistence.js";
 export { drainCompletionEvents, processRegistry } from "./tools/process/process-registry.js";
-export type { BackgroundProcess, CompletionEvent, ProcessRegistry, ProcessStatus } from "./tools/process/process-registry.js";
+export type {
+  BackgroundProcess,
+  CompletionEvent,
+  ProcessRegistry,
+  ProcessStatus,
+} from "./tools/process/process-registry.js";
 export { matchExpected, parsePlan, playPlan } from "./cli/plan.js";
 export type { Plan, PlanStep, StepReport } from "./cli/plan.js";
 export type { GatewayConfig } from "./backends/gateway/config.js";
 export { startGateway } from "./gateway/server.js";
 export type { Gateway, GatewayOptions } from "./gateway/server.js";
 export { FileSync, normalizeSyncConfig } from "./sync/index.js";
-export type { DirectoryMirror, FileSyncOptions, FileUpload, SyncConfig, SyncDirectorySpec, SyncFileSpec, SyncReport, SyncTransfer, TreeEntry } from "./sync/index.js";
+export type {
+  DirectoryMirror,
+  FileSyncOptions,
+  FileUpload,
+  SyncConfig,
+  SyncDirectorySpec,
+  SyncFileSpec,
+  SyncReport,
+  SyncTransfer,
+  TreeEntry,
+} from "./sync/index.js";
 export { handleToolCall, toolDefinitions, TOOL_FORMATS } from "./agents/definitions.js";
 export type {
   AnthropicToolDefinition,

@@ -19,10 +19,13 @@ function packagesImportedBy(entry: string): Set<string> {
     if (seen.has(file)) return;
     seen.add(file);
     const source = readFileSync(file, "utf8");
-    for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g)) {
+    for (const match of source.matchAll(
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g,
+    )) {
       const specifier = match[1] ?? match[2] ?? match[3]!;
       if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
-      else if (!specifier.startsWith("node:")) packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!);
+      else if (!specifier.startsWith("node:"))
+        packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!);
     }
   };
   visit(resolve(root, entry));

@@ -48,7 +48,9 @@ type DefinitionFor<Format extends ToolFormat> = Format extends "openai"
     ? AnthropicToolDefinition
     : JsonSchemaToolDefinition;
 
-export function toolDefinitions<Format extends ToolFormat>(options: ToolDefinitionsOptions<Format>): DefinitionFor<Format>[] {
+export function toolDefinitions<Format extends ToolFormat>(
+  options: ToolDefinitionsOptions<Format>,
+): DefinitionFor<Format>[] {
   const raw = plainObject("options", options);
   rejectUnknown("toolDefinitions", raw, ["format", "tools"]);
   const format = raw.format;
@@ -60,10 +62,14 @@ export function toolDefinitions<Format extends ToolFormat>(options: ToolDefiniti
 
 function definition<Format extends ToolFormat>(tool: ToolDefinition, format: Format): DefinitionFor<Format> {
   const schema = objectSchema(tool);
-  if (format === "json-schema") return { name: tool.name, description: tool.description, inputSchema: schema } as DefinitionFor<Format>;
+  if (format === "json-schema")
+    return { name: tool.name, description: tool.description, inputSchema: schema } as DefinitionFor<Format>;
   const parameters = withoutDialect(schema);
   if (format === "openai") {
-    return { type: "function", function: { name: tool.name, description: tool.description, parameters } } as DefinitionFor<Format>;
+    return {
+      type: "function",
+      function: { name: tool.name, description: tool.description, parameters },
+    } as DefinitionFor<Format>;
   }
   return { name: tool.name, description: tool.description, input_schema: parameters } as DefinitionFor<Format>;
 }
@@ -72,7 +78,10 @@ function definition<Format extends ToolFormat>(tool: ToolDefinition, format: For
 export function objectSchema(tool: ToolDefinition): JsonSchemaObject {
   const schema = inputJsonSchema(tool);
   if (schema.type !== "object") {
-    throw new InvalidOptionError("tools", `tool ${describe(tool.name)} must take an object (a zod z.object schema), its input schema has type ${describe(schema.type)}`);
+    throw new InvalidOptionError(
+      "tools",
+      `tool ${describe(tool.name)} must take an object (a zod z.object schema), its input schema has type ${describe(schema.type)}`,
+    );
   }
   return schema;
 }
@@ -103,7 +112,12 @@ export interface HandleToolCallOptions {
  * for the model's mistakes: an unknown tool, bad JSON or bad arguments come
  * back as `{error}` that tells the model what to do.
  */
-export async function handleToolCall(session: Environment, name: string, args: unknown, options: HandleToolCallOptions = {}): Promise<ToolResult> {
+export async function handleToolCall(
+  session: Environment,
+  name: string,
+  args: unknown,
+  options: HandleToolCallOptions = {},
+): Promise<ToolResult> {
   const raw = plainObject("options", options);
   rejectUnknown("handleToolCall", raw, ["tools", "signal", "onOutput", "settings", "callId"]);
   const tools = toolList(options.tools);
@@ -118,7 +132,9 @@ export async function handleToolCall(session: Environment, name: string, args: u
     try {
       input = args.trim() === "" ? {} : (JSON.parse(args) as unknown);
     } catch (error) {
-      return { error: `The arguments for ${tool.name} are not valid JSON (${(error as Error).message}). Send one JSON object.` };
+      return {
+        error: `The arguments for ${tool.name} are not valid JSON (${(error as Error).message}). Send one JSON object.`,
+      };
     }
   }
   return callTool(tool, input, {

@@ -17,7 +17,12 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type { Experimental_SandboxDirectoryEntry, Experimental_SandboxFileStat, Experimental_SandboxProcess, Experimental_SandboxSession } from "ai";
+import type {
+  Experimental_SandboxDirectoryEntry,
+  Experimental_SandboxFileStat,
+  Experimental_SandboxProcess,
+  Experimental_SandboxSession,
+} from "ai";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown, shellString, stringRecord } from "../core/options.js";
 import { shellQuote } from "../core/script.js";
@@ -38,7 +43,10 @@ const MISSING = 20;
 const IS_DIRECTORY = 21;
 const NOT_DIRECTORY = 22;
 
-export function createSandboxSession(session: Environment, options: SandboxAdapterOptions = {}): Experimental_SandboxSession {
+export function createSandboxSession(
+  session: Environment,
+  options: SandboxAdapterOptions = {},
+): Experimental_SandboxSession {
   rejectUnknown("createSandboxSession", plainObject("options", options), ["description"]);
   const base = session.cwd;
   const description =
@@ -49,7 +57,11 @@ export function createSandboxSession(session: Environment, options: SandboxAdapt
   /** Runs a file producer from the base directory; rejects with the abort reason when aborted. */
   const io = async (producer: string, path: string, signal: AbortSignal | undefined, stdin?: Uint8Array) => {
     signal?.throwIfAborted();
-    const result = await runOnBackend(session, producer, { cwd: base, signal, ...(stdin === undefined ? {} : { stdin }) }).catch((error: unknown) => {
+    const result = await runOnBackend(session, producer, {
+      cwd: base,
+      signal,
+      ...(stdin === undefined ? {} : { stdin }),
+    }).catch((error: unknown) => {
       signal?.throwIfAborted();
       throw error;
     });
@@ -63,11 +75,19 @@ export function createSandboxSession(session: Environment, options: SandboxAdapt
 
   const readBinaryFile = async ({ path, abortSignal }: PathOptions): Promise<Uint8Array | null> => {
     const p = pathWord(path);
-    const result = await io(`[ -e ${p} ] || exit ${MISSING}; [ -d ${p} ] && exit ${IS_DIRECTORY}; cat -- ${p}`, path, abortSignal);
+    const result = await io(
+      `[ -e ${p} ] || exit ${MISSING}; [ -d ${p} ] && exit ${IS_DIRECTORY}; cat -- ${p}`,
+      path,
+      abortSignal,
+    );
     return result.exitCode === MISSING ? null : new Uint8Array(result.stdout);
   };
 
-  const writeBinaryFile = async ({ path, content, abortSignal }: PathOptions & { content: Uint8Array }): Promise<void> => {
+  const writeBinaryFile = async ({
+    path,
+    content,
+    abortSignal,
+  }: PathOptions & { content: Uint8Array }): Promise<void> => {
     const p = pathWord(path);
     const producer = `[ -d ${p} ] && exit ${IS_DIRECTORY}; mkdir -p -- "$(dirname -- ${p})" || exit 1; cat > ${p}`;
     await io(producer, path, abortSignal, content);
@@ -83,7 +103,10 @@ export function createSandboxSession(session: Environment, options: SandboxAdapt
 
   const spawn = (async (spawnOptions: SpawnOptions) => {
     if ((spawnOptions as { stdin?: unknown }).stdin === true) {
-      throw new InvalidOptionError("stdin", "spawn with stdin: true is not supported: a Shellwright command gets its stdin whole when it starts. Pass the input in the command (a heredoc or a file) instead.");
+      throw new InvalidOptionError(
+        "stdin",
+        "spawn with stdin: true is not supported: a Shellwright command gets its stdin whole when it starts. Pass the input in the command (a heredoc or a file) instead.",
+      );
     }
     const command = commandPlan(spawnOptions, "spawn");
     return spawnProcess(session, base, command, spawnOptions.abortSignal);
@@ -110,7 +133,8 @@ export function createSandboxSession(session: Environment, options: SandboxAdapt
     writeBinaryFile,
     writeFile: async ({ content, ...options }) => writeBinaryFile({ ...options, content: await bytesOf(content) }),
     writeTextFile: async ({ content, encoding = "utf-8", ...options }) => {
-      if (typeof content !== "string") throw new InvalidOptionError("content", `content must be a string, got ${describe(content)}`);
+      if (typeof content !== "string")
+        throw new InvalidOptionError("content", `content must be a string, got ${describe(content)}`);
       return writeBinaryFile({ ...options, content: encodeText(content, encoding) });
     },
     stat: async ({ path, abortSignal }) => {
@@ -132,7 +156,10 @@ export function createSandboxSession(session: Environment, options: SandboxAdapt
       if (result.exitCode === MISSING) return null;
       return splitNul(result.stdout).map((entry): Experimental_SandboxDirectoryEntry => {
         const slash = entry.indexOf("/");
-        return { type: entry.slice(0, slash) as Experimental_SandboxDirectoryEntry["type"], name: entry.slice(slash + 1) };
+        return {
+          type: entry.slice(0, slash) as Experimental_SandboxDirectoryEntry["type"],
+          name: entry.slice(slash + 1),
+        };
       });
     },
     deleteFile: async ({ path, abortSignal }) => {
@@ -146,16 +173,26 @@ export function createSandboxSession(session: Environment, options: SandboxAdapt
 /** A command for run/spawn: the env arrives on stdin (never on a command line), stderr goes to a file. */
 interface CommandPlan {
   script: string;
-  executeOptions(base: string, signal: AbortSignal | undefined): { isolated: true; cwd: string; stdin?: Uint8Array; signal?: AbortSignal };
+  executeOptions(
+    base: string,
+    signal: AbortSignal | undefined,
+  ): { isolated: true; cwd: string; stdin?: Uint8Array; signal?: AbortSignal };
   collectStderr(session: Environment, base: string): Promise<string>;
 }
 
 function commandPlan(options: RunOptions, method: "run" | "spawn"): CommandPlan {
   const raw = plainObject(`${method} options`, options);
-  rejectUnknown(method, raw, method === "spawn" ? ["command", "workingDirectory", "env", "abortSignal", "stdin"] : ["command", "workingDirectory", "env", "abortSignal"]);
+  rejectUnknown(
+    method,
+    raw,
+    method === "spawn"
+      ? ["command", "workingDirectory", "env", "abortSignal", "stdin"]
+      : ["command", "workingDirectory", "env", "abortSignal"],
+  );
   const command = shellString("command", options.command);
   const env = stringRecord("env", options.env);
-  const cwd = options.workingDirectory === undefined ? undefined : shellString("workingDirectory", options.workingDirectory);
+  const cwd =
+    options.workingDirectory === undefined ? undefined : shellString("workingDirectory", options.workingDirectory);
   const errFile = `\${TMPDIR:-/tmp}/shellwright-stderr-${randomBytes(8).toString("hex")}`;
   const names = Object.keys(env);
   const lines: string[] = [];
@@ -164,18 +201,32 @@ function commandPlan(options: RunOptions, method: "run" | "spawn"): CommandPlan 
   }
   if (cwd !== undefined) lines.push(`cd -- ${shellQuote(cwd)} || exit 126`);
   lines.push(`{ ${command}\n} 2>"${errFile}"`);
-  const stdin = names.length === 0 ? undefined : new TextEncoder().encode(names.map((name) => `${name}=${env[name]}\0`).join(""));
+  const stdin =
+    names.length === 0 ? undefined : new TextEncoder().encode(names.map((name) => `${name}=${env[name]}\0`).join(""));
   return {
     script: lines.join("\n"),
-    executeOptions: (base, signal) => ({ isolated: true, cwd: base, ...(stdin === undefined ? {} : { stdin }), ...(signal === undefined ? {} : { signal }) }),
+    executeOptions: (base, signal) => ({
+      isolated: true,
+      cwd: base,
+      ...(stdin === undefined ? {} : { stdin }),
+      ...(signal === undefined ? {} : { signal }),
+    }),
     collectStderr: async (session, base) => {
-      const result = await session.execute(`cat "${errFile}" 2>/dev/null; rm -f "${errFile}"`, { isolated: true, cwd: base });
+      const result = await session.execute(`cat "${errFile}" 2>/dev/null; rm -f "${errFile}"`, {
+        isolated: true,
+        cwd: base,
+      });
       return result.output;
     },
   };
 }
 
-function spawnProcess(session: Environment, base: string, command: CommandPlan, abortSignal: AbortSignal | undefined): Experimental_SandboxProcess {
+function spawnProcess(
+  session: Environment,
+  base: string,
+  command: CommandPlan,
+  abortSignal: AbortSignal | undefined,
+): Experimental_SandboxProcess {
   const killer = new AbortController();
   const signal = abortSignal === undefined ? killer.signal : AbortSignal.any([killer.signal, abortSignal]);
   const encoder = new TextEncoder();
@@ -226,7 +277,10 @@ function textDecoder(encoding: unknown): { decode(bytes: Uint8Array): string } {
   try {
     return new TextDecoder(String(encoding));
   } catch {
-    throw new InvalidOptionError("encoding", `encoding ${describe(encoding)} is not an encoding this runtime can decode`);
+    throw new InvalidOptionError(
+      "encoding",
+      `encoding ${describe(encoding)} is not an encoding this runtime can decode`,
+    );
   }
 }
 
@@ -234,14 +288,20 @@ function encodeText(text: string, encoding: unknown): Uint8Array {
   const name = String(encoding).toLowerCase();
   if (name === "utf-8" || name === "utf8") return new TextEncoder().encode(text);
   if (typeof encoding !== "string" || !Buffer.isEncoding(name)) {
-    throw new InvalidOptionError("encoding", `encoding ${describe(encoding)} cannot be written; use utf-8, utf-16le, latin1 or ascii`);
+    throw new InvalidOptionError(
+      "encoding",
+      `encoding ${describe(encoding)} cannot be written; use utf-8, utf-16le, latin1 or ascii`,
+    );
   }
   return new Uint8Array(Buffer.from(text, name));
 }
 
 function lineRange(startLine: unknown, endLine: unknown): { start: number; end: number } | undefined {
   if (startLine === undefined && endLine === undefined) return undefined;
-  for (const [name, value] of [["startLine", startLine], ["endLine", endLine]] as const) {
+  for (const [name, value] of [
+    ["startLine", startLine],
+    ["endLine", endLine],
+  ] as const) {
     if (value !== undefined && (typeof value !== "number" || !Number.isInteger(value) || value < 1)) {
       throw new InvalidOptionError(name, `${name} must be a line number from 1, got ${describe(value)}`);
     }
@@ -278,7 +338,8 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
 }
 
 async function bytesOf(stream: unknown): Promise<Uint8Array> {
-  if (!(stream instanceof ReadableStream)) throw new InvalidOptionError("content", `content must be a ReadableStream of bytes, got ${describe(stream)}`);
+  if (!(stream instanceof ReadableStream))
+    throw new InvalidOptionError("content", `content must be a ReadableStream of bytes, got ${describe(stream)}`);
   const parts: Uint8Array[] = [];
   for await (const part of stream as ReadableStream<Uint8Array>) parts.push(part);
   return new Uint8Array(Buffer.concat(parts));

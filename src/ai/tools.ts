@@ -32,7 +32,10 @@ export function shellwrightTools(session: Environment, options: ShellwrightTools
     set[definition.name] = tool({
       description: definition.description,
       inputSchema: jsonSchema<Record<string, unknown>>(withoutDialect(objectSchema(definition))),
-      execute: (input: Record<string, unknown>, { abortSignal, toolCallId }: { abortSignal?: AbortSignal; toolCallId: string }): Promise<ToolResult> =>
+      execute: (
+        input: Record<string, unknown>,
+        { abortSignal, toolCallId }: { abortSignal?: AbortSignal; toolCallId: string },
+      ): Promise<ToolResult> =>
         callTool(definition, input, {
           session,
           settings,

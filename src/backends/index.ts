@@ -17,9 +17,19 @@ import type { DaytonaConfig } from "./daytona/config.js";
 import type { GatewayConfig } from "./gateway/config.js";
 
 export type { CommonConfig } from "./shared/config.js";
-export type { LocalConfig, DockerConfig, SshConfig, ApptainerConfig, ModalConfig, DaytonaConfig, GatewayConfig, Environment };
+export type {
+  LocalConfig,
+  DockerConfig,
+  SshConfig,
+  ApptainerConfig,
+  ModalConfig,
+  DaytonaConfig,
+  GatewayConfig,
+  Environment,
+};
 
-export type EnvironmentConfig = LocalConfig | DockerConfig | SshConfig | ApptainerConfig | ModalConfig | DaytonaConfig | GatewayConfig;
+export type EnvironmentConfig =
+  LocalConfig | DockerConfig | SshConfig | ApptainerConfig | ModalConfig | DaytonaConfig | GatewayConfig;
 
 export const BACKENDS = ["local", "docker", "ssh", "apptainer", "modal", "daytona", "gateway"] as const;
 export type BackendName = (typeof BACKENDS)[number];

@@ -19,7 +19,9 @@ export function readConfigFile(path: string | undefined, flag = "--config"): Env
     throw new UsageError(`${flag} ${JSON.stringify(path)} is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError(`${flag} ${JSON.stringify(path)} must hold one JSON object (the environment config), got ${Array.isArray(value) ? "an array" : typeof value}`);
+    throw new UsageError(
+      `${flag} ${JSON.stringify(path)} must hold one JSON object (the environment config), got ${Array.isArray(value) ? "an array" : typeof value}`,
+    );
   }
   return value as EnvironmentConfig;
 }

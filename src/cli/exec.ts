@@ -13,7 +13,8 @@ import { readConfigFile } from "./config-file.js";
 import { namedConfig, rememberedConfig, reopen } from "./named-session.js";
 import { SessionStore } from "./session-store.js";
 
-export const execUsage = "usage: shellwright exec [--backend NAME] [--config FILE.json] [--session NAME] [--cwd DIR] [--timeout SECONDS] [--json] [--] COMMAND…";
+export const execUsage =
+  "usage: shellwright exec [--backend NAME] [--config FILE.json] [--session NAME] [--cwd DIR] [--timeout SECONDS] [--json] [--] COMMAND…";
 
 export async function main(args: string[]): Promise<number> {
   const parsed = parseArgs(args, ["backend", "config", "session", "cwd", "timeout"], ["json"]);

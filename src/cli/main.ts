@@ -46,14 +46,17 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const handler = commands[command];
-  if (handler === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`shellwright help\``);
+  if (handler === undefined)
+    throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`shellwright help\``);
   return handler(rest);
 }
 
 try {
   process.exitCode = await run(process.argv.slice(2));
 } catch (error) {
-  const badInput = error instanceof UsageError || (isShellwrightError(error) && (error.code === "INVALID_OPTION" || error.code === "SESSION_NOT_FOUND"));
+  const badInput =
+    error instanceof UsageError ||
+    (isShellwrightError(error) && (error.code === "INVALID_OPTION" || error.code === "SESSION_NOT_FOUND"));
   process.stderr.write(`shellwright: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = badInput ? 2 : 1;
 }

@@ -23,8 +23,13 @@ export const mcpUsage =
 export const TOKEN_ENV = "SHELLWRIGHT_MCP_TOKEN";
 
 export async function main(args: string[]): Promise<number> {
-  const parsed = parseArgs(args, ["backend", "cwd", "config", "host", "port", "token-file"], ["http", "insecure-no-auth"]);
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}; ${mcpUsage}`);
+  const parsed = parseArgs(
+    args,
+    ["backend", "cwd", "config", "host", "port", "token-file"],
+    ["http", "insecure-no-auth"],
+  );
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}; ${mcpUsage}`);
   const config = readConfigFile(stringFlag(parsed, "config"));
   const backend = stringFlag(parsed, "backend") ?? (config.backend as string | undefined) ?? "local";
   if (!(BACKENDS as readonly string[]).includes(backend)) {
@@ -44,7 +49,8 @@ export async function main(args: string[]): Promise<number> {
   }
 
   const port = Number(stringFlag(parsed, "port") ?? "8808");
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${JSON.stringify(stringFlag(parsed, "port"))}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a port number, got ${JSON.stringify(stringFlag(parsed, "port"))}`);
   const token = loadToken({ tokenFile: stringFlag(parsed, "token-file"), envVar: TOKEN_ENV });
   const server = await serveHttp({
     createSession,
@@ -53,7 +59,9 @@ export async function main(args: string[]): Promise<number> {
     ...(token === undefined ? {} : { token }),
     insecureNoAuth: parsed.flags.has("insecure-no-auth"),
   });
-  process.stderr.write(`shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`);
+  process.stderr.write(
+    `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

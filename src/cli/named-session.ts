@@ -22,9 +22,16 @@ export function namedConfig(name: string, config: EnvironmentConfig, store: Sess
 }
 
 /** Reopens a stored session; `forClose` lets the backend remove what it kept (a container). */
-export function reopen(stored: StoredSession, store: SessionStore, options: { forClose?: boolean } = {}): Promise<Environment> {
-  const config = { ...(stored.config ?? { backend: stored.backend }), resume: stored.state } as EnvironmentConfig & { keepContainer?: boolean };
-  if (config.backend === undefined || config.backend === "local") (config as { stateDir?: string }).stateDir = store.dir(stored.name);
+export function reopen(
+  stored: StoredSession,
+  store: SessionStore,
+  options: { forClose?: boolean } = {},
+): Promise<Environment> {
+  const config = { ...(stored.config ?? { backend: stored.backend }), resume: stored.state } as EnvironmentConfig & {
+    keepContainer?: boolean;
+  };
+  if (config.backend === undefined || config.backend === "local")
+    (config as { stateDir?: string }).stateDir = store.dir(stored.name);
   if (options.forClose && config.backend === "docker") config.keepContainer = false;
   return createEnvironment(config);
 }

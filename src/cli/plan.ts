@@ -54,25 +54,50 @@ const STEP_KEYS = ["tool", "args", "expect", "skip", "name"];
 export function parsePlan(value: unknown): Plan {
   const plan: Plan = Array.isArray(value) ? { steps: value as PlanStep[] } : (value as Plan);
   if (typeof plan !== "object" || plan === null || !Array.isArray(plan.steps)) {
-    throw new InvalidOptionError("plan", `A plan must be an array of steps or an object with a "steps" array, got ${describeValue(value)}`);
+    throw new InvalidOptionError(
+      "plan",
+      `A plan must be an array of steps or an object with a "steps" array, got ${describeValue(value)}`,
+    );
   }
-  if (plan.environment !== undefined && (typeof plan.environment !== "object" || plan.environment === null || Array.isArray(plan.environment))) {
-    throw new InvalidOptionError("plan.environment", `plan.environment must be an object, got ${describeValue(plan.environment)}`);
+  if (
+    plan.environment !== undefined &&
+    (typeof plan.environment !== "object" || plan.environment === null || Array.isArray(plan.environment))
+  ) {
+    throw new InvalidOptionError(
+      "plan.environment",
+      `plan.environment must be an object, got ${describeValue(plan.environment)}`,
+    );
   }
   plan.steps.forEach((step, index) => {
     const where = `step ${index + 1}`;
-    if (typeof step !== "object" || step === null || Array.isArray(step)) throw new InvalidOptionError(where, `${where} must be an object, got ${describeValue(step)}`);
+    if (typeof step !== "object" || step === null || Array.isArray(step))
+      throw new InvalidOptionError(where, `${where} must be an object, got ${describeValue(step)}`);
     for (const key of Object.keys(step)) {
-      if (!STEP_KEYS.includes(key)) throw new InvalidOptionError(`${where}.${key}`, `${where} has an unknown key ${describeValue(key)}; known keys: ${STEP_KEYS.join(", ")}`);
+      if (!STEP_KEYS.includes(key))
+        throw new InvalidOptionError(
+          `${where}.${key}`,
+          `${where} has an unknown key ${describeValue(key)}; known keys: ${STEP_KEYS.join(", ")}`,
+        );
     }
-    if (typeof step.tool !== "string" || step.tool === "") throw new InvalidOptionError(`${where}.tool`, `${where}.tool must be a tool name, got ${describeValue(step.tool)}`);
+    if (typeof step.tool !== "string" || step.tool === "")
+      throw new InvalidOptionError(
+        `${where}.tool`,
+        `${where}.tool must be a tool name, got ${describeValue(step.tool)}`,
+      );
     for (const key of ["args", "expect"] as const) {
       const part = step[key];
       if (part !== undefined && (typeof part !== "object" || part === null || Array.isArray(part))) {
-        throw new InvalidOptionError(`${where}.${key}`, `${where}.${key} must be an object, got ${describeValue(part)}`);
+        throw new InvalidOptionError(
+          `${where}.${key}`,
+          `${where}.${key} must be an object, got ${describeValue(part)}`,
+        );
       }
     }
-    if (step.skip !== undefined && typeof step.skip !== "string") throw new InvalidOptionError(`${where}.skip`, `${where}.skip must be a string (the reason), got ${describeValue(step.skip)}`);
+    if (step.skip !== undefined && typeof step.skip !== "string")
+      throw new InvalidOptionError(
+        `${where}.skip`,
+        `${where}.skip must be a string (the reason), got ${describeValue(step.skip)}`,
+      );
   });
   return plan;
 }
@@ -87,7 +112,11 @@ export interface PlayOptions {
 }
 
 /** Plays the steps in `session`. Returns one report per step. */
-export async function playPlan(session: Environment, steps: readonly PlanStep[], options: PlayOptions = {}): Promise<StepReport[]> {
+export async function playPlan(
+  session: Environment,
+  steps: readonly PlanStep[],
+  options: PlayOptions = {},
+): Promise<StepReport[]> {
   const reports: StepReport[] = [];
   for (const [index, step] of steps.entries()) {
     const number = index + 1;
@@ -121,16 +150,31 @@ export async function playPlan(session: Environment, steps: readonly PlanStep[],
 export function matchExpected(expected: unknown, actual: unknown, path = "result"): string[] {
   if (isMatcher(expected)) {
     const m = expected as Record<string, unknown>;
-    if ("$absent" in m) return (actual === undefined) === (m.$absent === true) ? [] : [`${path}: expected ${m.$absent ? "no value" : "a value"}, got ${JSON.stringify(actual)}`];
+    if ("$absent" in m)
+      return (actual === undefined) === (m.$absent === true)
+        ? []
+        : [`${path}: expected ${m.$absent ? "no value" : "a value"}, got ${JSON.stringify(actual)}`];
     if (typeof actual !== "string") return [`${path}: expected a string, got ${JSON.stringify(actual)}`];
-    if ("$contains" in m) return actual.includes(String(m.$contains)) ? [] : [`${path}: expected to contain ${JSON.stringify(m.$contains)}, got ${JSON.stringify(clip(actual))}`];
-    return new RegExp(String(m.$regex)).test(actual) ? [] : [`${path}: expected to match /${String(m.$regex)}/, got ${JSON.stringify(clip(actual))}`];
+    if ("$contains" in m)
+      return actual.includes(String(m.$contains))
+        ? []
+        : [`${path}: expected to contain ${JSON.stringify(m.$contains)}, got ${JSON.stringify(clip(actual))}`];
+    return new RegExp(String(m.$regex)).test(actual)
+      ? []
+      : [`${path}: expected to match /${String(m.$regex)}/, got ${JSON.stringify(clip(actual))}`];
   }
   if (typeof expected === "object" && expected !== null && !Array.isArray(expected)) {
-    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
-    return Object.entries(expected).flatMap(([key, value]) => matchExpected(value, (actual as Record<string, unknown>)[key], `${path}.${key}`));
+    if (typeof actual !== "object" || actual === null || Array.isArray(actual))
+      return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
+    return Object.entries(expected).flatMap(([key, value]) =>
+      matchExpected(value, (actual as Record<string, unknown>)[key], `${path}.${key}`),
+    );
   }
-  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(typeof actual === "string" ? clip(actual) : actual)}`];
+  return JSON.stringify(expected) === JSON.stringify(actual)
+    ? []
+    : [
+        `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(typeof actual === "string" ? clip(actual) : actual)}`,
+      ];
 }
 
 function isMatcher(value: unknown): boolean {
@@ -146,7 +190,9 @@ function substitute(value: unknown, reports: readonly StepReport[]): unknown {
   if (typeof value === "string") {
     const whole = /^\$\{(\d+)\.([\w.]+)\}$/.exec(value);
     if (whole) return lookup(reports, Number(whole[1]), whole[2]!);
-    return value.replace(/\$\{(\d+)\.([\w.]+)\}/g, (_, step: string, path: string) => String(lookup(reports, Number(step), path)));
+    return value.replace(/\$\{(\d+)\.([\w.]+)\}/g, (_, step: string, path: string) =>
+      String(lookup(reports, Number(step), path)),
+    );
   }
   if (Array.isArray(value)) return value.map((item) => substitute(item, reports));
   if (typeof value === "object" && value !== null) {
@@ -157,6 +203,7 @@ function substitute(value: unknown, reports: readonly StepReport[]): unknown {
 
 function lookup(reports: readonly StepReport[], step: number, path: string): unknown {
   let value: unknown = reports[step - 1]?.result;
-  for (const key of path.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of path.split("."))
+    value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
   return value;
 }

@@ -35,7 +35,12 @@ export async function main(args: string[]): Promise<number> {
   try {
     plan = parsePlan(JSON.parse(await readFile(planPath, "utf8")));
   } catch (error) {
-    const why = error instanceof SyntaxError ? `it is not valid JSON (${error.message})` : error instanceof Error ? error.message : String(error);
+    const why =
+      error instanceof SyntaxError
+        ? `it is not valid JSON (${error.message})`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     process.stderr.write(`shellwright run: cannot use the plan ${planPath}: ${why}\n`);
     return 2;
   }

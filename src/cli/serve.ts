@@ -47,7 +47,6 @@ export interface ServeIo {
   signal: AbortSignal;
 }
 
-
 export async function main(args: string[]): Promise<number> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
@@ -77,10 +76,17 @@ export async function serve(args: string[], io: ServeIo): Promise<number> {
     }
     const token = loadToken({ tokenFile: parsed.tokenFile, envVar: TOKEN_ENV_VAR, env: io.env });
     if (token === undefined && !parsed.insecureNoAuth) {
-      throw new UsageError(`no token: set $${TOKEN_ENV_VAR} or pass --token-file PATH (or --insecure-no-auth on loopback)`);
+      throw new UsageError(
+        `no token: set $${TOKEN_ENV_VAR} or pass --token-file PATH (or --insecure-no-auth on loopback)`,
+      );
     }
-    options = { ...parsed.options, ...(token === undefined ? { insecureNoAuth: true } : { token }), log: (m) => io.stderr(`shellwright serve: ${m}\n`) };
-    if (token !== undefined && parsed.insecureNoAuth) throw new UsageError("--insecure-no-auth was given but a token is set; drop one of them");
+    options = {
+      ...parsed.options,
+      ...(token === undefined ? { insecureNoAuth: true } : { token }),
+      log: (m) => io.stderr(`shellwright serve: ${m}\n`),
+    };
+    if (token !== undefined && parsed.insecureNoAuth)
+      throw new UsageError("--insecure-no-auth was given but a token is set; drop one of them");
   } catch (error) {
     if (error instanceof UsageError || error instanceof TokenSourceError) {
       io.stderr(`shellwright serve: ${error.message}\n`);
@@ -93,13 +99,19 @@ export async function serve(args: string[], io: ServeIo): Promise<number> {
   try {
     gateway = await startGateway(options);
   } catch (error) {
-    if (isShellwrightError(error) || (error as { code?: string }).code === "EADDRINUSE" || (error as { code?: string }).code === "EACCES") {
+    if (
+      isShellwrightError(error) ||
+      (error as { code?: string }).code === "EADDRINUSE" ||
+      (error as { code?: string }).code === "EACCES"
+    ) {
       io.stderr(`shellwright serve: ${(error as Error).message}\n`);
       return 2;
     }
     throw error;
   }
-  io.stderr(`shellwright serve: listening on ${gateway.url} (backend ${options.backend?.backend ?? "local"}${options.insecureNoAuth ? ", NO AUTH" : ""})\n`);
+  io.stderr(
+    `shellwright serve: listening on ${gateway.url} (backend ${options.backend?.backend ?? "local"}${options.insecureNoAuth ? ", NO AUTH" : ""})\n`,
+  );
   io.stdout(`${gateway.url}\n`);
   if (!io.signal.aborted) await new Promise((resolve) => io.signal.addEventListener("abort", resolve, { once: true }));
   io.stderr("shellwright serve: stopping\n");
@@ -177,7 +189,10 @@ export function parseServeArgs(args: string[]): ParsedServeArgs | "help" {
     }
   }
   if (roots.length > 0) options.allowedRoots = roots;
-  options.backend = { ...backendConfig, ...(backendName === undefined ? {} : { backend: backendName }) } as EnvironmentConfig;
+  options.backend = {
+    ...backendConfig,
+    ...(backendName === undefined ? {} : { backend: backendName }),
+  } as EnvironmentConfig;
   return { options, tokenFile, insecureNoAuth };
 }
 

@@ -28,7 +28,9 @@ export function shellwrightHome(): string {
 
 export function validateSessionName(name: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
-    throw new UsageError(`invalid session name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`);
+    throw new UsageError(
+      `invalid session name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`,
+    );
   }
   return name;
 }
@@ -50,7 +52,9 @@ export class SessionStore {
 
   load(name: string): StoredSession | undefined {
     try {
-      return JSON.parse(readFileSync(join(this.root, validateSessionName(name), "state.json"), "utf8")) as StoredSession;
+      return JSON.parse(
+        readFileSync(join(this.root, validateSessionName(name), "state.json"), "utf8"),
+      ) as StoredSession;
     } catch {
       return undefined;
     }

@@ -1,6 +1,10 @@
 /** `shellwright sessions [--json]` and `shellwright close NAME`. */
 
-import { listDockerContainers, removeDockerContainers, type DockerContainerInfo } from "../backends/docker/containers.js";
+import {
+  listDockerContainers,
+  removeDockerContainers,
+  type DockerContainerInfo,
+} from "../backends/docker/containers.js";
 import { SessionNotFoundError } from "../core/errors.js";
 import { parseArgs, UsageError } from "./args.js";
 import { reopen } from "./named-session.js";

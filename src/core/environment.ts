@@ -93,14 +93,16 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   }
   const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "isolated"];
   for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
+    if (!known.includes(key))
+      throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
   }
   const cwd = options.cwd === undefined ? undefined : shellString("cwd", options.cwd);
   const timeoutMs = positiveNumber("timeoutMs", options.timeoutMs, defaultTimeoutMs);
   let stdin: Uint8Array | undefined;
   if (typeof options.stdin === "string") stdin = Buffer.from(options.stdin, "utf8");
   else if (options.stdin instanceof Uint8Array) stdin = options.stdin;
-  else if (options.stdin !== undefined) throw new InvalidOptionError("stdin", `stdin must be a string or a Uint8Array, got ${describe(options.stdin)}`);
+  else if (options.stdin !== undefined)
+    throw new InvalidOptionError("stdin", `stdin must be a string or a Uint8Array, got ${describe(options.stdin)}`);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError("signal", `signal must be an AbortSignal, got ${describe(options.signal)}`);
   }
@@ -110,5 +112,12 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   if (options.isolated !== undefined && typeof options.isolated !== "boolean") {
     throw new InvalidOptionError("isolated", `isolated must be a boolean, got ${describe(options.isolated)}`);
   }
-  return { cwd, timeoutMs, stdin, signal: options.signal, onOutput: options.onOutput, isolated: options.isolated === true };
+  return {
+    cwd,
+    timeoutMs,
+    stdin,
+    signal: options.signal,
+    onOutput: options.onOutput,
+    isolated: options.isolated === true,
+  };
 }

@@ -44,7 +44,10 @@ export class MarkerScanner {
   /** Feed a chunk; returns the bytes that are command output. */
   push(chunk: Uint8Array): Buffer {
     if (this.done) return EMPTY;
-    let data = this.#held.length > 0 ? Buffer.concat([this.#held, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    let data =
+      this.#held.length > 0
+        ? Buffer.concat([this.#held, chunk])
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     this.#held = EMPTY;
     if (this.#pidPrefix !== undefined) {
       const consumed = this.#takePid(data);

@@ -7,7 +7,8 @@ import { InvalidOptionError } from "./errors.js";
 
 export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) return String(value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined)
+    return String(value);
   if (Array.isArray(value)) return "an array";
   return `a ${typeof value}`;
 }
@@ -40,7 +41,8 @@ export function positiveInteger(name: string, value: unknown, fallback: number):
 export function shellString(name: string, value: unknown, options: { allowEmpty?: boolean } = {}): string {
   if (typeof value !== "string") throw new InvalidOptionError(name, `${name} must be a string, got ${describe(value)}`);
   if (!options.allowEmpty && value.trim() === "") throw new InvalidOptionError(name, `${name} must not be empty`);
-  if (value.includes("\0")) throw new InvalidOptionError(name, `${name} must not contain a NUL byte, got ${describe(value)}`);
+  if (value.includes("\0"))
+    throw new InvalidOptionError(name, `${name} must not contain a NUL byte, got ${describe(value)}`);
   return value;
 }
 
@@ -55,7 +57,8 @@ export function stringRecord(name: string, value: unknown): Record<string, strin
   }
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [key, item] of Object.entries(value)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new InvalidOptionError(name, `${name} has an invalid variable name ${describe(key)}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+      throw new InvalidOptionError(name, `${name} has an invalid variable name ${describe(key)}`);
     out[key] = shellString(`${name}.${key}`, item, { allowEmpty: true });
   }
   return out;

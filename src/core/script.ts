@@ -65,7 +65,10 @@ export interface ScriptPlan {
  * aliases, written whole into a pending file (renamed over the snapshot later,
  * so a concurrent call never sources a half-written one), then the cwd.
  */
-function epilogue(plan: ScriptPlan, options: { filterPrivateFunctions: boolean; dumpSnapshot: boolean; reportCwd?: boolean }): string {
+function epilogue(
+  plan: ScriptPlan,
+  options: { filterPrivateFunctions: boolean; dumpSnapshot: boolean; reportCwd?: boolean },
+): string {
   const pending = pendingPaths(plan.paths, plan.callId);
   const snap = shellQuote(pending.snapshot);
   const lines = ["builtin set +e", "builtin umask 077"];
@@ -89,7 +92,8 @@ function epilogue(plan: ScriptPlan, options: { filterPrivateFunctions: boolean; 
   }
   if (options.reportCwd === false) lines.push("__sw_cwd=");
   // A deleted cwd is no news to report (bash may even claim "<dir>/." for it).
-  else lines.push('builtin cd -P . 2>/dev/null && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_cwd=$PWD || __sw_cwd=');
+  else
+    lines.push('builtin cd -P . 2>/dev/null && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_cwd=$PWD || __sw_cwd=');
   if (plan.writeCwdFile) {
     const cwdTmp = shellQuote(pending.cwdFile);
     let write = `[[ -n $__sw_cwd ]] && builtin printf %s "$__sw_cwd" > ${cwdTmp}`;
@@ -179,7 +183,9 @@ function stdinRedirect(plan: CommandPlan): string {
     // Base64 in a heredoc: byte-exact (a raw heredoc adds a newline), and the
     // delimiter cannot collide with the data (`_` is not in the base64 alphabet).
     const delimiter = `__SHELLWRIGHT_STDIN_${plan.callId}`;
-    const encoded = Buffer.from(plan.embeddedStdin).toString("base64").replace(/.{1,76}/g, "$&\n");
+    const encoded = Buffer.from(plan.embeddedStdin)
+      .toString("base64")
+      .replace(/.{1,76}/g, "$&\n");
     return ` 0< <(base64 -d <<'${delimiter}'\n${encoded}${delimiter}\n)`;
   }
   // No data: an empty stdin, never an open pipe, so `cat` or `read` return at once.

@@ -102,11 +102,22 @@ export class Session extends EnvironmentBase {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     shellString("command", command);
-    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(options, this.#options.timeoutMs);
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(
+      options,
+      this.#options.timeoutMs,
+    );
     if (this.closed) throw new SessionClosedError();
 
     if (signal?.aborted) {
-      return { output: "[Command interrupted]", exitCode: 130, cwd: this.cwd, timedOut: false, interrupted: true, truncated: false, durationMs: 0 };
+      return {
+        output: "[Command interrupted]",
+        exitCode: 130,
+        cwd: this.cwd,
+        timedOut: false,
+        interrupted: true,
+        truncated: false,
+        durationMs: 0,
+      };
     }
     if ((await this.#transport.beforeExecute?.()) === "restarted") {
       this.setSnapshotReady(false);
@@ -131,7 +142,11 @@ export class Session extends EnvironmentBase {
     });
     const outcome = await this.#run(
       script,
-      { login: !ready, cleanEnv: ready, ...(stdinBytes !== undefined && embedded === undefined ? { stdin: stdinBytes } : {}) },
+      {
+        login: !ready,
+        cleanEnv: ready,
+        ...(stdinBytes !== undefined && embedded === undefined ? { stdin: stdinBytes } : {}),
+      },
       { timeoutMs, signal, onOutput },
     );
     const newCwd = this.#settle(outcome, callId, ready && !isolated);
@@ -189,10 +204,17 @@ export class Session extends EnvironmentBase {
     }
     this.#settle({ ...outcome, markerCwd: undefined }, callId, true);
     if (outcome.exitCode === 126 && !outcome.timedOut) {
-      throw new InvalidOptionError("cwd", `cwd ${describe(this.#options.cwd)} cannot be entered on the ${this.#transport.name} backend: ${outcome.text.trim()}`);
+      throw new InvalidOptionError(
+        "cwd",
+        `cwd ${describe(this.#options.cwd)} cannot be entered on the ${this.#transport.name} backend: ${outcome.text.trim()}`,
+      );
     }
-    const why = outcome.timedOut ? `it timed out after ${this.#options.initTimeoutMs} ms` : `exit code ${outcome.exitCode}${outcome.text.trim() ? `: ${outcome.text.trim().slice(0, 500)}` : ""}`;
-    this.#options.warn(`session init failed (${why}); commands will run as \`bash -l -c\` without a session snapshot, so exported variables will not persist`);
+    const why = outcome.timedOut
+      ? `it timed out after ${this.#options.initTimeoutMs} ms`
+      : `exit code ${outcome.exitCode}${outcome.text.trim() ? `: ${outcome.text.trim().slice(0, 500)}` : ""}`;
+    this.#options.warn(
+      `session init failed (${why}); commands will run as \`bash -l -c\` without a session snapshot, so exported variables will not persist`,
+    );
   }
 
   /**
@@ -224,7 +246,10 @@ export class Session extends EnvironmentBase {
       handle = this.#transport.runBash(script, { ...runOptions, timeoutMs: limits.timeoutMs });
     } catch (error) {
       if (isShellwrightError(error)) throw error;
-      throw new SpawnError(`Could not start bash on the ${this.#transport.name} backend: ${String(error)}`, { cause: error, backend: this.#transport.name });
+      throw new SpawnError(`Could not start bash on the ${this.#transport.name} backend: ${String(error)}`, {
+        cause: error,
+        backend: this.#transport.name,
+      });
     }
     const controller = new AbortController();
     this.#running.add(controller);

@@ -13,7 +13,12 @@ export class HttpError extends Error {
   readonly option: string | undefined;
   readonly retryAfterMs: number | undefined;
 
-  constructor(status: number, code: GatewayErrorCode, message: string, extra: { option?: string; retryAfterMs?: number } = {}) {
+  constructor(
+    status: number,
+    code: GatewayErrorCode,
+    message: string,
+    extra: { option?: string; retryAfterMs?: number } = {},
+  ) {
     super(message);
     this.name = "HttpError";
     this.status = status;
@@ -34,16 +39,27 @@ export class HttpError extends Error {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), "cache-control": "no-store", ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+    ...headers,
+  });
   res.end(text);
 }
 
 export function sendError(res: ServerResponse, error: HttpError, headers: Record<string, string> = {}): void {
   const extra: Record<string, string> = { ...headers };
-  if (error.retryAfterMs !== undefined) extra["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  if (error.retryAfterMs !== undefined)
+    extra["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   sendJson(res, error.status, error.toBody(), extra);
 }
 
@@ -56,7 +72,11 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   const type = req.headers["content-type"];
   // A browser can send text/plain across origins without a preflight; JSON cannot.
   if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) {
-    throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", `Send the body as JSON with content-type: application/json (got ${type === undefined ? "none" : JSON.stringify(type)})`);
+    throw new HttpError(
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+      `Send the body as JSON with content-type: application/json (got ${type === undefined ? "none" : JSON.stringify(type)})`,
+    );
   }
   const body = await readBody(req, limitBytes);
   if (body === TOO_LARGE) throw tooLarge(limitBytes);
@@ -70,12 +90,20 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
 }
 
 function tooLarge(limitBytes: number): HttpError {
-  return new HttpError(413, "PAYLOAD_TOO_LARGE", `The request body is larger than the gateway's limit of ${limitBytes} bytes (maxBodyBytes)`);
+  return new HttpError(
+    413,
+    "PAYLOAD_TOO_LARGE",
+    `The request body is larger than the gateway's limit of ${limitBytes} bytes (maxBodyBytes)`,
+  );
 }
 
 export function jsonObject(value: unknown): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new HttpError(400, "BAD_REQUEST", `The request body must be a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`);
+    throw new HttpError(
+      400,
+      "BAD_REQUEST",
+      `The request body must be a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`,
+    );
   }
   return value as Record<string, unknown>;
 }

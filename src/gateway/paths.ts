@@ -25,7 +25,8 @@ export class PathPolicy {
   constructor(roots: readonly string[], hostPaths: boolean) {
     if (roots.length === 0) throw new TypeError("allowedRoots must name at least one directory");
     for (const root of roots) {
-      if (!posix.isAbsolute(root)) throw new TypeError(`allowedRoots must be absolute paths, got ${JSON.stringify(root)}`);
+      if (!posix.isAbsolute(root))
+        throw new TypeError(`allowedRoots must be absolute paths, got ${JSON.stringify(root)}`);
     }
     this.#hostPaths = hostPaths;
     this.roots = roots.map((root) => (hostPaths ? realOrSelf(posix.resolve(root)) : posix.resolve(root)));
@@ -34,12 +35,22 @@ export class PathPolicy {
   /** Returns the normalised path, or throws a 403 that names the field. */
   check(field: string, value: string): string {
     if (!posix.isAbsolute(value)) {
-      throw new HttpError(400, "INVALID_OPTION", `${field} must be an absolute path (no ~ or relative paths), got ${JSON.stringify(value)}`, { option: field });
+      throw new HttpError(
+        400,
+        "INVALID_OPTION",
+        `${field} must be an absolute path (no ~ or relative paths), got ${JSON.stringify(value)}`,
+        { option: field },
+      );
     }
     const lexical = posix.resolve(value);
     const candidates = this.#hostPaths ? [lexical, realOrSelf(lexical)] : [lexical];
     if (candidates.every((path) => this.roots.some((root) => within(path, root)))) return lexical;
-    throw new HttpError(403, "FORBIDDEN", `${field} ${JSON.stringify(value)} is outside the gateway's allowed roots (${this.roots.join(", ")})`, { option: field });
+    throw new HttpError(
+      403,
+      "FORBIDDEN",
+      `${field} ${JSON.stringify(value)} is outside the gateway's allowed roots (${this.roots.join(", ")})`,
+      { option: field },
+    );
   }
 }
 

@@ -11,7 +11,15 @@ import { shellString } from "../core/options.js";
 import type { TokenCheck } from "../http/bearer-token.js";
 import { HttpError, jsonObject, readJsonBody, sendError, sendJson } from "./http.js";
 import type { PathPolicy } from "./paths.js";
-import { API_PREFIX, EXECUTION_ID, NDJSON, type CreateSessionRequest, type CreateSessionResponse, type ExecutionResult, type StreamEvent } from "../backends/gateway/protocol.js";
+import {
+  API_PREFIX,
+  EXECUTION_ID,
+  NDJSON,
+  type CreateSessionRequest,
+  type CreateSessionResponse,
+  type ExecutionResult,
+  type StreamEvent,
+} from "../backends/gateway/protocol.js";
 import type { SessionRegistry } from "./sessions.js";
 
 export interface RouteContext {
@@ -27,7 +35,15 @@ export interface RouteContext {
   log(message: string): void;
 }
 
-const SESSION_KEYS = ["cwd", "env", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs"];
+const SESSION_KEYS = [
+  "cwd",
+  "env",
+  "timeoutMs",
+  "maxOutputChars",
+  "outputHeadFraction",
+  "killGraceMs",
+  "initTimeoutMs",
+];
 const EXECUTE_KEYS = ["command", "executionId", "cwd", "timeoutMs", "stdin", "stdinBase64", "stream", "isolated"];
 /** Streamed output waiting for a slow client beyond this is skipped; the final result still has it (head and tail). */
 const MAX_STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;
@@ -46,16 +62,27 @@ export async function handle(ctx: RouteContext, req: IncomingMessage, res: Serve
 async function route(ctx: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://gateway");
   const method = req.method ?? "GET";
-  if (!url.pathname.startsWith(`${API_PREFIX}/`)) throw new HttpError(404, "NOT_FOUND", `No route ${url.pathname}; the API lives under ${API_PREFIX}/`);
-  const parts = url.pathname.slice(API_PREFIX.length + 1).split("/").map(decodeURIComponent);
+  if (!url.pathname.startsWith(`${API_PREFIX}/`))
+    throw new HttpError(404, "NOT_FOUND", `No route ${url.pathname}; the API lives under ${API_PREFIX}/`);
+  const parts = url.pathname
+    .slice(API_PREFIX.length + 1)
+    .split("/")
+    .map(decodeURIComponent);
   const authorized = checkAccess(ctx, req);
 
   if (parts.length === 1 && parts[0] === "health") {
     allow(method, ["GET"]);
     // Unauthenticated callers learn only that it is up.
-    return sendJson(res, 200, authorized ? { status: "ok", sessions: ctx.registry.size, runningExecutions: ctx.registry.runningExecutions } : { status: "ok" });
+    return sendJson(
+      res,
+      200,
+      authorized
+        ? { status: "ok", sessions: ctx.registry.size, runningExecutions: ctx.registry.runningExecutions }
+        : { status: "ok" },
+    );
   }
-  if (!authorized) throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong bearer token; send Authorization: Bearer <token>");
+  if (!authorized)
+    throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong bearer token; send Authorization: Bearer <token>");
 
   if (parts[0] !== "sessions") throw new HttpError(404, "NOT_FOUND", `No route ${url.pathname}`);
   const [, id, sub, executionId, action] = parts;
@@ -78,13 +105,22 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
   if (sub === "executions" && executionId !== undefined && action === undefined) {
     allow(method, ["GET"]);
     const state = ctx.registry.executionState(id, executionId);
-    if (state === undefined) throw new HttpError(404, "EXECUTION_NOT_FOUND", `Session ${id} has not seen execution ${JSON.stringify(executionId)} (or not recently)`);
+    if (state === undefined)
+      throw new HttpError(
+        404,
+        "EXECUTION_NOT_FOUND",
+        `Session ${id} has not seen execution ${JSON.stringify(executionId)} (or not recently)`,
+      );
     return sendJson(res, 200, { executionId, state });
   }
   if (sub === "executions" && executionId !== undefined && action === "cancel" && parts.length === 5) {
     allow(method, ["POST"]);
     if (!ctx.registry.cancel(id, executionId)) {
-      throw new HttpError(404, "EXECUTION_NOT_FOUND", `Execution ${JSON.stringify(executionId)} is not running in session ${id} (it finished or never started)`);
+      throw new HttpError(
+        404,
+        "EXECUTION_NOT_FOUND",
+        `Execution ${JSON.stringify(executionId)} is not running in session ${id} (it finished or never started)`,
+      );
     }
     return sendJson(res, 202, { cancelled: true });
   }
@@ -96,13 +132,18 @@ function checkAccess(ctx: RouteContext, req: IncomingMessage): boolean {
   if (ctx.auth) return ctx.auth.matches(req.headers.authorization);
   // Without a token a web page could reach us through DNS rebinding; its Host header gives it away.
   if (!ctx.hostAllowed(req.headers.host)) {
-    throw new HttpError(403, "FORBIDDEN", `Host ${JSON.stringify(req.headers.host ?? "")} refused: a gateway without a token answers only to loopback names`);
+    throw new HttpError(
+      403,
+      "FORBIDDEN",
+      `Host ${JSON.stringify(req.headers.host ?? "")} refused: a gateway without a token answers only to loopback names`,
+    );
   }
   return true;
 }
 
 function allow(method: string, methods: string[]): void {
-  if (!methods.includes(method)) throw new HttpError(405, "METHOD_NOT_ALLOWED", `Method ${method} is not allowed here; use ${methods.join(" or ")}`);
+  if (!methods.includes(method))
+    throw new HttpError(405, "METHOD_NOT_ALLOWED", `Method ${method} is not allowed here; use ${methods.join(" or ")}`);
 }
 
 async function createSession(ctx: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -120,17 +161,28 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   const body = jsonObject(await readJsonBody(req, ctx.maxBodyBytes));
   rejectUnknownFields(body, EXECUTE_KEYS, "execution");
   const command = stringField(body, "command");
-  const executionId = body.executionId === undefined ? randomBytes(8).toString("hex") : stringField(body, "executionId");
-  if (!EXECUTION_ID.test(executionId)) throw new HttpError(400, "INVALID_OPTION", `executionId must be 1–64 of A-Z a-z 0-9 _ -, got ${JSON.stringify(executionId)}`, { option: "executionId" });
+  const executionId =
+    body.executionId === undefined ? randomBytes(8).toString("hex") : stringField(body, "executionId");
+  if (!EXECUTION_ID.test(executionId))
+    throw new HttpError(
+      400,
+      "INVALID_OPTION",
+      `executionId must be 1–64 of A-Z a-z 0-9 _ -, got ${JSON.stringify(executionId)}`,
+      { option: "executionId" },
+    );
   const options: Omit<ExecuteOptions, "signal"> = {};
   if (body.cwd !== undefined) options.cwd = ctx.paths.check("cwd", stringField(body, "cwd"));
   if (body.timeoutMs !== undefined) options.timeoutMs = body.timeoutMs as number; // the session validates it
-  if (body.stdin !== undefined && body.stdinBase64 !== undefined) throw new HttpError(400, "INVALID_OPTION", "Send stdin or stdinBase64, not both", { option: "stdinBase64" });
+  if (body.stdin !== undefined && body.stdinBase64 !== undefined)
+    throw new HttpError(400, "INVALID_OPTION", "Send stdin or stdinBase64, not both", { option: "stdinBase64" });
   if (body.stdin !== undefined) options.stdin = stringField(body, "stdin");
   if (body.stdinBase64 !== undefined) options.stdin = base64Field(body, "stdinBase64");
   // Passed on as given: the session validates it (and says so if this build has no such option).
   if (body.isolated !== undefined) Object.assign(options, { isolated: body.isolated });
-  if (body.stream !== undefined && typeof body.stream !== "boolean") throw new HttpError(400, "INVALID_OPTION", `stream must be a boolean, got ${JSON.stringify(body.stream)}`, { option: "stream" });
+  if (body.stream !== undefined && typeof body.stream !== "boolean")
+    throw new HttpError(400, "INVALID_OPTION", `stream must be a boolean, got ${JSON.stringify(body.stream)}`, {
+      option: "stream",
+    });
 
   // Fail on bad options before anything starts, while a plain status code can still say so.
   normalizeExecuteOptions(options, 1);
@@ -159,12 +211,17 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
     }
     res.write(`${JSON.stringify(event)}\n`);
   };
-  res.writeHead(200, { "content-type": `${NDJSON}; charset=utf-8`, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+  res.writeHead(200, {
+    "content-type": `${NDJSON}; charset=utf-8`,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
   send({ type: "started", executionId });
   try {
     const result = await run(command, { ...options, onOutput: (text) => send({ type: "output", text }) });
     if (ctx.registry.shuttingDown && result.interrupted) throw shuttingDown();
-    if (skipped > 0) ctx.log(`execution ${executionId}: skipped ${skipped} characters of streamed output for a slow client`);
+    if (skipped > 0)
+      ctx.log(`execution ${executionId}: skipped ${skipped} characters of streamed output for a slow client`);
     send({ type: "result", result: { ...result, executionId } });
   } catch (error) {
     send({ type: "error", ...toHttpError(error, ctx).toBody() });
@@ -172,13 +229,18 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   res.end();
 }
 
-const shuttingDown = (): HttpError => new HttpError(503, "SHUTTING_DOWN", "The gateway is shutting down; the command was stopped");
+const shuttingDown = (): HttpError =>
+  new HttpError(503, "SHUTTING_DOWN", "The gateway is shutting down; the command was stopped");
 
 function toHttpError(error: unknown, ctx: RouteContext): HttpError {
   if (error instanceof HttpError) return error;
   if (isShellwrightError(error)) {
-    if (error.code === "INVALID_OPTION") return new HttpError(400, "INVALID_OPTION", error.message, { option: (error as { option?: string }).option ?? "" });
-    if (error.code === "SESSION_CLOSED") return new HttpError(404, "SESSION_NOT_FOUND", "The session was closed; create a new session");
+    if (error.code === "INVALID_OPTION")
+      return new HttpError(400, "INVALID_OPTION", error.message, {
+        option: (error as { option?: string }).option ?? "",
+      });
+    if (error.code === "SESSION_CLOSED")
+      return new HttpError(404, "SESSION_NOT_FOUND", "The session was closed; create a new session");
     return new HttpError(502, "BACKEND_ERROR", error.message);
   }
   ctx.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -187,20 +249,34 @@ function toHttpError(error: unknown, ctx: RouteContext): HttpError {
 
 function rejectUnknownFields(body: Record<string, unknown>, known: string[], what: string): void {
   for (const key of Object.keys(body)) {
-    if (!known.includes(key)) throw new HttpError(400, "INVALID_OPTION", `Unknown ${what} field ${JSON.stringify(key)}; known fields: ${known.join(", ")}`, { option: key });
+    if (!known.includes(key))
+      throw new HttpError(
+        400,
+        "INVALID_OPTION",
+        `Unknown ${what} field ${JSON.stringify(key)}; known fields: ${known.join(", ")}`,
+        { option: key },
+      );
   }
 }
 
 function stringField(body: Record<string, unknown>, key: string): string {
   const value = body[key];
-  if (typeof value !== "string") throw new HttpError(400, "INVALID_OPTION", `${key} must be a string, got ${value === null ? "null" : typeof value}`, { option: key });
+  if (typeof value !== "string")
+    throw new HttpError(
+      400,
+      "INVALID_OPTION",
+      `${key} must be a string, got ${value === null ? "null" : typeof value}`,
+      { option: key },
+    );
   return value;
 }
 
 function base64Field(body: Record<string, unknown>, key: string): Uint8Array {
   const value = stringField(body, key);
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) {
-    throw new HttpError(400, "INVALID_OPTION", `${key} must be standard base64 (A-Z a-z 0-9 + / with = padding)`, { option: key });
+    throw new HttpError(400, "INVALID_OPTION", `${key} must be standard base64 (A-Z a-z 0-9 + / with = padding)`, {
+      option: key,
+    });
   }
   return Buffer.from(value, "base64");
 }

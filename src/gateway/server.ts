@@ -63,35 +63,66 @@ const MAX_OUTPUT_CHARS_CAP = 16 * 1024 * 1024;
 /** On close, how long answers in flight get before connections are cut. */
 const CLOSE_FLUSH_MS = 2000;
 
-const KNOWN = ["backend", "token", "insecureNoAuth", "host", "port", "allowedRoots", "cwd", "maxBodyBytes", "maxSessions", "maxConcurrentExecutions", "idleTimeoutMs", "log"];
+const KNOWN = [
+  "backend",
+  "token",
+  "insecureNoAuth",
+  "host",
+  "port",
+  "allowedRoots",
+  "cwd",
+  "maxBodyBytes",
+  "maxSessions",
+  "maxConcurrentExecutions",
+  "idleTimeoutMs",
+  "log",
+];
 
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const raw = plainObject("options", options);
   rejectUnknown("gateway", raw, KNOWN);
-  const backend = { ...plainObject("backend", options.backend ?? { backend: "local" }) } as EnvironmentConfig & Record<string, unknown>;
+  const backend = { ...plainObject("backend", options.backend ?? { backend: "local" }) } as EnvironmentConfig &
+    Record<string, unknown>;
   const backendName = (backend.backend as string | undefined) ?? "local";
   if (!(BACKENDS as readonly unknown[]).includes(backendName)) {
-    throw new InvalidOptionError("backend.backend", `Unknown backend ${describe(backendName)}; available: ${BACKENDS.join(", ")}`);
+    throw new InvalidOptionError(
+      "backend.backend",
+      `Unknown backend ${describe(backendName)}; available: ${BACKENDS.join(", ")}`,
+    );
   }
   const host = options.host ?? "127.0.0.1";
-  if (typeof host !== "string" || host === "") throw new InvalidOptionError("host", `host must be a non-empty string, got ${describe(host)}`);
+  if (typeof host !== "string" || host === "")
+    throw new InvalidOptionError("host", `host must be a non-empty string, got ${describe(host)}`);
   const port = options.port ?? DEFAULT_GATEWAY_PORT;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError("port", `port must be an integer from 0 to 65535, got ${describe(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidOptionError("port", `port must be an integer from 0 to 65535, got ${describe(port)}`);
 
   let auth: TokenCheck | undefined;
   if (options.insecureNoAuth === true) {
-    if (options.token !== undefined) throw new InvalidOptionError("insecureNoAuth", "Give either a token or insecureNoAuth, not both");
-    if (!isLoopbackHost(host)) throw new InvalidOptionError("insecureNoAuth", `insecureNoAuth is allowed only on a loopback address, not on host ${describe(host)}`);
+    if (options.token !== undefined)
+      throw new InvalidOptionError("insecureNoAuth", "Give either a token or insecureNoAuth, not both");
+    if (!isLoopbackHost(host))
+      throw new InvalidOptionError(
+        "insecureNoAuth",
+        `insecureNoAuth is allowed only on a loopback address, not on host ${describe(host)}`,
+      );
   } else {
     if (options.token === undefined) {
-      throw new InvalidOptionError("token", `The gateway needs a bearer token of at least ${MIN_TOKEN_LENGTH} characters (or insecureNoAuth on loopback), got none`);
+      throw new InvalidOptionError(
+        "token",
+        `The gateway needs a bearer token of at least ${MIN_TOKEN_LENGTH} characters (or insecureNoAuth on loopback), got none`,
+      );
     }
     auth = new TokenCheck(checkTokenOption("token", options.token));
   }
 
   const defaultCwd = options.cwd ?? options.allowedRoots?.[0] ?? process.cwd();
   const roots = options.allowedRoots ?? [defaultCwd];
-  if (!Array.isArray(roots) || roots.some((r) => typeof r !== "string")) throw new InvalidOptionError("allowedRoots", `allowedRoots must be an array of absolute paths, got ${describe(roots)}`);
+  if (!Array.isArray(roots) || roots.some((r) => typeof r !== "string"))
+    throw new InvalidOptionError(
+      "allowedRoots",
+      `allowedRoots must be an array of absolute paths, got ${describe(roots)}`,
+    );
   let paths: PathPolicy;
   try {
     paths = new PathPolicy(roots, backendName === "local");
@@ -116,11 +147,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     log,
     openSession: (request: CreateSessionRequest, onWarning) => {
       if (typeof request.maxOutputChars === "number" && request.maxOutputChars > MAX_OUTPUT_CHARS_CAP) {
-        throw new InvalidOptionError("maxOutputChars", `maxOutputChars may be at most ${MAX_OUTPUT_CHARS_CAP} on this gateway, got ${request.maxOutputChars}`);
+        throw new InvalidOptionError(
+          "maxOutputChars",
+          `maxOutputChars may be at most ${MAX_OUTPUT_CHARS_CAP} on this gateway, got ${request.maxOutputChars}`,
+        );
       }
       const { env, ...rest } = request;
       const merged = env === undefined ? {} : { env: { ...(backend as { env?: Record<string, string> }).env, ...env } };
-      return createEnvironment({ ...backend, ...rest, ...merged, cwd: request.cwd ?? defaultCwd, onWarning } as EnvironmentConfig);
+      return createEnvironment({
+        ...backend,
+        ...rest,
+        ...merged,
+        cwd: request.cwd ?? defaultCwd,
+        onWarning,
+      } as EnvironmentConfig);
     },
   };
 

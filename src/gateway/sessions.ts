@@ -58,7 +58,11 @@ export class SessionRegistry {
   async create(open: () => Promise<Environment>): Promise<SessionInfo> {
     this.#refuseWhenShuttingDown();
     if (this.#sessions.size + this.#opening >= this.#limits.maxSessions) {
-      throw new HttpError(429, "TOO_MANY_SESSIONS", `The gateway already hosts its limit of ${this.#limits.maxSessions} sessions (maxSessions); close one (DELETE /v1/sessions/{id}) and try again`);
+      throw new HttpError(
+        429,
+        "TOO_MANY_SESSIONS",
+        `The gateway already hosts its limit of ${this.#limits.maxSessions} sessions (maxSessions); close one (DELETE /v1/sessions/{id}) and try again`,
+      );
     }
     this.#opening++;
     let env: Environment;
@@ -97,15 +101,29 @@ export class SessionRegistry {
    * (aborted when the client goes away); the execution can also be cancelled
    * by id. The returned function must be called exactly once.
    */
-  begin(id: string, executionId: string, signal: AbortSignal): (command: string, options: Omit<ExecuteOptions, "signal">) => Promise<ExecuteResult> {
+  begin(
+    id: string,
+    executionId: string,
+    signal: AbortSignal,
+  ): (command: string, options: Omit<ExecuteOptions, "signal">) => Promise<ExecuteResult> {
     this.#refuseWhenShuttingDown();
     const entry = this.#get(id);
     const seen = entry.seen.get(executionId);
     if (seen !== undefined) {
-      throw new HttpError(409, "DUPLICATE_EXECUTION", `Execution ${JSON.stringify(executionId)} ${seen === "running" ? "is already running" : "already ran"} in session ${id}; use a new executionId`, { option: "executionId" });
+      throw new HttpError(
+        409,
+        "DUPLICATE_EXECUTION",
+        `Execution ${JSON.stringify(executionId)} ${seen === "running" ? "is already running" : "already ran"} in session ${id}; use a new executionId`,
+        { option: "executionId" },
+      );
     }
     if (this.#running >= this.#limits.maxConcurrentExecutions) {
-      throw new HttpError(429, "TOO_MANY_EXECUTIONS", `The gateway is running its limit of ${this.#limits.maxConcurrentExecutions} executions at once (maxConcurrentExecutions); retry shortly`, { retryAfterMs: BUSY_RETRY_MS });
+      throw new HttpError(
+        429,
+        "TOO_MANY_EXECUTIONS",
+        `The gateway is running its limit of ${this.#limits.maxConcurrentExecutions} executions at once (maxConcurrentExecutions); retry shortly`,
+        { retryAfterMs: BUSY_RETRY_MS },
+      );
     }
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
@@ -144,7 +162,9 @@ export class SessionRegistry {
 
   /** Closes the sessions idle for longer than idleTimeoutMs; returns their ids. */
   async reapIdle(now = Date.now()): Promise<string[]> {
-    const idle = [...this.#sessions.values()].filter((e) => e.running.size === 0 && now - e.lastActiveAt >= this.#limits.idleTimeoutMs);
+    const idle = [...this.#sessions.values()].filter(
+      (e) => e.running.size === 0 && now - e.lastActiveAt >= this.#limits.idleTimeoutMs,
+    );
     for (const entry of idle) this.#sessions.delete(entry.env.id);
     await Promise.all(idle.map((entry) => entry.env.close().catch(() => undefined)));
     return idle.map((entry) => entry.env.id);
@@ -163,13 +183,18 @@ export class SessionRegistry {
   #get(id: string): Entry {
     const entry = this.#sessions.get(id);
     if (!entry) {
-      throw new HttpError(404, "SESSION_NOT_FOUND", `No session ${JSON.stringify(id)} on this gateway: it was closed, reaped after ${this.#limits.idleTimeoutMs} ms idle, or the gateway restarted; create a new session`);
+      throw new HttpError(
+        404,
+        "SESSION_NOT_FOUND",
+        `No session ${JSON.stringify(id)} on this gateway: it was closed, reaped after ${this.#limits.idleTimeoutMs} ms idle, or the gateway restarted; create a new session`,
+      );
     }
     return entry;
   }
 
   #refuseWhenShuttingDown(): void {
-    if (this.#shuttingDown) throw new HttpError(503, "SHUTTING_DOWN", "The gateway is shutting down; the command was not run or was stopped");
+    if (this.#shuttingDown)
+      throw new HttpError(503, "SHUTTING_DOWN", "The gateway is shutting down; the command was not run or was stopped");
   }
 
   #info(entry: Entry): SessionInfo {

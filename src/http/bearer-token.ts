@@ -14,7 +14,8 @@ export const MIN_TOKEN_LENGTH = 16;
  * length, never the value: the text ends up in logs.
  */
 export function tokenProblem(token: unknown): string | undefined {
-  if (typeof token !== "string") return `must be a string, got ${token === null ? "null" : Array.isArray(token) ? "an array" : `a ${typeof token}`}`;
+  if (typeof token !== "string")
+    return `must be a string, got ${token === null ? "null" : Array.isArray(token) ? "an array" : `a ${typeof token}`}`;
   if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
     return `must be at least ${MIN_TOKEN_LENGTH} characters without whitespace (try: openssl rand -hex 32), got ${token.length} characters${/\s/.test(token) ? " with whitespace" : ""}`;
   }

@@ -41,7 +41,8 @@ export function loadToken(source: TokenSource): string | undefined {
     token = value.trim();
   }
   const problem = tokenProblem(token);
-  if (problem !== undefined) throw new TokenSourceError(tokenFile === undefined ? envVar : "tokenFile", `The token from ${from} ${problem}`);
+  if (problem !== undefined)
+    throw new TokenSourceError(tokenFile === undefined ? envVar : "tokenFile", `The token from ${from} ${problem}`);
   return token;
 }
 
@@ -58,11 +59,17 @@ function readPrivateFile(file: string): string {
     if (!stat.isFile()) throw new TokenSourceError("tokenFile", `The token file ${file} is not a regular file`);
     const uid = process.getuid?.();
     if (uid !== undefined && stat.uid !== uid) {
-      throw new TokenSourceError("tokenFile", `The token file ${file} belongs to uid ${stat.uid}, not to the user running this server (uid ${uid}); use a token file that user owns, with mode 600`);
+      throw new TokenSourceError(
+        "tokenFile",
+        `The token file ${file} belongs to uid ${stat.uid}, not to the user running this server (uid ${uid}); use a token file that user owns, with mode 600`,
+      );
     }
     const mode = stat.mode & 0o777;
     if ((mode & 0o077) !== 0) {
-      throw new TokenSourceError("tokenFile", `The token file ${file} is open to other users (mode ${mode.toString(8).padStart(3, "0")}); make it private with: chmod 600 ${shellWord(file)}`);
+      throw new TokenSourceError(
+        "tokenFile",
+        `The token file ${file} is open to other users (mode ${mode.toString(8).padStart(3, "0")}); make it private with: chmod 600 ${shellWord(file)}`,
+      );
     }
     return readFileSync(fd, "utf8");
   } catch (error) {

@@ -49,29 +49,50 @@ export interface HttpMcpServer {
 }
 
 export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServer> {
-  const { host = "127.0.0.1", port = 0, token, insecureNoAuth = false, maxSessions: rawMax, maxBodyBytes: rawBody, ...serverOptions } = options;
+  const {
+    host = "127.0.0.1",
+    port = 0,
+    token,
+    insecureNoAuth = false,
+    maxSessions: rawMax,
+    maxBodyBytes: rawBody,
+    ...serverOptions
+  } = options;
   const maxSessions = positiveInteger("maxSessions", rawMax, 16);
   const maxBodyBytes = positiveInteger("maxBodyBytes", rawBody, 4 * 1024 * 1024);
-  if (typeof host !== "string" || host === "") throw new InvalidOptionError("host", `host must be an address to bind, got ${describe(host)}`);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError("port", `port must be an integer from 0 to 65535, got ${describe(port)}`);
+  if (typeof host !== "string" || host === "")
+    throw new InvalidOptionError("host", `host must be an address to bind, got ${describe(host)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidOptionError("port", `port must be an integer from 0 to 65535, got ${describe(port)}`);
   if (token === undefined) {
-    if (!insecureNoAuth) throw new InvalidOptionError("token", "token is required: clients must send it as a bearer token (or pass insecureNoAuth on a loopback host)");
-    if (!isLoopbackHost(host)) throw new InvalidOptionError("insecureNoAuth", `insecureNoAuth is allowed only on a loopback host, not ${describe(host)}`);
+    if (!insecureNoAuth)
+      throw new InvalidOptionError(
+        "token",
+        "token is required: clients must send it as a bearer token (or pass insecureNoAuth on a loopback host)",
+      );
+    if (!isLoopbackHost(host))
+      throw new InvalidOptionError(
+        "insecureNoAuth",
+        `insecureNoAuth is allowed only on a loopback host, not ${describe(host)}`,
+      );
   }
   const check = token === undefined ? undefined : new TokenCheck(checkTokenOption("token", token));
-  const authorized = (request: IncomingMessage): boolean => check === undefined || check.matches(request.headers.authorization);
+  const authorized = (request: IncomingMessage): boolean =>
+    check === undefined || check.matches(request.headers.authorization);
   const hostAllowed = hostHeaderCheck(host);
 
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mcp: ShellwrightMcpServer }>();
   let pending = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    if (new URL(request.url ?? "/", "http://x").pathname !== "/mcp") return reply(response, 404, "Not found: the MCP endpoint is /mcp");
+    if (new URL(request.url ?? "/", "http://x").pathname !== "/mcp")
+      return reply(response, 404, "Not found: the MCP endpoint is /mcp");
     if (!authorized(request)) {
       response.setHeader("WWW-Authenticate", 'Bearer realm="shellwright"');
       return reply(response, 401, "Missing or wrong bearer token");
     }
-    if (!hostAllowed(request.headers.host)) return reply(response, 403, `Host ${describe(request.headers.host)} is not this server`);
+    if (!hostAllowed(request.headers.host))
+      return reply(response, 403, `Host ${describe(request.headers.host)} is not this server`);
 
     let body: unknown;
     if (request.method === "POST") {
@@ -93,8 +114,10 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
       if (open === undefined) return reply(response, 404, "Session not found; initialize a new one");
       return open.transport.handleRequest(request, response, body);
     }
-    if (request.method !== "POST" || !isInitializeRequest(body)) return reply(response, 400, "No mcp-session-id: send an initialize request first");
-    if (sessions.size + pending >= maxSessions) return reply(response, 429, `Too many sessions (at most ${maxSessions}); close one first`);
+    if (request.method !== "POST" || !isInitializeRequest(body))
+      return reply(response, 400, "No mcp-session-id: send an initialize request first");
+    if (sessions.size + pending >= maxSessions)
+      return reply(response, 429, `Too many sessions (at most ${maxSessions}); close one first`);
 
     pending++;
     let initialized = false;
@@ -118,7 +141,8 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
 
   const http = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) reply(response, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      if (!response.headersSent)
+        reply(response, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
       else response.end();
     });
   });

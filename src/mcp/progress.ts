@@ -32,7 +32,10 @@ export class ProgressReporter {
   report(text: string): void {
     if (this.#stopped || text.length === 0) return;
     this.#chars += text.length;
-    const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+    const lines = text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
     if (lines.length > 0) this.#lastLine = lines[lines.length - 1]!;
     const wait = this.#lastSentAt + this.#intervalMs - performance.now();
     if (wait <= 0) this.#flush();
@@ -50,7 +53,8 @@ export class ProgressReporter {
     if (this.#stopped || this.#chars === this.#sentChars) return;
     this.#lastSentAt = performance.now();
     this.#sentChars = this.#chars;
-    const message = this.#lastLine.length > MAX_MESSAGE_CHARS ? `${this.#lastLine.slice(0, MAX_MESSAGE_CHARS)}…` : this.#lastLine;
+    const message =
+      this.#lastLine.length > MAX_MESSAGE_CHARS ? `${this.#lastLine.slice(0, MAX_MESSAGE_CHARS)}…` : this.#lastLine;
     this.#send({ progress: this.#chars, message });
   }
 }

@@ -14,7 +14,13 @@
 import { readFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport as McpTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveNumber, rejectUnknown } from "../core/options.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
@@ -55,7 +61,10 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
   const raw = plainObject("options", options);
   rejectUnknown("createMcpServer", raw, ["createSession", "tools", "instructions", "progressIntervalMs", "settings"]);
   if (typeof options.createSession !== "function") {
-    throw new InvalidOptionError("createSession", `createSession must be a function that opens a Session, got ${describe(options.createSession)}`);
+    throw new InvalidOptionError(
+      "createSession",
+      `createSession must be a function that opens a Session, got ${describe(options.createSession)}`,
+    );
   }
   const tools = toolList(options.tools);
   const listing = tools.map((tool) => ({
@@ -89,14 +98,18 @@ export function createMcpServer(options: McpServerOptions): ShellwrightMcpServer
     try {
       shell = await session();
     } catch (error) {
-      return toCallToolResult({ error: `The shell session could not be opened: ${error instanceof Error ? error.message : String(error)}` });
+      return toCallToolResult({
+        error: `The shell session could not be opened: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
     const token = request.params._meta?.progressToken;
     const reporter =
       token === undefined
         ? undefined
         : new ProgressReporter((update) => {
-            extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => undefined);
+            extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } })
+              .catch(() => undefined);
           }, progressIntervalMs);
     try {
       const result = await callTool(tool, request.params.arguments ?? {}, {
@@ -145,7 +158,9 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
 
 function packageVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version?: unknown;
+    };
     return typeof pkg.version === "string" ? pkg.version : "0.0.0";
   } catch {
     return "0.0.0";

@@ -24,7 +24,12 @@ export async function serveStdio(options: McpServerOptions & StdioOptions): Prom
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
   try {
-    await mcp.connect(new StdioServerTransport(input as NodeJS.ReadStream & typeof process.stdin, output as NodeJS.WriteStream & typeof process.stdout));
+    await mcp.connect(
+      new StdioServerTransport(
+        input as NodeJS.ReadStream & typeof process.stdin,
+        output as NodeJS.WriteStream & typeof process.stdout,
+      ),
+    );
     await mcp.closed;
   } finally {
     input.off("end", stop);

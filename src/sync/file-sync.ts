@@ -18,7 +18,14 @@
 import { dirname } from "node:path/posix";
 import { SyncError } from "../core/errors.js";
 import { sameStamp, stampFile, treeFingerprint, walkTree, type FileStamp } from "./fingerprint.js";
-import type { DirectoryMirror, FileUpload, SyncDirectorySpec, SyncFileSpec, SyncReport, SyncTransfer } from "./types.js";
+import type {
+  DirectoryMirror,
+  FileUpload,
+  SyncDirectorySpec,
+  SyncFileSpec,
+  SyncReport,
+  SyncTransfer,
+} from "./types.js";
 
 export interface FileSyncOptions {
   files?: readonly SyncFileSpec[];
@@ -113,7 +120,9 @@ export class FileSync {
         wanted.add(mirror.remote);
         for (const entry of mirror.changed) wanted.add(dirname(`${mirror.remote}/${entry.path}`));
       }
-      const create = [...wanted].filter((dir) => dir !== "." && dir !== "/" && !this.#createdDirectories.has(dir)).sort();
+      const create = [...wanted]
+        .filter((dir) => dir !== "." && dir !== "/" && !this.#createdDirectories.has(dir))
+        .sort();
       if (create.length > 0) {
         await this.#transfer.makeDirectories(create);
         for (const dir of create) this.#createdDirectories.add(dir);

@@ -4,4 +4,12 @@ export { normalizeSyncConfig } from "./options.js";
 export type { NormalizedSyncConfig, SyncConfig } from "./options.js";
 export { stampFile, walkTree } from "./fingerprint.js";
 export type { FileStamp } from "./fingerprint.js";
-export type { DirectoryMirror, FileUpload, SyncDirectorySpec, SyncFileSpec, SyncReport, SyncTransfer, TreeEntry } from "./types.js";
+export type {
+  DirectoryMirror,
+  FileUpload,
+  SyncDirectorySpec,
+  SyncFileSpec,
+  SyncReport,
+  SyncTransfer,
+  TreeEntry,
+} from "./types.js";

@@ -29,7 +29,11 @@ export interface NormalizedSyncConfig {
 }
 
 /** Validates `sync`; relative local paths are resolved against `baseDir`. Returns undefined when nothing is to be synced. */
-export function normalizeSyncConfig(name: string, value: unknown, baseDir = process.cwd()): NormalizedSyncConfig | undefined {
+export function normalizeSyncConfig(
+  name: string,
+  value: unknown,
+  baseDir = process.cwd(),
+): NormalizedSyncConfig | undefined {
   if (value === undefined) return undefined;
   const raw = plainObject(name, value);
   rejectUnknown(name, raw, ["files", "directories", "intervalMs", "force"]);
@@ -37,10 +41,16 @@ export function normalizeSyncConfig(name: string, value: unknown, baseDir = proc
     const where = `${name}.files[${index}]`;
     const spec = plainObject(where, item);
     rejectUnknown(where, spec, ["local", "remote", "mode"]);
-    const file: SyncFileSpec = { local: localPath(`${where}.local`, spec.local, baseDir), remote: remotePath(`${where}.remote`, spec.remote) };
+    const file: SyncFileSpec = {
+      local: localPath(`${where}.local`, spec.local, baseDir),
+      remote: remotePath(`${where}.remote`, spec.remote),
+    };
     if (spec.mode !== undefined) {
       if (typeof spec.mode !== "number" || !Number.isInteger(spec.mode) || spec.mode < 0 || spec.mode > 0o7777) {
-        throw new InvalidOptionError(`${where}.mode`, `${where}.mode must be a file mode from 0 to 0o7777 (for example 0o600), got ${describe(spec.mode)}`);
+        throw new InvalidOptionError(
+          `${where}.mode`,
+          `${where}.mode must be a file mode from 0 to 0o7777 (for example 0o600), got ${describe(spec.mode)}`,
+        );
       }
       file.mode = spec.mode;
     }
@@ -52,14 +62,20 @@ export function normalizeSyncConfig(name: string, value: unknown, baseDir = proc
     rejectUnknown(where, spec, ["local", "remote"]);
     const remote = remotePath(`${where}.remote`, spec.remote);
     if (remote === "." || remote === "/") {
-      throw new InvalidOptionError(`${where}.remote`, `${where}.remote must name a directory below the remote home or root (a mirror deletes what is not in the local tree), got ${describe(spec.remote)}`);
+      throw new InvalidOptionError(
+        `${where}.remote`,
+        `${where}.remote must name a directory below the remote home or root (a mirror deletes what is not in the local tree), got ${describe(spec.remote)}`,
+      );
     }
     return { local: localPath(`${where}.local`, spec.local, baseDir), remote };
   });
   let intervalMs = DEFAULT_SYNC_INTERVAL_MS;
   if (raw.intervalMs !== undefined) {
     if (typeof raw.intervalMs !== "number" || !Number.isFinite(raw.intervalMs) || raw.intervalMs < 0) {
-      throw new InvalidOptionError(`${name}.intervalMs`, `${name}.intervalMs must be a number of milliseconds, 0 or more, got ${describe(raw.intervalMs)}`);
+      throw new InvalidOptionError(
+        `${name}.intervalMs`,
+        `${name}.intervalMs must be a number of milliseconds, 0 or more, got ${describe(raw.intervalMs)}`,
+      );
     }
     intervalMs = raw.intervalMs;
   }
@@ -68,7 +84,8 @@ export function normalizeSyncConfig(name: string, value: unknown, baseDir = proc
   }
   const remotes = new Set<string>();
   for (const [index, target] of [...files.map((f) => f.remote), ...directories.map((d) => d.remote)].entries()) {
-    if (remotes.has(target)) throw new InvalidOptionError(name, `${name} names the remote path ${describe(target)} twice (entry ${index})`);
+    if (remotes.has(target))
+      throw new InvalidOptionError(name, `${name} names the remote path ${describe(target)} twice (entry ${index})`);
     remotes.add(target);
   }
   if (files.length === 0 && directories.length === 0) return undefined;
@@ -91,12 +108,18 @@ function localPath(name: string, value: unknown, baseDir: string): string {
  */
 function remotePath(name: string, value: unknown): string {
   let path = shellString(name, value);
-  if (/[\n\r]/.test(path)) throw new InvalidOptionError(name, `${name} must not contain a line break, got ${describe(value)}`);
+  if (/[\n\r]/.test(path))
+    throw new InvalidOptionError(name, `${name} must not contain a line break, got ${describe(value)}`);
   if (path === "~") path = ".";
   else if (path.startsWith("~/")) path = path.slice(2);
-  else if (path.startsWith("~")) throw new InvalidOptionError(name, `${name} must be absolute or relative to the remote home (\`~user\` is not supported), got ${describe(value)}`);
+  else if (path.startsWith("~"))
+    throw new InvalidOptionError(
+      name,
+      `${name} must be absolute or relative to the remote home (\`~user\` is not supported), got ${describe(value)}`,
+    );
   const segments = path.split("/");
-  if (segments.includes("..")) throw new InvalidOptionError(name, `${name} must not contain "..", got ${describe(value)}`);
+  if (segments.includes(".."))
+    throw new InvalidOptionError(name, `${name} must not contain "..", got ${describe(value)}`);
   const absolute = path.startsWith("/");
   const normalized = segments.filter((segment) => segment !== "" && segment !== ".").join("/");
   if (absolute) return `/${normalized}`;

@@ -15,7 +15,13 @@ import { writeFileTool } from "./files/write-file.js";
 import { patchTool } from "./patch/patch-tool.js";
 import { processTool } from "./process/process-tool.js";
 import { persistLargeResult } from "./shared/result-persistence.js";
-import { inputJsonSchema, runTool, type ToolContext, type ToolDefinition, type ToolResult } from "./shared/tool-definition.js";
+import {
+  inputJsonSchema,
+  runTool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from "./shared/tool-definition.js";
 import { DEFAULT_TOOL_SETTINGS } from "./shared/tool-settings.js";
 import { terminalTool } from "./terminal/terminal-tool.js";
 
@@ -61,7 +67,11 @@ export function toolSchemas(): { name: string; description: string; inputSchema:
  * as `{error}`. A result over the tool's threshold is saved into the sandbox
  * and replaced by a preview (layer 2).
  */
-export async function callTool(tool: ToolDefinition | string, args: unknown, context: ToolContext): Promise<ToolResult> {
+export async function callTool(
+  tool: ToolDefinition | string,
+  args: unknown,
+  context: ToolContext,
+): Promise<ToolResult> {
   const definition = typeof tool === "string" ? findTool(tool) : tool;
   if (definition === undefined) return { error: unknownToolMessage(tool) };
   const result = await runTool(definition, args, context);

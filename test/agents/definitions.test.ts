@@ -23,7 +23,10 @@ describe("toolDefinitions", () => {
 
   it("shows a field with a default as optional, with its default", () => {
     const [repeat] = toolDefinitions({ format: "anthropic", tools: [repeatTool] });
-    expect(repeat!.input_schema).toMatchObject({ required: ["text"], properties: { times: { type: "integer", default: 2 } } });
+    expect(repeat!.input_schema).toMatchObject({
+      required: ["text"],
+      properties: { times: { type: "integer", default: 2 } },
+    });
   });
 
   it("pins what the model sees of the Shellwright tools", () => {
@@ -36,14 +39,31 @@ describe("toolDefinitions", () => {
   });
 
   it("rejects a bad format, option or tool list, naming it", () => {
-    expect(() => toolDefinitions({ format: "gemini" as "openai" })).toThrow(new InvalidOptionError("format", 'format must be one of openai, anthropic, json-schema, got "gemini"'));
-    expect(() => toolDefinitions({ format: "openai", strict: true } as never)).toThrow(/Unknown toolDefinitions option "strict"; known options: format, tools/);
-    expect(() => toolDefinitions({ format: "openai", tools: [repeatTool, repeatTool] })).toThrow(/tools has two tools named "repeat"/);
-    expect(() => toolDefinitions({ format: "openai", tools: [{ name: "x" }] as never })).toThrow(/tools\[0\] must be a tool definition/);
+    expect(() => toolDefinitions({ format: "gemini" as "openai" })).toThrow(
+      new InvalidOptionError("format", 'format must be one of openai, anthropic, json-schema, got "gemini"'),
+    );
+    expect(() => toolDefinitions({ format: "openai", strict: true } as never)).toThrow(
+      /Unknown toolDefinitions option "strict"; known options: format, tools/,
+    );
+    expect(() => toolDefinitions({ format: "openai", tools: [repeatTool, repeatTool] })).toThrow(
+      /tools has two tools named "repeat"/,
+    );
+    expect(() => toolDefinitions({ format: "openai", tools: [{ name: "x" }] as never })).toThrow(
+      /tools\[0\] must be a tool definition/,
+    );
     const badName = defineTool({ ...repeatTool, name: "read file" });
-    expect(() => toolDefinitions({ format: "openai", tools: [badName] })).toThrow(/tools\[0\]\.name must be 1-64 letters, digits, _ or -, got "read file"/);
-    const notAnObject = defineTool({ name: "scalar", description: "d", inputSchema: z.string(), handler: async () => ({}) });
-    expect(() => toolDefinitions({ format: "anthropic", tools: [notAnObject] })).toThrow(/tool "scalar" must take an object/);
+    expect(() => toolDefinitions({ format: "openai", tools: [badName] })).toThrow(
+      /tools\[0\]\.name must be 1-64 letters, digits, _ or -, got "read file"/,
+    );
+    const notAnObject = defineTool({
+      name: "scalar",
+      description: "d",
+      inputSchema: z.string(),
+      handler: async () => ({}),
+    });
+    expect(() => toolDefinitions({ format: "anthropic", tools: [notAnObject] })).toThrow(
+      /tool "scalar" must take an object/,
+    );
   });
 });
 
@@ -57,43 +77,70 @@ describe("handleToolCall", () => {
   });
 
   it("runs a call with parsed arguments or the JSON text a provider sends", async () => {
-    expect(await handleToolCall(session, "repeat", { text: "ab", times: 3 }, { tools: testTools })).toEqual({ text: "ababab" });
+    expect(await handleToolCall(session, "repeat", { text: "ab", times: 3 }, { tools: testTools })).toEqual({
+      text: "ababab",
+    });
     expect(await handleToolCall(session, "repeat", '{"text":"x"}', { tools: testTools })).toEqual({ text: "xx" });
-    expect(await handleToolCall(session, "run", JSON.stringify({ command: "export HTC=1; echo $((40+2))" }), { tools: testTools })).toMatchObject({
+    expect(
+      await handleToolCall(session, "run", JSON.stringify({ command: "export HTC=1; echo $((40+2))" }), {
+        tools: testTools,
+      }),
+    ).toMatchObject({
       output: "42\n",
       exit_code: 0,
     });
-    expect(await handleToolCall(session, "run", { command: "echo $HTC" }, { tools: testTools })).toMatchObject({ output: "1\n" });
+    expect(await handleToolCall(session, "run", { command: "echo $HTC" }, { tools: testTools })).toMatchObject({
+      output: "1\n",
+    });
   });
 
   it("answers the model's mistakes with an error it can act on", async () => {
-    expect(await handleToolCall(session, "rm_rf", {}, { tools: testTools })).toEqual({ error: 'Unknown tool "rm_rf". Available tools: run, repeat, broken.' });
+    expect(await handleToolCall(session, "rm_rf", {}, { tools: testTools })).toEqual({
+      error: 'Unknown tool "rm_rf". Available tools: run, repeat, broken.',
+    });
     const badJson = await handleToolCall(session, "repeat", '{"text": ', { tools: testTools });
     expect(badJson.error).toMatch(/^The arguments for repeat are not valid JSON \(.+\)\. Send one JSON object\.$/);
     const badArgs = await handleToolCall(session, "repeat", { times: 2 }, { tools: testTools });
     expect(badArgs.error).toMatch(/^Invalid arguments for repeat: text: /);
-    expect(await handleToolCall(session, "broken", {}, { tools: testTools })).toEqual({ error: "broken failed: the disk is on fire" });
+    expect(await handleToolCall(session, "broken", {}, { tools: testTools })).toEqual({
+      error: "broken failed: the disk is on fire",
+    });
   });
 
   it("streams the command's output to onOutput", async () => {
     const seen: string[] = [];
-    const result = await handleToolCall(session, "run", { command: "echo one; echo two" }, { tools: testTools, onOutput: (text) => seen.push(text) });
+    const result = await handleToolCall(
+      session,
+      "run",
+      { command: "echo one; echo two" },
+      { tools: testTools, onOutput: (text) => seen.push(text) },
+    );
     expect(result).toMatchObject({ output: "one\ntwo\n" });
     expect(seen.join("")).toBe("one\ntwo\n");
   });
 
   it("interrupts the command when the signal aborts; the session stays usable", async () => {
     const controller = new AbortController();
-    const result = await handleToolCall(session, "run", { command: "echo started; sleep 300" }, {
-      tools: testTools,
-      signal: controller.signal,
-      onOutput: (text) => text.includes("started") && controller.abort(),
-    });
+    const result = await handleToolCall(
+      session,
+      "run",
+      { command: "echo started; sleep 300" },
+      {
+        tools: testTools,
+        signal: controller.signal,
+        onOutput: (text) => text.includes("started") && controller.abort(),
+      },
+    );
     expect(result).toMatchObject({ exit_code: 130, interrupted: true });
-    expect(await handleToolCall(session, "run", { command: "echo after" }, { tools: testTools })).toMatchObject({ output: "after\n", exit_code: 0 });
+    expect(await handleToolCall(session, "run", { command: "echo after" }, { tools: testTools })).toMatchObject({
+      output: "after\n",
+      exit_code: 0,
+    });
   });
 
   it("rejects an unknown option, naming it", async () => {
-    await expect(handleToolCall(session, "run", {}, { tools: testTools, timeout: 5 } as never)).rejects.toThrow(/Unknown handleToolCall option "timeout"/);
+    await expect(handleToolCall(session, "run", {}, { tools: testTools, timeout: 5 } as never)).rejects.toThrow(
+      /Unknown handleToolCall option "timeout"/,
+    );
   });
 });

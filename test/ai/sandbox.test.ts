@@ -54,7 +54,9 @@ describe("createSandboxSession", () => {
     expect(sandbox.description).toContain("Shellwright local backend");
     expect(sandbox.description).toContain(`Commands start in ${scratch}`);
     expect(createSandboxSession(session, { description: "mine" }).description).toBe("mine");
-    expect(() => createSandboxSession(session, { descripton: "typo" } as never)).toThrow(/Unknown createSandboxSession option "descripton"/);
+    expect(() => createSandboxSession(session, { descripton: "typo" } as never)).toThrow(
+      /Unknown createSandboxSession option "descripton"/,
+    );
   });
 
   describe("run", () => {
@@ -84,25 +86,38 @@ describe("createSandboxSession", () => {
         'for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f" 2>/dev/null; echo; done > "$TMPDIR_PROBE/cmdlines"',
         'echo "$OTHER"',
       ].join("\n");
-      const result = await sandbox.run({ command: probe, env: { SECRET_VALUE: secret, OTHER: "two", TMPDIR_PROBE: scratch } });
+      const result = await sandbox.run({
+        command: probe,
+        env: { SECRET_VALUE: secret, OTHER: "two", TMPDIR_PROBE: scratch },
+      });
       expect(result).toMatchObject({ exitCode: 0, stdout: "two\n" });
       expect(readFileSync(join(scratch, "value"), "utf8")).toBe(secret);
       expect(readFileSync(join(scratch, "cmdlines"), "utf8")).not.toContain("s3cr3t-");
       // The variables were for that command only, and its stdin was empty.
-      expect((await sandbox.run({ command: 'echo "[${SECRET_VALUE:-}]"; cat' , env: { X: "1" } })).stdout).toBe("[]\n");
+      expect((await sandbox.run({ command: 'echo "[${SECRET_VALUE:-}]"; cat', env: { X: "1" } })).stdout).toBe("[]\n");
     });
 
     it("rejects bad options, naming them", async () => {
       await expect(sandbox.run({ command: "" })).rejects.toThrow(InvalidOptionError);
-      await expect(sandbox.run({ command: "true", env: { "BAD-NAME": "x" } })).rejects.toThrow(/env has an invalid variable name "BAD-NAME"/);
-      await expect(sandbox.run({ command: "true", timeout: 5 } as never)).rejects.toThrow(/Unknown run option "timeout"/);
+      await expect(sandbox.run({ command: "true", env: { "BAD-NAME": "x" } })).rejects.toThrow(
+        /env has an invalid variable name "BAD-NAME"/,
+      );
+      await expect(sandbox.run({ command: "true", timeout: 5 } as never)).rejects.toThrow(
+        /Unknown run option "timeout"/,
+      );
     });
 
     it("kills the command when aborted and rejects with the reason", async () => {
       const controller = new AbortController();
       const pidFile = join(scratch, "run-abort.pid");
-      const running = sandbox.run({ command: `bash -c 'echo $$ > ${pidFile}; exec sleep 300'`, abortSignal: controller.signal });
-      await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), "the command to start");
+      const running = sandbox.run({
+        command: `bash -c 'echo $$ > ${pidFile}; exec sleep 300'`,
+        abortSignal: controller.signal,
+      });
+      await eventually(
+        () => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"),
+        "the command to start",
+      );
       const pid = Number(readFileSync(pidFile, "utf8"));
       controller.abort(new Error("stop now"));
       await expect(running).rejects.toThrow("stop now");
@@ -113,7 +128,9 @@ describe("createSandboxSession", () => {
   describe("spawn", () => {
     it("streams stdout while the process runs, then stderr and the exit code", async () => {
       const gate = join(scratch, "spawn-gate");
-      const process = await sandbox.spawn({ command: `echo first; echo warn >&2; while [ ! -e ${gate} ]; do sleep 0.05; done; echo second; exit 7` });
+      const process = await sandbox.spawn({
+        command: `echo first; echo warn >&2; while [ ! -e ${gate} ]; do sleep 0.05; done; echo second; exit 7`,
+      });
       expect(process.pid).toBeUndefined();
       const reader = process.stdout.getReader();
       expect(await readUntil(reader, "first")).toBe("first");
@@ -147,12 +164,18 @@ describe("createSandboxSession", () => {
 
     it("refuses stdin: true before starting anything", async () => {
       const marker = join(scratch, "should-not-exist");
-      await expect(sandbox.spawn({ command: `touch ${marker}`, stdin: true })).rejects.toThrow(/stdin: true is not supported/);
+      await expect(sandbox.spawn({ command: `touch ${marker}`, stdin: true })).rejects.toThrow(
+        /stdin: true is not supported/,
+      );
       expect(existsSync(marker)).toBe(false);
     });
 
     it("passes env and workingDirectory like run", async () => {
-      const process = await sandbox.spawn({ command: 'echo "$GREETING from $(basename "$PWD")"', env: { GREETING: "hello" }, workingDirectory: "wd" });
+      const process = await sandbox.spawn({
+        command: 'echo "$GREETING from $(basename "$PWD")"',
+        env: { GREETING: "hello" },
+        workingDirectory: "wd",
+      });
       expect(await readAll(process.stdout)).toBe("hello from wd\n");
       expect(await process.wait()).toEqual({ exitCode: 0 });
     });
@@ -201,9 +224,15 @@ describe("createSandboxSession", () => {
       await sandbox.writeTextFile({ path: "utf16.txt", content: "hé", encoding: "utf-16le" });
       expect(await sandbox.readTextFile({ path: "utf16.txt", encoding: "utf-16le" })).toBe("hé");
 
-      await expect(sandbox.readTextFile({ path: "lines.txt", encoding: "klingon" })).rejects.toThrow(/encoding "klingon"/);
-      await expect(sandbox.readTextFile({ path: "lines.txt", startLine: 0 })).rejects.toThrow(/startLine must be a line number from 1, got 0/);
-      await expect(sandbox.readTextFile({ path: "lines.txt", startLine: 3, endLine: 2 })).rejects.toThrow(/endLine \(2\) must not be before startLine \(3\)/);
+      await expect(sandbox.readTextFile({ path: "lines.txt", encoding: "klingon" })).rejects.toThrow(
+        /encoding "klingon"/,
+      );
+      await expect(sandbox.readTextFile({ path: "lines.txt", startLine: 0 })).rejects.toThrow(
+        /startLine must be a line number from 1, got 0/,
+      );
+      await expect(sandbox.readTextFile({ path: "lines.txt", startLine: 3, endLine: 2 })).rejects.toThrow(
+        /endLine \(2\) must not be before startLine \(3\)/,
+      );
       expect(await sandbox.readTextFile({ path: "nope.txt" })).toBeNull();
     });
 
@@ -261,8 +290,12 @@ describe("createSandboxSession", () => {
     it("rejects an aborted file operation with the reason", async () => {
       const controller = new AbortController();
       controller.abort(new Error("never mind"));
-      await expect(sandbox.readTextFile({ path: "lines.txt", abortSignal: controller.signal })).rejects.toThrow("never mind");
-      await expect(sandbox.writeTextFile({ path: "x.txt", content: "x", abortSignal: controller.signal })).rejects.toThrow("never mind");
+      await expect(sandbox.readTextFile({ path: "lines.txt", abortSignal: controller.signal })).rejects.toThrow(
+        "never mind",
+      );
+      await expect(
+        sandbox.writeTextFile({ path: "x.txt", content: "x", abortSignal: controller.signal }),
+      ).rejects.toThrow("never mind");
       expect(existsSync(join(scratch, "x.txt"))).toBe(false);
     });
   });

@@ -21,12 +21,24 @@ function scriptedModel(calls: { toolName: string; input: unknown }[]): MockLangu
   return new MockLanguageModelV4({
     doGenerate: [
       ...calls.map((call, index) => ({
-        content: [{ type: "tool-call" as const, toolCallId: `call-${index}`, toolName: call.toolName, input: JSON.stringify(call.input) }],
+        content: [
+          {
+            type: "tool-call" as const,
+            toolCallId: `call-${index}`,
+            toolName: call.toolName,
+            input: JSON.stringify(call.input),
+          },
+        ],
         finishReason: { unified: "tool-calls" as const, raw: undefined },
         usage,
         warnings: [],
       })),
-      { content: [{ type: "text" as const, text: "done" }], finishReason: { unified: "stop" as const, raw: undefined }, usage, warnings: [] },
+      {
+        content: [{ type: "text" as const, text: "done" }],
+        finishReason: { unified: "stop" as const, raw: undefined },
+        usage,
+        warnings: [],
+      },
     ],
   });
 }
@@ -67,7 +79,9 @@ describe("shellwrightTools", () => {
     expect((outputs[3] as { error: string }).error).toMatch(/^Invalid arguments for repeat: times:/);
     // The model's last prompt carries the tool results it is answering.
     const lastPrompt = model.doGenerateCalls.at(-1)!.prompt;
-    const sent = lastPrompt.flatMap((message) => (message.role === "tool" ? message.content : [])).map((part) => (part as { output: unknown }).output);
+    const sent = lastPrompt
+      .flatMap((message) => (message.role === "tool" ? message.content : []))
+      .map((part) => (part as { output: unknown }).output);
     expect(sent).toContainEqual({ type: "json", value: expect.objectContaining({ output: "yes\n" }) });
     expect(sent).toContainEqual({ type: "json", value: { error: "broken failed: the disk is on fire" } });
   });
@@ -75,7 +89,10 @@ describe("shellwrightTools", () => {
   it("interrupts the command when the AI SDK aborts the call", async () => {
     const controller = new AbortController();
     const execute = tools.run!.execute!;
-    const pending = execute({ command: "echo started; sleep 300" }, { toolCallId: "c1", messages: [], abortSignal: controller.signal, context: {} });
+    const pending = execute(
+      { command: "echo started; sleep 300" },
+      { toolCallId: "c1", messages: [], abortSignal: controller.signal, context: {} },
+    );
     setTimeout(() => controller.abort(), 200);
     expect(await pending).toMatchObject({ exit_code: 130, interrupted: true });
   });
@@ -84,7 +101,13 @@ describe("shellwrightTools", () => {
     const sandbox = createSandboxSession(session);
     const model = scriptedModel([{ toolName: "run", input: { command: "cat shared-note.txt" } }]);
     await sandbox.writeTextFile({ path: "shared-note.txt", content: "written by the sandbox\n" });
-    const result = await generateText({ model, tools, prompt: "read it", stopWhen: isStepCount(3), experimental_sandbox: sandbox });
+    const result = await generateText({
+      model,
+      tools,
+      prompt: "read it",
+      stopWhen: isStepCount(3),
+      experimental_sandbox: sandbox,
+    });
     expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ output: "written by the sandbox\n" });
     expect(await sandbox.deleteFile({ path: "shared-note.txt" })).toBe(true);
   });

@@ -56,7 +56,11 @@ describe("shellwright exec", () => {
     ["an unknown backend", ["exec", "--backend", "nope", "true"], 'unknown backend "nope"'],
     ["an unknown session for close", ["close", "ghost"], 'No session named "ghost"'],
     ["a negative timeout", ["exec", "--timeout", "-1", "true"], "--timeout must be a positive number of seconds"],
-    ["a timeout that is not a number", ["exec", "--timeout", "soon", "true"], '--timeout must be a positive number of seconds, got "soon"'],
+    [
+      "a timeout that is not a number",
+      ["exec", "--timeout", "soon", "true"],
+      '--timeout must be a positive number of seconds, got "soon"',
+    ],
     ["no command", ["exec"], "no command given"],
     ["an unknown option", ["exec", "--frobnicate", "true"], "unknown option --frobnicate"],
     ["an unknown command", ["frobnicate"], 'unknown command "frobnicate"'],
@@ -77,7 +81,11 @@ const remoteBackends: { name: string; enabled: boolean; config: () => Record<str
   {
     name: "docker",
     enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
-    config: () => ({ backend: "docker", image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm", network: false }),
+    config: () => ({
+      backend: "docker",
+      image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
+      network: false,
+    }),
   },
   { name: "ssh", enabled: sshTestEnabled, config: () => ({ ...sshTestConfig() }) },
 ];
@@ -93,7 +101,11 @@ for (const backend of remoteBackends) {
       expect(cli(["sessions"]).stdout).toMatch(new RegExp(`^${session}\\t${backend.name}\\t/tmp\\t`, "m"));
       expect(cli(["close", session])).toMatchObject({ code: 0, stdout: `closed ${session}\n` });
       if (backend.name === "docker") {
-        const left = spawnSync("docker", ["ps", "-a", "--filter", `name=^shellwright-${session}$`, "--format", "{{.Names}}"], { encoding: "utf8" });
+        const left = spawnSync(
+          "docker",
+          ["ps", "-a", "--filter", `name=^shellwright-${session}$`, "--format", "{{.Names}}"],
+          { encoding: "utf8" },
+        );
         expect(left.stdout.trim()).toBe("");
       }
     });

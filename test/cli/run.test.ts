@@ -21,7 +21,11 @@ async function run(args: string[]): Promise<{ code: number; lines: Record<string
   const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (err.push(String(chunk)), true));
   try {
     const code = await main(args);
-    const lines = out.join("").split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = out
+      .join("")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     return { code, lines, stderr: err.join("") };
   } finally {
     stdout.mockRestore();
@@ -63,7 +67,11 @@ describe("shellwright run", () => {
     const plan = planFile({
       steps: [
         { tool: "terminal", args: { command: "echo bg", background: true } },
-        { tool: "process", args: { action: "wait", session_id: "${1.session_id}" }, expect: { status: "exited", output: "bg\n" } },
+        {
+          tool: "process",
+          args: { action: "wait", session_id: "${1.session_id}" },
+          expect: { status: "exited", output: "bg\n" },
+        },
         { tool: "write_file", args: {}, skip: "not yet" },
       ],
     });
@@ -76,18 +84,33 @@ describe("shellwright run", () => {
   it("reports an unknown tool as a result with an error", async () => {
     const { code, lines } = await run([planFile([{ tool: "teleport", args: {} }])]);
     expect(code).toBe(0);
-    expect(lines[0]!.result).toEqual({ error: 'Unknown tool "teleport". Available tools: terminal, process, read_file, write_file, patch, search_files, execute_code.' });
+    expect(lines[0]!.result).toEqual({
+      error:
+        'Unknown tool "teleport". Available tools: terminal, process, read_file, write_file, patch, search_files, execute_code.',
+    });
   });
 
   it("exits 2 on usage and plan errors, naming the problem", async () => {
     expect(await run([])).toMatchObject({ code: 2, stderr: expect.stringContaining("the plan file is missing") });
-    expect(await run(["x.json", "--fast"])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown option --fast") });
-    expect(await run([join(dir, "missing.json")])).toMatchObject({ code: 2, stderr: expect.stringContaining("ENOENT") });
+    expect(await run(["x.json", "--fast"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("unknown option --fast"),
+    });
+    expect(await run([join(dir, "missing.json")])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("ENOENT"),
+    });
     const broken = join(dir, "broken.json");
     writeFileSync(broken, "[{");
     expect(await run([broken])).toMatchObject({ code: 2, stderr: expect.stringContaining("not valid JSON") });
-    expect(await run([planFile([{ tool: "terminal", args: "echo" }])])).toMatchObject({ code: 2, stderr: expect.stringContaining('step 1.args must be an object, got "echo"') });
-    expect(await run([planFile({ steps: [] }), "--backend", "mars"])).toMatchObject({ code: 2, stderr: expect.stringContaining('Unknown backend "mars"') });
+    expect(await run([planFile([{ tool: "terminal", args: "echo" }])])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('step 1.args must be an object, got "echo"'),
+    });
+    expect(await run([planFile({ steps: [] }), "--backend", "mars"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('Unknown backend "mars"'),
+    });
   });
 });
 
@@ -96,7 +119,10 @@ describe("plans", () => {
     const result = { output: "hello world\n", exit_code: 0, nested: { a: 1, b: 2 } };
     expect(matchExpected({ exit_code: 0, nested: { a: 1 } }, result)).toEqual([]);
     expect(matchExpected({ output: { $regex: "^hello" }, error: { $absent: true } }, result)).toEqual([]);
-    expect(matchExpected({ exit_code: 1, missing: { $absent: false } }, result)).toEqual(["result.exit_code: expected 1, got 0", "result.missing: expected a value, got undefined"]);
+    expect(matchExpected({ exit_code: 1, missing: { $absent: false } }, result)).toEqual([
+      "result.exit_code: expected 1, got 0",
+      "result.missing: expected a value, got undefined",
+    ]);
   });
 
   it("reject unknown step keys", () => {

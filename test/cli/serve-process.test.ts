@@ -20,7 +20,10 @@ interface Served {
 }
 
 function startServe(args: string[]): Served {
-  const child = spawn(process.execPath, [ENTRY, ...args], { env: { ...process.env, SHELLWRIGHT_GATEWAY_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [ENTRY, ...args], {
+    env: { ...process.env, SHELLWRIGHT_GATEWAY_TOKEN: TOKEN },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const url = new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (chunk: Buffer) => {

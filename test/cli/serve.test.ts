@@ -11,7 +11,15 @@ function io(env: NodeJS.ProcessEnv = {}): ServeIo & { out: string[]; err: string
   const out: string[] = [];
   const err: string[] = [];
   const controller = new AbortController();
-  return { env, out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), signal: controller.signal, stop: () => controller.abort() };
+  return {
+    env,
+    out,
+    err,
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    signal: controller.signal,
+    stop: () => controller.abort(),
+  };
 }
 
 describe("shellwright serve", () => {
@@ -48,11 +56,42 @@ describe("shellwright serve", () => {
   });
 
   it("parses its flags into gateway options", () => {
-    const parsed = parseServeArgs(["--host", "127.0.0.2", "--port", "9000", "--allow-root", "/a", "--allow-root", "/b", "--cwd", "/a/w", "--max-sessions", "3", "--max-concurrent", "4", "--idle-timeout-ms", "5000", "--max-body-bytes", "1024", "--backend", "local"]);
+    const parsed = parseServeArgs([
+      "--host",
+      "127.0.0.2",
+      "--port",
+      "9000",
+      "--allow-root",
+      "/a",
+      "--allow-root",
+      "/b",
+      "--cwd",
+      "/a/w",
+      "--max-sessions",
+      "3",
+      "--max-concurrent",
+      "4",
+      "--idle-timeout-ms",
+      "5000",
+      "--max-body-bytes",
+      "1024",
+      "--backend",
+      "local",
+    ]);
     expect(parsed).toEqual({
       tokenFile: undefined,
       insecureNoAuth: false,
-      options: { host: "127.0.0.2", port: 9000, allowedRoots: ["/a", "/b"], cwd: "/a/w", maxSessions: 3, maxConcurrentExecutions: 4, idleTimeoutMs: 5000, maxBodyBytes: 1024, backend: { backend: "local" } },
+      options: {
+        host: "127.0.0.2",
+        port: 9000,
+        allowedRoots: ["/a", "/b"],
+        cwd: "/a/w",
+        maxSessions: 3,
+        maxConcurrentExecutions: 4,
+        idleTimeoutMs: 5000,
+        maxBodyBytes: 1024,
+        backend: { backend: "local" },
+      },
     });
     expect(parseServeArgs(["--help"])).toBe("help");
   });

@@ -58,7 +58,11 @@ export const compatBackends: CompatBackend[] = [
     name: "ssh",
     enabled: sshTestEnabled,
     create: ({ home, env, ...rest } = {}) =>
-      createEnvironment({ ...sshTestConfig(), ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
+      createEnvironment({
+        ...sshTestConfig(),
+        ...rest,
+        env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+      }),
   },
   {
     // A real Docker Engine: scripts/test-env/docker.sh (run by .ci/run) starts it and builds the image.
@@ -73,7 +77,12 @@ let gatewayStarted: Promise<Gateway> | undefined;
 
 /** One gateway per test file, started on first use, on a free loopback port. */
 function sharedGateway(): Promise<Gateway> {
-  gatewayStarted ??= startGateway({ token: GATEWAY_TOKEN, port: 0, allowedRoots: ["/"], backend: { backend: "local" } }).then((gateway) => {
+  gatewayStarted ??= startGateway({
+    token: GATEWAY_TOKEN,
+    port: 0,
+    allowedRoots: ["/"],
+    backend: { backend: "local" },
+  }).then((gateway) => {
     gateway.server.unref();
     return gateway;
   });

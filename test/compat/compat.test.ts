@@ -24,7 +24,10 @@ for (const backend of compatBackends) {
     let scratch: string;
 
     /** Runs a command in a fresh scratch-based session and closes it after. */
-    async function withSession<T>(options: Parameters<CompatBackend["create"]>[0], fn: (session: Environment) => Promise<T>): Promise<T> {
+    async function withSession<T>(
+      options: Parameters<CompatBackend["create"]>[0],
+      fn: (session: Environment) => Promise<T>,
+    ): Promise<T> {
       const session = await backend.create(options);
       try {
         return await fn(session);
@@ -60,7 +63,13 @@ for (const backend of compatBackends) {
     describe("the spec's nine", () => {
       it("runs a simple command", async () => {
         const r = await run("echo hello");
-        expect(r).toMatchObject({ output: "hello\n", exitCode: 0, timedOut: false, interrupted: false, truncated: false });
+        expect(r).toMatchObject({
+          output: "hello\n",
+          exitCode: 0,
+          timedOut: false,
+          interrupted: false,
+          truncated: false,
+        });
       });
 
       it("keeps the exit code", async () => {
@@ -112,7 +121,9 @@ for (const backend of compatBackends) {
       it("keeps functions and aliases from the login profile and from an earlier call", async () => {
         const home = await homeWithProfile("profile_fn() { echo from-profile; }\nalias pal='echo profile-alias'\n");
         await withSession({ home }, async (session) => {
-          expect((await session.execute("call_fn() { echo from-call; }; alias cal='echo call-alias'")).exitCode).toBe(0);
+          expect((await session.execute("call_fn() { echo from-call; }; alias cal='echo call-alias'")).exitCode).toBe(
+            0,
+          );
           expect((await session.execute("true")).exitCode).toBe(0);
           const third = await session.execute("profile_fn; pal; call_fn; cal");
           expect(third.output).toBe("from-profile\nprofile-alias\nfrom-call\ncall-alias\n");
@@ -124,7 +135,9 @@ for (const backend of compatBackends) {
           "_private_helper() { local x=1; return 0; echo unreachable; }\nafter_private() { echo still-here; }\nalias ap='echo alias-after'\nexport AFTER_PRIVATE=yes\n",
         );
         await withSession({ home }, async (session) => {
-          const r = await session.execute("after_private; ap; echo $AFTER_PRIVATE; type _private_helper >/dev/null 2>&1 && echo leaked || echo filtered");
+          const r = await session.execute(
+            "after_private; ap; echo $AFTER_PRIVATE; type _private_helper >/dev/null 2>&1 && echo leaked || echo filtered",
+          );
           expect(r.output).toBe("still-here\nalias-after\nyes\nfiltered\n");
         });
       });
@@ -151,7 +164,9 @@ for (const backend of compatBackends) {
             // Every call sources whatever snapshot is current when it starts: a
             // torn one would lose the canary or the function.
             const results = await Promise.all(
-              Array.from({ length: 8 }, (_, i) => session.execute(`echo $SW_CANARY; canary_fn; export SW_C${round}_${i}=${i}`)),
+              Array.from({ length: 8 }, (_, i) =>
+                session.execute(`echo $SW_CANARY; canary_fn; export SW_C${round}_${i}=${i}`),
+              ),
             );
             for (const r of results) expect(r).toMatchObject({ exitCode: 0, output: "alive\nfn-alive\n" });
             const check = await session.execute(`echo $SW_CANARY; canary_fn; env | grep -c '^SW_C${round}_'`);
@@ -201,7 +216,10 @@ for (const backend of compatBackends) {
             expect(r.exitCode).toBe(124);
           } else {
             const controller = new AbortController();
-            const pending = run(command, { signal: controller.signal, onOutput: (text) => text.includes("spawned") && setTimeout(() => controller.abort(), 200) });
+            const pending = run(command, {
+              signal: controller.signal,
+              onOutput: (text) => text.includes("spawned") && setTimeout(() => controller.abort(), 200),
+            });
             r = await pending;
             expect(r.exitCode).toBe(130);
             expect(r.output).toBe("spawned\n\n[Command interrupted]");
@@ -217,7 +235,9 @@ for (const backend of compatBackends) {
         await run(`rm -rf ${scratch}/doomed`);
         const first = await run("pwd");
         expect(first.exitCode).toBe(0);
-        expect(first.output).toBe(`shellwright: the session's directory ${scratch}/doomed/deeper no longer exists; running in ${scratch}\n${scratch}\n`);
+        expect(first.output).toBe(
+          `shellwright: the session's directory ${scratch}/doomed/deeper no longer exists; running in ${scratch}\n${scratch}\n`,
+        );
         expect(first.cwd).toBe(scratch);
         expect((await run("pwd")).output).toBe(`${scratch}\n`);
         await run(`mkdir -p ${scratch}/doomed2 && cd ${scratch}/doomed2`);
@@ -247,9 +267,12 @@ for (const backend of compatBackends) {
 
       it("keeps the launching PATH in front of the login profile's", async () => {
         const home = await homeWithProfile("export PATH=/usr/bin:/bin\n");
-        await withSession({ home, env: { PATH: `/opt/sw-launch-bin:/usr/local/bin:/usr/bin:/bin` } }, async (session) => {
-          expect((await session.execute("echo $PATH")).output).toMatch(/^\/opt\/sw-launch-bin:/);
-        });
+        await withSession(
+          { home, env: { PATH: `/opt/sw-launch-bin:/usr/local/bin:/usr/bin:/bin` } },
+          async (session) => {
+            expect((await session.execute("echo $PATH")).output).toMatch(/^\/opt\/sw-launch-bin:/);
+          },
+        );
       });
 
       it("falls back to bash -l when init fails", async () => {
@@ -268,19 +291,25 @@ for (const backend of compatBackends) {
 
       it("round-trips any string through printf %s", async () => {
         await fc.assert(
-          fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 60 }).filter((s) => !s.includes("\0")), async (s) => {
-            const r = await env.execute(`printf %s ${"'" + s.replaceAll("'", "'\\''") + "'"}`);
-            expect(r.output).toBe(s);
-            const direct = await env.execute(`printf '%s' "$(cat)"`, { stdin: s });
-            expect(direct.output).toBe(s.replace(/\n+$/, ""));
-          }),
+          fc.asyncProperty(
+            fc.string({ unit: "grapheme", maxLength: 60 }).filter((s) => !s.includes("\0")),
+            async (s) => {
+              const r = await env.execute(`printf %s ${"'" + s.replaceAll("'", "'\\''") + "'"}`);
+              expect(r.output).toBe(s);
+              const direct = await env.execute(`printf '%s' "$(cat)"`, { stdin: s });
+              expect(direct.output).toBe(s.replace(/\n+$/, ""));
+            },
+          ),
           { numRuns: 60 },
         );
         await fc.assert(
-          fc.asyncProperty(fc.string({ unit: "binary", maxLength: 40 }).filter((s) => !s.includes("\0")), async (s) => {
-            const quoted = "'" + s.replaceAll("'", "'\\''") + "'";
-            expect((await env.execute(`printf %s ${quoted}`)).output).toBe(s);
-          }),
+          fc.asyncProperty(
+            fc.string({ unit: "binary", maxLength: 40 }).filter((s) => !s.includes("\0")),
+            async (s) => {
+              const quoted = "'" + s.replaceAll("'", "'\\''") + "'";
+              expect((await env.execute(`printf %s ${quoted}`)).output).toBe(s);
+            },
+          ),
           { numRuns: 60 },
         );
       });

@@ -12,12 +12,23 @@ class Probe extends EnvironmentBase {
   readonly #gate: Promise<void>;
 
   constructor() {
-    super({ sessionId: "0123456789ab", cwd: "/start", snapshotReady: true }, { snapshot: "/tmp/s.sh", cwdFile: "/tmp/c.txt" });
+    super(
+      { sessionId: "0123456789ab", cwd: "/start", snapshotReady: true },
+      { snapshot: "/tmp/s.sh", cwdFile: "/tmp/c.txt" },
+    );
     this.#gate = new Promise((resolve) => (this.release = resolve));
   }
 
   execute(): Promise<ExecuteResult> {
-    return Promise.resolve({ output: "", exitCode: 0, cwd: this.cwd, timedOut: false, interrupted: false, truncated: false, durationMs: 0 });
+    return Promise.resolve({
+      output: "",
+      exitCode: 0,
+      cwd: this.cwd,
+      timedOut: false,
+      interrupted: false,
+      truncated: false,
+      durationMs: 0,
+    });
   }
 
   protected override async shutdown(): Promise<void> {
@@ -72,6 +83,10 @@ describe("EnvironmentBase", () => {
     probe.beforeClose(() => void (hooks += 1));
     probe.gone();
     await probe.close();
-    expect({ hooks, shutdowns: probe.shutdowns, closed: probe.closed }).toEqual({ hooks: 0, shutdowns: 0, closed: true });
+    expect({ hooks, shutdowns: probe.shutdowns, closed: probe.closed }).toEqual({
+      hooks: 0,
+      shutdowns: 0,
+      closed: true,
+    });
   });
 });

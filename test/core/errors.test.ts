@@ -8,6 +8,10 @@ describe("ProcessError", () => {
     const error = new ProcessError("Too many background processes");
     expect(isShellwrightError(error)).toBe(true);
     expect(error).toBeInstanceOf(ShellwrightError);
-    expect(error).toMatchObject({ code: "PROCESS_FAILED", name: "ProcessError", message: "Too many background processes" });
+    expect(error).toMatchObject({
+      code: "PROCESS_FAILED",
+      name: "ProcessError",
+      message: "Too many background processes",
+    });
   });
 });

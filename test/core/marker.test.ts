@@ -46,11 +46,15 @@ describe("MarkerScanner", () => {
 
   it("finds the marker across any chunking", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 200 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 10 }), (body, sizes) => {
-        const { output, scanner } = scan(`${body}${marker("/some/dir")}`, sizes);
-        expect(output).toBe(body);
-        expect(scanner.cwd).toBe("/some/dir");
-      }),
+      fc.property(
+        fc.string({ maxLength: 200 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 10 }),
+        (body, sizes) => {
+          const { output, scanner } = scan(`${body}${marker("/some/dir")}`, sizes);
+          expect(output).toBe(body);
+          expect(scanner.cwd).toBe("/some/dir");
+        },
+      ),
     );
   });
 

@@ -17,7 +17,9 @@ describe("OutputCollector", () => {
     const text = "H".repeat(50) + "x".repeat(1000) + "T".repeat(70);
     const result = collect([text], 100, 0.4);
     expect(result.truncated).toBe(true);
-    expect(result.text.startsWith("H".repeat(40) + "\n\n... [OUTPUT TRUNCATED - 1020 bytes omitted out of 1120 total]")).toBe(true);
+    expect(
+      result.text.startsWith("H".repeat(40) + "\n\n... [OUTPUT TRUNCATED - 1020 bytes omitted out of 1120 total]"),
+    ).toBe(true);
     expect(result.text.endsWith("\n\n" + "T".repeat(60))).toBe(true);
   });
 
@@ -36,11 +38,15 @@ describe("OutputCollector", () => {
 
   it("never splits a multi-byte character at a cut", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "grapheme", minLength: 1, maxLength: 300 }), fc.integer({ min: 8, max: 60 }), (s, max) => {
-        const result = collect([s], max);
-        expect(result.text).not.toContain("[binary output");
-        if (!result.truncated) expect(result.text).toBe(s);
-      }),
+      fc.property(
+        fc.string({ unit: "grapheme", minLength: 1, maxLength: 300 }),
+        fc.integer({ min: 8, max: 60 }),
+        (s, max) => {
+          const result = collect([s], max);
+          expect(result.text).not.toContain("[binary output");
+          if (!result.truncated) expect(result.text).toBe(s);
+        },
+      ),
     );
   });
 });

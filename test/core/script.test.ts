@@ -14,9 +14,12 @@ const plan = {
 describe("shellQuote", () => {
   it("round-trips any NUL-free string through bash", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 50 }).filter((s) => !s.includes("\0")), (s) => {
-        expect(execFileSync("bash", ["-c", `printf %s ${shellQuote(s)}`]).toString()).toBe(s);
-      }),
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 50 }).filter((s) => !s.includes("\0")),
+        (s) => {
+          expect(execFileSync("bash", ["-c", `printf %s ${shellQuote(s)}`]).toString()).toBe(s);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -55,7 +58,13 @@ describe("buildCommandScript", () => {
 
   it("embeds stdin as base64 that decodes byte-exact", () => {
     const bytes = Uint8Array.from([0, 1, 10, 255, 39, 34]);
-    const script = buildCommandScript({ ...base, command: "od -An -tx1", embeddedStdin: bytes, snapshotReady: false, renameInScript: false });
+    const script = buildCommandScript({
+      ...base,
+      command: "od -An -tx1",
+      embeddedStdin: bytes,
+      snapshotReady: false,
+      renameInScript: false,
+    });
     const out = execFileSync("bash", ["-c", script.replace(/builtin trap .*? EXIT\n/s, "")]).toString();
     expect(out.replace(/\s+/g, "")).toBe("00010aff2722");
   });

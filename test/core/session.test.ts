@@ -1,7 +1,13 @@
 /** Session behaviour that is the same on every backend, checked on the local one. */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEnvironment, InvalidOptionError, isShellwrightError, SessionClosedError, type Environment } from "../../src/index.js";
+import {
+  createEnvironment,
+  InvalidOptionError,
+  isShellwrightError,
+  SessionClosedError,
+  type Environment,
+} from "../../src/index.js";
 
 let env: Environment;
 beforeAll(async () => {
@@ -32,7 +38,9 @@ describe("limits", () => {
     const small = await createEnvironment({ maxOutputChars: 1000 });
     try {
       const result = await small.execute("printf 'H%.0s' {1..600}; printf 'x%.0s' {1..5000}; printf 'T%.0s' {1..700}");
-      expect(result.output.startsWith(`${"H".repeat(400)}\n\n... [OUTPUT TRUNCATED - 5300 bytes omitted out of 6300 total]`)).toBe(true);
+      expect(
+        result.output.startsWith(`${"H".repeat(400)}\n\n... [OUTPUT TRUNCATED - 5300 bytes omitted out of 6300 total]`),
+      ).toBe(true);
       expect(result.output.endsWith(`\n\n${"T".repeat(600)}`)).toBe(true);
     } finally {
       await small.close();
@@ -62,13 +70,33 @@ describe("bad input", () => {
     ["a blank command", () => env.execute("  \n"), "command must not be empty"],
     ["a NUL in the command", () => env.execute("echo a\0b"), "command must not contain a NUL byte"],
     ["a NUL in the cwd", () => env.execute("pwd", { cwd: "/tmp\0x" }), "cwd must not contain a NUL byte"],
-    ["a negative timeout", () => env.execute("true", { timeoutMs: -5 }), "timeoutMs must be a positive number of milliseconds, got -5"],
+    [
+      "a negative timeout",
+      () => env.execute("true", { timeoutMs: -5 }),
+      "timeoutMs must be a positive number of milliseconds, got -5",
+    ],
     ["a NaN timeout", () => env.execute("true", { timeoutMs: Number.NaN }), "got NaN"],
-    ["an unknown execute option", () => env.execute("true", { timeout: 5 } as never), 'Unknown execute option "timeout"'],
-    ["stdin of the wrong type", () => env.execute("cat", { stdin: 5 } as never), "stdin must be a string or a Uint8Array, got 5"],
+    [
+      "an unknown execute option",
+      () => env.execute("true", { timeout: 5 } as never),
+      'Unknown execute option "timeout"',
+    ],
+    [
+      "stdin of the wrong type",
+      () => env.execute("cat", { stdin: 5 } as never),
+      "stdin must be a string or a Uint8Array, got 5",
+    ],
     ["an unknown backend", () => createEnvironment({ backend: "nope" } as never), 'Unknown backend "nope"'],
-    ["an unknown config option", () => createEnvironment({ timeout: 5 } as never), 'Unknown local backend option "timeout"'],
-    ["a zero timeout in config", () => createEnvironment({ timeoutMs: 0 }), "timeoutMs must be a positive number of milliseconds, got 0"],
+    [
+      "an unknown config option",
+      () => createEnvironment({ timeout: 5 } as never),
+      'Unknown local backend option "timeout"',
+    ],
+    [
+      "a zero timeout in config",
+      () => createEnvironment({ timeoutMs: 0 }),
+      "timeoutMs must be a positive number of milliseconds, got 0",
+    ],
     ["env with a bad name", () => createEnvironment({ env: { "A-B": "x" } }), 'env has an invalid variable name "A-B"'],
   ];
   for (const [what, call, message] of bad) {

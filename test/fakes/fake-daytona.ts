@@ -17,7 +17,12 @@ import type { ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type * as DaytonaSdk from "@daytonaio/sdk";
-import type { DaytonaApi, DaytonaFileSystem, DaytonaProcess, DaytonaSandbox } from "../../src/backends/daytona/transport.js";
+import type {
+  DaytonaApi,
+  DaytonaFileSystem,
+  DaytonaProcess,
+  DaytonaSandbox,
+} from "../../src/backends/daytona/transport.js";
 import { exitCodeOf, LocalProcessGroup } from "./local-process.js";
 
 type CreateParams = DaytonaSdk.CreateSandboxFromImageParams | DaytonaSdk.CreateSandboxFromSnapshotParams;
@@ -45,7 +50,12 @@ class FakeDaytonaProcess implements DaytonaProcess {
 
   constructor(private readonly sandbox: FakeDaytonaSandbox) {}
 
-  async executeCommand(command: string, cwd?: string, env?: Record<string, string>, timeout?: number): ReturnType<DaytonaProcess["executeCommand"]> {
+  async executeCommand(
+    command: string,
+    cwd?: string,
+    env?: Record<string, string>,
+    timeout?: number,
+  ): ReturnType<DaytonaProcess["executeCommand"]> {
     this.sandbox.checkRunning();
     this.executed.push(command);
     const injected = this.failExecuteCommand?.(command);
@@ -70,7 +80,10 @@ class FakeDaytonaProcess implements DaytonaProcess {
     this.sessions.delete(sessionId);
   }
 
-  async executeSessionCommand(sessionId: string, req: { command: string; runAsync?: boolean }): Promise<DaytonaSdk.SessionExecuteResponse> {
+  async executeSessionCommand(
+    sessionId: string,
+    req: { command: string; runAsync?: boolean },
+  ): Promise<DaytonaSdk.SessionExecuteResponse> {
     this.sandbox.checkRunning();
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error(`session ${sessionId} not found`);
@@ -79,7 +92,15 @@ class FakeDaytonaProcess implements DaytonaProcess {
     this.sessionCommands.push(req.command);
     const child = this.sandbox.spawnShell(req.command, {});
     // A session's stdin is a pipe that is never closed: a command that reads it hangs.
-    const record: SessionCommand = { id: `cmd-${++this.#next}`, command: req.command, exitCode: undefined, stdout: [], stderr: [], open: 2, listeners: new Set() };
+    const record: SessionCommand = {
+      id: `cmd-${++this.#next}`,
+      command: req.command,
+      exitCode: undefined,
+      stdout: [],
+      stderr: [],
+      open: 2,
+      listeners: new Set(),
+    };
     const notify = (): void => record.listeners.forEach((listener) => listener());
     child.stdout!.on("data", (chunk: Buffer) => (record.stdout.push(chunk), notify()));
     child.stderr!.on("data", (chunk: Buffer) => (record.stderr.push(chunk), notify()));
@@ -94,13 +115,23 @@ class FakeDaytonaProcess implements DaytonaProcess {
     return { cmdId: record.id, output: "", stdout: "", stderr: "" };
   }
 
-  async getSessionCommand(sessionId: string, commandId: string): Promise<{ id: string; command: string; exitCode?: number }> {
+  async getSessionCommand(
+    sessionId: string,
+    commandId: string,
+  ): Promise<{ id: string; command: string; exitCode?: number }> {
     this.sandbox.checkRunning();
     const record = this.#find(sessionId, commandId);
-    return record.exitCode === undefined ? { id: record.id, command: record.command } : { id: record.id, command: record.command, exitCode: record.exitCode };
+    return record.exitCode === undefined
+      ? { id: record.id, command: record.command }
+      : { id: record.id, command: record.command, exitCode: record.exitCode };
   }
 
-  getSessionCommandLogs(sessionId: string, commandId: string, onStdout: (chunk: string) => void, onStderr: (chunk: string) => void): Promise<void> {
+  getSessionCommandLogs(
+    sessionId: string,
+    commandId: string,
+    onStdout: (chunk: string) => void,
+    onStderr: (chunk: string) => void,
+  ): Promise<void> {
     const record = this.#find(sessionId, commandId);
     // Decoded to text per stream, as the real SDK's log demultiplexer does.
     const decoders = [new TextDecoder("utf-8"), new TextDecoder("utf-8")];
@@ -133,7 +164,8 @@ class FakeDaytonaProcess implements DaytonaProcess {
 
   #find(sessionId: string, commandId: string): SessionCommand {
     const record = this.#commands.get(commandId);
-    if (!record || !this.sessions.get(sessionId)?.includes(record)) throw new Error(`command ${commandId} not found in session ${sessionId}`);
+    if (!record || !this.sessions.get(sessionId)?.includes(record))
+      throw new Error(`command ${commandId} not found in session ${sessionId}`);
     return record;
   }
 }
@@ -163,8 +195,15 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     if (this.state !== "started") throw new Error(`Sandbox ${this.id} is not running (state: ${this.state})`);
   }
 
-  spawnShell(command: string, options: { cwd?: string | undefined; env?: Record<string, string> | undefined; timeoutMs?: number | undefined }): ChildProcess {
-    return this.#processes.spawn(["sh", "-c", command], { env: { ...this.#env, ...options.env }, cwd: options.cwd, timeoutMs: options.timeoutMs });
+  spawnShell(
+    command: string,
+    options: { cwd?: string | undefined; env?: Record<string, string> | undefined; timeoutMs?: number | undefined },
+  ): ChildProcess {
+    return this.#processes.spawn(["sh", "-c", command], {
+      env: { ...this.#env, ...options.env },
+      cwd: options.cwd,
+      timeoutMs: options.timeoutMs,
+    });
   }
 
   async refreshData(): Promise<void> {
@@ -208,7 +247,11 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
       this.fs.calls.push(`uploadFiles ${files.map((f) => f.destination).join(" ")}`);
       for (const file of files) {
         mkdirSync(dirname(file.destination), { recursive: true });
-        if (typeof file.source === "string") writeFileSync(file.destination, new Uint8Array(await import("node:fs/promises").then((fs) => fs.readFile(file.source as string))));
+        if (typeof file.source === "string")
+          writeFileSync(
+            file.destination,
+            new Uint8Array(await import("node:fs/promises").then((fs) => fs.readFile(file.source as string))),
+          );
         else writeFileSync(file.destination, file.source);
       }
     },

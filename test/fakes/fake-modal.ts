@@ -13,7 +13,14 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import type * as ModalSdk from "modal";
-import type { ModalApi, ModalApp, ModalFilesystem, ModalImage, ModalProcess, ModalSandbox } from "../../src/backends/modal/transport.js";
+import type {
+  ModalApi,
+  ModalApp,
+  ModalFilesystem,
+  ModalImage,
+  ModalProcess,
+  ModalSandbox,
+} from "../../src/backends/modal/transport.js";
 import { exitCodeOf, LocalProcessGroup } from "./local-process.js";
 
 export class FakeModalImage implements ModalImage {
@@ -179,7 +186,11 @@ export class FakeModalClient implements ModalApi {
   };
 
   readonly sandboxes = {
-    create: async (_app: ModalApp, image: ModalImage, params?: ModalSdk.SandboxCreateParams): Promise<FakeModalSandbox> => {
+    create: async (
+      _app: ModalApp,
+      image: ModalImage,
+      params?: ModalSdk.SandboxCreateParams,
+    ): Promise<FakeModalSandbox> => {
       if (this.failCreate) throw this.failCreate;
       const sandbox = new FakeModalSandbox(this.sandboxesCreated.length + 1, image as FakeModalImage, params ?? {});
       this.sandboxesCreated.push(sandbox);

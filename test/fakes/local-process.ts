@@ -8,14 +8,23 @@ import { spawn, type ChildProcess } from "node:child_process";
 export class LocalProcessGroup {
   readonly #children = new Set<ChildProcess>();
 
-  spawn(argv: string[], options: { env: NodeJS.ProcessEnv; cwd?: string | undefined; timeoutMs?: number | undefined }): ChildProcess {
+  spawn(
+    argv: string[],
+    options: { env: NodeJS.ProcessEnv; cwd?: string | undefined; timeoutMs?: number | undefined },
+  ): ChildProcess {
     const [command, ...args] = argv;
-    const child = spawn(command!, args, { detached: true, stdio: ["pipe", "pipe", "pipe"], env: options.env, cwd: options.cwd });
+    const child = spawn(command!, args, {
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: options.env,
+      cwd: options.cwd,
+    });
     this.#children.add(child);
     child.stdin!.on("error", () => undefined);
     let timer: NodeJS.Timeout | undefined;
     // setTimeout fires at once past 2^31-1 ms: clamp, as a real service would not kill early.
-    if (options.timeoutMs !== undefined && options.timeoutMs > 0) timer = setTimeout(() => killGroup(child), Math.min(options.timeoutMs, 2 ** 31 - 1));
+    if (options.timeoutMs !== undefined && options.timeoutMs > 0)
+      timer = setTimeout(() => killGroup(child), Math.min(options.timeoutMs, 2 ** 31 - 1));
     child.once("exit", () => {
       clearTimeout(timer);
       this.#children.delete(child);
@@ -43,6 +52,8 @@ export function exitCodeOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     if (child.exitCode !== null) return resolve(child.exitCode);
     child.once("error", reject);
-    child.once("exit", (code, signal) => resolve(code ?? 128 + (signal === "SIGKILL" ? 9 : signal === "SIGTERM" ? 15 : 1)));
+    child.once("exit", (code, signal) =>
+      resolve(code ?? 128 + (signal === "SIGKILL" ? 9 : signal === "SIGTERM" ? 15 : 1)),
+    );
   });
 }

@@ -18,7 +18,13 @@ describe("gateway executions", () => {
     gateway = await startTestGateway();
     const created = await api(gateway, "POST", "/v1/sessions", { cwd: scratch.path, env: { SW_FROM_REQUEST: "yes" } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ backend: "local", cwd: scratch.path, snapshotReady: true, warnings: [], runningExecutions: 0 });
+    expect(created.body).toMatchObject({
+      backend: "local",
+      cwd: scratch.path,
+      snapshotReady: true,
+      warnings: [],
+      runningExecutions: 0,
+    });
     id = created.body.id;
     executions = `/v1/sessions/${id}/executions`;
   });
@@ -28,9 +34,21 @@ describe("gateway executions", () => {
   });
 
   it("runs a command with the session model on the server: env and cwd persist", async () => {
-    expect((await api(gateway, "POST", executions, { command: "mkdir -p sub && cd sub && export SW_A=1" })).body).toMatchObject({ exitCode: 0, cwd: `${scratch.path}/sub` });
-    const r = await api(gateway, "POST", executions, { command: "echo $SW_A $SW_FROM_REQUEST; pwd", executionId: "my-id_1" });
-    expect(r.body).toMatchObject({ output: `1 yes\n${scratch.path}/sub\n`, exitCode: 0, executionId: "my-id_1", timedOut: false, interrupted: false, truncated: false });
+    expect(
+      (await api(gateway, "POST", executions, { command: "mkdir -p sub && cd sub && export SW_A=1" })).body,
+    ).toMatchObject({ exitCode: 0, cwd: `${scratch.path}/sub` });
+    const r = await api(gateway, "POST", executions, {
+      command: "echo $SW_A $SW_FROM_REQUEST; pwd",
+      executionId: "my-id_1",
+    });
+    expect(r.body).toMatchObject({
+      output: `1 yes\n${scratch.path}/sub\n`,
+      exitCode: 0,
+      executionId: "my-id_1",
+      timedOut: false,
+      interrupted: false,
+      truncated: false,
+    });
     expect(typeof r.body.durationMs).toBe("number");
     await api(gateway, "POST", executions, { command: `cd ${scratch.path}` });
   });
@@ -38,9 +56,14 @@ describe("gateway executions", () => {
   it("passes stdin as text or as base64 bytes", async () => {
     expect((await api(gateway, "POST", executions, { command: "cat", stdin: "héllo\n" })).body.output).toBe("héllo\n");
     const bytes = Buffer.from([0, 1, 2, 255, 10]);
-    const r = await api(gateway, "POST", executions, { command: "od -An -tx1 | tr -d ' \\n'", stdinBase64: bytes.toString("base64") });
+    const r = await api(gateway, "POST", executions, {
+      command: "od -An -tx1 | tr -d ' \\n'",
+      stdinBase64: bytes.toString("base64"),
+    });
     expect(r.body.output).toBe("000102ff0a");
-    expect((await api(gateway, "POST", executions, { command: "true", stdin: "a", stdinBase64: "YQ==" })).status).toBe(400);
+    expect((await api(gateway, "POST", executions, { command: "true", stdin: "a", stdinBase64: "YQ==" })).status).toBe(
+      400,
+    );
   });
 
   it("streams output as NDJSON events, then the result", async () => {
@@ -50,11 +73,20 @@ describe("gateway executions", () => {
       body: JSON.stringify({ command: "echo one; sleep 0.2; echo two; exit 3", stream: true, executionId: "streamed" }),
     });
     expect(response.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
-    const events = (await response.text()).trim().split("\n").map((line) => JSON.parse(line));
+    const events = (await response.text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(events[0]).toEqual({ type: "started", executionId: "streamed" });
     const last = events.at(-1);
-    expect(last).toMatchObject({ type: "result", result: { exitCode: 3, output: "one\ntwo\n", executionId: "streamed" } });
-    const text = events.filter((e) => e.type === "output").map((e) => e.text).join("");
+    expect(last).toMatchObject({
+      type: "result",
+      result: { exitCode: 3, output: "one\ntwo\n", executionId: "streamed" },
+    });
+    const text = events
+      .filter((e) => e.type === "output")
+      .map((e) => e.text)
+      .join("");
     expect(text).toBe("one\ntwo\n");
     // the output arrived in more than one event: it was streamed, not sent at the end
     expect(events.filter((e) => e.type === "output").length).toBeGreaterThan(1);
@@ -70,20 +102,33 @@ describe("gateway executions", () => {
   });
 
   it("runs an execution id at most once, and says what it knows of an id", async () => {
-    expect((await api(gateway, "POST", executions, { command: "echo once", executionId: "only-once" })).body.output).toBe("once\n");
+    expect(
+      (await api(gateway, "POST", executions, { command: "echo once", executionId: "only-once" })).body.output,
+    ).toBe("once\n");
     const again = await api(gateway, "POST", executions, { command: "echo twice", executionId: "only-once" });
     expect(again).toMatchObject({ status: 409, body: { error: { code: "DUPLICATE_EXECUTION" } } });
     expect(again.body.error.message).toContain("already ran");
-    expect((await api(gateway, "GET", `${executions}/only-once`)).body).toEqual({ executionId: "only-once", state: "finished" });
+    expect((await api(gateway, "GET", `${executions}/only-once`)).body).toEqual({
+      executionId: "only-once",
+      state: "finished",
+    });
     expect((await api(gateway, "GET", `${executions}/never-sent`)).status).toBe(404);
-    expect((await api(gateway, "POST", executions, { command: "true", executionId: "bad id!" })).body.error.option).toBe("executionId");
+    expect(
+      (await api(gateway, "POST", executions, { command: "true", executionId: "bad id!" })).body.error.option,
+    ).toBe("executionId");
   });
 
   for (const stream of [false, true]) {
     it(`kills the command when the client disconnects mid-execution (${stream ? "streaming" : "JSON"})`, async () => {
       const pidFile = join(scratch.path, `pids-${stream}`);
-      const body = JSON.stringify({ command: `(sleep 300 & echo $! >> ${pidFile}; wait) & echo $! >> ${pidFile}; echo spawned; wait`, stream });
-      const req = request(`${gateway.url}${executions}`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } });
+      const body = JSON.stringify({
+        command: `(sleep 300 & echo $! >> ${pidFile}; wait) & echo $! >> ${pidFile}; echo spawned; wait`,
+        stream,
+      });
+      const req = request(`${gateway.url}${executions}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      });
       req.on("error", () => undefined);
       req.end(body);
       await eventually(() => {
@@ -107,7 +152,11 @@ describe("gateway executions", () => {
     const other = (await api(gateway, "POST", "/v1/sessions", {})).body.id as string;
     const list = await api(gateway, "GET", "/v1/sessions");
     expect(list.body.sessions.map((s: { id: string }) => s.id).sort()).toEqual([id, other].sort());
-    expect((await api(gateway, "GET", `/v1/sessions/${other}`)).body).toMatchObject({ id: other, backend: "local", runningExecutions: 0 });
+    expect((await api(gateway, "GET", `/v1/sessions/${other}`)).body).toMatchObject({
+      id: other,
+      backend: "local",
+      runningExecutions: 0,
+    });
     expect((await api(gateway, "DELETE", `/v1/sessions/${other}`)).status).toBe(204);
     const gone = await api(gateway, "GET", `/v1/sessions/${other}`);
     expect(gone).toMatchObject({ status: 404, body: { error: { code: "SESSION_NOT_FOUND" } } });

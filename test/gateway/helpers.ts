@@ -32,7 +32,11 @@ export async function api(
   let payload: string | undefined = options.rawBody;
   if (body !== undefined) payload = JSON.stringify(body);
   if (payload !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${gateway.url}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
+  const response = await fetch(`${gateway.url}${path}`, {
+    method,
+    headers,
+    ...(payload === undefined ? {} : { body: payload }),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text) };
 }
@@ -58,7 +62,11 @@ export function alive(pid: number): boolean {
 }
 
 /** Polls until `check` holds; throws after `timeoutMs` (a hang detector, not a timing assertion). */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 15_000, what = "condition"): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+  what = "condition",
+): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > giveUpAt) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
@@ -67,7 +75,13 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 }
 
 /** A request through node:http, for what fetch will not send (a Host header) or must cut mid-way. */
-export function rawRequest(gateway: Gateway, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+export function rawRequest(
+  gateway: Gateway,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${gateway.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];

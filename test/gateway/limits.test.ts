@@ -42,7 +42,9 @@ describe("gateway limits", () => {
     expect(refused.headers.get("retry-after")).toBe("1");
     expect((await api(gateway, "POST", `/v1/sessions/${id}/executions/slow/cancel`, {})).status).toBe(202);
     expect((await slow).body).toMatchObject({ exitCode: 130, interrupted: true });
-    expect((await api(gateway, "POST", `/v1/sessions/${id}/executions`, { command: "echo now" })).body.output).toBe("now\n");
+    expect((await api(gateway, "POST", `/v1/sessions/${id}/executions`, { command: "echo now" })).body.output).toBe(
+      "now\n",
+    );
   });
 
   it("the gateway backend waits out a 429 and still gets every result", async () => {
@@ -61,7 +63,10 @@ describe("gateway limits", () => {
     const { id } = (await api(gateway, "POST", "/v1/sessions", {})).body;
     const first = api(gateway, "POST", `/v1/sessions/${id}/executions`, { command: "sleep 30", executionId: "same" });
     await eventually(() => gateway!.registry.runningExecutions === 1);
-    const second = await api(gateway, "POST", `/v1/sessions/${id}/executions`, { command: "true", executionId: "same" });
+    const second = await api(gateway, "POST", `/v1/sessions/${id}/executions`, {
+      command: "true",
+      executionId: "same",
+    });
     expect(second).toMatchObject({ status: 409, body: { error: { code: "DUPLICATE_EXECUTION" } } });
     await api(gateway, "POST", `/v1/sessions/${id}/executions/same/cancel`, {});
     expect((await first).body.exitCode).toBe(130);
@@ -72,7 +77,11 @@ describe("gateway limits", () => {
     const idle = await createEnvironment({ backend: "gateway", url: gateway.url, token: TOKEN });
     const busy = (await api(gateway, "POST", "/v1/sessions", {})).body.id as string;
     const running = api(gateway, "POST", `/v1/sessions/${busy}/executions`, { command: "sleep 2; echo done" });
-    await eventually(async () => (await api(gateway!, "GET", `/v1/sessions/${idle.id}`)).status === 404, 15_000, "the idle session to be reaped");
+    await eventually(
+      async () => (await api(gateway!, "GET", `/v1/sessions/${idle.id}`)).status === 404,
+      15_000,
+      "the idle session to be reaped",
+    );
     // The busy one ran all along: its command finished normally.
     expect((await running).body).toMatchObject({ exitCode: 0, output: "done\n" });
     await expect(idle.execute("echo again")).rejects.toThrow(SessionClosedError);

@@ -44,12 +44,22 @@ describe("gateway security", () => {
       it(`${what}: 401 and nothing runs`, async () => {
         const marker = join(scratch.path, `ran-${Math.random().toString(16).slice(2)}`);
         const options = { token, ...(headers ? { headers } : {}) };
-        const execution = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, { command: `touch ${marker}` }, options);
+        const execution = await api(
+          gateway,
+          "POST",
+          `/v1/sessions/${sessionId}/executions`,
+          { command: `touch ${marker}` },
+          options,
+        );
         expect(execution.status).toBe(401);
         expect(execution.body.error).toMatchObject({ code: "UNAUTHORIZED" });
         const create = await api(gateway, "POST", "/v1/sessions", { cwd: scratch.path }, options);
         expect(create.status).toBe(401);
-        for (const [method, path] of [["GET", "/v1/sessions"], ["DELETE", `/v1/sessions/${sessionId}`], ["POST", `/v1/sessions/${sessionId}/executions/x/cancel`]] as const) {
+        for (const [method, path] of [
+          ["GET", "/v1/sessions"],
+          ["DELETE", `/v1/sessions/${sessionId}`],
+          ["POST", `/v1/sessions/${sessionId}/executions/x/cancel`],
+        ] as const) {
           expect((await api(gateway, method, path, method === "POST" ? {} : undefined, options)).status).toBe(401);
         }
         expect(existsSync(marker)).toBe(false);
@@ -77,10 +87,14 @@ describe("gateway security", () => {
 
     it("answers 401 to a huge body without reading it, and closes the connection", async () => {
       const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-        const req = request(`${gateway.url}/v1/sessions`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(500e6) } }, (res) => {
-          res.resume();
-          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
-        });
+        const req = request(
+          `${gateway.url}/v1/sessions`,
+          { method: "POST", headers: { "content-type": "application/json", "content-length": String(500e6) } },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+          },
+        );
         req.on("error", reject);
         req.write(Buffer.alloc(1 << 20, 32)); // 1 MB of the 500 MB announced; the rest never comes
       });
@@ -91,13 +105,18 @@ describe("gateway security", () => {
   describe("the body", () => {
     it("413 for a body over maxBodyBytes, and nothing runs", async () => {
       const marker = join(scratch.path, "ran-oversize");
-      const r = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, { command: `touch ${marker}`, stdin: "x".repeat(100 * 1024) });
+      const r = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, {
+        command: `touch ${marker}`,
+        stdin: "x".repeat(100 * 1024),
+      });
       expect(r.status).toBe(413);
       expect(r.body.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
       expect(r.body.error.message).toContain("65536");
       expect(existsSync(marker)).toBe(false);
       // the server still serves
-      expect((await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, { command: "echo still" })).body.output).toBe("still\n");
+      expect(
+        (await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, { command: "echo still" })).body.output,
+      ).toBe("still\n");
     });
 
     it("a body just under the limit is accepted", async () => {
@@ -108,7 +127,9 @@ describe("gateway security", () => {
     });
 
     it("400 with the parser's message for bad JSON", async () => {
-      const r = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, undefined, { rawBody: '{"command": "echo hi",' });
+      const r = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, undefined, {
+        rawBody: '{"command": "echo hi",',
+      });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("BAD_REQUEST");
       expect(r.body.error.message).toMatch(/^The request body is not valid JSON: /);
@@ -116,7 +137,9 @@ describe("gateway security", () => {
 
     it("400 for JSON that is not an object, an empty body, a wrong field type or an unknown field", async () => {
       const path = `/v1/sessions/${sessionId}/executions`;
-      expect((await api(gateway, "POST", path, [1, 2])).body.error.message).toContain("must be a JSON object, got an array");
+      expect((await api(gateway, "POST", path, [1, 2])).body.error.message).toContain(
+        "must be a JSON object, got an array",
+      );
       expect((await api(gateway, "POST", path, undefined, { rawBody: "" })).body.error.message).toContain("empty");
       const wrongType = await api(gateway, "POST", path, { command: 42 });
       expect(wrongType).toMatchObject({ status: 400, body: { error: { code: "INVALID_OPTION", option: "command" } } });
@@ -132,7 +155,10 @@ describe("gateway security", () => {
     });
 
     it("415 for a body that is not declared as JSON", async () => {
-      const r = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, undefined, { rawBody: '{"command":"true"}', headers: { "content-type": "text/plain" } });
+      const r = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, undefined, {
+        rawBody: '{"command":"true"}',
+        headers: { "content-type": "text/plain" },
+      });
       expect(r).toMatchObject({ status: 415, body: { error: { code: "UNSUPPORTED_MEDIA_TYPE" } } });
     });
 
@@ -149,9 +175,15 @@ describe("gateway security", () => {
       expect(create).toMatchObject({ status: 403, body: { error: { code: "FORBIDDEN", option: "cwd" } } });
       const call = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, { command: "pwd", cwd: "/" });
       expect(call).toMatchObject({ status: 403, body: { error: { option: "cwd" } } });
-      const dotdot = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, { command: "pwd", cwd: `${scratch.path}/../..` });
+      const dotdot = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, {
+        command: "pwd",
+        cwd: `${scratch.path}/../..`,
+      });
       expect(dotdot.status).toBe(403);
-      const relative = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, { command: "pwd", cwd: "sub" });
+      const relative = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, {
+        command: "pwd",
+        cwd: "sub",
+      });
       expect(relative).toMatchObject({ status: 400, body: { error: { option: "cwd" } } });
       const tilde = await api(gateway, "POST", "/v1/sessions", { cwd: "~" });
       expect(tilde.status).toBe(400);
@@ -167,7 +199,10 @@ describe("gateway security", () => {
 
     it("accepts a cwd under a root", async () => {
       mkdirSync(join(scratch.path, "inside"));
-      const r = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, { command: "pwd", cwd: join(scratch.path, "inside") });
+      const r = await api(gateway, "POST", `/v1/sessions/${sessionId}/executions`, {
+        command: "pwd",
+        cwd: join(scratch.path, "inside"),
+      });
       expect(r.body.output).toBe(`${join(scratch.path, "inside")}\n`);
     });
 
@@ -186,7 +221,9 @@ describe("gateway security", () => {
     });
 
     it("allows no token only on loopback", async () => {
-      await expect(startGateway({ port: 0, insecureNoAuth: true, host: "0.0.0.0" })).rejects.toThrow(/only on a loopback address/);
+      await expect(startGateway({ port: 0, insecureNoAuth: true, host: "0.0.0.0" })).rejects.toThrow(
+        /only on a loopback address/,
+      );
       const open = await startGateway({ port: 0, insecureNoAuth: true, log: () => undefined });
       try {
         expect((await api(open, "GET", "/v1/sessions", undefined, { token: null })).status).toBe(200);

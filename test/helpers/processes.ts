@@ -12,7 +12,11 @@ export function alive(pid: number): boolean {
 }
 
 /** Waits until `check` holds; the limit only catches a hang, it measures nothing. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for: ${what}`);

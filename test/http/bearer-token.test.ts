@@ -16,7 +16,19 @@ describe("TokenCheck", () => {
   });
 
   it("refuses anything else", () => {
-    const refused = [undefined, "", "Bearer", "Bearer ", TOKEN, `Bearer ${TOKEN} extra`, `Token ${TOKEN}`, `Basic ${TOKEN}`, `Bearer ${TOKEN.toUpperCase()}`, `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN}0`];
+    const refused = [
+      undefined,
+      "",
+      "Bearer",
+      "Bearer ",
+      TOKEN,
+      `Bearer ${TOKEN} extra`,
+      `Token ${TOKEN}`,
+      `Basic ${TOKEN}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN}0`,
+    ];
     for (const header of refused) expect(check.matches(header), String(header)).toBe(false);
   });
 });
@@ -39,7 +51,10 @@ describe("which tokens are accepted", () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(InvalidOptionError);
-    expect(error).toMatchObject({ option: "token", message: expect.stringMatching(/^token must be at least 16 characters/) });
+    expect(error).toMatchObject({
+      option: "token",
+      message: expect.stringMatching(/^token must be at least 16 characters/),
+    });
     expect((error as Error).message).not.toContain("hunter2");
   });
 });

@@ -36,7 +36,11 @@ describe("readBody", () => {
       req.on("error", reject);
       for (const chunk of chunks) req.write(chunk);
       // A declared body that is never finished: the answer must come anyway.
-      if (headers["content-length"] === undefined || Number(headers["content-length"]) === chunks.reduce((n, c) => n + c.length, 0)) req.end();
+      if (
+        headers["content-length"] === undefined ||
+        Number(headers["content-length"]) === chunks.reduce((n, c) => n + c.length, 0)
+      )
+        req.end();
     });
 
   it("returns a body up to the limit whole", async () => {

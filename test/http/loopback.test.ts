@@ -9,11 +9,23 @@ describe("isLoopbackHost", () => {
   });
 
   it("takes localhost (any case) and all of 127.0.0.0/8", () => {
-    for (const host of ["localhost", "LocalHost", "127.0.0.1", "127.0.0.2", "127.255.255.254"]) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ["localhost", "LocalHost", "127.0.0.1", "127.0.0.2", "127.255.255.254"])
+      expect(isLoopbackHost(host), host).toBe(true);
   });
 
   it("refuses everything else, wildcard binds included", () => {
-    for (const host of ["0.0.0.0", "::", "[::]", "10.0.0.1", "::2", "example.com", "127.example.com", "localhost.evil.example", "127.0.0.256", ""]) {
+    for (const host of [
+      "0.0.0.0",
+      "::",
+      "[::]",
+      "10.0.0.1",
+      "::2",
+      "example.com",
+      "127.example.com",
+      "localhost.evil.example",
+      "127.0.0.256",
+      "",
+    ]) {
       expect(isLoopbackHost(host), host).toBe(false);
     }
   });

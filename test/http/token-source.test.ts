@@ -63,7 +63,9 @@ describe("loadToken from a file", () => {
 
   it("says why a file cannot be read", () => {
     const missing = join(scratch, "missing");
-    expect(failure(() => loadToken({ tokenFile: missing, envVar })).message).toMatch(new RegExp(`^Cannot read the token file ${missing}: .*ENOENT`));
+    expect(failure(() => loadToken({ tokenFile: missing, envVar })).message).toMatch(
+      new RegExp(`^Cannot read the token file ${missing}: .*ENOENT`),
+    );
     const dir = join(scratch, "a-directory");
     mkdirSync(dir, { mode: 0o700 });
     expect(failure(() => loadToken({ tokenFile: dir, envVar })).message).toContain("is not a regular file");

@@ -45,7 +45,15 @@ describe("shellwright mcp (a real process)", () => {
 
   it("lists the Shellwright tools and names itself", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["terminal", "process", "read_file", "write_file", "patch", "search_files", "execute_code"]);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "terminal",
+      "process",
+      "read_file",
+      "write_file",
+      "patch",
+      "search_files",
+      "execute_code",
+    ]);
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
     expect(client.getServerVersion()).toMatchObject({ name: "shellwright" });
     expect(client.getInstructions()).toMatch(/persistent bash session/);
@@ -62,18 +70,31 @@ describe("shellwright mcp (a real process)", () => {
     const pids: number[] = [];
     try {
       const backgroundPidFile = join(scratch, "background.pid");
-      const background = await call(server.client, "terminal", { command: `bash -c 'echo $$ > ${backgroundPidFile}; exec sleep 300'`, background: true });
+      const background = await call(server.client, "terminal", {
+        command: `bash -c 'echo $$ > ${backgroundPidFile}; exec sleep 300'`,
+        background: true,
+      });
       expect(background.isError).toBe(false);
-      await eventually(() => existsSync(backgroundPidFile) && readFileSync(backgroundPidFile, "utf8").trim() !== "", "the background process to write its pid");
+      await eventually(
+        () => existsSync(backgroundPidFile) && readFileSync(backgroundPidFile, "utf8").trim() !== "",
+        "the background process to write its pid",
+      );
       const backgroundPid = Number(readFileSync(backgroundPidFile, "utf8"));
       pids.push(backgroundPid);
 
       const runningPidFile = join(scratch, "running.pid");
       const started = new Promise<void>((resolve) => {
         server.client
-          .callTool({ name: "terminal", arguments: { command: `bash -c 'echo $$ > ${runningPidFile}; echo started; exec sleep 300'` } }, undefined, {
-            onprogress: (progress) => progress.message === "started" && resolve(),
-          })
+          .callTool(
+            {
+              name: "terminal",
+              arguments: { command: `bash -c 'echo $$ > ${runningPidFile}; echo started; exec sleep 300'` },
+            },
+            undefined,
+            {
+              onprogress: (progress) => progress.message === "started" && resolve(),
+            },
+          )
           .catch(() => undefined);
       });
       await started;
@@ -87,7 +108,10 @@ describe("shellwright mcp (a real process)", () => {
       await eventually(() => server.child.exitCode !== null, "the server process to exit");
       expect(server.child.exitCode).toBe(0);
       await eventually(() => !alive(runningPid), `the running command (pid ${runningPid}) to end with the server`);
-      await eventually(() => !alive(backgroundPid), `the background process (pid ${backgroundPid}) to end with the server`);
+      await eventually(
+        () => !alive(backgroundPid),
+        `the background process (pid ${backgroundPid}) to end with the server`,
+      );
     } finally {
       // Only when the test failed is anything left to end.
       await server.client.close();
@@ -99,7 +123,10 @@ describe("shellwright mcp (a real process)", () => {
   it("refuses an unknown backend with a usage error that names it", () => {
     let failure: { status: number; stderr: string } | undefined;
     try {
-      execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--backend", "cloud9"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--backend", "cloud9"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      });
     } catch (error) {
       failure = error as { status: number; stderr: string };
     }
@@ -119,11 +146,15 @@ describe("shellwright mcp (a real process)", () => {
     await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
     const url = /MCP server on (\S+)/.exec(stderr)![1]!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const http = new Client({ name: "cli-http", version: "0" });
     await http.connect(transport);
     expect((await http.listTools()).tools.map((tool) => tool.name)).toContain("terminal");
-    expect((await call(http, "terminal", { command: "echo over http" })).structuredContent).toMatchObject({ output: "over http\n" });
+    expect((await call(http, "terminal", { command: "echo over http" })).structuredContent).toMatchObject({
+      output: "over http\n",
+    });
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
     await http.close();
@@ -137,7 +168,10 @@ describe("shellwright mcp (a real process)", () => {
       writeFileSync(file, `${token}\n`, { mode: 0o640 });
       let failure: { status: number; stderr: string } | undefined;
       try {
-        execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--token-file", file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+        execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--token-file", file], {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+        });
       } catch (error) {
         failure = error as { status: number; stderr: string };
       }
@@ -147,11 +181,18 @@ describe("shellwright mcp (a real process)", () => {
       expect(failure?.stderr).not.toContain(token);
 
       writeFileSync(join(dir, "private"), `${token}\n`, { mode: 0o600 });
-      const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--token-file", join(dir, "private")], { stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--token-file", join(dir, "private")],
+        { stdio: ["ignore", "ignore", "pipe"] },
+      );
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
       let stderr = "";
       child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-      await eventually(() => /MCP server on (\S+)/.test(stderr) || child.exitCode !== null, "the server to say its address");
+      await eventually(
+        () => /MCP server on (\S+)/.test(stderr) || child.exitCode !== null,
+        "the server to say its address",
+      );
       expect(stderr).toMatch(/MCP server on http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
@@ -163,7 +204,11 @@ describe("shellwright mcp (a real process)", () => {
   it("refuses --http without a token, and HTTP flags without --http", () => {
     const run = (args: string[]): { status: number; stderr: string } => {
       try {
-        execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: "" } });
+        execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), ...args], {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: "" },
+        });
         return { status: 0, stderr: "" };
       } catch (error) {
         return error as { status: number; stderr: string };

@@ -6,8 +6,15 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 export const fixture = (name: string): string => new URL(`../fixtures/${name}`, import.meta.url).pathname;
 
-export async function connect(script: string, args: string[] = []): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [fixture(script), ...args], stderr: "pipe" });
+export async function connect(
+  script: string,
+  args: string[] = [],
+): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [fixture(script), ...args],
+    stderr: "pipe",
+  });
   const client = new Client({ name: "shellwright-test", version: "0.0.0" });
   await client.connect(transport);
   return { client, transport };

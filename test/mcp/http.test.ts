@@ -21,22 +21,43 @@ import { call } from "./helpers.js";
 const token = randomBytes(24).toString("hex");
 const createSession = () => createEnvironment();
 
-async function connect(url: string, bearer = token): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } });
+async function connect(
+  url: string,
+  bearer = token,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+  });
   const client = new Client({ name: "shellwright-http-test", version: "0.0.0" });
   await client.connect(transport);
   return { client, transport };
 }
 
-const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } };
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+};
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(url, { method: "POST", body, headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } });
+  fetch(url, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+  });
 
 describe("MCP over streamable HTTP", () => {
   let server: HttpMcpServer;
   let scratch: string;
   beforeAll(async () => {
-    server = await serveHttp({ createSession, tools: testTools, token, maxSessions: 3, maxBodyBytes: 64 * 1024, progressIntervalMs: 50 });
+    server = await serveHttp({
+      createSession,
+      tools: testTools,
+      token,
+      maxSessions: 3,
+      maxBodyBytes: 64 * 1024,
+      progressIntervalMs: 50,
+    });
     scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-http-"));
   });
   afterAll(async () => {
@@ -55,8 +76,12 @@ describe("MCP over streamable HTTP", () => {
       expect((await a.client.listTools()).tools.map((tool) => tool.name)).toEqual(["run", "repeat", "broken"]);
       await call(a.client, "run", { command: "export WHO=alpha" });
       await call(b.client, "run", { command: "export WHO=beta" });
-      expect((await call(a.client, "run", { command: "echo $WHO" })).structuredContent).toMatchObject({ output: "alpha\n" });
-      expect((await call(b.client, "run", { command: "echo $WHO" })).structuredContent).toMatchObject({ output: "beta\n" });
+      expect((await call(a.client, "run", { command: "echo $WHO" })).structuredContent).toMatchObject({
+        output: "alpha\n",
+      });
+      expect((await call(b.client, "run", { command: "echo $WHO" })).structuredContent).toMatchObject({
+        output: "beta\n",
+      });
       expect(server.sessions).toBe(2);
     } finally {
       await a.transport.terminateSession();
@@ -72,9 +97,18 @@ describe("MCP over streamable HTTP", () => {
     const { client, transport } = await connect(server.url);
     try {
       const sessionId = transport.sessionId!;
-      const toolCall = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "run", arguments: { command: `touch ${marker}` } } });
+      const toolCall = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "run", arguments: { command: `touch ${marker}` } },
+      });
       const versionHeader = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" };
-      for (const headers of [versionHeader, { ...versionHeader, Authorization: `Bearer ${token}x` }, { ...versionHeader, Authorization: token }]) {
+      for (const headers of [
+        versionHeader,
+        { ...versionHeader, Authorization: `Bearer ${token}x` },
+        { ...versionHeader, Authorization: token },
+      ]) {
         const response = await post(server.url, toolCall, headers);
         expect(response.status).toBe(401);
         expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
@@ -90,17 +124,27 @@ describe("MCP over streamable HTTP", () => {
   it("answers bad requests with a clear status", async () => {
     const auth = { Authorization: `Bearer ${token}` };
     expect((await post(server.url, "{not json", auth)).status).toBe(400);
-    expect(((await (await post(server.url, "{not json", auth)).json()) as { error: { message: string } }).error.message).toMatch(/^Request body is not JSON/);
+    expect(
+      ((await (await post(server.url, "{not json", auth)).json()) as { error: { message: string } }).error.message,
+    ).toMatch(/^Request body is not JSON/);
     expect((await post(server.url, JSON.stringify({ ...initialize, pad: "x".repeat(70_000) }), auth)).status).toBe(413);
-    expect((await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), auth)).status).toBe(400);
-    expect((await post(server.url, JSON.stringify(initialize), { ...auth, "mcp-session-id": "no-such-session" })).status).toBe(404);
+    expect((await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), auth)).status).toBe(
+      400,
+    );
+    expect(
+      (await post(server.url, JSON.stringify(initialize), { ...auth, "mcp-session-id": "no-such-session" })).status,
+    ).toBe(404);
     expect((await post(server.url.replace("/mcp", "/other"), JSON.stringify(initialize), auth)).status).toBe(404);
     // fetch may not set Host; node:http may, as a DNS-rebinding page's browser would.
     const status = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(server.url, { method: "POST", headers: { ...auth, Host: "evil.example:80", "Content-Type": "application/json" } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = httpRequest(
+        server.url,
+        { method: "POST", headers: { ...auth, Host: "evil.example:80", "Content-Type": "application/json" } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on("error", reject);
       request.end(JSON.stringify(initialize));
     });
@@ -126,9 +170,13 @@ describe("MCP over streamable HTTP", () => {
     const { client, transport } = await connect(server.url);
     try {
       const updates: Progress[] = [];
-      const result = (await client.callTool({ name: "run", arguments: { command: "for i in 1 2 3 4; do echo beat $i; sleep 0.2; done" } }, undefined, {
-        onprogress: (progress) => updates.push(progress),
-      })) as CallToolResult;
+      const result = (await client.callTool(
+        { name: "run", arguments: { command: "for i in 1 2 3 4; do echo beat $i; sleep 0.2; done" } },
+        undefined,
+        {
+          onprogress: (progress) => updates.push(progress),
+        },
+      )) as CallToolResult;
       expect(result.structuredContent).toMatchObject({ output: "beat 1\nbeat 2\nbeat 3\nbeat 4\n", exit_code: 0 });
       expect(updates.length).toBeGreaterThan(0);
       for (const update of updates) expect(update.message).toMatch(/^beat [1-4]$/);
@@ -136,10 +184,14 @@ describe("MCP over streamable HTTP", () => {
       const pidFile = join(scratch, "http-cancel.pid");
       const controller = new AbortController();
       const outcome = await client
-        .callTool({ name: "run", arguments: { command: `bash -c 'echo $$ > ${pidFile}; echo started; exec sleep 300'` } }, undefined, {
-          signal: controller.signal,
-          onprogress: (progress) => progress.message === "started" && controller.abort("cancelled over http"),
-        })
+        .callTool(
+          { name: "run", arguments: { command: `bash -c 'echo $$ > ${pidFile}; echo started; exec sleep 300'` } },
+          undefined,
+          {
+            signal: controller.signal,
+            onprogress: (progress) => progress.message === "started" && controller.abort("cancelled over http"),
+          },
+        )
         .catch((error: unknown) => error);
       expect(String(outcome)).toMatch(/cancelled over http/);
       const pid = Number(readFileSync(pidFile, "utf8"));
@@ -164,10 +216,21 @@ describe("MCP over streamable HTTP", () => {
 
 describe("serveHttp options", () => {
   it("wants a token, unless insecureNoAuth on loopback", async () => {
-    await expect(serveHttp({ createSession })).rejects.toThrow(new InvalidOptionError("token", "token is required: clients must send it as a bearer token (or pass insecureNoAuth on a loopback host)"));
-    await expect(serveHttp({ createSession, token: "short" })).rejects.toThrow(/token must be at least 16 characters without whitespace .*got 5 characters/);
-    await expect(serveHttp({ createSession, insecureNoAuth: true, host: "0.0.0.0" })).rejects.toThrow(/insecureNoAuth is allowed only on a loopback host, not "0.0.0.0"/);
-    await expect(serveHttp({ createSession, token, port: 70_000 })).rejects.toThrow(/port must be an integer from 0 to 65535, got 70000/);
+    await expect(serveHttp({ createSession })).rejects.toThrow(
+      new InvalidOptionError(
+        "token",
+        "token is required: clients must send it as a bearer token (or pass insecureNoAuth on a loopback host)",
+      ),
+    );
+    await expect(serveHttp({ createSession, token: "short" })).rejects.toThrow(
+      /token must be at least 16 characters without whitespace .*got 5 characters/,
+    );
+    await expect(serveHttp({ createSession, insecureNoAuth: true, host: "0.0.0.0" })).rejects.toThrow(
+      /insecureNoAuth is allowed only on a loopback host, not "0.0.0.0"/,
+    );
+    await expect(serveHttp({ createSession, token, port: 70_000 })).rejects.toThrow(
+      /port must be an integer from 0 to 65535, got 70000/,
+    );
     const open = await serveHttp({ createSession, insecureNoAuth: true, tools: testTools });
     try {
       const { client, transport } = await connect(open.url, "anything");
@@ -191,15 +254,20 @@ describe("serveHttp options", () => {
         const port = new URL(open.url).port;
         const statusFor = (hostHeader: string) =>
           new Promise<number>((resolve, reject) => {
-            const request = httpRequest(open.url, { method: "POST", headers: { Host: hostHeader, "Content-Type": "application/json" } }, (response) => {
-              response.resume();
-              resolve(response.statusCode ?? 0);
-            });
+            const request = httpRequest(
+              open.url,
+              { method: "POST", headers: { Host: hostHeader, "Content-Type": "application/json" } },
+              (response) => {
+                response.resume();
+                resolve(response.statusCode ?? 0);
+              },
+            );
             request.on("error", reject);
             request.end("{}");
           });
         // 400 (not an initialize request) means the Host passed; 403 means it did not.
-        for (const hostHeader of [`[::1]:${port}`, "::1", `localhost:${port}`, `127.0.0.1:${port}`]) expect(await statusFor(hostHeader), hostHeader).toBe(400);
+        for (const hostHeader of [`[::1]:${port}`, "::1", `localhost:${port}`, `127.0.0.1:${port}`])
+          expect(await statusFor(hostHeader), hostHeader).toBe(400);
         expect(await statusFor(`evil.example:${port}`)).toBe(403);
       } finally {
         await open.close();

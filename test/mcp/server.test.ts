@@ -11,7 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ErrorCode, McpError, type CallToolResult, type JSONRPCMessage, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Progress,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolDefinitions } from "../../src/agents/definitions.js";
 import { TOOLS } from "../../src/tools/registry.js";
@@ -23,7 +29,9 @@ import { alive, eventually } from "../helpers/processes.js";
 import { call, textOf } from "./helpers.js";
 
 /** A server and a connected client, linked in memory; `sent` is every message the server sent. */
-async function connect(options: McpServerOptions): Promise<{ client: Client; mcp: ShellwrightMcpServer; sent: JSONRPCMessage[] }> {
+async function connect(
+  options: McpServerOptions,
+): Promise<{ client: Client; mcp: ShellwrightMcpServer; sent: JSONRPCMessage[] }> {
   const mcp = createMcpServer(options);
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const sent: JSONRPCMessage[] = [];
@@ -66,14 +74,23 @@ async function serverClosed(mcp: ShellwrightMcpServer): Promise<void> {
 }
 
 /** Starts a command that writes its pid and then sleeps, and resolves with the pid once it has printed "started". */
-function startSleeper(client: Client, tool: string, pidFile: string, signal: AbortSignal): { started: Promise<number>; settled: Promise<unknown> } {
+function startSleeper(
+  client: Client,
+  tool: string,
+  pidFile: string,
+  signal: AbortSignal,
+): { started: Promise<number>; settled: Promise<unknown> } {
   let resolveStarted!: () => void;
   const started = new Promise<void>((resolve) => (resolveStarted = resolve));
   const settled = client
-    .callTool({ name: tool, arguments: { command: `bash -c 'echo $$ > ${pidFile}; echo started; exec sleep 300'` } }, undefined, {
-      signal,
-      onprogress: (progress) => progress.message === "started" && resolveStarted(),
-    })
+    .callTool(
+      { name: tool, arguments: { command: `bash -c 'echo $$ > ${pidFile}; echo started; exec sleep 300'` } },
+      undefined,
+      {
+        signal,
+        onprogress: (progress) => progress.message === "started" && resolveStarted(),
+      },
+    )
     .catch((error: unknown) => error);
   return { started: started.then(() => Number(readFileSync(pidFile, "utf8"))), settled };
 }
@@ -85,7 +102,11 @@ describe("MCP server with the test tools", () => {
   let scratch: string;
 
   beforeAll(async () => {
-    ({ client, mcp, sent } = await connect({ tools: testTools, progressIntervalMs: 50, createSession: () => createEnvironment() }));
+    ({ client, mcp, sent } = await connect({
+      tools: testTools,
+      progressIntervalMs: 50,
+      createSession: () => createEnvironment(),
+    }));
     scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-server-"));
   });
   afterAll(async () => {
@@ -98,7 +119,11 @@ describe("MCP server with the test tools", () => {
     expect(tools.map((tool) => tool.name)).toEqual(["run", "repeat", "broken"]);
     const run = tools.find((tool) => tool.name === "run")!;
     expect(run.description).toMatch(/bash command/);
-    expect(run.inputSchema).toMatchObject({ type: "object", required: ["command"], properties: { command: { type: "string" } } });
+    expect(run.inputSchema).toMatchObject({
+      type: "object",
+      required: ["command"],
+      properties: { command: { type: "string" } },
+    });
     expect(run.inputSchema).not.toHaveProperty("$schema");
   });
 
@@ -124,7 +149,9 @@ describe("MCP server with the test tools", () => {
 
     const invalid = await call(client, "repeat", { text: "a", times: 9 });
     expect(invalid.isError).toBe(true);
-    expect(textOf(invalid)).toMatch(/^\{"error":"Invalid arguments for repeat: times: .*Fix the arguments and call repeat again\."\}$/);
+    expect(textOf(invalid)).toMatch(
+      /^\{"error":"Invalid arguments for repeat: times: .*Fix the arguments and call repeat again\."\}$/,
+    );
 
     const defaulted = await call(client, "repeat", { text: "ab" });
     expect(defaulted.structuredContent).toEqual({ text: "abab" });
@@ -144,7 +171,10 @@ describe("MCP server with the test tools", () => {
       undefined,
       { onprogress: (progress) => updates.push(progress) },
     )) as CallToolResult;
-    expect(result.structuredContent).toMatchObject({ exit_code: 0, output: "step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\n" });
+    expect(result.structuredContent).toMatchObject({
+      exit_code: 0,
+      output: "step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\n",
+    });
     expect(updates.length).toBeGreaterThan(0);
     for (const [index, update] of updates.entries()) {
       expect(update.message).toMatch(/^step [1-6]$/);
@@ -192,7 +222,9 @@ describe("MCP server: the session's lifetime", () => {
       expect(sessions.opened).toHaveLength(0);
       expect((await call(client, "run", { command: "export OPENED_ONCE=yes" })).isError).toBe(false);
       expect(sessions.opened).toHaveLength(1);
-      expect((await call(client, "run", { command: "echo $OPENED_ONCE" })).structuredContent).toMatchObject({ output: "yes\n" });
+      expect((await call(client, "run", { command: "echo $OPENED_ONCE" })).structuredContent).toMatchObject({
+        output: "yes\n",
+      });
       expect((await call(client, "repeat", { text: "x" })).structuredContent).toEqual({ text: "xx" });
       expect(sessions.opened).toHaveLength(1);
     } finally {
@@ -205,7 +237,11 @@ describe("MCP server: the session's lifetime", () => {
     const { client, mcp } = await connect({ tools: testTools, createSession: sessions.createSession });
     try {
       const results = await Promise.all([1, 2, 3].map((n) => call(client, "run", { command: `echo call ${n}` })));
-      expect(results.map((result) => result.structuredContent)).toMatchObject([{ output: "call 1\n" }, { output: "call 2\n" }, { output: "call 3\n" }]);
+      expect(results.map((result) => result.structuredContent)).toMatchObject([
+        { output: "call 1\n" },
+        { output: "call 2\n" },
+        { output: "call 3\n" },
+      ]);
       expect(sessions.opened).toHaveLength(1);
     } finally {
       await mcp.close();
@@ -223,7 +259,9 @@ describe("MCP server: the session's lifetime", () => {
     try {
       const failed = await call(client, "run", { command: "echo first" });
       expect(failed.isError).toBe(true);
-      expect(failed.structuredContent).toEqual({ error: "The shell session could not be opened: the backend is still booting" });
+      expect(failed.structuredContent).toEqual({
+        error: "The shell session could not be opened: the backend is still booting",
+      });
       const retried = await call(client, "run", { command: "echo second" });
       expect(retried.isError).toBe(false);
       expect(retried.structuredContent).toMatchObject({ output: "second\n", exit_code: 0 });
@@ -235,7 +273,11 @@ describe("MCP server: the session's lifetime", () => {
 
   it("closes the session and ends its running command when the client disconnects", async () => {
     const sessions = recordSessions();
-    const { client, mcp } = await connect({ tools: testTools, progressIntervalMs: 50, createSession: sessions.createSession });
+    const { client, mcp } = await connect({
+      tools: testTools,
+      progressIntervalMs: 50,
+      createSession: sessions.createSession,
+    });
     const controller = new AbortController();
     const { started, settled } = startSleeper(client, "run", join(scratch, "disconnect.pid"), controller.signal);
     const pid = await started;
@@ -307,7 +349,11 @@ describe("MCP server: who it says it is", () => {
   });
 
   it("gives the caller's instructions instead of the default ones", async () => {
-    const { client, mcp } = await connect({ tools: testTools, instructions: "Only read files here.", createSession: () => createEnvironment() });
+    const { client, mcp } = await connect({
+      tools: testTools,
+      instructions: "Only read files here.",
+      createSession: () => createEnvironment(),
+    });
     try {
       expect(client.getInstructions()).toBe("Only read files here.");
     } finally {
@@ -321,18 +367,25 @@ describe("createMcpServer options", () => {
 
   it("refuses an unknown option, a createSession that is not a function and a bad progress interval, naming the option", () => {
     expect(() => createMcpServer({ createSession, port: 80 } as McpServerOptions)).toThrow(
-      new InvalidOptionError("port", 'Unknown createMcpServer option "port"; known options: createSession, tools, instructions, progressIntervalMs, settings'),
+      new InvalidOptionError(
+        "port",
+        'Unknown createMcpServer option "port"; known options: createSession, tools, instructions, progressIntervalMs, settings',
+      ),
     );
     expect(() => createMcpServer({ createSession: "local" } as unknown as McpServerOptions)).toThrow(
       new InvalidOptionError("createSession", 'createSession must be a function that opens a Session, got "local"'),
     );
     expect(() => createMcpServer({ createSession, progressIntervalMs: 0 })).toThrow(
-      new InvalidOptionError("progressIntervalMs", "progressIntervalMs must be a positive number of milliseconds, got 0"),
+      new InvalidOptionError(
+        "progressIntervalMs",
+        "progressIntervalMs must be a positive number of milliseconds, got 0",
+      ),
     );
   });
 });
 
-const example = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../examples/${name}`, import.meta.url), "utf8"));
+const example = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../examples/${name}`, import.meta.url), "utf8"));
 
 /** examples/matrix.json; file-tool steps it still skips come from examples/matrix-files.json (until the two are one). */
 function matrixSteps(): PlanStep[] {
@@ -364,7 +417,15 @@ describe("MCP server with the Shellwright tools", () => {
 
   it("lists every Shellwright tool with the schema the other doors show", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["terminal", "process", "read_file", "write_file", "patch", "search_files", "execute_code"]);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "terminal",
+      "process",
+      "read_file",
+      "write_file",
+      "patch",
+      "search_files",
+      "execute_code",
+    ]);
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
     const expected = toolDefinitions({ format: "anthropic" });
     for (const tool of tools) {
@@ -377,16 +438,34 @@ describe("MCP server with the Shellwright tools", () => {
   it("plays the matrix plan's steps, each result as the plan expects", async () => {
     // In a scratch dir, not /tmp/shellwright-matrix: the matrix tests may be using that one right now.
     const here = (value: unknown): Record<string, unknown> =>
-      JSON.parse(JSON.stringify(value).replaceAll("/tmp/shellwright-matrix", `${scratch}/matrix`)) as Record<string, unknown>;
+      JSON.parse(JSON.stringify(value).replaceAll("/tmp/shellwright-matrix", `${scratch}/matrix`)) as Record<
+        string,
+        unknown
+      >;
     const steps = matrixSteps();
     expect(steps.map((step) => step.tool)).toEqual([
-      "terminal", "terminal", "terminal", "terminal", "write_file", "read_file", "search_files", "patch", "read_file", "terminal", "terminal", "terminal",
+      "terminal",
+      "terminal",
+      "terminal",
+      "terminal",
+      "write_file",
+      "read_file",
+      "search_files",
+      "patch",
+      "read_file",
+      "terminal",
+      "terminal",
+      "terminal",
     ]);
     mkdirSync(`${scratch}/matrix`, { recursive: true });
     for (const step of steps) {
       const result = await call(client, step.tool, here(step.args));
       const problems = step.expect === undefined ? [] : matchExpected(here(step.expect), result.structuredContent);
-      expect({ step: step.name, problems, isError: result.isError }).toEqual({ step: step.name, problems: [], isError: false });
+      expect({ step: step.name, problems, isError: result.isError }).toEqual({
+        step: step.name,
+        problems: [],
+        isError: false,
+      });
     }
     // Step 12 removed the session's cwd; a per-call workdir lets the next command move it.
     const back = await call(client, "terminal", { command: `cd ${scratch}`, workdir: "/" });
@@ -400,7 +479,10 @@ describe("MCP server with the Shellwright tools", () => {
       undefined,
       { onprogress: (progress) => updates.push(progress) },
     )) as CallToolResult;
-    expect(result.structuredContent).toMatchObject({ output: "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n", exit_code: 0 });
+    expect(result.structuredContent).toMatchObject({
+      output: "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n",
+      exit_code: 0,
+    });
     expect(updates.length).toBeGreaterThan(0);
     for (const update of updates) expect(update.message).toMatch(/^tick [1-5]$/);
   });
@@ -409,10 +491,19 @@ describe("MCP server with the Shellwright tools", () => {
     const pidFile = join(scratch, "terminal.pid");
     const controller = new AbortController();
     const outcome = await client
-      .callTool({ name: "terminal", arguments: { command: `export BEFORE_CANCEL=1; bash -c 'echo $$ > ${pidFile}; echo started; exec sleep 300'` } }, undefined, {
-        signal: controller.signal,
-        onprogress: (progress) => progress.message === "started" && controller.abort("cancelled by the test"),
-      })
+      .callTool(
+        {
+          name: "terminal",
+          arguments: {
+            command: `export BEFORE_CANCEL=1; bash -c 'echo $$ > ${pidFile}; echo started; exec sleep 300'`,
+          },
+        },
+        undefined,
+        {
+          signal: controller.signal,
+          onprogress: (progress) => progress.message === "started" && controller.abort("cancelled by the test"),
+        },
+      )
       .catch((error: unknown) => error);
     expect(String(outcome)).toMatch(/cancelled by the test/);
     const pid = Number(readFileSync(pidFile, "utf8"));

@@ -81,7 +81,9 @@ describe("FileSync", () => {
     const later = new Date(Date.now() + 60_000);
     await utimes(join(local, "skills/deep/er/b.md"), later, later);
     await sync.sync();
-    expect(transfer.calls).toEqual([{ op: "mirrorDirectory", remote: ".agent/skills", changed: ["deep/er/b.md"], removed: [], full: false }]);
+    expect(transfer.calls).toEqual([
+      { op: "mirrorDirectory", remote: ".agent/skills", changed: ["deep/er/b.md"], removed: [], full: false },
+    ]);
 
     transfer.calls.length = 0;
     clock += 6000;
@@ -98,7 +100,9 @@ describe("FileSync", () => {
     clock += 6000;
     await chmod(join(local, "skills/a.md"), 0o700);
     await sync.sync();
-    expect(transfer.calls).toEqual([{ op: "mirrorDirectory", remote: ".agent/skills", changed: ["a.md"], removed: [], full: false }]);
+    expect(transfer.calls).toEqual([
+      { op: "mirrorDirectory", remote: ".agent/skills", changed: ["a.md"], removed: [], full: false },
+    ]);
     expect(await modeOf(remote(".agent/skills/a.md"))).toBe(0o700);
   });
 
@@ -111,7 +115,13 @@ describe("FileSync", () => {
     await rm(join(local, "token.json"));
     const report = await sync.sync();
     expect(report.removed).toEqual([".creds/token.json"]);
-    expect(transfer.calls).toContainEqual({ op: "mirrorDirectory", remote: ".agent/skills", changed: [], removed: ["deep/er/b.md"], full: false });
+    expect(transfer.calls).toContainEqual({
+      op: "mirrorDirectory",
+      remote: ".agent/skills",
+      changed: [],
+      removed: ["deep/er/b.md"],
+      full: false,
+    });
     expect(await listFiles(remote(".agent/skills"))).toEqual(["a.md", "run.sh"]);
     expect(await listFiles(remote(".creds"))).toEqual([]);
 
@@ -126,7 +136,9 @@ describe("FileSync", () => {
     const sync = makeSync();
     await sync.sync();
     const made = transfer.calls.filter((call) => call.op === "makeDirectories");
-    expect(made).toEqual([{ op: "makeDirectories", paths: [".agent", ".agent/skills", ".agent/skills/deep/er", ".creds"] }]);
+    expect(made).toEqual([
+      { op: "makeDirectories", paths: [".agent", ".agent/skills", ".agent/skills/deep/er", ".creds"] },
+    ]);
     transfer.calls.length = 0;
     clock += 6000;
     await writeFile(join(local, "skills/deep/er/b.md"), "beta two");
@@ -160,7 +172,13 @@ describe("FileSync", () => {
     const report = await sync.sync();
     expect(report.skipped).toBeUndefined();
     expect(report.uploaded).toEqual([".creds/token.json"]);
-    expect(transfer.calls).toContainEqual({ op: "mirrorDirectory", remote: ".agent/skills", changed: ["a.md", "deep/er/b.md", "run.sh"], removed: [], full: true });
+    expect(transfer.calls).toContainEqual({
+      op: "mirrorDirectory",
+      remote: ".agent/skills",
+      changed: ["a.md", "deep/er/b.md", "run.sh"],
+      removed: [],
+      full: true,
+    });
     expect(transfer.calls[0]).toMatchObject({ op: "makeDirectories" });
     expect(await readFile(remote(".agent/skills/a.md"), "utf8")).toBe("alpha two");
   });
@@ -189,7 +207,12 @@ describe("FileSync", () => {
 
   it("skips symbolic links and leaves a missing local directory's remote alone", async () => {
     await symlink("/etc/passwd", join(local, "skills/link"));
-    const sync = makeSync({ directories: [{ local: join(local, "skills"), remote: "s" }, { local: join(work, "missing"), remote: "m" }] });
+    const sync = makeSync({
+      directories: [
+        { local: join(local, "skills"), remote: "s" },
+        { local: join(work, "missing"), remote: "m" },
+      ],
+    });
     await mkdir(remote("m"));
     await writeFile(remote("m/keep"), "keep");
     const report = await sync.sync();
@@ -219,7 +242,14 @@ describe("FileSync", () => {
 describe("normalizeSyncConfig", () => {
   it("normalises paths and applies defaults", () => {
     expect(
-      normalizeSyncConfig("sync", { files: [{ local: "creds/t.json", remote: "~/.creds/./t.json" }], directories: [{ local: "/abs/skills", remote: "/opt//skills/" }] }, "/base"),
+      normalizeSyncConfig(
+        "sync",
+        {
+          files: [{ local: "creds/t.json", remote: "~/.creds/./t.json" }],
+          directories: [{ local: "/abs/skills", remote: "/opt//skills/" }],
+        },
+        "/base",
+      ),
     ).toEqual({
       files: [{ local: "/base/creds/t.json", remote: ".creds/t.json" }],
       directories: [{ local: "/abs/skills", remote: "/opt/skills" }],

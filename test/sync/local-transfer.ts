@@ -56,7 +56,13 @@ export class LocalDirectoryTransfer implements SyncTransfer {
   }
 
   async mirrorDirectory(mirror: DirectoryMirror): Promise<void> {
-    this.calls.push({ op: "mirrorDirectory", remote: mirror.remote, changed: mirror.changed.map((e) => e.path), removed: [...mirror.removed], full: mirror.full });
+    this.calls.push({
+      op: "mirrorDirectory",
+      remote: mirror.remote,
+      changed: mirror.changed.map((e) => e.path),
+      removed: [...mirror.removed],
+      full: mirror.full,
+    });
     this.#maybeFail("mirrorDirectory");
     const root = this.#resolve(mirror.remote);
     // Parents of changed files were created by makeDirectories.

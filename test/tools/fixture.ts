@@ -12,7 +12,11 @@ import { remoteStyleBackend } from "./remote-style.js";
 
 /** Every compat backend, plus real local bash reached the way remote backends are (see remote-style.ts). */
 export const toolBackends: ReadonlyArray<{ name: string; enabled: boolean; create: () => Promise<Environment> }> = [
-  ...compatBackends.map((backend) => ({ name: backend.name, enabled: backend.enabled, create: () => backend.create() })),
+  ...compatBackends.map((backend) => ({
+    name: backend.name,
+    enabled: backend.enabled,
+    create: () => backend.create(),
+  })),
   { name: remoteStyleBackend.name, enabled: true, create: () => remoteStyleBackend.create() },
 ];
 
@@ -47,7 +51,8 @@ export function useToolFixture(create: () => Promise<Environment>): ToolFixture 
       const parts: Buffer[] = [];
       for (let offset = 0; offset === 0 || offset < size; offset += 30_000) {
         const result = await session.execute(`tail -c +${offset + 1} '${path}' | head -c 30000 | base64`);
-        if (result.exitCode !== 0 || result.truncated) throw new Error(`could not read ${path}: ${result.output.slice(0, 200)}`);
+        if (result.exitCode !== 0 || result.truncated)
+          throw new Error(`could not read ${path}: ${result.output.slice(0, 200)}`);
         parts.push(Buffer.from(result.output, "base64"));
       }
       return Buffer.concat(parts);

@@ -19,7 +19,9 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
           expect(report.mismatches, `step ${report.step}`).toBeUndefined();
           expect(JSON.stringify(report.result)).not.toContain("__SHELLWRIGHT_");
         }
-        expect(reports.filter((r) => r.check === "pass").length).toBe(plan.steps.filter((s) => s.expect && !s.skip).length);
+        expect(reports.filter((r) => r.check === "pass").length).toBe(
+          plan.steps.filter((s) => s.expect && !s.skip).length,
+        );
       } finally {
         await session.close();
       }

@@ -18,7 +18,15 @@ const echo = defineTool({
 
 describe("registry", () => {
   it("lists the tools in the order models see them, with one execute_code", () => {
-    expect(TOOLS.map((tool) => tool.name)).toEqual(["terminal", "process", "read_file", "write_file", "patch", "search_files", "execute_code"]);
+    expect(TOOLS.map((tool) => tool.name)).toEqual([
+      "terminal",
+      "process",
+      "read_file",
+      "write_file",
+      "patch",
+      "search_files",
+      "execute_code",
+    ]);
     expect(findTool("execute_code")).toBe(executeCodeTool);
     expect(executeCodeTool.description).toContain("(terminal, read_file, write_file, patch, search_files)");
     expect(Object.isFrozen(TOOLS)).toBe(true);
@@ -33,9 +41,12 @@ describe("registry", () => {
 
   it("calls a definition or the name of a tool in TOOLS, never throwing", async () => {
     expect(await callTool(echo, { text: "hi" }, context)).toEqual({ text: "hi" });
-    expect(await callTool(echo, { text: 1 }, context)).toEqual({ error: expect.stringMatching(/^Invalid arguments for echo: text: /) as unknown });
+    expect(await callTool(echo, { text: 1 }, context)).toEqual({
+      error: expect.stringMatching(/^Invalid arguments for echo: text: /) as unknown,
+    });
     expect(await callTool("echo", { text: "hi" }, context)).toEqual({
-      error: 'Unknown tool "echo". Available tools: terminal, process, read_file, write_file, patch, search_files, execute_code.',
+      error:
+        'Unknown tool "echo". Available tools: terminal, process, read_file, write_file, patch, search_files, execute_code.',
     });
   });
 

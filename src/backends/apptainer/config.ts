@@ -4,7 +4,15 @@
  */
 
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, positiveInteger, positiveNumber, rejectUnknown, shellString, stringRecord } from "../../core/options.js";
+import {
+  describe,
+  optionalShellString,
+  positiveInteger,
+  positiveNumber,
+  rejectUnknown,
+  shellString,
+  stringRecord,
+} from "../../core/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import { optionalCpus } from "../shared/resource-options.js";
 import { defaultScratchDir, type ApptainerTransportOptions } from "./transport.js";
@@ -36,20 +44,37 @@ export interface ApptainerConfig extends CommonConfig {
 }
 
 export const APPTAINER_KEYS = optionKeys<ApptainerConfig>()([
-  "image", "executable", "binds", "overlay", "homeDir", "cpus", "memoryMiB", "scratchDir", "cacheDir", "env", "startTimeoutMs",
+  "image",
+  "executable",
+  "binds",
+  "overlay",
+  "homeDir",
+  "cpus",
+  "memoryMiB",
+  "scratchDir",
+  "cacheDir",
+  "env",
+  "startTimeoutMs",
 ]);
 
 export function normalizeApptainerConfig(raw: Record<string, unknown>): ApptainerTransportOptions {
   rejectUnknown("apptainer backend", raw, APPTAINER_KEYS);
   const binds = raw.binds ?? [];
-  if (!Array.isArray(binds)) throw new InvalidOptionError("binds", `binds must be an array of "host[:container[:ro|rw]]" strings, got ${describe(binds)}`);
+  if (!Array.isArray(binds))
+    throw new InvalidOptionError(
+      "binds",
+      `binds must be an array of "host[:container[:ro|rw]]" strings, got ${describe(binds)}`,
+    );
   return {
     image: shellString("image", raw.image),
     executable: optionalShellString("executable", raw.executable),
     binds: binds.map((bind: unknown, i) => {
       const spec = shellString(`binds[${i}]`, bind);
       if (!/^[^:]+(:[^:]+(:(ro|rw))?)?$/.test(spec)) {
-        throw new InvalidOptionError(`binds[${i}]`, `binds[${i}] must look like "host[:container[:ro|rw]]", got ${describe(spec)}`);
+        throw new InvalidOptionError(
+          `binds[${i}]`,
+          `binds[${i}] must look like "host[:container[:ro|rw]]", got ${describe(spec)}`,
+        );
       }
       return spec;
     }),

@@ -11,7 +11,13 @@ import { accessSync, constants as fsConstants, mkdirSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { BackendUnavailableError, SpawnError } from "../../core/errors.js";
-import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../../core/transport.js";
+import {
+  MAX_INLINE_SCRIPT_BYTES,
+  type KillSignal,
+  type ProcessHandle,
+  type RunOptions,
+  type Transport,
+} from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
 import { RemoteTreeKiller } from "../shared/remote-tree.js";
 import { ChunkQueue } from "../shared/sdk-handle.js";
@@ -74,7 +80,10 @@ export class ApptainerTransport implements Transport {
     mkdirSync(this.#cacheDir(), { recursive: true, mode: 0o700 });
     const version = await this.#runClient(["version"], 10_000);
     if (version.exitCode !== 0) {
-      throw new BackendUnavailableError(`\`${this.#executable} version\` failed (exit ${version.exitCode}): ${version.output.trim()}`, { backend: this.name });
+      throw new BackendUnavailableError(
+        `\`${this.#executable} version\` failed (exit ${version.exitCode}): ${version.output.trim()}`,
+        { backend: this.name },
+      );
     }
     const args = ["instance", "start", "--containall"];
     args.push(...(options.homeDir === undefined ? ["--no-home"] : ["--home", options.homeDir]));
@@ -99,7 +108,11 @@ export class ApptainerTransport implements Transport {
   }
 
   runBash(script: string, options: RunOptions): ApptainerHandle {
-    if (!this.#started) throw new BackendUnavailableError("The Apptainer instance is not running (start() was not called or it was stopped)", { backend: this.name });
+    if (!this.#started)
+      throw new BackendUnavailableError(
+        "The Apptainer instance is not running (start() was not called or it was stopped)",
+        { backend: this.name },
+      );
     const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES);
     const args = ["exec", "--cleanenv", `instance://${this.#instance}`, ...launch.argv];
     const child = spawn(this.#executable, args, {
@@ -139,7 +152,9 @@ export class ApptainerTransport implements Transport {
     }
     const exited = new Promise<number>((resolve, reject) => {
       child.once("error", (error) => {
-        reject(new SpawnError(`Could not run ${this.#executable}: ${error.message}`, { cause: error, backend: this.name }));
+        reject(
+          new SpawnError(`Could not run ${this.#executable}: ${error.message}`, { cause: error, backend: this.name }),
+        );
       });
       child.once("exit", (code, signal) => {
         // A backgrounded child may hold the pipes for hours: let it, without keeping Node alive.
@@ -170,9 +185,12 @@ export class ApptainerTransport implements Transport {
     this.#started = false;
     const stopped = await this.#runClient(["instance", "stop", this.#instance], CONTROL_TIMEOUT_MS);
     if (stopped.exitCode !== 0) {
-      throw new BackendUnavailableError(`Could not stop Apptainer instance ${this.#instance} (exit ${stopped.exitCode}): ${stopped.output.trim()}`, {
-        backend: this.name,
-      });
+      throw new BackendUnavailableError(
+        `Could not stop Apptainer instance ${this.#instance} (exit ${stopped.exitCode}): ${stopped.output.trim()}`,
+        {
+          backend: this.name,
+        },
+      );
     }
   }
 
@@ -213,13 +231,18 @@ export class ApptainerTransport implements Transport {
       const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
       child.once("error", (error) => {
         clearTimeout(timer);
-        reject(new SpawnError(`Could not run ${this.#executable}: ${error.message}`, { cause: error, backend: this.name }));
+        reject(
+          new SpawnError(`Could not run ${this.#executable}: ${error.message}`, { cause: error, backend: this.name }),
+        );
       });
       child.once("close", (code, signal) => {
         clearTimeout(timer);
         const output = Buffer.concat(chunks).toString("utf8");
         if (signal === "SIGKILL" && code === null) {
-          resolve({ exitCode: 124, output: `${output}\n[${this.#executable} ${args.slice(0, 2).join(" ")} timed out after ${timeoutMs} ms]` });
+          resolve({
+            exitCode: 124,
+            output: `${output}\n[${this.#executable} ${args.slice(0, 2).join(" ")} timed out after ${timeoutMs} ms]`,
+          });
         } else {
           resolve({ exitCode: code ?? 1, output });
         }

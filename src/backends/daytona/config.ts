@@ -5,7 +5,15 @@
  */
 
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, plainObject, positiveInteger, positiveNumber, rejectUnknown, stringRecord } from "../../core/options.js";
+import {
+  describe,
+  optionalShellString,
+  plainObject,
+  positiveInteger,
+  positiveNumber,
+  rejectUnknown,
+  stringRecord,
+} from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import { optionalCpus, spelling } from "../shared/resource-options.js";
@@ -47,15 +55,35 @@ export interface DaytonaConfig extends CommonConfig {
 }
 
 export const DAYTONA_KEYS = optionKeys<DaytonaConfig>()([
-  "image", "snapshot", "name", "labels", "cpus", "cpu", "memoryMiB", "memoryGiB", "diskGiB", "autoStopMinutes", "env", "onClose", "startTimeoutMs", "client", "sync",
+  "image",
+  "snapshot",
+  "name",
+  "labels",
+  "cpus",
+  "cpu",
+  "memoryMiB",
+  "memoryGiB",
+  "diskGiB",
+  "autoStopMinutes",
+  "env",
+  "onClose",
+  "startTimeoutMs",
+  "client",
+  "sync",
 ]);
 
 const MIB_PER_GIB = 1024;
 
-export function normalizeDaytonaConfig(raw: Record<string, unknown>, warn: (message: string) => void): DaytonaTransportOptions {
+export function normalizeDaytonaConfig(
+  raw: Record<string, unknown>,
+  warn: (message: string) => void,
+): DaytonaTransportOptions {
   rejectUnknown("daytona backend", raw, DAYTONA_KEYS);
   if (raw.image !== undefined && raw.snapshot !== undefined) {
-    throw new InvalidOptionError("snapshot", `Pass image or snapshot, not both (got image ${describe(raw.image)} and snapshot ${describe(raw.snapshot)})`);
+    throw new InvalidOptionError(
+      "snapshot",
+      `Pass image or snapshot, not both (got image ${describe(raw.image)} and snapshot ${describe(raw.snapshot)})`,
+    );
   }
   const labels = stringMap("labels", raw.labels);
   const name = optionalShellString("name", raw.name);
@@ -64,8 +92,14 @@ export function normalizeDaytonaConfig(raw: Record<string, unknown>, warn: (mess
     throw new InvalidOptionError("onClose", `onClose must be "delete", "stop" or "keep", got ${describe(onClose)}`);
   }
   const autoStopMinutes = raw.autoStopMinutes;
-  if (autoStopMinutes !== undefined && (typeof autoStopMinutes !== "number" || !Number.isInteger(autoStopMinutes) || autoStopMinutes < 0)) {
-    throw new InvalidOptionError("autoStopMinutes", `autoStopMinutes must be a whole number of minutes, 0 or more, got ${describe(autoStopMinutes)}`);
+  if (
+    autoStopMinutes !== undefined &&
+    (typeof autoStopMinutes !== "number" || !Number.isInteger(autoStopMinutes) || autoStopMinutes < 0)
+  ) {
+    throw new InvalidOptionError(
+      "autoStopMinutes",
+      `autoStopMinutes must be a whole number of minutes, 0 or more, got ${describe(autoStopMinutes)}`,
+    );
   }
   const cpus = spelling(raw, "cpus", "cpu", warn, " (the same number)");
   const memory = spelling(raw, "memoryMiB", "memoryGiB", warn, " (memoryGiB: 4 is memoryMiB: 4096)");
@@ -75,7 +109,9 @@ export function normalizeDaytonaConfig(raw: Record<string, unknown>, warn: (mess
     name,
     labels,
     cpu: optionalCpus(cpus.name, cpus.value),
-    memoryGiB: memory.deprecated ? optionalPositiveInteger(memory.name, memory.value) : wholeGiB(memory.name, memory.value),
+    memoryGiB: memory.deprecated
+      ? optionalPositiveInteger(memory.name, memory.value)
+      : wholeGiB(memory.name, memory.value),
     diskGiB: optionalPositiveInteger("diskGiB", raw.diskGiB),
     autoStopMinutes,
     env: stringRecord("env", raw.env),
@@ -88,14 +124,18 @@ export function normalizeDaytonaConfig(raw: Record<string, unknown>, warn: (mess
   };
 }
 
-const optionalPositiveInteger = (name: string, value: unknown): number | undefined => (value === undefined ? undefined : positiveInteger(name, value, 1));
+const optionalPositiveInteger = (name: string, value: unknown): number | undefined =>
+  value === undefined ? undefined : positiveInteger(name, value, 1);
 
 /** Daytona's API takes memory as a whole number of GiB, so a MiB value must be a multiple of 1024. */
 function wholeGiB(name: string, value: unknown): number | undefined {
   const mib = optionalPositiveInteger(name, value);
   if (mib === undefined) return undefined;
   if (mib % MIB_PER_GIB !== 0) {
-    throw new InvalidOptionError(name, `${name} must be a whole number of GiB (a multiple of 1024) for Daytona, got ${describe(value)}`);
+    throw new InvalidOptionError(
+      name,
+      `${name} must be a whole number of GiB (a multiple of 1024) for Daytona, got ${describe(value)}`,
+    );
   }
   return mib / MIB_PER_GIB;
 }
@@ -105,7 +145,8 @@ function stringMap(name: string, value: unknown): Record<string, string> {
   const record = plainObject(name, value);
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(record)) {
-    if (typeof item !== "string") throw new InvalidOptionError(`${name}.${key}`, `${name}.${key} must be a string, got ${describe(item)}`);
+    if (typeof item !== "string")
+      throw new InvalidOptionError(`${name}.${key}`, `${name}.${key} must be a string, got ${describe(item)}`);
     out[key] = item;
   }
   return out;

@@ -15,7 +15,13 @@ import { randomBytes } from "node:crypto";
 import type * as DaytonaSdk from "@daytonaio/sdk";
 import { BackendUnavailableError, SyncError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
-import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../../core/transport.js";
+import {
+  MAX_INLINE_SCRIPT_BYTES,
+  type KillSignal,
+  type ProcessHandle,
+  type RunOptions,
+  type Transport,
+} from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
 import { messageOf } from "../shared/error-message.js";
 import { RemoteTreeKiller } from "../shared/remote-tree.js";
@@ -31,12 +37,26 @@ import type { NormalizedSyncConfig } from "../../sync/options.js";
 // the same shapes.
 
 export interface DaytonaProcess {
-  executeCommand(command: string, cwd?: string, env?: Record<string, string>, timeout?: number): Promise<{ exitCode: number; result: string }>;
+  executeCommand(
+    command: string,
+    cwd?: string,
+    env?: Record<string, string>,
+    timeout?: number,
+  ): Promise<{ exitCode: number; result: string }>;
   createSession(sessionId: string): Promise<void>;
   deleteSession(sessionId: string): Promise<void>;
-  executeSessionCommand(sessionId: string, req: { command: string; runAsync?: boolean }, timeout?: number): Promise<{ cmdId: string }>;
+  executeSessionCommand(
+    sessionId: string,
+    req: { command: string; runAsync?: boolean },
+    timeout?: number,
+  ): Promise<{ cmdId: string }>;
   getSessionCommand(sessionId: string, commandId: string): Promise<{ exitCode?: number }>;
-  getSessionCommandLogs(sessionId: string, commandId: string, onStdout: (chunk: string) => void, onStderr: (chunk: string) => void): Promise<void>;
+  getSessionCommandLogs(
+    sessionId: string,
+    commandId: string,
+    onStdout: (chunk: string) => void,
+    onStderr: (chunk: string) => void,
+  ): Promise<void>;
 }
 export interface DaytonaFileSystem {
   uploadFile(file: Buffer, remotePath: string, timeout?: number): Promise<void>;
@@ -112,12 +132,19 @@ const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
  */
 export function daytonaCommand(
   launch: { argv: string[]; stdin: string | undefined },
-  options: { timeoutSec?: number | undefined; stdinFile?: string | undefined; removeFirst?: readonly string[] | undefined },
+  options: {
+    timeoutSec?: number | undefined;
+    stdinFile?: string | undefined;
+    removeFirst?: readonly string[] | undefined;
+  },
 ): string {
   const argv = launch.argv.map(shellQuote);
   if (options.timeoutSec !== undefined) argv.unshift("timeout", "-k", "5s", `${options.timeoutSec}s`);
   const run = argv.join(" ");
-  const cleanup = options.removeFirst !== undefined && options.removeFirst.length > 0 ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; ` : "";
+  const cleanup =
+    options.removeFirst !== undefined && options.removeFirst.length > 0
+      ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; `
+      : "";
   // Run in the background and waited for with `wait`'s stderr dropped: a shell
   // reports a job killed by a signal ("Terminated") on its own stderr, which
   // would land in the output after a timeout. The job's stderr is kept.
@@ -198,23 +225,36 @@ export class DaytonaTransport implements Transport {
     const handle = sdkProcessHandle({
       backend: this.name,
       run: async (sink) => {
-        if (sandbox === undefined || sessionId === undefined) throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
+        if (sandbox === undefined || sessionId === undefined)
+          throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
         // Daytona hands logs over as decoded text, which turns bytes that are not
         // UTF-8 into U+FFFD. The command's output is also copied to a file (tee);
         // only when the text shows a U+FFFD is that file fetched for the exact bytes.
         const copy = this.#hasTee ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
-        const command = await this.#prepare(sandbox, copy === undefined ? script : `exec > >(exec tee ${shellQuote(copy)})\n${script}`, options);
+        const command = await this.#prepare(
+          sandbox,
+          copy === undefined ? script : `exec > >(exec tee ${shellQuote(copy)})\n${script}`,
+          options,
+        );
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
         const text = new ExactText(sink);
         let logsDone = false;
         const logs = sandbox.process
-          .getSessionCommandLogs(sessionId, cmdId, (chunk) => text.push(chunk), (chunk) => text.push(chunk))
+          .getSessionCommandLogs(
+            sessionId,
+            cmdId,
+            (chunk) => text.push(chunk),
+            (chunk) => text.push(chunk),
+          )
           .catch(() => undefined)
           .finally(() => {
             logsDone = true;
             if (!text.holding) sink.end();
           });
-        const exitCode = await pollExitCode(() => sandbox.process.getSessionCommand(sessionId, cmdId), () => logsDone);
+        const exitCode = await pollExitCode(
+          () => sandbox.process.getSessionCommand(sessionId, cmdId),
+          () => logsDone,
+        );
         if (text.holding && copy !== undefined) {
           // tee may still be writing the last bytes: give the log stream a moment to close first.
           await Promise.race([logs, new Promise((resolve) => setTimeout(resolve, 500))]);
@@ -248,15 +288,19 @@ export class DaytonaTransport implements Transport {
       if (this.#options.onClose === "delete") await sandbox.delete();
       else if (this.#options.onClose === "stop") await sandbox.stop();
     } catch (error) {
-      throw new BackendUnavailableError(`Could not ${this.#options.onClose} Daytona sandbox ${sandbox.name || sandbox.id}: ${messageOf(error)}`, {
-        cause: error,
-        backend: this.name,
-      });
+      throw new BackendUnavailableError(
+        `Could not ${this.#options.onClose} Daytona sandbox ${sandbox.name || sandbox.id}: ${messageOf(error)}`,
+        {
+          cause: error,
+          backend: this.name,
+        },
+      );
     }
   }
 
   #ensureReady(): Promise<DaytonaSandbox> {
-    if (this.#closed) return Promise.reject(new BackendUnavailableError("The Daytona backend was stopped", { backend: this.name }));
+    if (this.#closed)
+      return Promise.reject(new BackendUnavailableError("The Daytona backend was stopped", { backend: this.name }));
     this.#ready ??= this.#wake().finally(() => {
       this.#ready = undefined;
     });
@@ -301,7 +345,10 @@ export class DaytonaTransport implements Transport {
       return sandbox;
     } catch (error) {
       if (error instanceof BackendUnavailableError) throw error;
-      throw new BackendUnavailableError(`Could not get a running Daytona sandbox: ${messageOf(error)}`, { cause: error, backend: this.name });
+      throw new BackendUnavailableError(`Could not get a running Daytona sandbox: ${messageOf(error)}`, {
+        cause: error,
+        backend: this.name,
+      });
     }
   }
 
@@ -350,7 +397,10 @@ export class DaytonaTransport implements Transport {
   async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions): Promise<string> {
     const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES);
     const removeFirst = this.#stale.splice(0);
-    const timeoutSec = this.#hasTimeout && options.timeoutMs !== undefined ? Math.max(1, Math.ceil((options.timeoutMs + this.#options.serverTimeoutMarginMs) / 1000)) : undefined;
+    const timeoutSec =
+      this.#hasTimeout && options.timeoutMs !== undefined
+        ? Math.max(1, Math.ceil((options.timeoutMs + this.#options.serverTimeoutMarginMs) / 1000))
+        : undefined;
     if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
       const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
       return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst });
@@ -368,8 +418,14 @@ export class DaytonaTransport implements Transport {
 
   async #control(script: string): Promise<{ exitCode: number; output: string }> {
     const sandbox = this.#sandbox;
-    if (sandbox === undefined) throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
-    const response = await sandbox.process.executeCommand(`bash -c ${shellQuote(script)}`, undefined, undefined, CONTROL_TIMEOUT_SEC);
+    if (sandbox === undefined)
+      throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
+    const response = await sandbox.process.executeCommand(
+      `bash -c ${shellQuote(script)}`,
+      undefined,
+      undefined,
+      CONTROL_TIMEOUT_SEC,
+    );
     return { exitCode: response.exitCode, output: response.result };
   }
 }

@@ -35,7 +35,12 @@ export function runDockerCli(args: string[], options: CliOptions = {}): Promise<
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
     child.once("error", (error) => {
       clearTimeout(timer);
-      reject(new BackendUnavailableError(`Could not run ${docker} (${error.message}); install the docker CLI or set dockerPath`, { cause: error, backend: "docker" }));
+      reject(
+        new BackendUnavailableError(
+          `Could not run ${docker} (${error.message}); install the docker CLI or set dockerPath`,
+          { cause: error, backend: "docker" },
+        ),
+      );
     });
     child.once("close", (code, signal) => {
       clearTimeout(timer);

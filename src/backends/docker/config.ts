@@ -69,8 +69,29 @@ export interface DockerConfig extends CommonConfig {
 }
 
 export const DOCKER_KEYS = optionKeys<DockerConfig>()([
-  "image", "forwardEnv", "env", "volumes", "mountCwd", "cpus", "memoryMiB", "memoryMb", "diskMb", "pidsLimit", "dropCapabilities", "capAdd",
-  "noNewPrivileges", "runAsHostUser", "init", "network", "extraArgs", "containerName", "keepContainer", "labels", "dockerPath", "socketPath", "trace",
+  "image",
+  "forwardEnv",
+  "env",
+  "volumes",
+  "mountCwd",
+  "cpus",
+  "memoryMiB",
+  "memoryMb",
+  "diskMb",
+  "pidsLimit",
+  "dropCapabilities",
+  "capAdd",
+  "noNewPrivileges",
+  "runAsHostUser",
+  "init",
+  "network",
+  "extraArgs",
+  "containerName",
+  "keepContainer",
+  "labels",
+  "dockerPath",
+  "socketPath",
+  "trace",
 ]);
 
 /** Options after validation: defaults filled in. */
@@ -100,41 +121,70 @@ export interface DockerTransportOptions {
   trace: ((call: DockerCall) => void) | undefined;
 }
 
-export function normalizeDockerConfig(raw: Record<string, unknown>, warn: (message: string) => void, cwd: () => string = () => process.cwd()): DockerTransportOptions {
+export function normalizeDockerConfig(
+  raw: Record<string, unknown>,
+  warn: (message: string) => void,
+  cwd: () => string = () => process.cwd(),
+): DockerTransportOptions {
   rejectUnknown("docker backend", raw, DOCKER_KEYS);
-  if (raw.image === undefined) throw new InvalidOptionError("image", "The docker backend needs an image, e.g. { backend: \"docker\", image: \"debian:bookworm\" }");
+  if (raw.image === undefined)
+    throw new InvalidOptionError(
+      "image",
+      'The docker backend needs an image, e.g. { backend: "docker", image: "debian:bookworm" }',
+    );
   const image = shellString("image", raw.image);
-  if (/\s/.test(image) || image.startsWith("-")) throw new InvalidOptionError("image", `image must be an image reference, got ${describe(image)}`);
+  if (/\s/.test(image) || image.startsWith("-"))
+    throw new InvalidOptionError("image", `image must be an image reference, got ${describe(image)}`);
   const runAsHostUser = bool("runAsHostUser", raw.runAsHostUser, false);
   const containerName = optionalShellString("containerName", raw.containerName);
   if (containerName !== undefined && !/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(containerName)) {
-    throw new InvalidOptionError("containerName", `containerName must match [a-zA-Z0-9][a-zA-Z0-9_.-]*, got ${describe(containerName)}`);
+    throw new InvalidOptionError(
+      "containerName",
+      `containerName must match [a-zA-Z0-9][a-zA-Z0-9_.-]*, got ${describe(containerName)}`,
+    );
   }
   let mountCwd: string | undefined;
   if (raw.mountCwd === true) mountCwd = cwd();
   else if (typeof raw.mountCwd === "string") mountCwd = shellString("mountCwd", raw.mountCwd);
-  else if (raw.mountCwd !== undefined && raw.mountCwd !== false) throw new InvalidOptionError("mountCwd", `mountCwd must be a boolean or a host directory, got ${describe(raw.mountCwd)}`);
-  if (mountCwd !== undefined && !mountCwd.startsWith("/")) throw new InvalidOptionError("mountCwd", `mountCwd must be an absolute host path, got ${describe(mountCwd)}`);
+  else if (raw.mountCwd !== undefined && raw.mountCwd !== false)
+    throw new InvalidOptionError(
+      "mountCwd",
+      `mountCwd must be a boolean or a host directory, got ${describe(raw.mountCwd)}`,
+    );
+  if (mountCwd !== undefined && !mountCwd.startsWith("/"))
+    throw new InvalidOptionError("mountCwd", `mountCwd must be an absolute host path, got ${describe(mountCwd)}`);
 
   const forwardEnv = stringList("forwardEnv", raw.forwardEnv);
   for (const name of forwardEnv) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidOptionError("forwardEnv", `forwardEnv has an invalid variable name ${describe(name)}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new InvalidOptionError("forwardEnv", `forwardEnv has an invalid variable name ${describe(name)}`);
   }
   const volumes = stringList("volumes", raw.volumes);
   for (const volume of volumes) {
     const [host, container] = volume.split(":");
     if (!host || !container?.startsWith("/")) {
-      throw new InvalidOptionError("volumes", `volumes entries must look like host:/container[:ro], got ${describe(volume)}`);
+      throw new InvalidOptionError(
+        "volumes",
+        `volumes entries must look like host:/container[:ro], got ${describe(volume)}`,
+      );
     }
   }
-  const capAdd = raw.capAdd === undefined ? DEFAULT_CAP_ADD.filter((cap) => !runAsHostUser || (cap !== "SETUID" && cap !== "SETGID")) : stringList("capAdd", raw.capAdd);
+  const capAdd =
+    raw.capAdd === undefined
+      ? DEFAULT_CAP_ADD.filter((cap) => !runAsHostUser || (cap !== "SETUID" && cap !== "SETGID"))
+      : stringList("capAdd", raw.capAdd);
   for (const cap of capAdd) {
-    if (!/^[A-Z_]+$/.test(cap)) throw new InvalidOptionError("capAdd", `capAdd entries must be capability names like NET_ADMIN, got ${describe(cap)}`);
+    if (!/^[A-Z_]+$/.test(cap))
+      throw new InvalidOptionError(
+        "capAdd",
+        `capAdd entries must be capability names like NET_ADMIN, got ${describe(cap)}`,
+      );
   }
   const labels = stringRecordOfLabels(raw.labels);
   const memory = spelling(raw, "memoryMiB", "memoryMb", warn, " (the same number: docker read it as MiB)");
   const trace = raw.trace;
-  if (trace !== undefined && typeof trace !== "function") throw new InvalidOptionError("trace", `trace must be a function, got ${describe(trace)}`);
+  if (trace !== undefined && typeof trace !== "function")
+    throw new InvalidOptionError("trace", `trace must be a function, got ${describe(trace)}`);
 
   return {
     image,
@@ -164,31 +214,42 @@ export function normalizeDockerConfig(raw: Record<string, unknown>, warn: (messa
 
 function bool(name: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== "boolean") throw new InvalidOptionError(name, `${name} must be a boolean, got ${describe(value)}`);
+  if (typeof value !== "boolean")
+    throw new InvalidOptionError(name, `${name} must be a boolean, got ${describe(value)}`);
   return value;
 }
 
 function positive(name: string, value: unknown, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new InvalidOptionError(name, `${name} must be a positive ${integer ? "integer" : "number"}, got ${describe(value)}`);
+    throw new InvalidOptionError(
+      name,
+      `${name} must be a positive ${integer ? "integer" : "number"}, got ${describe(value)}`,
+    );
   }
   return value;
 }
 
 function stringList(name: string, value: unknown): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new InvalidOptionError(name, `${name} must be an array of strings, got ${describe(value)}`);
+  if (!Array.isArray(value))
+    throw new InvalidOptionError(name, `${name} must be an array of strings, got ${describe(value)}`);
   return value.map((item, index) => shellString(`${name}[${index}]`, item));
 }
 
 function stringRecordOfLabels(value: unknown): Record<string, string> {
   const labels = value === undefined ? {} : (value as Record<string, unknown>);
-  if (typeof labels !== "object" || labels === null || Array.isArray(labels)) throw new InvalidOptionError("labels", `labels must be an object of strings, got ${describe(value)}`);
+  if (typeof labels !== "object" || labels === null || Array.isArray(labels))
+    throw new InvalidOptionError("labels", `labels must be an object of strings, got ${describe(value)}`);
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(labels)) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(key)) throw new InvalidOptionError("labels", `labels has an invalid key ${describe(key)}`);
-    if (key === DOCKER_LABEL || key.startsWith(`${DOCKER_LABEL}.`)) throw new InvalidOptionError("labels", `labels must not set ${describe(key)}: the shellwright labels are set by the backend`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(key))
+      throw new InvalidOptionError("labels", `labels has an invalid key ${describe(key)}`);
+    if (key === DOCKER_LABEL || key.startsWith(`${DOCKER_LABEL}.`))
+      throw new InvalidOptionError(
+        "labels",
+        `labels must not set ${describe(key)}: the shellwright labels are set by the backend`,
+      );
     out[key] = shellString(`labels.${key}`, item, { allowEmpty: true });
   }
   return out;

@@ -34,8 +34,14 @@ export interface ReapOptions extends CliOptions {
 
 /** Every container with the shellwright label, running or not. */
 export async function listDockerContainers(options: CliOptions = {}): Promise<DockerContainerInfo[]> {
-  const result = await runDockerCli(["ps", "-a", "--no-trunc", "--filter", `label=${DOCKER_LABEL}=1`, "--format", "{{json .}}"], options);
-  if (result.code !== 0) throw new BackendUnavailableError(`docker ps failed (exit ${result.code}): ${result.stderr.trim()}`, { backend: "docker" });
+  const result = await runDockerCli(
+    ["ps", "-a", "--no-trunc", "--filter", `label=${DOCKER_LABEL}=1`, "--format", "{{json .}}"],
+    options,
+  );
+  if (result.code !== 0)
+    throw new BackendUnavailableError(`docker ps failed (exit ${result.code}): ${result.stderr.trim()}`, {
+      backend: "docker",
+    });
   return result.stdout
     .split("\n")
     .filter((line) => line.trim() !== "")

@@ -10,9 +10,7 @@ import type { Duplex } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
 
 /** One call the backend made to the engine: the record a `trace` option receives. */
-export type DockerCall =
-  | { via: "api"; method: string; path: string; body?: unknown }
-  | { via: "cli"; argv: string[] };
+export type DockerCall = { via: "api"; method: string; path: string; body?: unknown } | { via: "cli"; argv: string[] };
 
 export interface ApiResponse {
   status: number;
@@ -48,7 +46,14 @@ export class EngineApi {
     const data = body === undefined ? undefined : JSON.stringify(body);
     return new Promise<ApiResponse>((resolve, reject) => {
       const request = http.request(
-        { socketPath: this.socketPath, method, path, agent: this.#agent, headers: data === undefined ? {} : jsonHeaders(data), timeout: timeoutMs },
+        {
+          socketPath: this.socketPath,
+          method,
+          path,
+          agent: this.#agent,
+          headers: data === undefined ? {} : jsonHeaders(data),
+          timeout: timeoutMs,
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -68,7 +73,12 @@ export class EngineApi {
       request.on("error", (error) => reject(this.#unreachable(error)));
       request.on("timeout", () => {
         request.destroy();
-        reject(new BackendUnavailableError(`Docker Engine at ${this.socketPath} did not answer ${method} ${path} within ${timeoutMs / 1000} s; it may be overloaded or stuck (restarting dockerd helps with the latter).`, { backend: "docker" }));
+        reject(
+          new BackendUnavailableError(
+            `Docker Engine at ${this.socketPath} did not answer ${method} ${path} within ${timeoutMs / 1000} s; it may be overloaded or stuck (restarting dockerd helps with the latter).`,
+            { backend: "docker" },
+          ),
+        );
       });
       request.end(data);
     });
@@ -109,7 +119,11 @@ export class EngineApi {
 
   async ping(): Promise<void> {
     const response = await this.request("GET", "/_ping");
-    if (response.status !== 200) throw new BackendUnavailableError(`Docker Engine at ${this.socketPath} answered ${response.status} to /_ping: ${response.text.trim()}`, { backend: "docker" });
+    if (response.status !== 200)
+      throw new BackendUnavailableError(
+        `Docker Engine at ${this.socketPath} answered ${response.status} to /_ping: ${response.text.trim()}`,
+        { backend: "docker" },
+      );
   }
 
   close(): void {
@@ -117,10 +131,13 @@ export class EngineApi {
   }
 
   #unreachable(error: Error): BackendUnavailableError {
-    return new BackendUnavailableError(`Docker Engine is not reachable at ${this.socketPath} (${error.message}); is dockerd running? Set socketPath or DOCKER_HOST=unix://… if it listens elsewhere.`, {
-      cause: error,
-      backend: "docker",
-    });
+    return new BackendUnavailableError(
+      `Docker Engine is not reachable at ${this.socketPath} (${error.message}); is dockerd running? Set socketPath or DOCKER_HOST=unix://… if it listens elsewhere.`,
+      {
+        cause: error,
+        backend: "docker",
+      },
+    );
   }
 }
 

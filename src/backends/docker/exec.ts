@@ -101,7 +101,8 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
       ...(request.env === undefined || request.env.length === 0 ? {} : { Env: request.env }),
     };
     const created = await engine.request("POST", `/containers/${request.containerId}/exec`, body);
-    if (created.status !== 201) throw new ApiError(created.status, created.text, `/containers/${request.containerId}/exec`);
+    if (created.status !== 201)
+      throw new ApiError(created.status, created.text, `/containers/${request.containerId}/exec`);
     execId = (created.json as { Id: string }).Id;
     if (killed) return;
     const stream = await engine.startExec(execId);
@@ -128,7 +129,8 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
       output.end();
       if (!killed) pollUntilExit().catch(fail);
     });
-    if (request.stdin !== undefined) stream.end(Buffer.from(request.stdin.buffer, request.stdin.byteOffset, request.stdin.length));
+    if (request.stdin !== undefined)
+      stream.end(Buffer.from(request.stdin.buffer, request.stdin.byteOffset, request.stdin.length));
   })().catch(fail);
 
   return {

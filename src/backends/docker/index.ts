@@ -11,5 +11,8 @@ import { DockerTransport } from "./transport.js";
 
 export function openDocker(raw: Record<string, unknown>): Promise<Environment> {
   const docker = normalizeDockerConfig(raw, warningSink(raw));
-  return Session.open(new DockerTransport(docker), sessionOptions(raw, docker.mountCwd === undefined ? "/root" : "/workspace"));
+  return Session.open(
+    new DockerTransport(docker),
+    sessionOptions(raw, docker.mountCwd === undefined ? "/root" : "/workspace"),
+  );
 }

@@ -13,7 +13,13 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
-import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../../core/transport.js";
+import {
+  MAX_INLINE_SCRIPT_BYTES,
+  type KillSignal,
+  type ProcessHandle,
+  type RunOptions,
+  type Transport,
+} from "../../core/transport.js";
 import { runDockerCli } from "./cli.js";
 import { ApiError, EngineApi, defaultSocketPath, engineMessage, type DockerCall } from "./engine.js";
 import { startExec } from "./exec.js";
@@ -102,7 +108,10 @@ export class DockerTransport implements Transport {
   }
 
   runBash(script: string, options: RunOptions): ProcessHandle {
-    const handle = Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES ? this.#runStaged(script, options) : this.#exec(script, options);
+    const handle =
+      Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES
+        ? this.#runStaged(script, options)
+        : this.#exec(script, options);
     let checked: Promise<number> | undefined;
     return {
       output: handle.output,
@@ -142,7 +151,11 @@ export class DockerTransport implements Transport {
     let current: ProcessHandle | undefined;
     let killed = false;
     const exited = (async () => {
-      const upload = startExec(this.#engine, { containerId: this.#containerId, cmd: ["bash", "-c", `umask 077 && cat > ${file}`], stdin: Buffer.from(script) });
+      const upload = startExec(this.#engine, {
+        containerId: this.#containerId,
+        cmd: ["bash", "-c", `umask 077 && cat > ${file}`],
+        stdin: Buffer.from(script),
+      });
       current = upload;
       for await (const chunk of upload.output) if (!output.writableEnded) output.write(chunk);
       const uploaded = await upload.wait();
@@ -173,7 +186,10 @@ export class DockerTransport implements Transport {
 
   async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
     if (remotePid === undefined) return handle.kill();
-    const killer = startExec(this.#engine, { containerId: this.#containerId, cmd: ["bash", "-c", KILL_SCRIPT, "shellwright-kill", signal, String(remotePid)] });
+    const killer = startExec(this.#engine, {
+      containerId: this.#containerId,
+      cmd: ["bash", "-c", KILL_SCRIPT, "shellwright-kill", signal, String(remotePid)],
+    });
     for await (const chunk of killer.output) void chunk;
     await killer.wait();
   }
@@ -183,7 +199,10 @@ export class DockerTransport implements Transport {
       if (!this.#options.keepContainer && this.#containerId !== "") {
         const response = await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`);
         if (response.status !== 204 && response.status !== 404) {
-          throw new BackendUnavailableError(`Could not remove docker container ${this.#containerName}: ${engineMessage(response.text)}`, { backend: this.name });
+          throw new BackendUnavailableError(
+            `Could not remove docker container ${this.#containerName}: ${engineMessage(response.text)}`,
+            { backend: this.name },
+          );
         }
       }
     } finally {
@@ -211,14 +230,21 @@ export class DockerTransport implements Transport {
         if (info.State?.Running !== true) {
           const started = await this.#engine.request("POST", `/containers/${info.Id}/start`);
           if (started.status !== 204 && started.status !== 304) {
-            throw new BackendUnavailableError(`Could not start docker container ${name}: ${engineMessage(started.text)}`, { backend: this.name });
+            throw new BackendUnavailableError(
+              `Could not start docker container ${name}: ${engineMessage(started.text)}`,
+              { backend: this.name },
+            );
           }
         }
         this.#containerId = info.Id;
         this.#containerName = name;
         return;
       }
-      if (response.status !== 404) throw new BackendUnavailableError(`Could not inspect docker container ${name}: ${engineMessage(response.text)}`, { backend: this.name });
+      if (response.status !== 404)
+        throw new BackendUnavailableError(
+          `Could not inspect docker container ${name}: ${engineMessage(response.text)}`,
+          { backend: this.name },
+        );
     }
     await this.#create(name ?? `shellwright-${randomBytes(4).toString("hex")}`);
   }
@@ -229,7 +255,10 @@ export class DockerTransport implements Transport {
     if (result.code !== 0) {
       // A failed run can leave a "Created" container behind.
       await runDockerCli(["rm", "-f", name], cli).catch(() => undefined);
-      throw new BackendUnavailableError(`docker run failed (exit ${result.code}) for image ${this.#options.image}: ${result.stderr.trim() || result.stdout.trim()}`, { backend: this.name });
+      throw new BackendUnavailableError(
+        `docker run failed (exit ${result.code}) for image ${this.#options.image}: ${result.stderr.trim() || result.stdout.trim()}`,
+        { backend: this.name },
+      );
     }
     this.#containerId = result.stdout.trim().split("\n").pop() ?? name;
     this.#containerName = name;
@@ -238,7 +267,8 @@ export class DockerTransport implements Transport {
   async #assertRunning(): Promise<void> {
     const response = await this.#engine.request("GET", `/containers/${this.#containerId}/json`);
     if (response.status === 404) this.#gone = "it was removed";
-    else if ((response.json as { State?: { Running?: boolean } } | undefined)?.State?.Running === false) this.#gone = "it stopped";
+    else if ((response.json as { State?: { Running?: boolean } } | undefined)?.State?.Running === false)
+      this.#gone = "it stopped";
     else return;
     throw new BackendUnavailableError(this.#goneMessage(), { backend: this.name });
   }
@@ -248,7 +278,8 @@ export class DockerTransport implements Transport {
       this.#gone = error.status === 404 ? "it was removed" : "it is not running";
       return new BackendUnavailableError(this.#goneMessage(), { cause: error, backend: this.name });
     }
-    if (error instanceof ApiError) return new BackendUnavailableError(`Docker Engine error: ${error.message}`, { cause: error, backend: this.name });
+    if (error instanceof ApiError)
+      return new BackendUnavailableError(`Docker Engine error: ${error.message}`, { cause: error, backend: this.name });
     return error;
   }
 
@@ -263,7 +294,12 @@ export class DockerTransport implements Transport {
 /** The trace shows which variables an exec carried, never their values. */
 function redactingTrace(trace: (call: DockerCall) => void): (call: DockerCall) => void {
   return (call) => {
-    if (call.via === "api" && typeof call.body === "object" && call.body !== null && Array.isArray((call.body as { Env?: unknown }).Env)) {
+    if (
+      call.via === "api" &&
+      typeof call.body === "object" &&
+      call.body !== null &&
+      Array.isArray((call.body as { Env?: unknown }).Env)
+    ) {
       const body = call.body as { Env: string[] };
       trace({ ...call, body: { ...body, Env: body.Env.map((entry) => `${entry.split("=")[0]}=…`) } });
     } else {

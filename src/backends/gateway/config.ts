@@ -24,7 +24,14 @@ export interface GatewayConfig extends CommonConfig {
   busyTimeoutMs?: number;
 }
 
-export const GATEWAY_KEYS = optionKeys<GatewayConfig>()(["url", "token", "env", "connectRetryMs", "requestTimeoutMs", "busyTimeoutMs"]);
+export const GATEWAY_KEYS = optionKeys<GatewayConfig>()([
+  "url",
+  "token",
+  "env",
+  "connectRetryMs",
+  "requestTimeoutMs",
+  "busyTimeoutMs",
+]);
 
 /** The gateway's own options, validated; the common ones go through sessionOptions. */
 export interface GatewayOptions {
@@ -46,7 +53,8 @@ export function normalizeGatewayConfig(raw: Record<string, unknown>): GatewayOpt
     if (error instanceof InvalidOptionError) throw error;
     throw new InvalidOptionError("url", `url must be an http:// or https:// URL, got ${describe(raw.url)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidOptionError("url", `url must be an http:// or https:// URL, got ${describe(raw.url)}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new InvalidOptionError("url", `url must be an http:// or https:// URL, got ${describe(raw.url)}`);
   const token = raw.token ?? process.env[TOKEN_ENV_VAR];
   if (token !== undefined && (typeof token !== "string" || token === "" || /\s/.test(token))) {
     throw new InvalidOptionError("token", "token must be a non-empty string without whitespace");

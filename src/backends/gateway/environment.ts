@@ -15,12 +15,27 @@ import { randomBytes } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "../../core/environment.js";
+import {
+  normalizeExecuteOptions,
+  type ExecuteOptions,
+  type ExecuteResult,
+  type SessionState,
+} from "../../core/environment.js";
 import { EnvironmentBase } from "../../core/environment-base.js";
 import { BackendUnavailableError, InvalidOptionError, SessionClosedError } from "../../core/errors.js";
 import { shellString } from "../../core/options.js";
 import { OutputCollector } from "../../core/output.js";
-import { API_PREFIX, NDJSON, type CreateSessionRequest, type CreateSessionResponse, type ErrorBody, type ExecuteRequest, type ExecutionResult, type SessionInfo, type StreamEvent } from "./protocol.js";
+import {
+  API_PREFIX,
+  NDJSON,
+  type CreateSessionRequest,
+  type CreateSessionResponse,
+  type ErrorBody,
+  type ExecuteRequest,
+  type ExecutionResult,
+  type SessionInfo,
+  type StreamEvent,
+} from "./protocol.js";
 
 export interface GatewayClientOptions {
   /** Base URL of the gateway, e.g. http://127.0.0.1:7420 */
@@ -43,7 +58,10 @@ export interface GatewayClientOptions {
 
 // With a timeout set, Node closes an idle kept-alive socket 1 s before the
 // server's announced Keep-Alive timeout would, which avoids most resets.
-const agents = { http: new HttpAgent({ keepAlive: true, timeout: 60_000 }), https: new HttpsAgent({ keepAlive: true, timeout: 60_000 }) };
+const agents = {
+  http: new HttpAgent({ keepAlive: true, timeout: 60_000 }),
+  https: new HttpsAgent({ keepAlive: true, timeout: 60_000 }),
+};
 /** The server gives up on a killed command 5 s after SIGKILL; allow for that before calling an answer overdue. */
 const SERVER_GIVE_UP_MS = 5000;
 const CANCEL_RETRY_MS = 50;
@@ -60,14 +78,22 @@ export class GatewayEnvironment extends EnvironmentBase {
   }
 
   /** Creates a session on the gateway, or reattaches to one (`resume`). */
-  static async open(options: GatewayClientOptions, request: CreateSessionRequest, resume?: SessionState): Promise<GatewayEnvironment> {
+  static async open(
+    options: GatewayClientOptions,
+    request: CreateSessionRequest,
+    resume?: SessionState,
+  ): Promise<GatewayEnvironment> {
     const client = new GatewayClient(options);
     if (resume !== undefined) {
-      const info = await client.json<SessionInfo>("GET", `/sessions/${resume.sessionId}`, undefined, { idempotent: true });
+      const info = await client.json<SessionInfo>("GET", `/sessions/${resume.sessionId}`, undefined, {
+        idempotent: true,
+      });
       return new GatewayEnvironment(client, options, info);
     }
     const initTimeoutMs = request.initTimeoutMs ?? 30_000;
-    const info = await client.json<CreateSessionResponse>("POST", "/sessions", request, { timeoutMs: options.requestTimeoutMs + initTimeoutMs });
+    const info = await client.json<CreateSessionResponse>("POST", "/sessions", request, {
+      timeoutMs: options.requestTimeoutMs + initTimeoutMs,
+    });
     for (const warning of info.warnings) options.warn(warning);
     return new GatewayEnvironment(client, options, info);
   }
@@ -75,7 +101,10 @@ export class GatewayEnvironment extends EnvironmentBase {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     shellString("command", command);
-    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(options, this.#options.timeoutMs);
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(
+      options,
+      this.#options.timeoutMs,
+    );
     if (this.closed) throw new SessionClosedError();
     // What was streamed, bounded like any output, for when the answer itself is lost.
     const streamed = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
@@ -108,7 +137,8 @@ export class GatewayEnvironment extends EnvironmentBase {
       // back with the partial output; `lost` cuts the request if that fails.
       const lost = new AbortController();
       const stopCancelling = new AbortController();
-      const onAbort = (): void => void this.#client.cancel(path, executionId, stopCancelling.signal).catch(() => lost.abort());
+      const onAbort = (): void =>
+        void this.#client.cancel(path, executionId, stopCancelling.signal).catch(() => lost.abort());
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
         const response = await this.#client.send("POST", path, body, {
@@ -201,7 +231,8 @@ class GatewayClient {
       } catch (error) {
         const failure = error as Error & { code?: string; reusedSocket?: boolean };
         const refused = failure.code === "ECONNREFUSED" || failure.code === "EAI_AGAIN";
-        const staleSocket = failure.reusedSocket === true && (failure.code === "ECONNRESET" || failure.code === "EPIPE");
+        const staleSocket =
+          failure.reusedSocket === true && (failure.code === "ECONNRESET" || failure.code === "EPIPE");
         let resendable = options.idempotent === true;
         if (!resendable && staleSocket && options.unseen !== undefined) {
           try {
@@ -215,7 +246,8 @@ class GatewayClient {
           }
         }
         const retryable = refused || (resendable && (staleSocket || failure.code === "ECONNRESET"));
-        if (options.signal?.aborted || !retryable || (!staleSocket && Date.now() + wait > giveUpAt)) throw this.#unreachable(failure);
+        if (options.signal?.aborted || !retryable || (!staleSocket && Date.now() + wait > giveUpAt))
+          throw this.#unreachable(failure);
         if (!staleSocket) await sleep(wait);
       }
     }
@@ -239,7 +271,10 @@ class GatewayClient {
     try {
       parsed = text === "" ? undefined : JSON.parse(text);
     } catch {
-      throw new BackendUnavailableError(`The gateway at ${this.#options.url.origin} answered ${status} with a body that is not JSON; is it a Shellwright gateway?`, { backend: "gateway" });
+      throw new BackendUnavailableError(
+        `The gateway at ${this.#options.url.origin} answered ${status} with a body that is not JSON; is it a Shellwright gateway?`,
+        { backend: "gateway" },
+      );
     }
     if (status >= 200 && status < 300) return parsed as T;
     throw gatewayError(status, (parsed as ErrorBody | undefined)?.error, this.#options.url);
@@ -250,11 +285,20 @@ class GatewayClient {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: Record<string, string | number> = { accept: `application/json, ${NDJSON}` };
     if (this.#options.token !== undefined) headers.authorization = `Bearer ${this.#options.token}`;
-    if (payload !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": payload.length });
+    if (payload !== undefined)
+      Object.assign(headers, { "content-type": "application/json", "content-length": payload.length });
     const secure = url.protocol === "https:";
     return new Promise((resolve, reject) => {
       const req = (secure ? httpsRequest : httpRequest)(
-        { protocol: url.protocol, hostname: url.hostname, port: url.port, method, path: `${url.pathname.replace(/\/$/, "")}${API_PREFIX}${path}`, headers, agent: secure ? agents.https : agents.http },
+        {
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: url.port,
+          method,
+          path: `${url.pathname.replace(/\/$/, "")}${API_PREFIX}${path}`,
+          headers,
+          agent: secure ? agents.https : agents.http,
+        },
         resolve,
       );
       const fail = (error: Error & { code?: string; reusedSocket?: boolean }): void => {
@@ -263,9 +307,12 @@ class GatewayClient {
       };
       req.once("error", fail);
       if (options.timeoutMs !== undefined) {
-        req.setTimeout(options.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: "ETIMEDOUT" })));
+        req.setTimeout(options.timeoutMs, () =>
+          req.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: "ETIMEDOUT" })),
+        );
       }
-      const onAbort = (): void => void req.destroy(Object.assign(new Error("request cancelled"), { code: "ABORT_ERR" }));
+      const onAbort = (): void =>
+        void req.destroy(Object.assign(new Error("request cancelled"), { code: "ABORT_ERR" }));
       options.signal?.addEventListener("abort", onAbort, { once: true });
       req.once("close", () => options.signal?.removeEventListener("abort", onAbort));
       req.end(payload);
@@ -273,7 +320,10 @@ class GatewayClient {
   }
 
   #unreachable(error: Error & { code?: string }): BackendUnavailableError {
-    return new BackendUnavailableError(`The gateway at ${this.#options.url.origin} cannot be reached: ${why(error)}`, { cause: error, backend: "gateway" });
+    return new BackendUnavailableError(`The gateway at ${this.#options.url.origin} cannot be reached: ${why(error)}`, {
+      cause: error,
+      backend: "gateway",
+    });
   }
 }
 
@@ -296,10 +346,16 @@ function gatewayError(status: number, error: ErrorBody["error"] | undefined, url
       if (error.option !== undefined) return new InvalidOptionError(error.option, message);
       break;
     case "UNAUTHORIZED":
-      return new BackendUnavailableError(`The gateway at ${url.origin} refused the token (401); pass token or set $SHELLWRIGHT_GATEWAY_TOKEN to the gateway's token`, { backend: "gateway" });
+      return new BackendUnavailableError(
+        `The gateway at ${url.origin} refused the token (401); pass token or set $SHELLWRIGHT_GATEWAY_TOKEN to the gateway's token`,
+        { backend: "gateway" },
+      );
     default:
   }
-  return new BackendUnavailableError(`The gateway at ${url.origin} answered ${status}${error ? ` ${error.code}` : ""}: ${message}`, { backend: "gateway" });
+  return new BackendUnavailableError(
+    `The gateway at ${url.origin} answered ${status}${error ? ` ${error.code}` : ""}: ${message}`,
+    { backend: "gateway" },
+  );
 }
 
 async function readAll(response: IncomingMessage, url: URL): Promise<string> {
@@ -314,7 +370,11 @@ async function readAll(response: IncomingMessage, url: URL): Promise<string> {
 }
 
 /** Reads NDJSON events, passing output on, until the result (or an error) arrives. */
-async function readStream(response: IncomingMessage, url: URL, onOutput: (text: string) => void): Promise<ExecutionResult> {
+async function readStream(
+  response: IncomingMessage,
+  url: URL,
+  onOutput: (text: string) => void,
+): Promise<ExecutionResult> {
   const decoder = new StringDecoder("utf8");
   let pending = "";
   let last: StreamEvent | undefined;

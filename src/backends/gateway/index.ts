@@ -18,7 +18,14 @@ export function openGateway(raw: Record<string, unknown>): Promise<Environment> 
   }
   // Only what the caller chose goes to the gateway; the gateway's config fills the rest.
   const request: CreateSessionRequest = {};
-  for (const key of ["cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs"] as const) {
+  for (const key of [
+    "cwd",
+    "timeoutMs",
+    "maxOutputChars",
+    "outputHeadFraction",
+    "killGraceMs",
+    "initTimeoutMs",
+  ] as const) {
     if (raw[key] !== undefined) Object.assign(request, { [key]: session[key] });
   }
   if (gateway.env !== undefined) request.env = gateway.env;
@@ -39,4 +46,3 @@ export function openGateway(raw: Record<string, unknown>): Promise<Environment> 
     session.resume,
   );
 }
-

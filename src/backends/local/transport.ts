@@ -4,13 +4,29 @@
  */
 
 import { spawn } from "node:child_process";
-import { accessSync, constants as fsConstants, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants as fsConstants,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { constants as osConstants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { SpawnError } from "../../core/errors.js";
-import { MAX_INLINE_SCRIPT_BYTES, type BackendFiles, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../../core/transport.js";
+import {
+  MAX_INLINE_SCRIPT_BYTES,
+  type BackendFiles,
+  type KillSignal,
+  type ProcessHandle,
+  type RunOptions,
+  type Transport,
+} from "../../core/transport.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -196,5 +212,7 @@ function findBash(): string {
       // keep looking
     }
   }
-  throw new SpawnError("bash was not found on PATH, /usr/bin or /bin; install bash or pass bashPath", { backend: "local" });
+  throw new SpawnError("bash was not found on PATH, /usr/bin or /bin; install bash or pass bashPath", {
+    backend: "local",
+  });
 }

@@ -5,7 +5,14 @@
  */
 
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, positiveInteger, positiveNumber, rejectUnknown, stringRecord } from "../../core/options.js";
+import {
+  describe,
+  optionalShellString,
+  positiveInteger,
+  positiveNumber,
+  rejectUnknown,
+  stringRecord,
+} from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import { optionalCpus, spelling } from "../shared/resource-options.js";
@@ -39,13 +46,29 @@ export interface ModalConfig extends CommonConfig {
 }
 
 export const MODAL_KEYS = optionKeys<ModalConfig>()([
-  "image", "addPython", "appName", "cpus", "cpu", "memoryMiB", "lifetimeMs", "idleTimeoutMs", "env", "client", "sync",
+  "image",
+  "addPython",
+  "appName",
+  "cpus",
+  "cpu",
+  "memoryMiB",
+  "lifetimeMs",
+  "idleTimeoutMs",
+  "env",
+  "client",
+  "sync",
 ]);
 
-export function normalizeModalConfig(raw: Record<string, unknown>, warn: (message: string) => void): ModalTransportOptions {
+export function normalizeModalConfig(
+  raw: Record<string, unknown>,
+  warn: (message: string) => void,
+): ModalTransportOptions {
   rejectUnknown("modal backend", raw, MODAL_KEYS);
   if (raw.addPython !== undefined && typeof raw.addPython !== "boolean" && raw.addPython !== "auto") {
-    throw new InvalidOptionError("addPython", `addPython must be true, false or "auto", got ${describe(raw.addPython)}`);
+    throw new InvalidOptionError(
+      "addPython",
+      `addPython must be true, false or "auto", got ${describe(raw.addPython)}`,
+    );
   }
   const cpus = spelling(raw, "cpus", "cpu", warn, " (the same number)");
   return {

@@ -76,7 +76,9 @@ export interface ModalSandbox {
   poll(): Promise<number | null>;
 }
 export interface ModalApi {
-  readonly apps: { fromName(name: string, params?: { createIfMissing?: boolean; environment?: string }): Promise<ModalApp> };
+  readonly apps: {
+    fromName(name: string, params?: { createIfMissing?: boolean; environment?: string }): Promise<ModalApp>;
+  };
   readonly images: { fromRegistry(tag: string): ModalImage; fromId(imageId: string): Promise<ModalImage> };
   readonly sandboxes: { create(app: ModalApp, image: ModalImage, params?: ModalSandboxParams): Promise<ModalSandbox> };
 }
@@ -108,7 +110,8 @@ const MAX_INLINE_SCRIPT = 60_000;
 const CONTROL_TIMEOUT_MS = 20_000;
 
 /** The image as Modal should build it. */
-export type ModalImageSpec = { kind: "id"; imageId: string } | { kind: "registry"; tag: string; dockerfileCommands: string[] };
+export type ModalImageSpec =
+  { kind: "id"; imageId: string } | { kind: "registry"; tag: string; dockerfileCommands: string[] };
 
 /** Python for ubuntu/debian images, which ship without it (the spec's PR 4511, `add_python`). */
 export const ADD_PYTHON_COMMANDS = [
@@ -198,10 +201,14 @@ export class ModalTransport implements Transport {
         const params: ModalExecParams = { mode: "binary", stdout: "pipe", stderr: "pipe" };
         // A server-side backstop for when this process dies; the session's own
         // deadline fires first. Past the sandbox's lifetime it would mean nothing.
-        if (options.timeoutMs !== undefined) params.timeoutMs = Math.ceil(Math.min(options.timeoutMs + this.#options.execTimeoutMarginMs, this.#options.lifetimeMs));
+        if (options.timeoutMs !== undefined)
+          params.timeoutMs = Math.ceil(
+            Math.min(options.timeoutMs + this.#options.execTimeoutMarginMs, this.#options.lifetimeMs),
+          );
         let process: ModalProcess;
         try {
-          if (sandbox === undefined) throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
+          if (sandbox === undefined)
+            throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
           process = await sandbox.exec(launch.argv, params);
         } catch (error) {
           // A sandbox that ended (its lifetime ran out, or it was terminated
@@ -237,7 +244,10 @@ export class ModalTransport implements Transport {
     try {
       await sandbox.terminate();
     } catch (error) {
-      throw new BackendUnavailableError(`Could not terminate Modal sandbox ${sandbox.sandboxId}: ${messageOf(error)}`, { cause: error, backend: this.name });
+      throw new BackendUnavailableError(`Could not terminate Modal sandbox ${sandbox.sandboxId}: ${messageOf(error)}`, {
+        cause: error,
+        backend: this.name,
+      });
     }
   }
 
@@ -262,7 +272,8 @@ export class ModalTransport implements Transport {
       const app = await client.apps.fromName(options.appName, { createIfMissing: true });
       const spec = resolveModalImage(options.image, options.addPython);
       let image = spec.kind === "id" ? await client.images.fromId(spec.imageId) : client.images.fromRegistry(spec.tag);
-      if (spec.kind === "registry" && spec.dockerfileCommands.length > 0) image = image.dockerfileCommands(spec.dockerfileCommands);
+      if (spec.kind === "registry" && spec.dockerfileCommands.length > 0)
+        image = image.dockerfileCommands(spec.dockerfileCommands);
       const params: ModalSandboxParams = { timeoutMs: options.lifetimeMs, tags: { "created-by": "shellwright" } };
       if (options.cpu !== undefined) params.cpu = options.cpu;
       if (options.memoryMiB !== undefined) params.memoryMiB = options.memoryMiB;
@@ -273,7 +284,10 @@ export class ModalTransport implements Transport {
       return this.#sandbox;
     } catch (error) {
       if (error instanceof BackendUnavailableError) throw error;
-      throw new BackendUnavailableError(`Could not create a Modal sandbox from ${options.image}: ${messageOf(error)}`, { cause: error, backend: this.name });
+      throw new BackendUnavailableError(`Could not create a Modal sandbox from ${options.image}: ${messageOf(error)}`, {
+        cause: error,
+        backend: this.name,
+      });
     }
   }
 
@@ -294,13 +308,23 @@ export class ModalTransport implements Transport {
 
   async #control(script: string): Promise<{ exitCode: number; output: string }> {
     const sandbox = this.#sandbox;
-    if (sandbox === undefined) throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
+    if (sandbox === undefined)
+      throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
     const run = async () => {
       const launch = bashLaunch(script, { login: false, cleanEnv: false }, MAX_INLINE_SCRIPT);
-      const process = await sandbox.exec(launch.argv, { mode: "binary", stdout: "pipe", stderr: "pipe", timeoutMs: CONTROL_TIMEOUT_MS });
+      const process = await sandbox.exec(launch.argv, {
+        mode: "binary",
+        stdout: "pipe",
+        stderr: "pipe",
+        timeoutMs: CONTROL_TIMEOUT_MS,
+      });
       if (launch.stdin !== undefined) await process.stdin.writeBytes(launch.stdin);
       await process.stdin.close();
-      const [stdout, stderr, exitCode] = await Promise.all([process.stdout.readBytes(), process.stderr.readBytes(), process.wait()]);
+      const [stdout, stderr, exitCode] = await Promise.all([
+        process.stdout.readBytes(),
+        process.stderr.readBytes(),
+        process.wait(),
+      ]);
       return { exitCode, output: Buffer.concat([stdout, stderr]).toString("utf8") };
     };
     return withDeadline(run(), CONTROL_TIMEOUT_MS, "a control exec in the Modal sandbox");

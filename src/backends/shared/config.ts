@@ -5,7 +5,14 @@
  */
 
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, fraction, optionalShellString, plainObject, positiveInteger, positiveNumber } from "../../core/options.js";
+import {
+  describe,
+  fraction,
+  optionalShellString,
+  plainObject,
+  positiveInteger,
+  positiveNumber,
+} from "../../core/options.js";
 import type { SessionState } from "../../core/environment.js";
 import type { SessionOptions } from "../../core/session.js";
 
@@ -32,7 +39,17 @@ export interface CommonConfig {
   resume?: SessionState;
 }
 
-export const COMMON_KEYS = ["backend", "cwd", "timeoutMs", "maxOutputChars", "outputHeadFraction", "killGraceMs", "initTimeoutMs", "onWarning", "resume"] as const;
+export const COMMON_KEYS = [
+  "backend",
+  "cwd",
+  "timeoutMs",
+  "maxOutputChars",
+  "outputHeadFraction",
+  "killGraceMs",
+  "initTimeoutMs",
+  "onWarning",
+  "resume",
+] as const;
 
 /** The options a backend adds to CommonConfig. */
 export type OwnOption<T> = Exclude<keyof T & string, keyof CommonConfig | "backend">;
@@ -51,7 +68,8 @@ export function optionKeys<T>() {
 /** The config's onWarning, checked, or a writer to stderr. */
 export function warningSink(config: { onWarning?: unknown }): (message: string) => void {
   const warn = config.onWarning ?? ((message: string) => process.stderr.write(`shellwright: warning: ${message}\n`));
-  if (typeof warn !== "function") throw new InvalidOptionError("onWarning", `onWarning must be a function, got ${describe(warn)}`);
+  if (typeof warn !== "function")
+    throw new InvalidOptionError("onWarning", `onWarning must be a function, got ${describe(warn)}`);
   return warn as (message: string) => void;
 }
 
@@ -74,10 +92,20 @@ export function sessionOptions(config: CommonConfig, defaultCwd: string): Sessio
 function resumeState(value: unknown): SessionState {
   const state = plainObject("resume", value);
   if (typeof state.sessionId !== "string" || !/^[0-9a-f]{12}$/.test(state.sessionId)) {
-    throw new InvalidOptionError("resume.sessionId", `resume.sessionId must be 12 hex digits, got ${describe(state.sessionId)}`);
+    throw new InvalidOptionError(
+      "resume.sessionId",
+      `resume.sessionId must be 12 hex digits, got ${describe(state.sessionId)}`,
+    );
   }
   if (typeof state.snapshotReady !== "boolean") {
-    throw new InvalidOptionError("resume.snapshotReady", `resume.snapshotReady must be a boolean, got ${describe(state.snapshotReady)}`);
+    throw new InvalidOptionError(
+      "resume.snapshotReady",
+      `resume.snapshotReady must be a boolean, got ${describe(state.snapshotReady)}`,
+    );
   }
-  return { sessionId: state.sessionId, cwd: optionalShellString("resume.cwd", state.cwd) ?? "~", snapshotReady: state.snapshotReady };
+  return {
+    sessionId: state.sessionId,
+    cwd: optionalShellString("resume.cwd", state.cwd) ?? "~",
+    snapshotReady: state.snapshotReady,
+  };
 }

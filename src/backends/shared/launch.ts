@@ -16,7 +16,11 @@ export interface Launch {
   stdin: Uint8Array | undefined;
 }
 
-export function bashLaunch(script: string, options: Pick<RunOptions, "login" | "cleanEnv" | "stdin">, maxInlineBytes: number): Launch {
+export function bashLaunch(
+  script: string,
+  options: Pick<RunOptions, "login" | "cleanEnv" | "stdin">,
+  maxInlineBytes: number,
+): Launch {
   // `env -i` gives the same empty environment the local backend gets: once the
   // snapshot exists it is the whole truth about exported variables.
   // SHLVL=1: stdin from Node is a socket, and a non-login `bash -c` at level 1

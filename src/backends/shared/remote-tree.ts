@@ -32,14 +32,14 @@ export function killTreeScript(rootPid: number, signal: KillSignal, extra: reado
     // or parentheses, so the fields are read after its last ')'.
     "scan() { kids=(); local s line pid rest; for s in /proc/[0-9]*/stat; do",
     '  { IFS= read -r line < "$s"; } 2>/dev/null || continue',
-    '  pid=${s#/proc/}; pid=${pid%/stat}; rest=${line##*) }; rest=${rest#* }',
+    "  pid=${s#/proc/}; pid=${pid%/stat}; rest=${line##*) }; rest=${rest#* }",
     '  kids[${rest%% *}]+=" $pid"',
     "done; }",
     "frozen=0",
     "for round in 1 2 3 4 5; do",
     "  scan; new=0; queue=()",
     '  for p in $roots; do [[ -d /proc/$p ]] && queue+=("$p"); done',
-    '  while ((${#queue[@]})); do',
+    "  while ((${#queue[@]})); do",
     '    p=${queue[0]}; queue=("${queue[@]:1}")',
     '    [[ $p == "$$" || $p == 1 ]] && continue',
     '    if [[ -z ${seen[$p]} ]]; then seen[$p]=1; new=1; kill -STOP "$p" 2>/dev/null; fi',
@@ -54,8 +54,8 @@ export function killTreeScript(rootPid: number, signal: KillSignal, extra: reado
     // A sleep without a fork: read with a timeout from a pipe nobody writes.
     "exec {nap}<> <(:)",
     "running() { local p line rest; for p; do { IFS= read -r line < /proc/$p/stat; } 2>/dev/null || continue; rest=${line##*) }; [[ ${rest%% *} == Z ]] || return 0; done; return 1; }",
-    "settle() { local i; for ((i = 0; i < $1; i++)); do running \"${@:2}\" || return 0; read -t 0.01 -u $nap; done; return 1; }",
-    'if [[ -n ${seen[$root]} ]]; then',
+    'settle() { local i; for ((i = 0; i < $1; i++)); do running "${@:2}" || return 0; read -t 0.01 -u $nap; done; return 1; }',
+    "if [[ -n ${seen[$root]} ]]; then",
     `  kill -${signal} "$root" 2>/dev/null; kill -CONT "$root" 2>/dev/null`,
     '  settle 100 "$root"',
     "fi",
@@ -63,7 +63,7 @@ export function killTreeScript(rootPid: number, signal: KillSignal, extra: reado
     // Return only once they are gone: whoever looks next must not find them.
     // What ignores TERM for a second gets KILL (the session would send KILL
     // only while the wrapper itself lived, and children can outlive it).
-    signal === "TERM" ? 'settle 100 $pids || { kill -KILL $pids 2>/dev/null; settle 500 $pids; }' : "settle 500 $pids",
+    signal === "TERM" ? "settle 100 $pids || { kill -KILL $pids 2>/dev/null; settle 500 $pids; }" : "settle 500 $pids",
     `printf '${KILLED_PREFIX}%s\\n' "$pids"`,
   ].join("\n");
 }

@@ -18,7 +18,13 @@ export interface Spelling {
  * Picks the current or the deprecated spelling of an option; warns about the
  * deprecated one, and refuses both at once (which one should win is a guess).
  */
-export function spelling(raw: Record<string, unknown>, current: string, deprecated: string, warn: (message: string) => void, hint = ""): Spelling {
+export function spelling(
+  raw: Record<string, unknown>,
+  current: string,
+  deprecated: string,
+  warn: (message: string) => void,
+  hint = "",
+): Spelling {
   const value = raw[current];
   const old = raw[deprecated];
   if (old === undefined) return { name: current, value, deprecated: false };

@@ -9,9 +9,11 @@ import { describe } from "../../core/options.js";
 
 export function sdkClient<T>(name: string, value: unknown, services: string[]): T | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null) throw new InvalidOptionError(name, `${name} must be an SDK client object, got ${describe(value)}`);
+  if (typeof value !== "object" || value === null)
+    throw new InvalidOptionError(name, `${name} must be an SDK client object, got ${describe(value)}`);
   for (const service of services) {
-    if (!(service in value)) throw new InvalidOptionError(name, `${name} must be an SDK client with \`${service}\`; it has none`);
+    if (!(service in value))
+      throw new InvalidOptionError(name, `${name} must be an SDK client with \`${service}\`; it has none`);
   }
   return value as T;
 }

@@ -53,7 +53,10 @@ export function sdkProcessHandle(options: SdkCallOptions): SdkProcessHandle {
       if (cancelled) return KILLED_EXIT;
       if (isShellwrightError(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      throw new BackendUnavailableError(`${options.backend} exec failed: ${message}`, { cause: error, backend: options.backend });
+      throw new BackendUnavailableError(`${options.backend} exec failed: ${message}`, {
+        cause: error,
+        backend: options.backend,
+      });
     }
   })();
   // The session always awaits wait(); this only keeps an early failure from

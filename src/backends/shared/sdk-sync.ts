@@ -38,7 +38,13 @@ export class SdkTransfer implements SyncTransfer {
   }
 
   async uploadFiles(files: readonly FileUpload[]): Promise<void> {
-    const writes = await Promise.all(files.map(async (file) => ({ remote: await this.#absolute(file.remote), bytes: await readFile(file.local), mode: file.mode })));
+    const writes = await Promise.all(
+      files.map(async (file) => ({
+        remote: await this.#absolute(file.remote),
+        bytes: await readFile(file.local),
+        mode: file.mode,
+      })),
+    );
     await this.#api.writeFiles(writes);
     await this.#run(writes.map((w) => `chmod ${modeString(w.mode)} -- ${shellQuote(w.remote)}`).join("\n"));
   }
@@ -59,7 +65,13 @@ export class SdkTransfer implements SyncTransfer {
     prepare.push(`mkdir -p -- ${[...directories].map(shellQuote).join(" ")}`);
     await this.#run(prepare.join("\n"));
     if (uploads.length === 0) return;
-    const writes = await Promise.all(uploads.map(async (entry) => ({ remote: `${root}/${entry.path}`, bytes: await readFile(`${mirror.local}/${entry.path}`), mode: entry.mode })));
+    const writes = await Promise.all(
+      uploads.map(async (entry) => ({
+        remote: `${root}/${entry.path}`,
+        bytes: await readFile(`${mirror.local}/${entry.path}`),
+        mode: entry.mode,
+      })),
+    );
     await this.#api.writeFiles(writes);
     await this.#run(writes.map((w) => `chmod ${modeString(w.mode)} -- ${shellQuote(w.remote)}`).join("\n"));
   }
@@ -68,7 +80,8 @@ export class SdkTransfer implements SyncTransfer {
   async #absolute(path: string): Promise<string> {
     if (path.startsWith("/")) return path;
     this.#home ??= this.#api.exec('printf %s "$HOME"').then((r) => {
-      if (r.exitCode !== 0 || !r.output.startsWith("/")) throw new Error(`could not find the sandbox's home directory: ${r.output.trim()}`);
+      if (r.exitCode !== 0 || !r.output.startsWith("/"))
+        throw new Error(`could not find the sandbox's home directory: ${r.output.trim()}`);
       return r.output;
     });
     const home = await this.#home.catch((error: unknown) => {

@@ -114,7 +114,9 @@ export class SshCall implements ProcessHandle {
   }
 
   #start(options: SshCallOptions, args: string[]): ChildProcess {
-    const child = spawn(options.sshPath, args, { stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(options.sshPath, args, {
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     this.#child = child;
     if (options.stdin !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined); // the command may exit without reading it all
@@ -131,15 +133,31 @@ export class SshCall implements ProcessHandle {
       }
     });
     child.once("error", (error: NodeJS.ErrnoException) => {
-      const hint = error.code === "ENOENT" ? ` (${options.sshPath} was not found: install the OpenSSH client, e.g. apt-get install openssh-client)` : "";
-      this.#rejectExit(new SpawnError(`Could not run ${options.sshPath}: ${error.message}${hint}`, { cause: error, backend: options.backend }));
+      const hint =
+        error.code === "ENOENT"
+          ? ` (${options.sshPath} was not found: install the OpenSSH client, e.g. apt-get install openssh-client)`
+          : "";
+      this.#rejectExit(
+        new SpawnError(`Could not run ${options.sshPath}: ${error.message}${hint}`, {
+          cause: error,
+          backend: options.backend,
+        }),
+      );
     });
     child.once("close", (code, signal) => {
       if (pending) this.#stderrLine(pending, options);
       if (this.#group !== undefined && this.#reported === undefined) options.onOuterExit(this.#group);
       if (this.#reported !== undefined) return;
       const clientCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
-      options.settle({ reported: undefined, clientCode, stderr: this.#stderr.trim(), killed: this.#killed, started: this.#group !== undefined }).then(this.#resolveExit, this.#rejectExit);
+      options
+        .settle({
+          reported: undefined,
+          clientCode,
+          stderr: this.#stderr.trim(),
+          killed: this.#killed,
+          started: this.#group !== undefined,
+        })
+        .then(this.#resolveExit, this.#rejectExit);
     });
     return child;
   }

@@ -43,16 +43,25 @@ export const GROUP_PATTERN = /__SHELLWRIGHT_GROUP_(\d+)__/;
 /** Options for every ssh invocation: the master connection, no prompts, fail fast. */
 export function sshOptions(target: SshTarget): string[] {
   const args = [
-    "-o", `ControlPath=${target.controlPath}`,
-    "-o", "ControlMaster=auto",
-    "-o", `ControlPersist=${target.controlPersistSeconds}`,
-    "-o", "BatchMode=yes",
-    "-o", `ConnectTimeout=${Math.max(1, Math.ceil(target.connectTimeoutMs / 1000))}`,
-    "-o", `StrictHostKeyChecking=${target.strictHostKeyChecking}`,
+    "-o",
+    `ControlPath=${target.controlPath}`,
+    "-o",
+    "ControlMaster=auto",
+    "-o",
+    `ControlPersist=${target.controlPersistSeconds}`,
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    `ConnectTimeout=${Math.max(1, Math.ceil(target.connectTimeoutMs / 1000))}`,
+    "-o",
+    `StrictHostKeyChecking=${target.strictHostKeyChecking}`,
     // A dead peer is noticed in about 15 s instead of never.
-    "-o", "ServerAliveInterval=5",
-    "-o", "ServerAliveCountMax=3",
-    "-o", "LogLevel=ERROR",
+    "-o",
+    "ServerAliveInterval=5",
+    "-o",
+    "ServerAliveCountMax=3",
+    "-o",
+    "LogLevel=ERROR",
   ];
   if (target.knownHostsFile !== undefined) args.push("-o", `UserKnownHostsFile=${target.knownHostsFile}`);
   if (target.port !== undefined) args.push("-p", String(target.port));
@@ -116,7 +125,10 @@ export function wrapScript(script: string, options: WrapOptions): string {
  * outer shell as reported, or else the wrapper's group read from /proc (or ps
  * where /proc is missing).
  */
-export function killScript(target: { group: number | undefined; pid: number | undefined }, signal: "TERM" | "KILL"): string {
+export function killScript(
+  target: { group: number | undefined; pid: number | undefined },
+  signal: "TERM" | "KILL",
+): string {
   const lines: string[] = [];
   if (target.pid !== undefined) lines.push(`kill -s KILL ${target.pid} 2>/dev/null`);
   if (target.group !== undefined) {

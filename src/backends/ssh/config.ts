@@ -4,7 +4,14 @@
  */
 
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, positiveNumber, rejectUnknown, shellString, stringRecord } from "../../core/options.js";
+import {
+  describe,
+  optionalShellString,
+  positiveNumber,
+  rejectUnknown,
+  shellString,
+  stringRecord,
+} from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import type { SshTransportOptions } from "./transport.js";
@@ -42,8 +49,20 @@ export interface SshConfig extends CommonConfig {
 }
 
 export const SSH_KEYS = optionKeys<SshConfig>()([
-  "host", "user", "port", "keyPath", "knownHostsFile", "strictHostKeyChecking", "sshOptions", "connectTimeoutMs",
-  "controlPersistMs", "env", "remoteTempDir", "sync", "sshPath", "rsyncPath",
+  "host",
+  "user",
+  "port",
+  "keyPath",
+  "knownHostsFile",
+  "strictHostKeyChecking",
+  "sshOptions",
+  "connectTimeoutMs",
+  "controlPersistMs",
+  "env",
+  "remoteTempDir",
+  "sync",
+  "sshPath",
+  "rsyncPath",
 ]);
 
 /** Options the transport sets itself; ssh keeps the first value it sees, so a later one would be silently ignored. */
@@ -52,9 +71,17 @@ const RESERVED_SSH_OPTIONS = ["controlpath", "controlmaster", "controlpersist", 
 export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message: string) => void): SshTransportOptions {
   rejectUnknown("ssh backend", raw, SSH_KEYS);
   const host = shellString("host", raw.host);
-  if (/\s/.test(host) || host.startsWith("-")) throw new InvalidOptionError("host", `host must be a host name or address (no spaces, no leading "-"), got ${describe(raw.host)}`);
+  if (/\s/.test(host) || host.startsWith("-"))
+    throw new InvalidOptionError(
+      "host",
+      `host must be a host name or address (no spaces, no leading "-"), got ${describe(raw.host)}`,
+    );
   const user = optionalShellString("user", raw.user);
-  if (user !== undefined && (/\s/.test(user) || user.startsWith("-"))) throw new InvalidOptionError("user", `user must be a user name (no spaces, no leading "-"), got ${describe(raw.user)}`);
+  if (user !== undefined && (/\s/.test(user) || user.startsWith("-")))
+    throw new InvalidOptionError(
+      "user",
+      `user must be a user name (no spaces, no leading "-"), got ${describe(raw.user)}`,
+    );
   let port: number | undefined;
   if (raw.port !== undefined) {
     if (typeof raw.port !== "number" || !Number.isInteger(raw.port) || raw.port < 1 || raw.port > 65535) {
@@ -64,18 +91,29 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
   }
   const strict = raw.strictHostKeyChecking ?? "accept-new";
   if (strict !== "yes" && strict !== "accept-new" && strict !== "no") {
-    throw new InvalidOptionError("strictHostKeyChecking", `strictHostKeyChecking must be "yes", "accept-new" or "no", got ${describe(strict)}`);
+    throw new InvalidOptionError(
+      "strictHostKeyChecking",
+      `strictHostKeyChecking must be "yes", "accept-new" or "no", got ${describe(strict)}`,
+    );
   }
   const options: string[] = [];
   if (raw.sshOptions !== undefined) {
-    if (!Array.isArray(raw.sshOptions)) throw new InvalidOptionError("sshOptions", `sshOptions must be an array of "Key=Value" strings, got ${describe(raw.sshOptions)}`);
+    if (!Array.isArray(raw.sshOptions))
+      throw new InvalidOptionError(
+        "sshOptions",
+        `sshOptions must be an array of "Key=Value" strings, got ${describe(raw.sshOptions)}`,
+      );
     raw.sshOptions.forEach((item: unknown, index) => {
       const name = `sshOptions[${index}]`;
       const option = shellString(name, item);
       const match = /^([A-Za-z][A-Za-z0-9]*)[= ]\S/.exec(option);
-      if (!match || /[\n\r]/.test(option)) throw new InvalidOptionError(name, `${name} must look like "Key=Value", got ${describe(item)}`);
+      if (!match || /[\n\r]/.test(option))
+        throw new InvalidOptionError(name, `${name} must look like "Key=Value", got ${describe(item)}`);
       if (RESERVED_SSH_OPTIONS.includes(match[1]!.toLowerCase())) {
-        throw new InvalidOptionError(name, `${name} sets ${match[1]}, which the ssh backend manages itself (one private master connection per session, no prompts); remove it`);
+        throw new InvalidOptionError(
+          name,
+          `${name} sets ${match[1]}, which the ssh backend manages itself (one private master connection per session, no prompts); remove it`,
+        );
       }
       options.push(option);
     });
@@ -89,7 +127,10 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
     strictHostKeyChecking: strict,
     sshOptions: options,
     connectTimeoutMs: positiveNumber("connectTimeoutMs", raw.connectTimeoutMs, 10_000),
-    controlPersistSeconds: Math.max(1, Math.ceil(positiveNumber("controlPersistMs", raw.controlPersistMs, 300_000) / 1000)),
+    controlPersistSeconds: Math.max(
+      1,
+      Math.ceil(positiveNumber("controlPersistMs", raw.controlPersistMs, 300_000) / 1000),
+    ),
     env: stringRecord("env", raw.env),
     remoteTempDir: remoteDir(raw.remoteTempDir),
     sync: normalizeSyncConfig("sync", raw.sync),
@@ -102,7 +143,10 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
 function remoteDir(value: unknown): string | undefined {
   const dir = optionalShellString("remoteTempDir", value);
   if (dir !== undefined && (!dir.startsWith("/") || /[\n\r]/.test(dir))) {
-    throw new InvalidOptionError("remoteTempDir", `remoteTempDir must be an absolute path on the host, got ${describe(value)}`);
+    throw new InvalidOptionError(
+      "remoteTempDir",
+      `remoteTempDir must be an absolute path on the host, got ${describe(value)}`,
+    );
   }
   return dir;
 }

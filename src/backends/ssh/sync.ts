@@ -40,7 +40,13 @@ export class RsyncTransfer implements SyncTransfer {
     // already saw the change; rsync's own quick check compares whole seconds and
     // would skip a same-size rewrite within the same second.
     for (const file of files) {
-      await this.#rsync(["-Ipt", `--chmod=F${file.mode.toString(8).padStart(4, "0")}`, "--", file.local, this.#destination(file.remote)]);
+      await this.#rsync([
+        "-Ipt",
+        `--chmod=F${file.mode.toString(8).padStart(4, "0")}`,
+        "--",
+        file.local,
+        this.#destination(file.remote),
+      ]);
     }
   }
 
@@ -55,7 +61,14 @@ export class RsyncTransfer implements SyncTransfer {
     // compares mtimes to the nanosecond, as FileSync does (by default rsync
     // compares whole seconds and misses a same-size edit made within one).
     // -rpt without -l: symbolic links are skipped, as FileSync's fingerprint skips them.
-    await this.#rsync(["-rpt", "--modify-window=-1", "--delete", "--", `${mirror.local.replace(/\/+$/, "")}/`, `${this.#destination(mirror.remote)}/`]);
+    await this.#rsync([
+      "-rpt",
+      "--modify-window=-1",
+      "--delete",
+      "--",
+      `${mirror.local.replace(/\/+$/, "")}/`,
+      `${this.#destination(mirror.remote)}/`,
+    ]);
   }
 
   #destination(remote: string): string {
@@ -78,14 +91,21 @@ export class RsyncTransfer implements SyncTransfer {
       const timer = setTimeout(() => child.kill("SIGKILL"), RSYNC_TOTAL_TIMEOUT_MS);
       child.once("error", (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        const hint = error.code === "ENOENT" ? ` (${rsyncPath} was not found: install rsync, e.g. apt-get install rsync, on this machine and on the host)` : "";
+        const hint =
+          error.code === "ENOENT"
+            ? ` (${rsyncPath} was not found: install rsync, e.g. apt-get install rsync, on this machine and on the host)`
+            : "";
         reject(new Error(`Could not run ${rsyncPath}: ${error.message}${hint}`));
       });
       child.once("close", (code, signal) => {
         clearTimeout(timer);
         if (code === 0) return resolve();
         const hint = code === 127 || /command not found/.test(output) ? " (is rsync installed on the host?)" : "";
-        reject(new Error(`rsync to ${args.at(-1)} failed (${signal ?? `exit ${code}`})${hint}: ${output.trim().slice(0, 1000)}`));
+        reject(
+          new Error(
+            `rsync to ${args.at(-1)} failed (${signal ?? `exit ${code}`})${hint}: ${output.trim().slice(0, 1000)}`,
+          ),
+        );
       });
     });
   }

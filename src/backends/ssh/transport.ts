@@ -14,7 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackendUnavailableError, SpawnError, SyncError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
-import { MAX_INLINE_SCRIPT_BYTES, type KillSignal, type ProcessHandle, type RunOptions, type Transport } from "../../core/transport.js";
+import {
+  MAX_INLINE_SCRIPT_BYTES,
+  type KillSignal,
+  type ProcessHandle,
+  type RunOptions,
+  type Transport,
+} from "../../core/transport.js";
 import { FileSync } from "../../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { SshCall, type CallEnd } from "./call.js";
@@ -138,7 +144,10 @@ export class SshTransport implements Transport {
     this.#tempDir = result.stdout.trim().split("\n").pop() ?? "";
     if (!this.#tempDir.startsWith("/")) {
       await this.#closeMaster();
-      throw new BackendUnavailableError(`SSH connection to ${this.#where} works, but the host gave no temp directory (got ${JSON.stringify(result.stdout.slice(0, 200))})`, { backend: this.name });
+      throw new BackendUnavailableError(
+        `SSH connection to ${this.#where} works, but the host gave no temp directory (got ${JSON.stringify(result.stdout.slice(0, 200))})`,
+        { backend: this.name },
+      );
     }
     this.#ownsTempDir = o.remoteTempDir === undefined;
     if (hasEnv) this.#envFile = `${this.#tempDir}/env`;
@@ -149,7 +158,10 @@ export class SshTransport implements Transport {
         target: this.#target,
         run: async (command) => {
           const r = await this.#exec(command);
-          if (r.code !== 0) throw new Error(`\`${command.slice(0, 200)}\` failed on ${this.#where} (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`);
+          if (r.code !== 0)
+            throw new Error(
+              `\`${command.slice(0, 200)}\` failed on ${this.#where} (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`,
+            );
         },
       });
       this.#sync = new FileSync(transfer, { ...o.sync, backend: this.name });
@@ -221,7 +233,8 @@ export class SshTransport implements Transport {
       );
     }
     if (this.#ownsTempDir && this.#tempDir !== "") cleanup.push(`rm -rf -- ${shellQuote(this.#tempDir)}`);
-    if (cleanup.length > 0) await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 }).catch(() => undefined);
+    if (cleanup.length > 0)
+      await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 }).catch(() => undefined);
     this.#activeGroups.clear();
     this.#finishedGroups.clear();
     await this.#closeMaster();
@@ -230,7 +243,8 @@ export class SshTransport implements Transport {
   #finished(group: number): void {
     this.#activeGroups.delete(group);
     this.#finishedGroups.add(group);
-    if (this.#finishedGroups.size > MAX_GROUPS) this.#finishedGroups.delete(this.#finishedGroups.values().next().value!);
+    if (this.#finishedGroups.size > MAX_GROUPS)
+      this.#finishedGroups.delete(this.#finishedGroups.values().next().value!);
   }
 
   async #closeMaster(): Promise<void> {
@@ -243,7 +257,10 @@ export class SshTransport implements Transport {
   async #settle(end: CallEnd): Promise<number> {
     if (end.killed || end.clientCode !== 255) return end.clientCode;
     const master = await this.#spawnCollect(controlArgs(this.#target, "check"), undefined, 5000).catch(() => undefined);
-    if (master?.code === 0 && !/closed by remote host|Connection (?:reset|refused|closed|timed out)|Broken pipe|mux_client/i.test(end.stderr)) {
+    if (
+      master?.code === 0 &&
+      !/closed by remote host|Connection (?:reset|refused|closed|timed out)|Broken pipe|mux_client/i.test(end.stderr)
+    ) {
       return 255; // the remote shell itself was killed (e.g. `kill -9 0`); the connection is fine
     }
     if (!end.started) throw this.#unreachable(end.stderr);
@@ -268,10 +285,13 @@ export class SshTransport implements Transport {
 
   #connectFailure(result: ExecResult): string {
     const stderr = result.stderr.trim();
-    if (result.code === 127 && stderr.includes("bash is not installed")) return `SSH to ${this.#where} works, but bash is not installed on the host; install bash there.`;
+    if (result.code === 127 && stderr.includes("bash is not installed"))
+      return `SSH to ${this.#where} works, but bash is not installed on the host; install bash there.`;
     let hint = "check host, port and network";
-    if (/Permission denied|publickey/i.test(stderr)) hint = "the host refused the key: check user and keyPath (BatchMode is on, so ssh never asks for a password)";
-    else if (/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i.test(stderr)) hint = "the host key is unknown or changed: check knownHostsFile or strictHostKeyChecking";
+    if (/Permission denied|publickey/i.test(stderr))
+      hint = "the host refused the key: check user and keyPath (BatchMode is on, so ssh never asks for a password)";
+    else if (/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i.test(stderr))
+      hint = "the host key is unknown or changed: check knownHostsFile or strictHostKeyChecking";
     else if (/Could not resolve hostname/i.test(stderr)) hint = "the host name does not resolve";
     return `SSH connection to ${this.#where} failed (exit ${result.code}): ${stderr || "no message from ssh"} (${hint})`;
   }
@@ -283,7 +303,9 @@ export class SshTransport implements Transport {
 
   #spawnCollect(args: string[], stdin: string | undefined, timeoutMs: number): Promise<ExecResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.#options.sshPath, args, { stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+      const child = spawn(this.#options.sshPath, args, {
+        stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
       child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
@@ -298,8 +320,14 @@ export class SshTransport implements Transport {
       }, timeoutMs);
       child.once("error", (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        const hint = error.code === "ENOENT" ? " (install the OpenSSH client, e.g. apt-get install openssh-client)" : "";
-        reject(new SpawnError(`Could not run ${this.#options.sshPath}: ${error.message}${hint}`, { cause: error, backend: this.name }));
+        const hint =
+          error.code === "ENOENT" ? " (install the OpenSSH client, e.g. apt-get install openssh-client)" : "";
+        reject(
+          new SpawnError(`Could not run ${this.#options.sshPath}: ${error.message}${hint}`, {
+            cause: error,
+            backend: this.name,
+          }),
+        );
       });
       child.once("close", (code) => {
         clearTimeout(timer);

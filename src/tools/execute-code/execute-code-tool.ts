@@ -17,7 +17,13 @@
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
-import { defineTool, inputJsonSchema, runTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
+import {
+  defineTool,
+  inputJsonSchema,
+  runTool,
+  type ToolDefinition,
+  type ToolResult,
+} from "../shared/tool-definition.js";
 import { parseFramed, runOnBackend, shellQuote } from "../shared/backend-io.js";
 import { BOOTSTRAP_SOURCE, buildClientLibrary } from "./python-client.js";
 
@@ -33,7 +39,11 @@ export interface ExecuteCodeToolOptions {
 }
 
 const schema = z.object({
-  code: z.string().describe("Python 3 source to run. The tools are plain functions (already imported; also `from shellwright_tools import …`) that return dicts."),
+  code: z
+    .string()
+    .describe(
+      "Python 3 source to run. The tools are plain functions (already imported; also `from shellwright_tools import …`) that return dicts.",
+    ),
 });
 
 interface RpcRequest {
@@ -49,7 +59,9 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
   const timeoutMs = options.timeoutMs ?? 300_000;
   const python = options.python ?? "python3";
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const library = buildClientLibrary(options.tools.map((tool) => ({ name: tool.name, description: tool.description, schema: inputJsonSchema(tool) })));
+  const library = buildClientLibrary(
+    options.tools.map((tool) => ({ name: tool.name, description: tool.description, schema: inputJsonSchema(tool) })),
+  );
   const names = [...byName.keys()].join(", ");
 
   return defineTool({
@@ -66,7 +78,12 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       const seconds = (): number => Math.round((performance.now() - started) / 10) / 100;
       if (code.trim() === "") return { error: "No code provided." };
 
-      const interrupted = (): ToolResult => ({ status: "interrupted", output: "", tool_calls_made: 0, duration_seconds: seconds() });
+      const interrupted = (): ToolResult => ({
+        status: "interrupted",
+        output: "",
+        tool_calls_made: 0,
+        duration_seconds: seconds(),
+      });
       if (signal?.aborted) return interrupted();
       const setup = await runOnBackend(
         session,
@@ -93,7 +110,10 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
         };
       }
       const dir = fields.get("dir");
-      if (setup.exitCode !== 0 || dir === undefined) throw new Error(`could not prepare the script on the backend: ${setup.stderr.trim() || `exit code ${setup.exitCode}`}`);
+      if (setup.exitCode !== 0 || dir === undefined)
+        throw new Error(
+          `could not prepare the script on the backend: ${setup.stderr.trim() || `exit code ${setup.exitCode}`}`,
+        );
 
       const q = shellQuote(dir);
       // Stopped by the caller, or by us when the tool-call channel breaks (the script would wait on it forever).
@@ -130,7 +150,12 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       const result = await main;
       await rpc.settled();
 
-      const out: ToolResult = { status: "success", output: result.output, tool_calls_made: calls, duration_seconds: seconds() };
+      const out: ToolResult = {
+        status: "success",
+        output: result.output,
+        tool_calls_made: calls,
+        duration_seconds: seconds(),
+      };
       if (result.timedOut) {
         out.status = "timeout";
         out.error = `Script timed out after ${Math.round(timeoutMs / 1000)}s and was killed.`;
@@ -146,9 +171,11 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       return out;
 
       async function dispatch(request: RpcRequest, number: number): Promise<ToolResult> {
-        if (number > maxToolCalls) return { error: `Tool call limit reached (${maxToolCalls}). No more tool calls allowed in this execution.` };
+        if (number > maxToolCalls)
+          return { error: `Tool call limit reached (${maxToolCalls}). No more tool calls allowed in this execution.` };
         const tool = typeof request.tool === "string" ? byName.get(request.tool) : undefined;
-        if (!tool) return { error: `Tool '${String(request.tool)}' is not available in execute_code. Available: ${names}` };
+        if (!tool)
+          return { error: `Tool '${String(request.tool)}' is not available in execute_code. Available: ${names}` };
         // The caller's whole context (limits, hooks) applies to the script's calls too.
         return runTool(tool, request.args ?? {}, context);
       }

@@ -11,7 +11,9 @@ export interface ToolSignature {
 }
 
 const PYTHON_KEYWORDS = new Set(
-  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield".split(" "),
+  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield".split(
+    " ",
+  ),
 );
 
 const identifier = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PYTHON_KEYWORDS.has(name);
@@ -81,7 +83,10 @@ function toolFunction(tool: ToolSignature): string | undefined {
   const required = new Set((tool.schema.required ?? []) as string[]);
   const params = Object.keys(properties).filter(identifier);
   // Required parameters first (positional), the rest default to None and are left out, so the tool's defaults apply.
-  const ordered = [...params.filter((p) => required.has(p) && !hasDefault(properties[p])), ...params.filter((p) => !required.has(p) || hasDefault(properties[p]))];
+  const ordered = [
+    ...params.filter((p) => required.has(p) && !hasDefault(properties[p])),
+    ...params.filter((p) => !required.has(p) || hasDefault(properties[p])),
+  ];
   const signature = ordered.map((p) => (required.has(p) && !hasDefault(properties[p]) ? p : `${p}=None`)).join(", ");
   const doc = tool.description.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"');
   return [
@@ -91,7 +96,8 @@ function toolFunction(tool: ToolSignature): string | undefined {
   ].join("\n");
 }
 
-const hasDefault = (property: unknown): boolean => typeof property === "object" && property !== null && "default" in property;
+const hasDefault = (property: unknown): boolean =>
+  typeof property === "object" && property !== null && "default" in property;
 
 export function buildClientLibrary(tools: readonly ToolSignature[]): string {
   const functions = tools.map(toolFunction).filter((f): f is string => f !== undefined);

@@ -9,7 +9,14 @@
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import type { Environment } from "../../core/environment.js";
-import { BackendIoError, parseFramed, quotePath, RESOLVE_PATH, runOnBackend, shellQuote } from "../shared/backend-io.js";
+import {
+  BackendIoError,
+  parseFramed,
+  quotePath,
+  RESOLVE_PATH,
+  runOnBackend,
+  shellQuote,
+} from "../shared/backend-io.js";
 import { writeDenied, type WriteGuardOptions } from "./path-guard.js";
 
 export const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
@@ -64,12 +71,19 @@ export async function probeForWrite(
   const result = await runOnBackend(session, producer, { signal: options.signal });
   const { fields, body } = parseFramed(result.stdout);
   if (result.exitCode !== 0 || !fields.has("resolved") || !fields.has("kind")) {
-    throw new BackendIoError(`could not inspect '${path}' on the backend: ${result.stderr.trim() || `exit code ${result.exitCode}`}`);
+    throw new BackendIoError(
+      `could not inspect '${path}' on the backend: ${result.stderr.trim() || `exit code ${result.exitCode}`}`,
+    );
   }
   const resolved = fields.get("resolved")!;
   const kind = fields.get("kind") as WriteProbe["kind"];
   const existing = fields.get("encoding") === "gzip" ? gunzipSync(body) : body;
-  const probe: WriteProbe = { resolved, kind, existing, parentExists: kind === "file" || fields.get("parent") === "yes" };
+  const probe: WriteProbe = {
+    resolved,
+    kind,
+    existing,
+    parentExists: kind === "file" || fields.get("parent") === "yes",
+  };
   const mode = fields.get("mode");
   if (mode && /^[0-7]{3,4}$/.test(mode)) probe.mode = mode;
   const denied = writeDenied(resolved, fields.get("home") ?? "", options.guard, fields.get("root"));
@@ -99,7 +113,8 @@ export async function writeAtomic(
   options: { mode?: string | undefined; expectedSha256?: string | undefined; signal?: AbortSignal | undefined },
 ): Promise<AtomicWriteResult> {
   const target = shellQuote(resolved);
-  const hashOf = (file: string, into: string): string => `${into}=$(sha256sum < ${file} 2>/dev/null); ${into}=\${${into}%% *}`;
+  const hashOf = (file: string, into: string): string =>
+    `${into}=$(sha256sum < ${file} 2>/dev/null); ${into}=\${${into}%% *}`;
   const producer = [
     `__sw_r=${target}; __sw_d=\${__sw_r%/*}/`,
     `[ -d "$__sw_d" ] || mkdir -p -- "$__sw_d" || exit 1`,
@@ -108,7 +123,9 @@ export async function writeAtomic(
       : `${hashOf('"$__sw_r"', "__sw_h")}; if [ -n "$__sw_h" ] && [ "$__sw_h" != ${options.expectedSha256} ]; then echo 'conflict yes'; exit 0; fi`,
     `__sw_tmp=$(mktemp "$__sw_d.shellwright-tmp.XXXXXX") || exit 1`,
     `if ! cat > "$__sw_tmp"; then rm -f -- "$__sw_tmp"; exit 1; fi`,
-    options.mode === undefined ? `chmod "$(printf '%o' $(( 0666 & ~$(umask) )))" "$__sw_tmp"` : `chmod ${options.mode} "$__sw_tmp"`,
+    options.mode === undefined
+      ? `chmod "$(printf '%o' $(( 0666 & ~$(umask) )))" "$__sw_tmp"`
+      : `chmod ${options.mode} "$__sw_tmp"`,
     `if ! mv -f -- "$__sw_tmp" "$__sw_r"; then rm -f -- "$__sw_tmp"; exit 1; fi`,
     // The hash proves the content; when sha256sum is missing, the size goes back and the caller re-reads.
     `${hashOf('"$__sw_r"', "__sw_h")}`,
@@ -119,23 +136,31 @@ export async function writeAtomic(
   const result = await runOnBackend(session, producer, { stdin: bytes, signal: options.signal });
   const { fields } = parseFramed(result.stdout);
   if (fields.get("conflict") === "yes") {
-    throw new ConcurrentChangeError(`'${resolved}' changed on disk since it was read; nothing was written. Read it again and retry.`);
+    throw new ConcurrentChangeError(
+      `'${resolved}' changed on disk since it was read; nothing was written. Read it again and retry.`,
+    );
   }
   if (result.exitCode !== 0 || !fields.has("bytes")) {
-    throw new BackendIoError(`could not write '${resolved}': ${result.stderr.trim() || `exit code ${result.exitCode}`}`);
+    throw new BackendIoError(
+      `could not write '${resolved}': ${result.stderr.trim() || `exit code ${result.exitCode}`}`,
+    );
   }
   const written = Number(fields.get("bytes"));
   const hash = fields.get("sha256") ?? "";
   if (hash !== "") {
     if (hash !== sha256(bytes)) {
-      throw new BackendIoError(`Post-write verification failed for '${resolved}': on-disk content differs from the intended write (${written} bytes on disk, ${bytes.length} intended).`);
+      throw new BackendIoError(
+        `Post-write verification failed for '${resolved}': on-disk content differs from the intended write (${written} bytes on disk, ${bytes.length} intended).`,
+      );
     }
     return { bytesWritten: written, verifiedBy: "hash" };
   }
   // No sha256sum on this backend: read the file back and compare.
   const reread = await runOnBackend(session, `cat -- ${target}`, { signal: options.signal });
   if (reread.exitCode !== 0 || !reread.stdout.equals(Buffer.from(bytes))) {
-    throw new BackendIoError(`Post-write verification failed for '${resolved}': on-disk content differs from the intended write.`);
+    throw new BackendIoError(
+      `Post-write verification failed for '${resolved}': on-disk content differs from the intended write.`,
+    );
   }
   return { bytesWritten: written, verifiedBy: "reread" };
 }

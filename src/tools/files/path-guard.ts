@@ -48,10 +48,17 @@ export interface WriteGuardOptions {
 
 export function validateGuardOptions(options: WriteGuardOptions): void {
   if (options.denyPaths !== undefined) {
-    if (!Array.isArray(options.denyPaths)) throw new InvalidOptionError("denyPaths", `denyPaths must be an array of paths, got ${describe(options.denyPaths)}`);
+    if (!Array.isArray(options.denyPaths))
+      throw new InvalidOptionError(
+        "denyPaths",
+        `denyPaths must be an array of paths, got ${describe(options.denyPaths)}`,
+      );
     for (const entry of options.denyPaths) {
       if (typeof entry !== "string" || !(entry.startsWith("/") || entry.startsWith("~/"))) {
-        throw new InvalidOptionError("denyPaths", `denyPaths entries must be absolute or start with ~/, got ${describe(entry)}`);
+        throw new InvalidOptionError(
+          "denyPaths",
+          `denyPaths entries must be absolute or start with ~/, got ${describe(entry)}`,
+        );
       }
     }
   }
@@ -60,7 +67,8 @@ export function validateGuardOptions(options: WriteGuardOptions): void {
   }
 }
 
-const expandHome = (entry: string, home: string): string => (entry.startsWith("~/") ? `${home.replace(/\/$/, "")}/${entry.slice(2)}` : entry);
+const expandHome = (entry: string, home: string): string =>
+  entry.startsWith("~/") ? `${home.replace(/\/$/, "")}/${entry.slice(2)}` : entry;
 
 const under = (path: string, dir: string): boolean => {
   const prefix = dir.endsWith("/") ? dir : `${dir}/`;
@@ -71,7 +79,12 @@ const under = (path: string, dir: string): boolean => {
  * The reason a write to `resolved` (absolute, symlink-free, on the backend) is refused, or undefined.
  * `resolvedRoot` is the safe root as the backend resolved it.
  */
-export function writeDenied(resolved: string, home: string, options: WriteGuardOptions, resolvedRoot?: string): string | undefined {
+export function writeDenied(
+  resolved: string,
+  home: string,
+  options: WriteGuardOptions,
+  resolvedRoot?: string,
+): string | undefined {
   for (const entry of options.denyPaths ?? DEFAULT_DENY_PATHS) {
     const target = expandHome(entry, home);
     if (target.endsWith("/") ? under(resolved, target) : resolved === target) {

@@ -49,7 +49,10 @@ export interface ReadFileToolOptions {
 }
 
 const schema = z.object({
-  path: z.string().min(1).describe("Path of the file; relative paths start at the terminal's current directory, `~` is the backend's home."),
+  path: z
+    .string()
+    .min(1)
+    .describe("Path of the file; relative paths start at the terminal's current directory, `~` is the backend's home."),
   offset: z.number().int().min(1).default(1).describe("First line to read, 1-based."),
   limit: z
     .number()
@@ -102,7 +105,9 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
       const extension = extensionOf(path);
       const isImage = IMAGE_EXTENSIONS.has(extension);
       if (BINARY_EXTENSIONS.has(extension) && !isImage) {
-        return { error: `Cannot read binary file '${path}' (${extension}). Use the terminal to inspect binary files (for example \`xxd '${path}' | head\`).` };
+        return {
+          error: `Cannot read binary file '${path}' (${extension}). Use the terminal to inspect binary files (for example \`xxd '${path}' | head\`).`,
+        };
       }
       const end = offset + limit - 1;
       const producer = [
@@ -122,7 +127,8 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
           : `LC_ALL=C awk -v a=${offset} -v b=${end} -v w=${MAX_LINE_CHARS * 4} -v cap=${pageCap} 'NR >= a { s = substr($0, 1, w); t += length(s) + 1; print s; if (t > cap) exit } NR >= b { exit }' "$__sw_p"`,
       ].join("\n");
       const result = await runOnBackend(session, producer, { signal });
-      if (result.exitCode !== 0) return { error: `Could not read '${path}': ${result.stderr.trim() || `exit code ${result.exitCode}`}` };
+      if (result.exitCode !== 0)
+        return { error: `Could not read '${path}': ${result.stderr.trim() || `exit code ${result.exitCode}`}` };
       const { fields, body } = parseFramed(result.stdout);
       const kind = fields.get("kind");
 
@@ -131,9 +137,12 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
         const similar = similarNames(posix.basename(path), names).map((name) => posix.join(posix.dirname(path), name));
         return { error: `File not found: ${path}`, ...(similar.length > 0 ? { similar_files: similar } : {}) };
       }
-      if (kind === "dir") return { error: `'${path}' is a directory, not a file. Use search_files with target='files' to list it.` };
+      if (kind === "dir")
+        return { error: `'${path}' is a directory, not a file. Use search_files with target='files' to list it.` };
       if (kind === "special") {
-        return { error: `Cannot read '${path}': it is not a regular file (a device, FIFO or socket) and could block or produce infinite output.` };
+        return {
+          error: `Cannot read '${path}': it is not a regular file (a device, FIFO or socket) and could block or produce infinite output.`,
+        };
       }
       if (kind === "unreadable") return { error: `Permission denied: '${path}' is not readable.` };
       if (kind !== "file") return { error: `Could not read '${path}': unexpected reply from the backend.` };
@@ -161,14 +170,22 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
       }
       if (totalLines === 0) return { path, content: "", total_lines: 0, file_size: fileSize, truncated: false };
       if (offset > totalLines) {
-        return { path, total_lines: totalLines, file_size: fileSize, error: `offset ${offset} is past the end of the file (${totalLines} lines). Use an offset from 1 to ${totalLines}.` };
+        return {
+          path,
+          total_lines: totalLines,
+          file_size: fileSize,
+          error: `offset ${offset} is past the end of the file (${totalLines} lines). Use an offset from 1 to ${totalLines}.`,
+        };
       }
 
       const page = body.subarray(sampleLength);
       const lines = pageLines(page.subarray(0, pageCap), offset === 1);
       const content = formatLines(lines, offset);
       if (page.length > pageCap || content.length > maxChars) {
-        const produced = page.length > pageCap ? `more than ${maxChars.toLocaleString("en-US")}` : content.length.toLocaleString("en-US");
+        const produced =
+          page.length > pageCap
+            ? `more than ${maxChars.toLocaleString("en-US")}`
+            : content.length.toLocaleString("en-US");
         return {
           path,
           total_lines: totalLines,

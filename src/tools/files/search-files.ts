@@ -30,14 +30,35 @@ const target = z.preprocess(
 );
 
 const schema = z.object({
-  pattern: z.string().min(1).describe("target='content': a regular expression to find in files. target='files': a glob for file names, such as '*.py' or 'src/**/*.ts'."),
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      "target='content': a regular expression to find in files. target='files': a glob for file names, such as '*.py' or 'src/**/*.ts'.",
+    ),
   target: target.describe("content: search inside files (grep). files: find files by name (find)."),
-  path: z.string().min(1).default(".").describe("Directory or file to search; relative paths start at the terminal's current directory."),
-  file_glob: z.string().optional().describe("target='content': only search files whose names match this glob, such as '*.ts'."),
+  path: z
+    .string()
+    .min(1)
+    .default(".")
+    .describe("Directory or file to search; relative paths start at the terminal's current directory."),
+  file_glob: z
+    .string()
+    .optional()
+    .describe("target='content': only search files whose names match this glob, such as '*.ts'."),
   limit: z.number().int().min(1).max(1000).default(50).describe("Results per page."),
   offset: z.number().int().min(0).default(0).describe("Results to skip, for the next page."),
-  output_mode: z.enum(["content", "files_only", "count"]).default("content").describe("target='content': matching lines, only the names of matching files, or match counts per file."),
-  context: z.number().int().min(0).max(20).default(0).describe("target='content', output_mode='content': lines of context around each match."),
+  output_mode: z
+    .enum(["content", "files_only", "count"])
+    .default("content")
+    .describe("target='content': matching lines, only the names of matching files, or match counts per file."),
+  context: z
+    .number()
+    .int()
+    .min(0)
+    .max(20)
+    .default(0)
+    .describe("target='content', output_mode='content': lines of context around each match."),
 });
 
 type Input = z.infer<typeof schema>;
@@ -59,7 +80,8 @@ function buildPlan(input: Input): Plan {
   if (input.target === "files") {
     const slash = input.pattern.includes("/");
     // ripgrep anchors a glob with a slash in an odd place when the search path is absolute; match at any depth instead.
-    const rgGlob = slash && !input.pattern.startsWith("**/") ? shellQuote(`**/${input.pattern.replace(/^\//, "")}`) : pattern;
+    const rgGlob =
+      slash && !input.pattern.startsWith("**/") ? shellQuote(`**/${input.pattern.replace(/^\//, "")}`) : pattern;
     return {
       rg: `rg --files --sort=path --color=never -g ${rgGlob}${hidden(input.pattern) ? " --hidden" : ` -g '!.*'`} -- ${path}`,
       fallback: `find ${path} -type f${hidden(input.pattern) ? "" : ` -not -path '*/.*'`} ${slash ? `-path ${shellQuote(`*/${input.pattern.replace(/^\*\*\//, "")}`)}` : `-name ${pattern}`} | LC_ALL=C sort`,
@@ -77,7 +99,12 @@ function buildPlan(input: Input): Plan {
   const grep = (flags: string): string => `grep -rHIZE${flags}${glob ? ` --include=${glob}` : ""}${skipHidden}`;
   const grepBase = grep("");
   if (input.output_mode === "files_only") {
-    return { rg: `${rgBase} -l -e ${pattern} -- ${path} | tr '\\0' '\\n'`, fallback: `${grepBase} -l -e ${pattern} -- ${path} | tr '\\0' '\\n' | LC_ALL=C sort`, fallbackName: "grep", paging: "lines" };
+    return {
+      rg: `${rgBase} -l -e ${pattern} -- ${path} | tr '\\0' '\\n'`,
+      fallback: `${grepBase} -l -e ${pattern} -- ${path} | tr '\\0' '\\n' | LC_ALL=C sort`,
+      fallbackName: "grep",
+      paging: "lines",
+    };
   }
   if (input.output_mode === "count") {
     // grep -c lists files without matches too: drop the ones that count 0.
@@ -103,7 +130,8 @@ function buildProducer(input: Input, plan: Plan, useRipgrep: boolean): string {
   const first = input.offset + 1;
   const last = input.offset + input.limit;
   // A pipeline's status is its last command's; the search's own status decides (exit 2 = error).
-  const run = (command: string) => `set -o pipefail; ${command} > "$__sw_o" 2> "$__sw_o.e"; __sw_rc=$?; set +o pipefail`;
+  const run = (command: string) =>
+    `set -o pipefail; ${command} > "$__sw_o" 2> "$__sw_o.e"; __sw_rc=$?; set +o pipefail`;
   const lines = [
     `__sw_p=${quotePath(input.path)}`,
     `if [ ! -e "$__sw_p" ]; then echo 'kind missing'; exit 0; fi`,
@@ -115,7 +143,9 @@ function buildProducer(input: Input, plan: Plan, useRipgrep: boolean): string {
       ? `__sw_t=$(wc -l < "$__sw_o")`
       : `__sw_t=$(tr '\\0' '\\1' < "$__sw_o" | LC_ALL=C grep -ac $'\\1''[0-9][0-9]*:')`,
     `printf 'kind ok\\nengine %s\\nrc %s\\ntotal %s\\nstderr %s\\n--\\n' "$__sw_e" "$__sw_rc" "$__sw_t" "$(head -c 600 "$__sw_o.e" | tr '\\n' ' ')"`,
-    plan.paging === "lines" ? `sed -n '${first},${last}p;${last}q' "$__sw_o"` : `head -c ${CONTEXT_TRANSFER_BYTES} "$__sw_o"`,
+    plan.paging === "lines"
+      ? `sed -n '${first},${last}p;${last}q' "$__sw_o"`
+      : `head -c ${CONTEXT_TRANSFER_BYTES} "$__sw_o"`,
     `rm -f "$__sw_o" "$__sw_o.e"`,
   ];
   return lines.join("\n");
@@ -151,7 +181,8 @@ function parseRecords(text: string): SearchRecord[] {
 function pageWithContext(records: SearchRecord[], offset: number, limit: number, context: number): SearchRecord[] {
   const matches = records.filter((r) => r.isMatch);
   const chosen = new Set(matches.slice(offset, offset + limit));
-  const near = (r: SearchRecord): boolean => [...chosen].some((m) => m.path === r.path && Math.abs(m.line - r.line) <= context);
+  const near = (r: SearchRecord): boolean =>
+    [...chosen].some((m) => m.path === r.path && Math.abs(m.line - r.line) <= context);
   const seen = new Set<string>();
   return records.filter((r) => {
     const keep = r.isMatch ? chosen.has(r) : near(r);
@@ -176,11 +207,16 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
       const plan = buildPlan(input);
       const result = await runOnBackend(session, buildProducer(input, plan, useRipgrep), { signal });
       const { fields, body } = parseFramed(result.stdout);
-      if (fields.get("kind") === "missing") return { error: `Path not found: ${input.path}. Verify the path exists (use 'terminal' to check).` };
-      if (result.exitCode !== 0 || fields.get("kind") !== "ok") return { error: `Search failed: ${result.stderr.trim() || `exit code ${result.exitCode}`}` };
+      if (fields.get("kind") === "missing")
+        return { error: `Path not found: ${input.path}. Verify the path exists (use 'terminal' to check).` };
+      if (result.exitCode !== 0 || fields.get("kind") !== "ok")
+        return { error: `Search failed: ${result.stderr.trim() || `exit code ${result.exitCode}`}` };
       const rc = Number(fields.get("rc"));
       const total = Number(fields.get("total") ?? 0);
-      if (rc >= 2 && total === 0) return { error: `Search failed: ${(fields.get("stderr") ?? "").trim() || `${fields.get("engine")} exited with ${rc}`}` };
+      if (rc >= 2 && total === 0)
+        return {
+          error: `Search failed: ${(fields.get("stderr") ?? "").trim() || `${fields.get("engine")} exited with ${rc}`}`,
+        };
 
       const text = body.toString("utf8");
       const relative = (path: string): string => (input.path === "." && path.startsWith("./") ? path.slice(2) : path);
@@ -188,7 +224,10 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
       if (input.target === "files") {
         out.files = text.split("\n").filter(Boolean).map(relative);
       } else if (input.output_mode === "files_only") {
-        out.files = text.split("\n").filter(Boolean).map((line) => relative(line.replace(/\0$/, "")));
+        out.files = text
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => relative(line.replace(/\0$/, "")));
       } else if (input.output_mode === "count") {
         const counts: { [path: string]: number } = {};
         for (const line of text.split("\n")) {
@@ -199,7 +238,12 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
       } else {
         let records = parseRecords(text);
         if (plan.paging === "context") records = pageWithContext(records, input.offset, input.limit, input.context);
-        out.matches = records.map((r) => ({ path: relative(r.path), line: r.line, content: r.content, ...(plan.paging === "context" && !r.isMatch ? { context: true } : {}) }));
+        out.matches = records.map((r) => ({
+          path: relative(r.path),
+          line: r.line,
+          content: r.content,
+          ...(plan.paging === "context" && !r.isMatch ? { context: true } : {}),
+        }));
       }
       const shown = input.offset + input.limit;
       if (total > shown) {

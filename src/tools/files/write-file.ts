@@ -18,7 +18,9 @@ export const pathSchema = z
   .refine((path) => !/[\n\0]/.test(path), "a path cannot contain a newline or NUL byte");
 
 const schema = z.object({
-  path: pathSchema.describe("Path of the file; relative paths start at the terminal's current directory, `~` is the backend's home. Parent directories are created."),
+  path: pathSchema.describe(
+    "Path of the file; relative paths start at the terminal's current directory, `~` is the backend's home. Parent directories are created.",
+  ),
   content: z.string().describe("The complete new content of the file, exactly as it should be stored."),
 });
 
@@ -35,8 +37,10 @@ export function createWriteFileTool(options: WriteFileToolOptions = {}): ToolDef
       const probe = await probeForWrite(session, path, { guard: options, readAll: false, signal });
       if (probe.denied !== undefined) return { error: probe.denied };
       if (probe.kind === "dir") return { error: `'${path}' is a directory; give the path of a file inside it.` };
-      if (probe.kind === "special") return { error: `'${path}' is not a regular file (a device, FIFO or socket); refusing to replace it.` };
-      const style = probe.kind === "file" ? matchFileStyle(content, probe.existing) : { text: content, crlf: false, bom: false };
+      if (probe.kind === "special")
+        return { error: `'${path}' is not a regular file (a device, FIFO or socket); refusing to replace it.` };
+      const style =
+        probe.kind === "file" ? matchFileStyle(content, probe.existing) : { text: content, crlf: false, bom: false };
       const bytes = Buffer.from(style.text, "utf8");
       const written = await writeAtomic(session, probe.resolved, bytes, { mode: probe.mode, signal });
       const result: ToolResult = { path, bytes_written: written.bytesWritten, dirs_created: !probe.parentExists };

@@ -62,7 +62,11 @@ function patternLines(pattern: string): { lines: string[]; trailingNewline: bool
 }
 
 /** Windows of the text's lines that equal the pattern's lines under `same`. */
-function lineWindows(index: LineIndex, pattern: string, same: (fileLine: string, patternLine: string, position: number, count: number) => boolean): Span[] {
+function lineWindows(
+  index: LineIndex,
+  pattern: string,
+  same: (fileLine: string, patternLine: string, position: number, count: number) => boolean,
+): Span[] {
   const { lines: wanted, trailingNewline } = patternLines(pattern);
   const spans: Span[] = [];
   const total = index.lines.length - (trailingNewline ? 1 : 0);
@@ -79,7 +83,8 @@ function lineWindows(index: LineIndex, pattern: string, same: (fileLine: string,
 }
 
 /** Lines of the text, not counting the empty one after a final newline. */
-const realLineCount = (index: LineIndex): number => index.lines.length - (index.lines[index.lines.length - 1] === "" ? 1 : 0);
+const realLineCount = (index: LineIndex): number =>
+  index.lines.length - (index.lines[index.lines.length - 1] === "" ? 1 : 0);
 
 function allIndexes(text: string, pattern: string): Span[] {
   const spans: Span[] = [];
@@ -90,10 +95,12 @@ function allIndexes(text: string, pattern: string): Span[] {
   return spans;
 }
 
-const unescapeLiterals = (text: string): string => text.replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/\\r/g, "\r");
+const unescapeLiterals = (text: string): string =>
+  text.replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/\\r/g, "\r");
 
 /** The leading whitespace of the first non-blank line. */
-const indentOf = (text: string): string => /^[ \t]*/.exec(text.split("\n").find((line) => line.trim() !== "") ?? "")![0];
+const indentOf = (text: string): string =>
+  /^[ \t]*/.exec(text.split("\n").find((line) => line.trim() !== "") ?? "")![0];
 
 /**
  * new_string written at the pattern's indentation, moved to the file's. Left
@@ -133,7 +140,7 @@ export function normalizeUnicode(text: string): string {
 function normalizeWithMap(text: string): { normalized: string; map: number[] } {
   let normalized = "";
   const map: number[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const code = text.codePointAt(i)!;
     const char = String.fromCodePoint(code);
     const replaced = normalizeUnicode(char);
@@ -169,7 +176,10 @@ export function similarity(a: string, b: string): number {
 const strategies: ReadonlyArray<[StrategyName, Strategy]> = [
   ["exact", (text, pattern) => ({ spans: allIndexes(text, pattern) })],
   // Trailing whitespace is the drift a model cannot see.
-  ["line_trimmed", (_text, pattern, index) => ({ spans: lineWindows(index, pattern, (a, b) => a.trimEnd() === b.trimEnd()) })],
+  [
+    "line_trimmed",
+    (_text, pattern, index) => ({ spans: lineWindows(index, pattern, (a, b) => a.trimEnd() === b.trimEnd()) }),
+  ],
   [
     "whitespace_normalized",
     (text, pattern) => {
@@ -177,19 +187,27 @@ const strategies: ReadonlyArray<[StrategyName, Strategy]> = [
       // indentation stays exact, which is indentation_flexible's job.
       const lines = pattern.split("\n").map((line, k) => {
         const [, indent, body] = /^([ \t]*)(.*)$/s.exec(line)!;
-        const inner = body!.split(/[ \t]+/).map(escapeRegExp).join("[ \\t]+");
+        const inner = body!
+          .split(/[ \t]+/)
+          .map(escapeRegExp)
+          .join("[ \\t]+");
         return (k === 0 ? "" : escapeRegExp(indent!)) + inner;
       });
       if (!/\S[ \t]+\S/.test(pattern)) return undefined;
       const regex = new RegExp(lines.join("\n"), "g");
-      return { spans: Array.from(text.matchAll(regex), (m) => ({ start: m.index, end: m.index + m[0].length })).filter((s) => s.end > s.start) };
+      return {
+        spans: Array.from(text.matchAll(regex), (m) => ({ start: m.index, end: m.index + m[0].length })).filter(
+          (s) => s.end > s.start,
+        ),
+      };
     },
   ],
   [
     "indentation_flexible",
     (text, pattern, index) => ({
       spans: lineWindows(index, pattern, (a, b) => a.trim() === b.trim()),
-      replacementFor: (span, newString) => reindent(newString, indentOf(pattern), indentOf(text.slice(span.start, span.end))),
+      replacementFor: (span, newString) =>
+        reindent(newString, indentOf(pattern), indentOf(text.slice(span.start, span.end))),
     }),
   ],
   [
@@ -207,7 +225,9 @@ const strategies: ReadonlyArray<[StrategyName, Strategy]> = [
         const spans = allIndexes(text, trimmed);
         if (spans.length > 0) return { spans };
       }
-      return { spans: lineWindows(index, pattern, (a, b, k, n) => (k === 0 || k === n - 1 ? a.trim() === b.trim() : a === b)) };
+      return {
+        spans: lineWindows(index, pattern, (a, b, k, n) => (k === 0 || k === n - 1 ? a.trim() === b.trim() : a === b)),
+      };
     },
   ],
   [
@@ -237,7 +257,13 @@ const strategies: ReadonlyArray<[StrategyName, Strategy]> = [
         if (key(index.lines[i]!) !== first) continue;
         for (let j = i + 2; j < Math.min(lineCount, i + maxLines); j++) {
           if (key(index.lines[j]!) !== last) continue;
-          const score = similarity(index.lines.slice(i + 1, j).map(key).join("\n"), middle);
+          const score = similarity(
+            index.lines
+              .slice(i + 1, j)
+              .map(key)
+              .join("\n"),
+            middle,
+          );
           const span = index.span(i, j - i + 1);
           if (trailingNewline && j + 1 < index.lines.length) span.end += 1;
           candidates.push({ span, score });
@@ -283,7 +309,12 @@ export interface MatchResult {
 }
 
 /** The first strategy that finds `pattern`, with all its non-overlapping matches; undefined when none does. */
-export function findMatches(text: string, pattern: string, newString: string, options: { lineAligned?: boolean } = {}): MatchResult | undefined {
+export function findMatches(
+  text: string,
+  pattern: string,
+  newString: string,
+  options: { lineAligned?: boolean } = {},
+): MatchResult | undefined {
   const index = new LineIndex(text);
   for (const [name, strategy] of strategies) {
     const found = strategy(text, pattern, index);
@@ -293,15 +324,26 @@ export function findMatches(text: string, pattern: string, newString: string, op
     if (spans.length === 0) continue;
     const replacement = found.unescapeReplacement ? unescapeLiterals(newString) : newString;
     const replacementFor = found.replacementFor;
-    return { strategy: name, spans, replacement, ...(replacementFor ? { replacementFor: (span: Span) => replacementFor(span, replacement) } : {}) };
+    return {
+      strategy: name,
+      spans,
+      replacement,
+      ...(replacementFor ? { replacementFor: (span: Span) => replacementFor(span, replacement) } : {}),
+    };
   }
   return undefined;
 }
 
-export type ReplaceOutcome = { ok: true; content: string; count: number; strategy: StrategyName } | { ok: false; error: string };
+export type ReplaceOutcome =
+  { ok: true; content: string; count: number; strategy: StrategyName } | { ok: false; error: string };
 
 /** The whole replace operation of the patch tool, with its model-facing errors. */
-export function fuzzyReplace(content: string, oldString: string, newString: string, replaceAll: boolean): ReplaceOutcome {
+export function fuzzyReplace(
+  content: string,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+): ReplaceOutcome {
   if (oldString === "") return { ok: false, error: "old_string cannot be empty" };
   if (oldString === newString) return { ok: false, error: "old_string and new_string are identical" };
   const match = findMatches(content, oldString, newString);

@@ -18,14 +18,24 @@ import { applyHunks, parseV4a, V4aParseError, type V4aOperation } from "./v4a.js
 
 export type PatchToolOptions = WriteGuardOptions;
 
-const NOT_FOUND_HINT = "\n\n[Hint: old_string not found. Use read_file to verify the current content, or search_files to locate the text.]";
+const NOT_FOUND_HINT =
+  "\n\n[Hint: old_string not found. Use read_file to verify the current content, or search_files to locate the text.]";
 
 const schema = z.object({
-  mode: z.enum(["replace", "patch"]).default("replace").describe("replace: swap old_string for new_string in one file. patch: apply a V4A multi-file patch."),
+  mode: z
+    .enum(["replace", "patch"])
+    .default("replace")
+    .describe("replace: swap old_string for new_string in one file. patch: apply a V4A multi-file patch."),
   path: z.string().optional().describe("replace mode: the file to edit."),
-  old_string: z.string().optional().describe("replace mode: the text to find; include enough surrounding lines to make it unique."),
+  old_string: z
+    .string()
+    .optional()
+    .describe("replace mode: the text to find; include enough surrounding lines to make it unique."),
   new_string: z.string().optional().describe("replace mode: the text to put in its place (may be empty to delete)."),
-  replace_all: z.boolean().default(false).describe("replace mode: replace every match instead of requiring a unique one."),
+  replace_all: z
+    .boolean()
+    .default(false)
+    .describe("replace mode: replace every match instead of requiring a unique one."),
   patch: z.string().optional().describe("patch mode: the V4A patch, from *** Begin Patch to *** End Patch."),
 });
 
@@ -57,7 +67,12 @@ function encodeText(file: TextFile, text: string): Buffer {
   return Buffer.from(out, "utf8");
 }
 
-async function readForEdit(session: Environment, path: string, guard: WriteGuardOptions, signal?: AbortSignal): Promise<{ probe: WriteProbe; file: TextFile } | string> {
+async function readForEdit(
+  session: Environment,
+  path: string,
+  guard: WriteGuardOptions,
+  signal?: AbortSignal,
+): Promise<{ probe: WriteProbe; file: TextFile } | string> {
   const probe = await probeForWrite(session, path, { guard, readAll: true, signal });
   if (probe.denied !== undefined) return probe.denied;
   if (probe.kind === "new") return `File not found: ${path}`;
@@ -77,10 +92,20 @@ async function replaceMode(
   const { probe, file } = read;
   const lf = (s: string): string => s.replace(/\r\n/g, "\n");
   const outcome = fuzzyReplace(file.text, lf(input.old_string), lf(input.new_string), input.replace_all);
-  if (!outcome.ok) return { error: outcome.error.startsWith("Could not find") ? outcome.error + NOT_FOUND_HINT : outcome.error };
+  if (!outcome.ok)
+    return { error: outcome.error.startsWith("Could not find") ? outcome.error + NOT_FOUND_HINT : outcome.error };
   const bytes = encodeText(file, outcome.content);
-  await writeAtomic(session, probe.resolved, bytes, { mode: probe.mode, expectedSha256: sha256(probe.existing), signal });
-  const result: ToolResult = { success: true, path: input.path, replacements: outcome.count, diff: unifiedDiff(file.text, outcome.content, input.path) };
+  await writeAtomic(session, probe.resolved, bytes, {
+    mode: probe.mode,
+    expectedSha256: sha256(probe.existing),
+    signal,
+  });
+  const result: ToolResult = {
+    success: true,
+    path: input.path,
+    replacements: outcome.count,
+    diff: unifiedDiff(file.text, outcome.content, input.path),
+  };
   if (outcome.strategy !== "exact") result.match_strategy = outcome.strategy;
   return result;
 }
@@ -95,12 +120,18 @@ interface Planned {
   diff: string;
 }
 
-async function patchMode(session: Environment, patch: string, guard: WriteGuardOptions, signal?: AbortSignal): Promise<ToolResult> {
+async function patchMode(
+  session: Environment,
+  patch: string,
+  guard: WriteGuardOptions,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   let operations: V4aOperation[];
   try {
     operations = parseV4a(patch);
   } catch (error) {
-    if (error instanceof V4aParseError) return { success: false, error: `Invalid V4A patch: ${error.message}. Nothing was changed.` };
+    if (error instanceof V4aParseError)
+      return { success: false, error: `Invalid V4A patch: ${error.message}. Nothing was changed.` };
     throw error;
   }
 
@@ -115,7 +146,8 @@ async function patchMode(session: Environment, patch: string, guard: WriteGuardO
   const destinationProbe = async (path: string): Promise<WriteProbe | undefined> => {
     const probe = await probeForWrite(session, path, { guard, readAll: false, signal });
     if (probe.denied !== undefined) problems.push(probe.denied);
-    else if (probe.kind !== "new") problems.push(`${path}: already exists; a patch does not overwrite it (use *** Update File)`);
+    else if (probe.kind !== "new")
+      problems.push(`${path}: already exists; a patch does not overwrite it (use *** Update File)`);
     else return probe;
     return undefined;
   };
@@ -133,7 +165,12 @@ async function patchMode(session: Environment, patch: string, guard: WriteGuardO
         continue;
       }
       claim(read.probe, op.path);
-      const entry: Planned = { op, source: read.probe, bytes: encodeText(read.file, applied.text), diff: unifiedDiff(read.file.text, applied.text, op.moveTo ?? op.path) };
+      const entry: Planned = {
+        op,
+        source: read.probe,
+        bytes: encodeText(read.file, applied.text),
+        diff: unifiedDiff(read.file.text, applied.text, op.moveTo ?? op.path),
+      };
       if (op.moveTo !== undefined) {
         const destination = await destinationProbe(op.moveTo);
         if (!destination) continue;
@@ -145,11 +182,17 @@ async function patchMode(session: Environment, patch: string, guard: WriteGuardO
       const destination = await destinationProbe(op.path);
       if (!destination) continue;
       claim(destination, op.path);
-      planned.push({ op, source: destination, bytes: Buffer.from(op.content, "utf8"), diff: unifiedDiff("", op.content, op.path) });
+      planned.push({
+        op,
+        source: destination,
+        bytes: Buffer.from(op.content, "utf8"),
+        diff: unifiedDiff("", op.content, op.path),
+      });
     } else {
       const probe = await probeForWrite(session, op.path, { guard, readAll: false, signal });
       if (probe.denied !== undefined) problems.push(probe.denied);
-      else if (probe.kind !== "file") problems.push(`${op.path}: ${probe.kind === "new" ? "file not found" : "not a regular file"}`);
+      else if (probe.kind !== "file")
+        problems.push(`${op.path}: ${probe.kind === "new" ? "file not found" : "not a regular file"}`);
       else {
         claim(probe, op.path);
         if (op.kind === "delete") planned.push({ op, source: probe, diff: `--- a/${op.path}\n+++ /dev/null\n` });
@@ -165,7 +208,12 @@ async function patchMode(session: Environment, patch: string, guard: WriteGuardO
   if (problems.length > 0) return { success: false, error: `${problems.join("; ")}. Nothing was changed.` };
 
   // Phase 2: apply.
-  const result = { files_modified: [] as string[], files_created: [] as string[], files_deleted: [] as string[], files_moved: [] as string[] };
+  const result = {
+    files_modified: [] as string[],
+    files_created: [] as string[],
+    files_deleted: [] as string[],
+    files_moved: [] as string[],
+  };
   const done: string[] = [];
   try {
     for (const step of planned) {
@@ -196,7 +244,11 @@ async function patchMode(session: Environment, patch: string, guard: WriteGuardO
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const applied = done.length > 0 ? ` Already applied: ${done.join(", ")}.` : " Nothing was changed.";
-    return { success: false, ...result, error: `${error instanceof ConcurrentChangeError ? "" : "Applying the patch failed: "}${message}.${applied}` };
+    return {
+      success: false,
+      ...result,
+      error: `${error instanceof ConcurrentChangeError ? "" : "Applying the patch failed: "}${message}.${applied}`,
+    };
   }
   return { success: true, ...result, diff: planned.map((p) => p.diff).join("") };
 }
@@ -226,14 +278,20 @@ export function createPatchTool(options: PatchToolOptions = {}): ToolDefinition<
     inputSchema: schema,
     async handler(input, { session, signal }): Promise<ToolResult> {
       if (input.mode === "patch") {
-        if (input.patch === undefined || input.patch.trim() === "") return { error: "mode='patch' needs the `patch` argument (the V4A patch text)." };
+        if (input.patch === undefined || input.patch.trim() === "")
+          return { error: "mode='patch' needs the `patch` argument (the V4A patch text)." };
         return patchMode(session, input.patch, options, signal);
       }
       const missing = (["path", "old_string", "new_string"] as const).filter((key) => input[key] === undefined);
       if (missing.length > 0) return { error: `mode='replace' needs ${missing.join(", ")}.` };
       return replaceMode(
         session,
-        { path: input.path!, old_string: input.old_string!, new_string: input.new_string!, replace_all: input.replace_all },
+        {
+          path: input.path!,
+          old_string: input.old_string!,
+          new_string: input.new_string!,
+          replace_all: input.replace_all,
+        },
         options,
         signal,
       );

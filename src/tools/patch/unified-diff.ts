@@ -31,7 +31,8 @@ function myers(a: readonly string[], b: readonly string[], limit: number): Op[] 
   for (let d = 0; d <= max; d++) {
     trace.push(v.slice());
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      let x =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
@@ -44,7 +45,13 @@ function myers(a: readonly string[], b: readonly string[], limit: number): Op[] 
   return undefined;
 }
 
-function backtrack(trace: Int32Array[], a: readonly string[], b: readonly string[], offset: number, dEnd: number): Op[] {
+function backtrack(
+  trace: Int32Array[],
+  a: readonly string[],
+  b: readonly string[],
+  offset: number,
+  dEnd: number,
+): Op[] {
   const ops: Op[] = [];
   let x = a.length;
   let y = b.length;
@@ -119,9 +126,12 @@ export function unifiedDiff(before: string, after: string, path: string, context
     const hunk = ops.slice(start, stop);
     const oldCount = hunk.filter((op) => op.kind !== "+").length;
     const newCount = hunk.filter((op) => op.kind !== "-").length;
-    out.push(`@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`);
+    out.push(
+      `@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`,
+    );
     for (const op of hunk) {
-      if (op.line.endsWith(NO_EOL)) out.push(`${op.kind}${op.line.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file");
+      if (op.line.endsWith(NO_EOL))
+        out.push(`${op.kind}${op.line.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file");
       else out.push(`${op.kind}${op.line}`);
     }
     i = stop;

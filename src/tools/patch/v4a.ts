@@ -46,7 +46,8 @@ export function parseV4a(patch: string): V4aOperation[] {
   let hunk: Hunk | undefined;
 
   const needHunk = (): Hunk => {
-    if (current?.kind !== "update") throw new V4aParseError(`line ${i + 1}: a change line outside an *** Update File section`);
+    if (current?.kind !== "update")
+      throw new V4aParseError(`line ${i + 1}: a change line outside an *** Update File section`);
     if (!hunk) {
       hunk = { anchor: "", lines: [], atEnd: false };
       current.hunks.push(hunk);
@@ -57,7 +58,8 @@ export function parseV4a(patch: string): V4aOperation[] {
   for (; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === "*** End Patch") {
-      if (lines.slice(i + 1).some((rest) => rest.trim() !== "")) throw new V4aParseError(`line ${i + 1}: text after *** End Patch`);
+      if (lines.slice(i + 1).some((rest) => rest.trim() !== ""))
+        throw new V4aParseError(`line ${i + 1}: text after *** End Patch`);
       break;
     }
     const header = HEADER.exec(line);
@@ -73,22 +75,36 @@ export function parseV4a(patch: string): V4aOperation[] {
     }
     const moveTo = MOVE_TO.exec(line);
     if (moveTo) {
-      if (current?.kind !== "update" || current.hunks.length > 0) throw new V4aParseError(`line ${i + 1}: *** Move to: must follow an *** Update File: line`);
+      if (current?.kind !== "update" || current.hunks.length > 0)
+        throw new V4aParseError(`line ${i + 1}: *** Move to: must follow an *** Update File: line`);
       current.moveTo = moveTo[1]!.trim();
       continue;
     }
-    if (current === undefined) throw new V4aParseError(`line ${i + 1}: expected *** Update File:, *** Add File:, *** Delete File: or *** Move File:, got ${JSON.stringify(line.slice(0, 80))}`);
+    if (current === undefined)
+      throw new V4aParseError(
+        `line ${i + 1}: expected *** Update File:, *** Add File:, *** Delete File: or *** Move File:, got ${JSON.stringify(line.slice(0, 80))}`,
+      );
     if (current.kind === "add") {
-      if (!line.startsWith("+")) throw new V4aParseError(`line ${i + 1}: every line of an *** Add File section starts with +`);
+      if (!line.startsWith("+"))
+        throw new V4aParseError(`line ${i + 1}: every line of an *** Add File section starts with +`);
       current.content += `${line.slice(1)}\n`;
       continue;
     }
     if (current.kind === "delete" || current.kind === "move") {
       if (line.trim() === "") continue;
-      throw new V4aParseError(`line ${i + 1}: unexpected text after *** ${current.kind === "delete" ? "Delete" : "Move"} File`);
+      throw new V4aParseError(
+        `line ${i + 1}: unexpected text after *** ${current.kind === "delete" ? "Delete" : "Move"} File`,
+      );
     }
     if (line.startsWith("@@")) {
-      hunk = { anchor: line.replace(/^@@\s?/, "").replace(/\s?@@$/, "").trim(), lines: [], atEnd: false };
+      hunk = {
+        anchor: line
+          .replace(/^@@\s?/, "")
+          .replace(/\s?@@$/, "")
+          .trim(),
+        lines: [],
+        atEnd: false,
+      };
       current.hunks.push(hunk);
       continue;
     }
@@ -101,9 +117,16 @@ export function parseV4a(patch: string): V4aOperation[] {
     const kind = line[0] === "-" || line[0] === "+" || line[0] === " " ? line[0] : " ";
     target.lines.push({ kind, text: kind === line[0] ? line.slice(1) : line });
   }
-  if (operations.length === 0) throw new V4aParseError("the patch has no operations (expected *** Update File:, *** Add File:, *** Delete File: or *** Move File:)");
+  if (operations.length === 0)
+    throw new V4aParseError(
+      "the patch has no operations (expected *** Update File:, *** Add File:, *** Delete File: or *** Move File:)",
+    );
   for (const op of operations) {
-    if (op.kind === "update" && op.hunks.every((h) => h.lines.every((l) => l.kind === " ")) && op.moveTo === undefined) {
+    if (
+      op.kind === "update" &&
+      op.hunks.every((h) => h.lines.every((l) => l.kind === " ")) &&
+      op.moveTo === undefined
+    ) {
       throw new V4aParseError(`*** Update File: ${op.path} has no changes`);
     }
   }
@@ -115,7 +138,11 @@ export function parseV4a(patch: string): V4aOperation[] {
  * found after the previous one (after its anchor, when it has one), exactly or
  * through the fuzzy chain, and must match whole lines.
  */
-export function applyHunks(text: string, hunks: readonly Hunk[], path: string): { ok: true; text: string } | { ok: false; error: string } {
+export function applyHunks(
+  text: string,
+  hunks: readonly Hunk[],
+  path: string,
+): { ok: true; text: string } | { ok: false; error: string } {
   const endsWithNewline = text === "" || text.endsWith("\n");
   let work = endsWithNewline ? text : `${text}\n`;
   let cursor = 0;
@@ -129,8 +156,14 @@ export function applyHunks(text: string, hunks: readonly Hunk[], path: string): 
       const lineEnd = work.indexOf("\n", cursor + line.end);
       from = lineEnd === -1 ? work.length : lineEnd + 1;
     }
-    const search = hunk.lines.filter((l) => l.kind !== "+").map((l) => `${l.text}\n`).join("");
-    const replace = hunk.lines.filter((l) => l.kind !== "-").map((l) => `${l.text}\n`).join("");
+    const search = hunk.lines
+      .filter((l) => l.kind !== "+")
+      .map((l) => `${l.text}\n`)
+      .join("");
+    const replace = hunk.lines
+      .filter((l) => l.kind !== "-")
+      .map((l) => `${l.text}\n`)
+      .join("");
     if (search === "") {
       // Only additions: after the anchor line, or at the end of the file.
       const at = hunk.anchor !== "" && !hunk.atEnd ? from : work.length;
@@ -141,7 +174,10 @@ export function applyHunks(text: string, hunks: readonly Hunk[], path: string): 
     const rest = work.slice(from);
     const match = findMatches(rest, search, replace, { lineAligned: true });
     if (!match) {
-      return { ok: false, error: `${label}: could not find the lines to change:\n${search.split("\n").slice(0, 8).join("\n")}` };
+      return {
+        ok: false,
+        error: `${label}: could not find the lines to change:\n${search.split("\n").slice(0, 8).join("\n")}`,
+      };
     }
     let span = match.spans[0]!;
     if (hunk.atEnd) span = match.spans[match.spans.length - 1]!;

@@ -154,7 +154,10 @@ export class ProcessRegistry {
     const result = await this.#session.execute(launchScript(files, command, id), { ...HOUSEKEEPING, cwd });
     const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
     if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
-      const why = result.exitCode === 126 ? `the directory ${cwd} cannot be entered` : result.output.trim() || `exit code ${result.exitCode}`;
+      const why =
+        result.exitCode === 126
+          ? `the directory ${cwd} cannot be entered`
+          : result.output.trim() || `exit code ${result.exitCode}`;
       throw new ProcessError(`Failed to start background process: ${why}`);
     }
     const process: BackgroundProcess = {
@@ -237,10 +240,17 @@ export class ProcessRegistry {
   /** Writes to the process's stdin. Returns false when its stdin is closed. */
   async write(process: BackgroundProcess, data: string): Promise<boolean> {
     if (!process.stdinOpen || process.status !== "running") return false;
-    const result = await this.#session.execute(writeStdinScript(process.files), { ...HOUSEKEEPING, timeoutMs: 10_000, stdin: data });
+    const result = await this.#session.execute(writeStdinScript(process.files), {
+      ...HOUSEKEEPING,
+      timeoutMs: 10_000,
+      stdin: data,
+    });
     if (result.exitCode === 0) return true;
     if (result.exitCode === 3) process.stdinOpen = false;
-    if (result.timedOut) throw new ProcessError("Writing to the process's stdin timed out: it is not reading its input (its pipe buffer is full).");
+    if (result.timedOut)
+      throw new ProcessError(
+        "Writing to the process's stdin timed out: it is not reading its input (its pipe buffer is full).",
+      );
     return false;
   }
 
@@ -271,13 +281,21 @@ export class ProcessRegistry {
     this.#watchers.clear();
     const entries = [...this.#processes.values()];
     if (entries.length === 0 || this.#session.closed) return;
-    await this.#session.execute(reapScript(entries.map(reapEntry), { removeFiles: true }), HOUSEKEEPING).catch(() => undefined);
+    await this.#session
+      .execute(reapScript(entries.map(reapEntry), { removeFiles: true }), HOUSEKEEPING)
+      .catch(() => undefined);
     for (const process of entries) if (process.status === "running") this.#finish(process, "killed", undefined);
     this.#processes.clear();
   }
 
   #request(process: BackgroundProcess, index: number): PollRequest {
-    return { index, files: process.files, pgid: process.pid, offset: process.offset, maxBytes: this.#settings.bufferChars };
+    return {
+      index,
+      files: process.files,
+      pgid: process.pid,
+      offset: process.offset,
+      maxBytes: this.#settings.bufferChars,
+    };
   }
 
   async #runPoll(script: string, options: Parameters<Environment["execute"]>[1]): Promise<PollAnswer[]> {
@@ -348,11 +366,14 @@ export class ProcessRegistry {
     const loop = async (): Promise<void> => {
       let failures = 0;
       while (process.status === "running" && !controller.signal.aborted && !this.#session.closed) {
-        const answers = await this.#runPoll(waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined), {
-          isolated: true,
-          timeoutMs: FOREVER_MS,
-          signal: controller.signal,
-        });
+        const answers = await this.#runPoll(
+          waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined),
+          {
+            isolated: true,
+            timeoutMs: FOREVER_MS,
+            signal: controller.signal,
+          },
+        );
         for (const answer of answers) this.#apply(process, answer);
         // A backend that ends the wait without an answer (an exec time limit,
         // a hiccup) is retried after a pause, a few times, never in a hot loop.
@@ -369,10 +390,13 @@ export class ProcessRegistry {
   #prune(): void {
     const now = Date.now();
     for (const [id, process] of this.#processes) {
-      if (process.finishedAt !== undefined && now - process.finishedAt > this.#settings.finishedTtlMs) this.#processes.delete(id);
+      if (process.finishedAt !== undefined && now - process.finishedAt > this.#settings.finishedTtlMs)
+        this.#processes.delete(id);
     }
     if (this.#processes.size < this.#settings.maxProcesses) return;
-    const finished = [...this.#processes.values()].filter((p) => p.finishedAt !== undefined).sort((a, b) => a.finishedAt! - b.finishedAt!);
+    const finished = [...this.#processes.values()]
+      .filter((p) => p.finishedAt !== undefined)
+      .sort((a, b) => a.finishedAt! - b.finishedAt!);
     for (const process of finished) {
       if (this.#processes.size < this.#settings.maxProcesses) break;
       this.#processes.delete(process.id);
@@ -380,7 +404,12 @@ export class ProcessRegistry {
   }
 }
 
-const reapEntry = (process: BackgroundProcess) => ({ id: process.id, pgid: process.pid, files: process.files, running: process.status === "running" });
+const reapEntry = (process: BackgroundProcess) => ({
+  id: process.id,
+  pgid: process.pid,
+  files: process.files,
+  running: process.status === "running",
+});
 
 function completionEvent(process: BackgroundProcess): CompletionEvent {
   const output = process.output.slice(-2000);

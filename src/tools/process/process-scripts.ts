@@ -81,7 +81,7 @@ const POLL_FUNCTION = [
   // Args: index dir-of-files pgid offset maxBytes. Prints a header line and the
   // new log bytes as base64 (never ambiguous, and byte-exact).
   "__sw_poll() {",
-  '  local i=$1 d=$2 p=$3 off=$4 cap=$5 rc= st=gone s= pg= size start',
+  "  local i=$1 d=$2 p=$3 off=$4 cap=$5 rc= st=gone s= pg= size start",
   '  [[ -f $d/exit ]] && builtin read -r rc < "$d/exit"',
   "  if [[ -z $rc ]]; then",
   // The wrapper is alive if its /proc entry is not a zombie and still leads
@@ -90,10 +90,10 @@ const POLL_FUNCTION = [
   '    elif [[ ! -d /proc/self ]]; then builtin kill -0 "$p" 2>/dev/null && st=running; fi',
   '    [[ $st == gone && -f $d/exit ]] && builtin read -r rc < "$d/exit"',
   "  fi",
-  '  [[ -n $rc ]] && st=exited',
+  "  [[ -n $rc ]] && st=exited",
   '  size=$(command wc -c < "$d/log" 2>/dev/null) || size=0; size=${size//[!0-9]/}; size=${size:-0}',
   "  start=$off; (( size - off > cap )) && start=$((size - cap)); (( start > size )) && start=$size",
-  "  builtin printf '__SW_PROC %s %s %s %s %s\\n' \"$i\" \"$st\" \"${rc:--}\" \"$size\" \"$start\"",
+  '  builtin printf \'__SW_PROC %s %s %s %s %s\\n\' "$i" "$st" "${rc:--}" "$size" "$start"',
   '  (( size > start )) && command tail -c +$((start + 1)) "$d/log" 2>/dev/null | command head -c $((size - start)) | command base64',
   "  builtin echo",
   "}",
@@ -101,7 +101,9 @@ const POLL_FUNCTION = [
 
 /** One round trip that reports on every process in `requests`. */
 export function pollScript(requests: readonly PollRequest[]): string {
-  const calls = requests.map((r) => `__sw_poll ${r.index} ${shellQuote(r.files.dir)} ${r.pgid} ${r.offset} ${r.maxBytes}`);
+  const calls = requests.map(
+    (r) => `__sw_poll ${r.index} ${shellQuote(r.files.dir)} ${r.pgid} ${r.offset} ${r.maxBytes}`,
+  );
   return [POLL_FUNCTION, ...calls].join("\n");
 }
 
@@ -230,9 +232,15 @@ const REAP_FUNCTION = [
  */
 export function reapScript(entries: readonly ReapEntry[], options: { removeFiles: boolean }): string {
   const pairs = entries.map((entry) => `${entry.pgid}:${entry.id}`).join(" ");
-  const unverified = entries.filter((entry) => entry.running).map((entry) => `builtin kill -KILL -- -${entry.pgid} 2>/dev/null;`);
-  const lines = [REAP_FUNCTION, `if [[ -d /proc/self ]]; then __sw_reap ${pairs}; else ${unverified.join(" ")} builtin echo "__SW_REAPED ${unverified.length}"; fi`];
-  if (options.removeFiles && entries.length > 0) lines.push(`command rm -rf -- ${entries.map((entry) => shellQuote(entry.files.dir)).join(" ")}`);
+  const unverified = entries
+    .filter((entry) => entry.running)
+    .map((entry) => `builtin kill -KILL -- -${entry.pgid} 2>/dev/null;`);
+  const lines = [
+    REAP_FUNCTION,
+    `if [[ -d /proc/self ]]; then __sw_reap ${pairs}; else ${unverified.join(" ")} builtin echo "__SW_REAPED ${unverified.length}"; fi`,
+  ];
+  if (options.removeFiles && entries.length > 0)
+    lines.push(`command rm -rf -- ${entries.map((entry) => shellQuote(entry.files.dir)).join(" ")}`);
   lines.push("builtin true");
   return lines.join("\n");
 }

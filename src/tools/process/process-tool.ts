@@ -25,7 +25,10 @@ Actions:
 const inputSchema = z
   .object({
     action: z.enum(ACTIONS).describe("What to do"),
-    session_id: z.coerce.string().optional().describe("The process's session_id from terminal(background=true); required except for list"),
+    session_id: z.coerce
+      .string()
+      .optional()
+      .describe("The process's session_id from terminal(background=true); required except for list"),
     data: z.string().optional().describe("For write and submit: the text to send to stdin"),
     timeout: z.number().min(1).optional().describe("For wait: seconds to wait at most (default 180)"),
     offset: z.number().int().min(0).optional().describe("For log: first line (0 = show the last `limit` lines)"),
@@ -51,7 +54,10 @@ export const processTool = defineTool({
     }
     const process = registry.get(input.session_id);
     if (!process) {
-      return { status: "not_found", error: `No process with ID ${input.session_id}; process(action="list") shows the session ids.` };
+      return {
+        status: "not_found",
+        error: `No process with ID ${input.session_id}; process(action="list") shows the session ids.`,
+      };
     }
 
     switch (input.action) {
@@ -91,7 +97,9 @@ export const processTool = defineTool({
 });
 
 function stdinUnavailable(process: BackgroundProcess): ToolResult {
-  return { error: `Process stdin not available (${process.status === "running" ? "its stdin was closed" : `the process has ${process.status}`}).` };
+  return {
+    error: `Process stdin not available (${process.status === "running" ? "its stdin was closed" : `the process has ${process.status}`}).`,
+  };
 }
 
 function exitFields(process: BackgroundProcess): ToolResult {
@@ -100,12 +108,14 @@ function exitFields(process: BackgroundProcess): ToolResult {
   if (process.status === "killed") fields.completion_reason = "killed";
   if (process.status === "lost") {
     fields.completion_reason = "lost";
-    fields.note = "The process ended without recording its exit code (it was killed from outside, or its backend restarted).";
+    fields.note =
+      "The process ended without recording its exit code (it was killed from outside, or its backend restarted).";
   }
   return fields;
 }
 
-const uptime = (process: BackgroundProcess): number => Math.round(((process.finishedAt ?? Date.now()) - process.startedAt) / 1000);
+const uptime = (process: BackgroundProcess): number =>
+  Math.round(((process.finishedAt ?? Date.now()) - process.startedAt) / 1000);
 
 function listEntry(process: BackgroundProcess): ToolResult {
   return {
@@ -153,17 +163,42 @@ function log(process: BackgroundProcess, offset: number, limit: number): ToolRes
   return reply;
 }
 
-async function wait(registry: ProcessRegistry, process: BackgroundProcess, requested: number | undefined, capSeconds: number, signal: AbortSignal | undefined): Promise<ToolResult> {
+async function wait(
+  registry: ProcessRegistry,
+  process: BackgroundProcess,
+  requested: number | undefined,
+  capSeconds: number,
+  signal: AbortSignal | undefined,
+): Promise<ToolResult> {
   const seconds = Math.min(requested ?? DEFAULT_WAIT_SECONDS, capSeconds);
-  const note = requested !== undefined && requested > capSeconds ? `Requested wait of ${requested}s was clamped to the limit of ${capSeconds}s` : undefined;
+  const note =
+    requested !== undefined && requested > capSeconds
+      ? `Requested wait of ${requested}s was clamped to the limit of ${capSeconds}s`
+      : undefined;
   const ended = await registry.wait(process, seconds * 1000, signal);
   const extra = note === undefined ? {} : { timeout_note: note };
   if (ended) {
     process.endSeen = true;
-    return { session_id: process.id, status: process.status, ...exitFields(process), output: stripAnsi(process.output.slice(-2000)), ...extra };
+    return {
+      session_id: process.id,
+      status: process.status,
+      ...exitFields(process),
+      output: stripAnsi(process.output.slice(-2000)),
+      ...extra,
+    };
   }
   if (signal?.aborted) {
-    return { session_id: process.id, status: "interrupted", output: stripAnsi(process.output.slice(-1000)), note: "The wait was interrupted; the process is still running." };
+    return {
+      session_id: process.id,
+      status: "interrupted",
+      output: stripAnsi(process.output.slice(-1000)),
+      note: "The wait was interrupted; the process is still running.",
+    };
   }
-  return { session_id: process.id, status: "timeout", output: stripAnsi(process.output.slice(-1000)), timeout_note: note ?? `Waited ${seconds}s, process still running` };
+  return {
+    session_id: process.id,
+    status: "timeout",
+    output: stripAnsi(process.output.slice(-1000)),
+    timeout_note: note ?? `Waited ${seconds}s, process still running`,
+  };
 }

@@ -62,13 +62,19 @@ function chunkFor(textBytes: number): number {
 async function chunkSize(session: Environment, signal?: AbortSignal): Promise<number> {
   const known = chunkSizes.get(session);
   if (known !== undefined) return known;
-  const probe = await session.execute(`head -c ${CALIBRATION_BYTES} /dev/zero | tr '\\0' x`, { isolated: true, signal, cwd: "/" });
+  const probe = await session.execute(`head -c ${CALIBRATION_BYTES} /dev/zero | tr '\\0' x`, {
+    isolated: true,
+    signal,
+    cwd: "/",
+  });
   let kept = CALIBRATION_BYTES;
   if (probe.truncated) {
     const cut = /\[OUTPUT TRUNCATED - (\d+) bytes omitted out of (\d+) total\]/.exec(probe.output);
     kept = cut ? Number(cut[2]) - Number(cut[1]) : 4096;
   } else if (probe.exitCode !== 0 || probe.output.length < CALIBRATION_BYTES) {
-    throw new BackendIoError(`the ${session.backend} backend could not run head/tr (exit ${probe.exitCode}): ${probe.output.slice(0, 300)}`);
+    throw new BackendIoError(
+      `the ${session.backend} backend could not run head/tr (exit ${probe.exitCode}): ${probe.output.slice(0, 300)}`,
+    );
   }
   const size = chunkFor(kept);
   chunkSizes.set(session, size);
@@ -90,7 +96,11 @@ function checkFinished(result: { timedOut: boolean; interrupted: boolean; output
  * the output first, before a header line with a per-call token. Output too
  * big for one reply is parked in a temp file and fetched in pieces.
  */
-export async function runOnBackend(session: Environment, producer: string, options: BackendRunOptions = {}): Promise<BackendRunResult> {
+export async function runOnBackend(
+  session: Environment,
+  producer: string,
+  options: BackendRunOptions = {},
+): Promise<BackendRunResult> {
   const chunk = await chunkSize(session, options.signal);
   const textChunk = Math.floor((chunk / 3) * 4);
   const token = `SWIO_${randomBytes(6).toString("hex")}`;
@@ -122,12 +132,19 @@ export async function runOnBackend(session: Environment, producer: string, optio
   checkFinished(first, "the file operation");
   const at = first.output.lastIndexOf(`\n${token} `);
   const header = at === -1 ? null : /^(\d+) (\d+) (raw|gz) (.*)\n/.exec(first.output.slice(at + token.length + 2));
-  if (first.truncated) throw new BackendIoError("the reply was cut by the session's output limit (the command printed too much to stderr)");
+  if (first.truncated)
+    throw new BackendIoError(
+      "the reply was cut by the session's output limit (the command printed too much to stderr)",
+    );
   if (!header && first.exitCode === 126) {
-    throw new BackendIoError(`the terminal's current directory (${options.cwd ?? session.cwd}) cannot be entered: ${first.output.trim().slice(0, 300)}. Use the terminal to cd to a directory that exists, then try again`);
+    throw new BackendIoError(
+      `the terminal's current directory (${options.cwd ?? session.cwd}) cannot be entered: ${first.output.trim().slice(0, 300)}. Use the terminal to cd to a directory that exists, then try again`,
+    );
   }
   if (!header) {
-    throw new BackendIoError(`unexpected reply from the ${session.backend} backend (exit ${first.exitCode}): ${first.output.slice(0, 500)}`);
+    throw new BackendIoError(
+      `unexpected reply from the ${session.backend} backend (exit ${first.exitCode}): ${first.output.slice(0, 500)}`,
+    );
   }
   const [, rc, size, encoding, tempPath] = header as unknown as [string, string, string, string, string];
   const stderr = first.output.slice(0, at);
@@ -139,10 +156,14 @@ export async function runOnBackend(session: Environment, producer: string, optio
     while (tempPath !== "" && have < total) {
       const take = Math.min(textChunk, total - have);
       const last = have + take >= total;
-      const next = await run(`tail -c +${have + 1} ${shellQuote(tempPath)} | head -c ${take}${last ? `; rm -f ${shellQuote(tempPath)}` : ""}`);
+      const next = await run(
+        `tail -c +${have + 1} ${shellQuote(tempPath)} | head -c ${take}${last ? `; rm -f ${shellQuote(tempPath)}` : ""}`,
+      );
       checkFinished(next, "reading the result");
       if (next.truncated || next.output.length !== take) {
-        throw new BackendIoError(`reading the result from the backend returned ${next.output.length} of ${take} characters`);
+        throw new BackendIoError(
+          `reading the result from the backend returned ${next.output.length} of ${take} characters`,
+        );
       }
       parts.push(next.output);
       have += take;

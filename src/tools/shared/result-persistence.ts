@@ -53,7 +53,11 @@ export function resultsDir(session: Environment): string {
  * Saves `text` into the sandbox through the session, or into the host results
  * directory when that fails. Undefined when both fail.
  */
-export async function saveText(session: Environment, text: string, options: SaveOptions = {}): Promise<SavedText | undefined> {
+export async function saveText(
+  session: Environment,
+  text: string,
+  options: SaveOptions = {},
+): Promise<SavedText | undefined> {
   const name = `${safeName(options.id) ?? randomBytes(8).toString("hex")}.txt`;
   const dir = resultsDir(session);
   const path = `${dir}/${name}`;
@@ -67,16 +71,25 @@ export async function saveText(session: Environment, text: string, options: Save
     );
     const written = Number(result.output.trim());
     if (result.exitCode === 0 && written === bytes) return { path, where: "sandbox" };
-    sandboxError = result.exitCode === 0 ? `${written} of ${bytes} bytes were written` : `exit code ${result.exitCode}: ${result.output.trim().slice(0, 200)}`;
+    sandboxError =
+      result.exitCode === 0
+        ? `${written} of ${bytes} bytes were written`
+        : `exit code ${result.exitCode}: ${result.output.trim().slice(0, 200)}`;
   } catch (error) {
     sandboxError = error instanceof Error ? error.message : String(error);
   }
-  const hostDir = options.settings?.hostResultsDir ?? join(tmpdir(), `shellwright-results-${process.getuid?.() ?? "user"}`);
+  const hostDir =
+    options.settings?.hostResultsDir ?? join(tmpdir(), `shellwright-results-${process.getuid?.() ?? "user"}`);
   try {
     mkdirSync(hostDir, { recursive: true, mode: 0o700 });
     // Results may hold secrets: only into a real directory of ours that no one else can read.
     const stat = lstatSync(hostDir);
-    if (!stat.isDirectory() || (process.getuid !== undefined && stat.uid !== process.getuid()) || (stat.mode & 0o077) !== 0) return undefined;
+    if (
+      !stat.isDirectory() ||
+      (process.getuid !== undefined && stat.uid !== process.getuid()) ||
+      (stat.mode & 0o077) !== 0
+    )
+      return undefined;
     const hostPath = join(hostDir, name);
     writeFileSync(hostPath, text, { mode: 0o600 });
     return { path: hostPath, where: "host", sandboxError };
@@ -106,7 +119,12 @@ export function locationNote(saved: SavedText, session: Environment): string {
 }
 
 /** The text that replaces a persisted result (the format hermes-trained models know). */
-export function persistedMessage(text: string, saved: SavedText | undefined, session: Environment, previewChars: number): string {
+export function persistedMessage(
+  text: string,
+  saved: SavedText | undefined,
+  session: Environment,
+  previewChars: number,
+): string {
   const preview = previewOf(text, previewChars);
   if (saved === undefined) {
     return `${preview}\n\n[Truncated: tool response was ${text.length.toLocaleString("en-US")} chars. Full output could not be saved to the sandbox or the host.]`;
@@ -151,16 +169,24 @@ export async function persistResult(result: ToolResult, context: PersistContext)
   const settings = context.settings ?? DEFAULT_TOOL_SETTINGS;
   let field: string | undefined;
   for (const [key, value] of Object.entries(result)) {
-    if (typeof value === "string" && (field === undefined || value.length > (result[field] as string).length)) field = key;
+    if (typeof value === "string" && (field === undefined || value.length > (result[field] as string).length))
+      field = key;
   }
   const text = field === undefined ? JSON.stringify(result, null, 2) : (result[field] as string);
-  const saved = await saveText(context.session, text, { ...(context.callId === undefined ? {} : { id: context.callId }), settings });
+  const saved = await saveText(context.session, text, {
+    ...(context.callId === undefined ? {} : { id: context.callId }),
+    settings,
+  });
   const message = persistedMessage(text, saved, context.session, settings.previewChars);
   return field === undefined ? { output: message } : { ...result, [field]: message };
 }
 
 /** Layer 2: persists `result` when it is longer than its tool's threshold; otherwise returns it unchanged. */
-export async function persistLargeResult(toolName: string, result: ToolResult, context: PersistContext): Promise<ToolResult> {
+export async function persistLargeResult(
+  toolName: string,
+  result: ToolResult,
+  context: PersistContext,
+): Promise<ToolResult> {
   if (isPersisted(result) || resultSize(result) <= thresholdFor(toolName, context.settings)) return result;
   return persistResult(result, context);
 }
@@ -176,7 +202,10 @@ export interface TurnResult {
  * persists the largest (not yet persisted, not read_file) until the sum fits.
  * Returns a new array; the input is not changed.
  */
-export async function enforceTurnBudget(results: readonly TurnResult[], context: Omit<PersistContext, "callId">): Promise<TurnResult[]> {
+export async function enforceTurnBudget(
+  results: readonly TurnResult[],
+  context: Omit<PersistContext, "callId">,
+): Promise<TurnResult[]> {
   const settings = context.settings ?? DEFAULT_TOOL_SETTINGS;
   const out = results.map((entry) => ({ ...entry }));
   const sizes = out.map((entry) => resultSize(entry.result));
@@ -187,7 +216,10 @@ export async function enforceTurnBudget(results: readonly TurnResult[], context:
     .sort((a, b) => sizes[b.index]! - sizes[a.index]! || a.index - b.index);
   for (const { entry, index } of candidates) {
     if (total <= settings.turnBudgetChars) break;
-    entry.result = await persistResult(entry.result, { ...context, ...(entry.callId === undefined ? {} : { callId: entry.callId }) });
+    entry.result = await persistResult(entry.result, {
+      ...context,
+      ...(entry.callId === undefined ? {} : { callId: entry.callId }),
+    });
     const size = resultSize(entry.result);
     total += size - sizes[index]!;
     sizes[index] = size;

@@ -11,7 +11,12 @@ export interface Cut {
  * the end, with `notice(omitted, total)` between them. Never splits a
  * surrogate pair.
  */
-export function cutHeadTail(text: string, limit: number, headFraction: number, notice: (omitted: number, total: number) => string): Cut {
+export function cutHeadTail(
+  text: string,
+  limit: number,
+  headFraction: number,
+  notice: (omitted: number, total: number) => string,
+): Cut {
   if (text.length <= limit) return { text, omitted: 0 };
   let head = Math.floor(limit * headFraction);
   let tailStart = text.length - (limit - head);

@@ -49,7 +49,9 @@ export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
 export async function runTool(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
   const parsed = tool.inputSchema.safeParse(args ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`)
+      .join("; ");
     return { error: `Invalid arguments for ${tool.name}: ${problems}. Fix the arguments and call ${tool.name} again.` };
   }
   try {

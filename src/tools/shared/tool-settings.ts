@@ -90,14 +90,24 @@ export function toolSettings(input: ToolSettingsInput | ToolSettings = {}): Tool
   const thresholds = plainObject("toolThresholdChars", raw.toolThresholdChars);
   for (const [name, value] of Object.entries(thresholds)) {
     if (typeof value !== "number" || !(value >= 0)) {
-      throw new InvalidOptionError(`toolThresholdChars.${name}`, `toolThresholdChars.${name} must be a number of characters (0 or more), got ${describe(value)}`);
+      throw new InvalidOptionError(
+        `toolThresholdChars.${name}`,
+        `toolThresholdChars.${name} must be a number of characters (0 or more), got ${describe(value)}`,
+      );
     }
   }
   if (raw.hostResultsDir !== undefined && (typeof raw.hostResultsDir !== "string" || raw.hostResultsDir === "")) {
-    throw new InvalidOptionError("hostResultsDir", `hostResultsDir must be a directory path, got ${describe(raw.hostResultsDir)}`);
+    throw new InvalidOptionError(
+      "hostResultsDir",
+      `hostResultsDir must be a directory path, got ${describe(raw.hostResultsDir)}`,
+    );
   }
   return {
-    maxForegroundTimeoutSeconds: positiveSeconds("maxForegroundTimeoutSeconds", raw.maxForegroundTimeoutSeconds, d.maxForegroundTimeoutSeconds),
+    maxForegroundTimeoutSeconds: positiveSeconds(
+      "maxForegroundTimeoutSeconds",
+      raw.maxForegroundTimeoutSeconds,
+      d.maxForegroundTimeoutSeconds,
+    ),
     inlineOutputChars: positiveInteger("inlineOutputChars", raw.inlineOutputChars, d.inlineOutputChars),
     inlineHeadFraction: fraction("inlineHeadFraction", raw.inlineHeadFraction, d.inlineHeadFraction),
     captureOutputChars: positiveInteger("captureOutputChars", raw.captureOutputChars, d.captureOutputChars),

@@ -16,7 +16,16 @@ const MEANINGS: Record<string, Record<number, string>> = {
   },
   git: { 1: "Non-zero exit (often normal — e.g. 'git diff' returns 1 when files differ)" },
 };
-const ALIASES: Record<string, string> = { egrep: "grep", fgrep: "grep", rg: "grep", ag: "grep", ack: "grep", colordiff: "diff", "[": "test", "[[": "test" };
+const ALIASES: Record<string, string> = {
+  egrep: "grep",
+  fgrep: "grep",
+  rg: "grep",
+  ag: "grep",
+  ack: "grep",
+  colordiff: "diff",
+  "[": "test",
+  "[[": "test",
+};
 
 /**
  * The meaning of `exitCode` for the command that decided it (the last one of
@@ -29,7 +38,12 @@ export function exitCodeMeaning(command: string, exitCode: number): string | und
   const words = last.trim().split(/\s+/);
   // Skip `VAR=value` prefixes and wrappers that do not change the exit code.
   let index = 0;
-  while (index < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index]!) || ["sudo", "command", "time", "exec", "env"].includes(words[index]!))) index++;
+  while (
+    index < words.length &&
+    (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index]!) ||
+      ["sudo", "command", "time", "exec", "env"].includes(words[index]!))
+  )
+    index++;
   const word = words[index];
   if (word === undefined) return undefined;
   const base = word.slice(word.lastIndexOf("/") + 1);

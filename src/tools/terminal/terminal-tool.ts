@@ -29,19 +29,29 @@ Use \`workdir\` to run one command in another directory without changing the ses
 const inputSchema = z
   .object({
     command: z.string().min(1).describe("The command to execute"),
-    background: z.boolean().default(false).describe("Run it as a tracked background process and return at once with its session_id"),
+    background: z
+      .boolean()
+      .default(false)
+      .describe("Run it as a tracked background process and return at once with its session_id"),
     timeout: z
       .number()
       .int()
       .min(1)
       .optional()
-      .describe("Max seconds to wait for a foreground command (default: 180; foreground maximum: 600, above it use background=true)"),
+      .describe(
+        "Max seconds to wait for a foreground command (default: 180; foreground maximum: 600, above it use background=true)",
+      ),
     workdir: z
       .string()
       .min(1)
       .optional()
-      .describe("Working directory for this command only (absolute, or relative to the session directory). Defaults to the session working directory."),
-    notify_on_complete: z.boolean().default(false).describe("With background=true: queue a completion event with the exit code and the output's tail when it ends"),
+      .describe(
+        "Working directory for this command only (absolute, or relative to the session directory). Defaults to the session working directory.",
+      ),
+    notify_on_complete: z
+      .boolean()
+      .default(false)
+      .describe("With background=true: queue a completion event with the exit code and the output's tail when it ends"),
   })
   .strict();
 
@@ -66,7 +76,13 @@ export const terminalTool = defineTool({
   },
 });
 
-async function runForeground(command: string, cwd: string | undefined, timeout: number | undefined, context: ToolContext, settings: ToolSettings): Promise<ToolResult> {
+async function runForeground(
+  command: string,
+  cwd: string | undefined,
+  timeout: number | undefined,
+  context: ToolContext,
+  settings: ToolSettings,
+): Promise<ToolResult> {
   const { session } = context;
   // The session keeps only head and tail in memory; the whole output is
   // captured here too, so that a long output can be saved whole.
@@ -83,7 +99,11 @@ async function runForeground(command: string, cwd: string | undefined, timeout: 
       },
     });
   } catch (error) {
-    return { output: "", exit_code: -1, error: `Command execution failed: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      output: "",
+      exit_code: -1,
+      error: `Command execution failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 
   let output = result.output;
@@ -96,13 +116,18 @@ async function runForeground(command: string, cwd: string | undefined, timeout: 
   output = stripAnsi(output);
 
   if (output.length > settings.inlineOutputChars) {
-    const saved = await saveText(session, output, { settings, ...(context.callId === undefined ? {} : { id: context.callId }) });
-    const where = saved === undefined ? "the full output could not be saved" : locationNote(saved, session).replaceAll("\n", " ");
+    const saved = await saveText(session, output, {
+      settings,
+      ...(context.callId === undefined ? {} : { id: context.callId }),
+    });
+    const where =
+      saved === undefined ? "the full output could not be saved" : locationNote(saved, session).replaceAll("\n", " ");
     output = cutHeadTail(
       output,
       settings.inlineOutputChars,
       settings.inlineHeadFraction,
-      (omitted, total) => `\n\n... [OUTPUT TRUNCATED - ${omitted} chars omitted out of ${total} total. ${where}] ...\n\n`,
+      (omitted, total) =>
+        `\n\n... [OUTPUT TRUNCATED - ${omitted} chars omitted out of ${total} total. ${where}] ...\n\n`,
     ).text;
   }
 
@@ -112,21 +137,41 @@ async function runForeground(command: string, cwd: string | undefined, timeout: 
   return reply;
 }
 
-async function startBackground(command: string, cwd: string | undefined, notify: boolean, context: ToolContext, settings: ToolSettings): Promise<ToolResult> {
+async function startBackground(
+  command: string,
+  cwd: string | undefined,
+  notify: boolean,
+  context: ToolContext,
+  settings: ToolSettings,
+): Promise<ToolResult> {
   const registry = processRegistry(context.session, settings.processes);
   try {
     const process = await registry.spawn(command, { ...(cwd === undefined ? {} : { cwd }), notifyOnComplete: notify });
-    const reply: ToolResult = { output: "Background process started", session_id: process.id, pid: process.pid, status: "running" };
+    const reply: ToolResult = {
+      output: "Background process started",
+      session_id: process.id,
+      pid: process.pid,
+      status: "running",
+    };
     if (notify) reply.notify_on_complete = true;
-    else reply.hint = `Check on it with process(action="poll", session_id="${process.id}"), or process(action="wait") to block until it ends.`;
+    else
+      reply.hint = `Check on it with process(action="poll", session_id="${process.id}"), or process(action="wait") to block until it ends.`;
     return reply;
   } catch (error) {
-    const message = error instanceof ProcessError ? error.message : `Failed to start background process: ${error instanceof Error ? error.message : String(error)}`;
+    const message =
+      error instanceof ProcessError
+        ? error.message
+        : `Failed to start background process: ${error instanceof Error ? error.message : String(error)}`;
     return { output: "", exit_code: -1, error: message };
   }
 }
 
-async function approval(command: string, cwd: string, session: Environment, settings: ToolSettings): Promise<string | undefined> {
+async function approval(
+  command: string,
+  cwd: string,
+  session: Environment,
+  settings: ToolSettings,
+): Promise<string | undefined> {
   if (settings.approve === undefined || !APPROVAL_BACKENDS.includes(session.backend)) return undefined;
   let verdict: boolean | string;
   try {
@@ -136,7 +181,9 @@ async function approval(command: string, cwd: string, session: Environment, sett
     return `Command blocked: the approval check failed (${error instanceof Error ? error.message : String(error)}).`;
   }
   if (verdict === true) return undefined;
-  return typeof verdict === "string" && verdict !== "" ? verdict : "Command denied by the approval policy. Ask the user to run it, or rephrase the command.";
+  return typeof verdict === "string" && verdict !== ""
+    ? verdict
+    : "Command denied by the approval policy. Ask the user to run it, or rephrase the command.";
 }
 
 /** Absolute and `~` paths stay; a relative one is taken from the session's directory (not this process's). */

@@ -24,7 +24,10 @@ function invocations(logDir: string): string[][] {
       const raw = readFileSync(join(logDir, name), "utf8");
       const newline = raw.indexOf("\n");
       const count = Number(raw.slice(0, newline));
-      const args = raw.slice(newline + 1).split("\0").slice(0, count);
+      const args = raw
+        .slice(newline + 1)
+        .split("\0")
+        .slice(0, count);
       expect(args).toHaveLength(count);
       return args;
     });
@@ -98,7 +101,14 @@ describe("apptainer backend (stand-in)", () => {
     await withStandInLog(async (logDir) => {
       const home = mkdtempSync(join(work, "home-"));
       const overlay = join(work, "overlay");
-      const env = await createEnvironment({ backend: "apptainer", image: "docker://alpine", executable: standIn, scratchDir: join(work, "scratch"), homeDir: home, overlay });
+      const env = await createEnvironment({
+        backend: "apptainer",
+        image: "docker://alpine",
+        executable: standIn,
+        scratchDir: join(work, "scratch"),
+        homeDir: home,
+        overlay,
+      });
       expect((await env.execute("echo $HOME")).output).toBe(`${home}\n`);
       await env.close();
       const start = invocations(logDir)[1]!;
@@ -109,22 +119,36 @@ describe("apptainer backend (stand-in)", () => {
 
   it("kills a timed-out command inside the instance, through an exec of the kill script", async () => {
     await withStandInLog(async (logDir) => {
-      const env = await createEnvironment({ backend: "apptainer", image: "docker://alpine", executable: standIn, scratchDir: join(work, "scratch") });
+      const env = await createEnvironment({
+        backend: "apptainer",
+        image: "docker://alpine",
+        executable: standIn,
+        scratchDir: join(work, "scratch"),
+      });
       const pidFile = join(work, `sleeper-${Date.now()}`);
       const r = await env.execute(`sleep 300 & echo $! > ${pidFile}; wait`, { timeoutMs: 1000 });
       expect(r).toMatchObject({ exitCode: 124, timedOut: true });
       const sleeper = Number(readFileSync(pidFile, "utf8"));
-      const alive = await env.execute(`[ -e /proc/${sleeper} ] && ! grep -q ') Z' /proc/${sleeper}/stat && echo alive || echo gone`);
+      const alive = await env.execute(
+        `[ -e /proc/${sleeper} ] && ! grep -q ') Z' /proc/${sleeper}/stat && echo alive || echo gone`,
+      );
       expect(alive.output).toBe("gone\n");
       await env.close();
-      const killExecs = invocations(logDir).filter((args) => args[0] === "exec" && args.at(-1)!.includes("__shellwright_killed"));
+      const killExecs = invocations(logDir).filter(
+        (args) => args[0] === "exec" && args.at(-1)!.includes("__shellwright_killed"),
+      );
       expect(killExecs.length).toBeGreaterThanOrEqual(1);
       expect(killExecs[0]!.slice(3, 5)).toEqual(["bash", "-c"]);
     });
   });
 
   it("sends a script over the argv limit on stdin, ahead of the command's own stdin", async () => {
-    const env = await createEnvironment({ backend: "apptainer", image: "docker://alpine", executable: standIn, scratchDir: join(work, "scratch") });
+    const env = await createEnvironment({
+      backend: "apptainer",
+      image: "docker://alpine",
+      executable: standIn,
+      scratchDir: join(work, "scratch"),
+    });
     try {
       const big = "x".repeat(150_000);
       const r = await env.execute(`v='${big}'; echo \${#v}; cat`, { stdin: "after-the-script" });
@@ -136,24 +160,43 @@ describe("apptainer backend (stand-in)", () => {
 
   it("rejects bad options, naming the option and the value", async () => {
     await expect(createEnvironment({ backend: "apptainer" } as never)).rejects.toThrow(InvalidOptionError);
-    await expect(createEnvironment({ backend: "apptainer" } as never)).rejects.toThrow(/image must be a string, got undefined/);
-    await expect(createEnvironment({ backend: "apptainer", image: "x.sif", binds: ["a:b:rx"] })).rejects.toThrow(/binds\[0\] must look like .*"a:b:rx"/);
-    await expect(createEnvironment({ backend: "apptainer", image: "x.sif", cpus: -1 })).rejects.toThrow(/cpus must be a positive number of CPUs, got -1/);
-    await expect(createEnvironment({ backend: "apptainer", image: "x.sif", memoryMiB: 1.5 })).rejects.toThrow(/memoryMiB must be a positive integer, got 1.5/);
-    await expect(createEnvironment({ backend: "apptainer", image: "x.sif", imagee: "y" } as never)).rejects.toThrow(/Unknown apptainer backend option "imagee"/);
+    await expect(createEnvironment({ backend: "apptainer" } as never)).rejects.toThrow(
+      /image must be a string, got undefined/,
+    );
+    await expect(createEnvironment({ backend: "apptainer", image: "x.sif", binds: ["a:b:rx"] })).rejects.toThrow(
+      /binds\[0\] must look like .*"a:b:rx"/,
+    );
+    await expect(createEnvironment({ backend: "apptainer", image: "x.sif", cpus: -1 })).rejects.toThrow(
+      /cpus must be a positive number of CPUs, got -1/,
+    );
+    await expect(createEnvironment({ backend: "apptainer", image: "x.sif", memoryMiB: 1.5 })).rejects.toThrow(
+      /memoryMiB must be a positive integer, got 1.5/,
+    );
+    await expect(createEnvironment({ backend: "apptainer", image: "x.sif", imagee: "y" } as never)).rejects.toThrow(
+      /Unknown apptainer backend option "imagee"/,
+    );
   });
 
   it("says which executable is missing", async () => {
-    const error = await createEnvironment({ backend: "apptainer", image: "x.sif", executable: join(work, "no-such-apptainer") }).catch((e: unknown) => e);
+    const error = await createEnvironment({
+      backend: "apptainer",
+      image: "x.sif",
+      executable: join(work, "no-such-apptainer"),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SpawnError);
     expect((error as Error).message).toContain("no-such-apptainer");
   });
 
   it("reports Apptainer's own error when the instance cannot start", async () => {
-    const error = await createEnvironment({ backend: "apptainer", image: join(work, "missing.sif"), executable: standIn, scratchDir: join(work, "scratch") }).catch(
-      (e: unknown) => e,
-    );
+    const error = await createEnvironment({
+      backend: "apptainer",
+      image: join(work, "missing.sif"),
+      executable: standIn,
+      scratchDir: join(work, "scratch"),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendUnavailableError);
-    expect((error as Error).message).toMatch(/Could not start the Apptainer instance .*missing\.sif.*FATAL: .*no such file or directory/s);
+    expect((error as Error).message).toMatch(
+      /Could not start the Apptainer instance .*missing\.sif.*FATAL: .*no such file or directory/s,
+    );
   });
 });

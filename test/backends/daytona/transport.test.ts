@@ -14,13 +14,22 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { daytonaCommand, DaytonaTransport } from "../../../src/backends/daytona/transport.js";
 import { Session } from "../../../src/core/session.js";
-import { BackendUnavailableError, createEnvironment, InvalidOptionError, type Environment } from "../../../src/index.js";
+import {
+  BackendUnavailableError,
+  createEnvironment,
+  InvalidOptionError,
+  type Environment,
+} from "../../../src/index.js";
 import { FakeDaytona } from "../../fakes/fake-daytona.js";
 
 const work = mkdtempSync(join(tmpdir(), "sw-daytona-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function withDaytona<T>(client: FakeDaytona, config: Record<string, unknown>, fn: (env: Environment) => Promise<T>): Promise<T> {
+async function withDaytona<T>(
+  client: FakeDaytona,
+  config: Record<string, unknown>,
+  fn: (env: Environment) => Promise<T>,
+): Promise<T> {
   const env = await createEnvironment({ backend: "daytona", client, ...config });
   try {
     return await fn(env);
@@ -34,31 +43,53 @@ const isKillScript = (command: string): boolean => command.includes("__shellwrig
 describe("daytona backend (fake SDK client)", () => {
   it("creates a sandbox with image, name, labels, resources and env, and deletes it on close by default", async () => {
     const client = new FakeDaytona();
-    await withDaytona(client, { image: "debian:bookworm", cpus: 2, memoryMiB: 4096, diskGiB: 8, autoStopMinutes: 0, env: { SW_KEY: "k3y" } }, async (env) => {
-      expect(client.last.params).toMatchObject({ image: "debian:bookworm", resources: { cpu: 2, memory: 4, disk: 8 }, autoStopInterval: 0, envVars: { SW_KEY: "k3y" } });
-      expect((await env.execute("echo $SW_KEY")).output).toBe("k3y\n");
-      for (const command of client.last.process.sessionCommands) expect(command).not.toContain("k3y");
-    });
+    await withDaytona(
+      client,
+      { image: "debian:bookworm", cpus: 2, memoryMiB: 4096, diskGiB: 8, autoStopMinutes: 0, env: { SW_KEY: "k3y" } },
+      async (env) => {
+        expect(client.last.params).toMatchObject({
+          image: "debian:bookworm",
+          resources: { cpu: 2, memory: 4, disk: 8 },
+          autoStopInterval: 0,
+          envVars: { SW_KEY: "k3y" },
+        });
+        expect((await env.execute("echo $SW_KEY")).output).toBe("k3y\n");
+        for (const command of client.last.process.sessionCommands) expect(command).not.toContain("k3y");
+      },
+    );
     expect(client.last.calls).toContain("delete");
   });
 
   it("still takes the deprecated cpu and memoryGiB, each with one warning", async () => {
     const client = new FakeDaytona();
     const warnings: string[] = [];
-    await withDaytona(client, { image: "debian:bookworm", cpu: 2, memoryGiB: 4, onWarning: (message: string) => warnings.push(message) }, async () => {
-      expect(client.last.params).toMatchObject({ resources: { cpu: 2, memory: 4 } });
-    });
-    expect(warnings).toEqual([expect.stringMatching(/^cpu is deprecated; use cpus/), expect.stringMatching(/^memoryGiB is deprecated; use memoryMiB/)]);
+    await withDaytona(
+      client,
+      { image: "debian:bookworm", cpu: 2, memoryGiB: 4, onWarning: (message: string) => warnings.push(message) },
+      async () => {
+        expect(client.last.params).toMatchObject({ resources: { cpu: 2, memory: 4 } });
+      },
+    );
+    expect(warnings).toEqual([
+      expect.stringMatching(/^cpu is deprecated; use cpus/),
+      expect.stringMatching(/^memoryGiB is deprecated; use memoryMiB/),
+    ]);
   });
 
   it("refuses an old and a new spelling together, and memory Daytona cannot take", async () => {
     const client = new FakeDaytona();
-    await expect(createEnvironment({ backend: "daytona", client, memoryMiB: 4096, memoryGiB: 4 })).rejects.toThrow(/Pass memoryMiB or memoryGiB, not both/);
-    await expect(createEnvironment({ backend: "daytona", client, cpus: 2, cpu: 2 })).rejects.toThrow(/Pass cpus or cpu, not both/);
+    await expect(createEnvironment({ backend: "daytona", client, memoryMiB: 4096, memoryGiB: 4 })).rejects.toThrow(
+      /Pass memoryMiB or memoryGiB, not both/,
+    );
+    await expect(createEnvironment({ backend: "daytona", client, cpus: 2, cpu: 2 })).rejects.toThrow(
+      /Pass cpus or cpu, not both/,
+    );
     const error = await createEnvironment({ backend: "daytona", client, memoryMiB: 1536 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as InvalidOptionError).option).toBe("memoryMiB");
-    expect((error as Error).message).toMatch(/memoryMiB must be a whole number of GiB \(a multiple of 1024\) for Daytona, got 1536/);
+    expect((error as Error).message).toMatch(
+      /memoryMiB must be a whole number of GiB \(a multiple of 1024\) for Daytona, got 1536/,
+    );
     expect(client.sandboxes).toHaveLength(0);
   });
 
@@ -120,7 +151,9 @@ describe("daytona backend (fake SDK client)", () => {
       expect(r).toMatchObject({ exitCode: 124, timedOut: true, output: "before\n\n[Command timed out after 1s]" });
       expect(client.last.process.executed.filter(isKillScript).length).toBeGreaterThanOrEqual(1);
       expect(client.last.calls).not.toContain("stop");
-      const gone = await env.execute(`p=$(cat ${pidFile}); [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo alive || echo gone`);
+      const gone = await env.execute(
+        `p=$(cat ${pidFile}); [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo alive || echo gone`,
+      );
       expect(gone.output).toBe("gone\n");
     });
   });
@@ -129,7 +162,8 @@ describe("daytona backend (fake SDK client)", () => {
     const client = new FakeDaytona();
     await withDaytona(client, {}, async (env) => {
       await env.execute("export SW_BEFORE=1");
-      client.last.process.failExecuteCommand = (command) => (isKillScript(command) ? new Error("toolbox request timed out") : undefined);
+      client.last.process.failExecuteCommand = (command) =>
+        isKillScript(command) ? new Error("toolbox request timed out") : undefined;
       const r = await env.execute("echo partial; sleep 300", { timeoutMs: 800 });
       expect(r).toMatchObject({ exitCode: 124, timedOut: true, output: "partial\n\n[Command timed out after 0.8s]" });
       expect(client.last.calls).toContain("stop");
@@ -146,7 +180,9 @@ describe("daytona backend (fake SDK client)", () => {
       client.last.process.failSessionCommand = new Error("Request failed with status code 502: toolbox unavailable");
       const error = await env.execute("echo hi").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BackendUnavailableError);
-      expect((error as Error).message).toBe("daytona exec failed: Request failed with status code 502: toolbox unavailable");
+      expect((error as Error).message).toBe(
+        "daytona exec failed: Request failed with status code 502: toolbox unavailable",
+      );
       client.last.process.failSessionCommand = undefined;
       expect((await env.execute("echo hi")).output).toBe("hi\n");
     });
@@ -183,26 +219,58 @@ describe("daytona backend (fake SDK client)", () => {
 
   it("rejects bad options, naming the option and the value", async () => {
     const client = new FakeDaytona();
-    await expect(createEnvironment({ backend: "daytona", client, image: "a", snapshot: "b" })).rejects.toThrow(/Pass image or snapshot, not both/);
-    await expect(createEnvironment({ backend: "daytona", client, onClose: "archive" } as never)).rejects.toThrow(/onClose must be "delete", "stop" or "keep", got "archive"/);
-    await expect(createEnvironment({ backend: "daytona", client, labels: { a: 1 } } as never)).rejects.toThrow(InvalidOptionError);
-    await expect(createEnvironment({ backend: "daytona", client, memoryGiB: 0.5 })).rejects.toThrow(/memoryGiB must be a positive integer, got 0.5/);
+    await expect(createEnvironment({ backend: "daytona", client, image: "a", snapshot: "b" })).rejects.toThrow(
+      /Pass image or snapshot, not both/,
+    );
+    await expect(createEnvironment({ backend: "daytona", client, onClose: "archive" } as never)).rejects.toThrow(
+      /onClose must be "delete", "stop" or "keep", got "archive"/,
+    );
+    await expect(createEnvironment({ backend: "daytona", client, labels: { a: 1 } } as never)).rejects.toThrow(
+      InvalidOptionError,
+    );
+    await expect(createEnvironment({ backend: "daytona", client, memoryGiB: 0.5 })).rejects.toThrow(
+      /memoryGiB must be a positive integer, got 0.5/,
+    );
   });
 });
 
 describe("the Daytona timeout backstop (the spec's open item 4)", () => {
   it("wraps the whole launch in coreutils timeout, outside the wrapper", () => {
-    const command = daytonaCommand({ argv: ["env", "-i", "bash", "-c", "SCRIPT"], stdin: undefined }, { timeoutSec: 35 });
+    const command = daytonaCommand(
+      { argv: ["env", "-i", "bash", "-c", "SCRIPT"], stdin: undefined },
+      { timeoutSec: 35 },
+    );
     expect(command).toBe("timeout -k 5s 35s 'env' '-i' 'bash' '-c' 'SCRIPT' < /dev/null & wait $! 2>/dev/null");
-    const withFile = daytonaCommand({ argv: ["bash", "-c", "S"], stdin: undefined }, { stdinFile: "/tmp/in", removeFirst: ["/tmp/old"] });
-    expect(withFile).toBe("rm -f '/tmp/old'; 'bash' '-c' 'S' < '/tmp/in' & wait $! 2>/dev/null; __sw_ec=$?; rm -f '/tmp/in'; (exit $__sw_ec)");
+    const withFile = daytonaCommand(
+      { argv: ["bash", "-c", "S"], stdin: undefined },
+      { stdinFile: "/tmp/in", removeFirst: ["/tmp/old"] },
+    );
+    expect(withFile).toBe(
+      "rm -f '/tmp/old'; 'bash' '-c' 'S' < '/tmp/in' & wait $! 2>/dev/null; __sw_ec=$?; rm -f '/tmp/in'; (exit $__sw_ec)",
+    );
   });
 
   it("passes exit codes through, and when it fires the session stays consistent", async () => {
     const client = new FakeDaytona();
     // A negative margin makes the backstop fire before the session's own deadline.
-    const transport = new DaytonaTransport({ labels: {}, env: {}, onClose: "delete", client, serverTimeoutMarginMs: -2_500, startTimeoutSec: 60, warn: () => undefined });
-    const session = await Session.open(transport, { cwd: "~", timeoutMs: 4000, maxOutputChars: 50_000, outputHeadFraction: 0.4, killGraceMs: 1000, initTimeoutMs: 30_000, warn: () => undefined });
+    const transport = new DaytonaTransport({
+      labels: {},
+      env: {},
+      onClose: "delete",
+      client,
+      serverTimeoutMarginMs: -2_500,
+      startTimeoutSec: 60,
+      warn: () => undefined,
+    });
+    const session = await Session.open(transport, {
+      cwd: "~",
+      timeoutMs: 4000,
+      maxOutputChars: 50_000,
+      outputHeadFraction: 0.4,
+      killGraceMs: 1000,
+      initTimeoutMs: 30_000,
+      warn: () => undefined,
+    });
     try {
       expect((await session.execute(`export SW_SET=before; cd ${work}; exit 7`)).exitCode).toBe(7);
       expect(client.last.process.sessionCommands.at(-1)).toMatch(/^(rm -f [^;]*; )?timeout -k 5s 2s /);

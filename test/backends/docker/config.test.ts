@@ -16,11 +16,14 @@ const base = { image: "img:1" };
 const noWarnings = (message: string): void => {
   throw new Error(`unexpected warning: ${message}`);
 };
-const normalize = (raw: Record<string, unknown>, warn = noWarnings): DockerTransportOptions => normalizeDockerConfig(raw, warn, () => "/host/cwd");
-const argsFor = (raw: Record<string, unknown>, warn = noWarnings): string[] => dockerRunArgs(normalize({ ...base, ...raw }, warn), "c1");
+const normalize = (raw: Record<string, unknown>, warn = noWarnings): DockerTransportOptions =>
+  normalizeDockerConfig(raw, warn, () => "/host/cwd");
+const argsFor = (raw: Record<string, unknown>, warn = noWarnings): string[] =>
+  dockerRunArgs(normalize({ ...base, ...raw }, warn), "c1");
 
 /** The value after each occurrence of a flag. */
-const values = (args: string[], flag: string): string[] => args.flatMap((arg, i) => (arg === flag ? [args[i + 1]!] : []));
+const values = (args: string[], flag: string): string[] =>
+  args.flatMap((arg, i) => (arg === flag ? [args[i + 1]!] : []));
 
 describe("docker options", () => {
   it("applies the secure defaults", () => {
@@ -31,7 +34,9 @@ describe("docker options", () => {
     expect(values(args, "--cap-add")).toEqual(["DAC_OVERRIDE", "CHOWN", "FOWNER", "SETUID", "SETGID"]);
     expect(values(args, "--security-opt")).toEqual(["no-new-privileges"]);
     expect(values(args, "--pids-limit")).toEqual(["256"]);
-    expect(values(args, "--label")).toEqual(expect.arrayContaining(["shellwright=1", "shellwright.keep=0", `shellwright.owner=${hostname()}/${process.pid}`]));
+    expect(values(args, "--label")).toEqual(
+      expect.arrayContaining(["shellwright=1", "shellwright.keep=0", `shellwright.owner=${hostname()}/${process.pid}`]),
+    );
     expect(args).not.toContain("--network");
     expect(args.slice(-3)).toEqual(["img:1", "sleep", "infinity"]);
   });
@@ -66,7 +71,12 @@ describe("docker options", () => {
 
   it("still takes the deprecated memoryMb, as the same number of MiB, with one warning", () => {
     const warnings: string[] = [];
-    expect(values(argsFor({ memoryMb: 512 }, (message) => warnings.push(message)), "--memory")).toEqual(["512m"]);
+    expect(
+      values(
+        argsFor({ memoryMb: 512 }, (message) => warnings.push(message)),
+        "--memory",
+      ),
+    ).toEqual(["512m"]);
     expect(warnings).toEqual([expect.stringMatching(/memoryMb is deprecated; use memoryMiB/)]);
   });
 
@@ -115,8 +125,12 @@ describe("docker options", () => {
   });
 
   it("rejects unknown and removed options before touching the engine", async () => {
-    await expect(createEnvironment({ backend: "docker", image: "x", imagee: "y" } as never)).rejects.toThrow(/Unknown docker backend option "imagee"/);
-    await expect(createEnvironment({ backend: "docker", image: "x", persistent: true } as never)).rejects.toThrow(/persistent/);
+    await expect(createEnvironment({ backend: "docker", image: "x", imagee: "y" } as never)).rejects.toThrow(
+      /Unknown docker backend option "imagee"/,
+    );
+    await expect(createEnvironment({ backend: "docker", image: "x", persistent: true } as never)).rejects.toThrow(
+      /persistent/,
+    );
   });
 });
 
@@ -144,7 +158,11 @@ describe("exit line on stderr", () => {
     const wire = Buffer.concat([other, Buffer.from("\n__SHELLWRIGHT_EXIT__42__\n")]);
     for (let cut = 0; cut <= wire.length; cut++) {
       const scanner = new ExitLineScanner();
-      const passed = Buffer.concat([scanner.push(wire.subarray(0, cut)), scanner.push(wire.subarray(cut)), scanner.flush()]);
+      const passed = Buffer.concat([
+        scanner.push(wire.subarray(0, cut)),
+        scanner.push(wire.subarray(cut)),
+        scanner.flush(),
+      ]);
       expect(scanner.code).toBe(42);
       // Cut right after the line's leading newline, that newline has already gone out.
       const expected = cut === other.length + 1 ? Buffer.concat([other, Buffer.from("\n")]) : other;
@@ -159,7 +177,11 @@ describe("exit line on stderr", () => {
 
   it("gives back a held tail that turned out not to be the exit line", () => {
     const scanner = new ExitLineScanner();
-    const passed = Buffer.concat([scanner.push(Buffer.from("x\n__SHELLWRIGHT_EX")), scanner.push(Buffer.from("TRA\n")), scanner.flush()]);
+    const passed = Buffer.concat([
+      scanner.push(Buffer.from("x\n__SHELLWRIGHT_EX")),
+      scanner.push(Buffer.from("TRA\n")),
+      scanner.flush(),
+    ]);
     expect(passed.toString()).toBe("x\n__SHELLWRIGHT_EXTRA\n");
     expect(scanner.code).toBeUndefined();
   });

@@ -9,10 +9,20 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BackendUnavailableError, createEnvironment, type DockerCall, type DockerConfig, type Environment } from "../../../src/index.js";
+import {
+  BackendUnavailableError,
+  createEnvironment,
+  type DockerCall,
+  type DockerConfig,
+  type Environment,
+} from "../../../src/index.js";
 import { EngineApi, defaultSocketPath } from "../../../src/backends/docker/engine.js";
 import { startExec } from "../../../src/backends/docker/exec.js";
-import { listDockerContainers, reapDockerContainers, removeDockerContainers } from "../../../src/backends/docker/containers.js";
+import {
+  listDockerContainers,
+  reapDockerContainers,
+  removeDockerContainers,
+} from "../../../src/backends/docker/containers.js";
 
 const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
@@ -22,7 +32,13 @@ function docker(...args: string[]): string {
   // A stuck engine fails the test instead of blocking the whole run.
   return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
 }
-function inspect(container: string): { Id: string; Name: string; HostConfig: Record<string, unknown>; Config: { Env: string[] | null }; State: { Running: boolean } } {
+function inspect(container: string): {
+  Id: string;
+  Name: string;
+  HostConfig: Record<string, unknown>;
+  Config: { Env: string[] | null };
+  State: { Running: boolean };
+} {
   return JSON.parse(docker("inspect", container))[0];
 }
 function exists(container: string): boolean {
@@ -38,15 +54,25 @@ describe.skipIf(!enabled)("docker backend (real engine)", () => {
   const open: Environment[] = [];
   const leftovers: string[] = [];
 
-  async function session(config: Partial<DockerConfig> = {}): Promise<{ env: Environment; calls: DockerCall[]; container: string }> {
+  async function session(
+    config: Partial<DockerConfig> = {},
+  ): Promise<{ env: Environment; calls: DockerCall[]; container: string }> {
     const calls: DockerCall[] = [];
     // No network unless a test asks: dockerd 20.10's bridge teardown has deadlocked
     // under many concurrent removals here, and only a few tests need the default.
-    const env = await createEnvironment({ backend: "docker", image, network: false, trace: (call) => calls.push(call), ...config });
+    const env = await createEnvironment({
+      backend: "docker",
+      image,
+      network: false,
+      trace: (call) => calls.push(call),
+      ...config,
+    });
     open.push(env);
     await env.execute("true");
     // The full id, from the engine calls the backend made.
-    const container = calls.flatMap((c) => (c.via === "api" ? (/^\/containers\/([0-9a-f]{64})\/exec$/.exec(c.path)?.[1] ?? []) : []))[0]!;
+    const container = calls.flatMap((c) =>
+      c.via === "api" ? (/^\/containers\/([0-9a-f]{64})\/exec$/.exec(c.path)?.[1] ?? []) : [],
+    )[0]!;
     leftovers.push(container);
     return { env, calls, container };
   }
@@ -68,12 +94,19 @@ describe.skipIf(!enabled)("docker backend (real engine)", () => {
       process.env.SW_TEST_FORWARDED = "forwarded-value";
       process.env.SW_TEST_EMPTY = "";
       try {
-        const { env, calls } = await session({ forwardEnv: ["SW_TEST_FORWARDED", "SW_TEST_EMPTY", "SW_TEST_MISSING"], env: { SW_TEST_SET: "set-value" } });
-        expect((await env.execute('echo "$SW_TEST_FORWARDED $SW_TEST_SET [${SW_TEST_EMPTY-unset}]"')).output).toBe("forwarded-value set-value [unset]\n");
+        const { env, calls } = await session({
+          forwardEnv: ["SW_TEST_FORWARDED", "SW_TEST_EMPTY", "SW_TEST_MISSING"],
+          env: { SW_TEST_SET: "set-value" },
+        });
+        expect((await env.execute('echo "$SW_TEST_FORWARDED $SW_TEST_SET [${SW_TEST_EMPTY-unset}]"')).output).toBe(
+          "forwarded-value set-value [unset]\n",
+        );
         await env.execute("export LATER=1");
         await env.execute("true", { stdin: "data" });
 
-        const execs = calls.filter((c): c is Extract<DockerCall, { via: "api" }> => c.via === "api" && /\/containers\/[^/]+\/exec$/.test(c.path));
+        const execs = calls.filter(
+          (c): c is Extract<DockerCall, { via: "api" }> => c.via === "api" && /\/containers\/[^/]+\/exec$/.test(c.path),
+        );
         expect(execs.length).toBeGreaterThanOrEqual(4);
         const [init, ...later] = execs.map((c) => c.body as { Env?: string[]; Cmd: string[]; AttachStdin: boolean });
         // The trace names the variables, never their values.
@@ -120,7 +153,13 @@ describe.skipIf(!enabled)("docker backend (real engine)", () => {
       const { env, container } = await session({ network: true });
       const host = inspect(container).HostConfig;
       expect(host.CapDrop).toEqual(["ALL"]);
-      expect((host.CapAdd as string[]).map((cap) => cap.replace(/^CAP_/, "")).sort()).toEqual(["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"]);
+      expect((host.CapAdd as string[]).map((cap) => cap.replace(/^CAP_/, "")).sort()).toEqual([
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "SETGID",
+        "SETUID",
+      ]);
       expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
       expect(host.PidsLimit).toBe(256);
       expect(host.Init).toBe(true);
@@ -165,7 +204,10 @@ for k in kids:
       expect(started).toBeGreaterThan(0);
       expect(started).toBeLessThan(40);
       // Allocating past the memory (and swap) limit gets the process killed.
-      const hog = await env.execute("python3 -c 'b = bytearray(600 * 1024 * 1024); b[::4096] = b\"x\" * len(b[::4096]); print(\"survived\")'", { timeoutMs: 60_000 });
+      const hog = await env.execute(
+        'python3 -c \'b = bytearray(600 * 1024 * 1024); b[::4096] = b"x" * len(b[::4096]); print("survived")\'',
+        { timeoutMs: 60_000 },
+      );
       expect(hog.output).not.toMatch(/^survived$/m);
       expect(hog.output).toContain("Killed");
       expect(hog.exitCode).toBe(137);
@@ -201,9 +243,14 @@ for k in kids:
     });
 
     it("passes extra docker run args and labels", async () => {
-      const { env, container } = await session({ network: true, extraArgs: ["--hostname", "sw-extra"], labels: { "sw.test": "yes" } });
+      const { env, container } = await session({
+        network: true,
+        extraArgs: ["--hostname", "sw-extra"],
+        labels: { "sw.test": "yes" },
+      });
       expect((await env.execute("hostname")).output).toBe("sw-extra\n");
-      const labels = (JSON.parse(docker("inspect", container))[0] as { Config: { Labels: Record<string, string> } }).Config.Labels;
+      const labels = (JSON.parse(docker("inspect", container))[0] as { Config: { Labels: Record<string, string> } })
+        .Config.Labels;
       expect(labels).toMatchObject({ "sw.test": "yes", shellwright: "1", "shellwright.keep": "0" });
     });
 
@@ -252,7 +299,11 @@ for k in kids:
       const { container } = await session();
       const engine = new EngineApi(defaultSocketPath());
       try {
-        const handle = startExec(engine, { containerId: container, cmd: ["bash", "-c", "printf 'to-stderr\\377\\n' >&2; echo to-stdout; exit 4"], reportExit: true });
+        const handle = startExec(engine, {
+          containerId: container,
+          cmd: ["bash", "-c", "printf 'to-stderr\\377\\n' >&2; echo to-stdout; exit 4"],
+          reportExit: true,
+        });
         const chunks: Buffer[] = [];
         for await (const chunk of handle.output) chunks.push(Buffer.from(chunk));
         expect(await handle.wait()).toBe(4);
@@ -360,7 +411,9 @@ for k in kids:
     });
 
     it("fails clearly on an image that does not exist, leaving no container behind", async () => {
-      await expect(createEnvironment({ backend: "docker", image: "shellwright-no-such-image:never" })).rejects.toThrow(/docker run failed.*shellwright-no-such-image/s);
+      await expect(createEnvironment({ backend: "docker", image: "shellwright-no-such-image:never" })).rejects.toThrow(
+        /docker run failed.*shellwright-no-such-image/s,
+      );
       expect(docker("ps", "-a", "--format", "{{.Image}}")).not.toContain("shellwright-no-such-image");
     });
 
@@ -378,7 +431,9 @@ for k in kids:
       const long = "y".repeat(300_000);
       const result = await env.execute(`v=${long}; echo \${#v}; export LONG_DONE=1`);
       expect(result).toMatchObject({ exitCode: 0, output: "300000\n" });
-      expect((await env.execute("echo $LONG_DONE; ls /tmp | grep -c shellwright-script || true")).output).toBe("1\n0\n");
+      expect((await env.execute("echo $LONG_DONE; ls /tmp | grep -c shellwright-script || true")).output).toBe(
+        "1\n0\n",
+      );
       // Staged the same way, it is still killed inside the container on a timeout.
       const timedOut = await env.execute(`v=${long}; sleep 304`, { timeoutMs: 1500 });
       expect(timedOut.exitCode).toBe(124);
@@ -395,7 +450,14 @@ for k in kids:
       const stopped = `sw-test-stopped-${process.pid}`;
       const stranger = `sw-test-stranger-${process.pid}`;
       leftovers.push(orphan, stopped, stranger);
-      const labels = (owner: string): string[] => ["--label", "shellwright=1", "--label", "shellwright.keep=0", "--label", `shellwright.owner=${owner}`];
+      const labels = (owner: string): string[] => [
+        "--label",
+        "shellwright=1",
+        "--label",
+        "shellwright.keep=0",
+        "--label",
+        `shellwright.owner=${owner}`,
+      ];
       docker("run", "-d", "--name", orphan, ...labels(`${hostname()}/999999999`), image, "sleep", "infinity");
       docker("create", "--name", stopped, ...labels(`${hostname()}/${process.pid}`), image, "true");
       docker("run", "-d", "--name", stranger, image, "sleep", "infinity");
@@ -404,7 +466,11 @@ for k in kids:
       const byName = new Map(listed.map((c) => [c.name, c]));
       expect(byName.get(orphan)).toMatchObject({ state: "running", keep: false, owner: `${hostname()}/999999999` });
       expect(byName.get(stopped)).toMatchObject({ state: "created" });
-      expect(listed.find((c) => c.id.startsWith(kept.container))).toMatchObject({ keep: true, state: "running", owner: `${hostname()}/${process.pid}` });
+      expect(listed.find((c) => c.id.startsWith(kept.container))).toMatchObject({
+        keep: true,
+        state: "running",
+        owner: `${hostname()}/${process.pid}`,
+      });
       expect(listed.some((c) => c.id.startsWith(live.container))).toBe(true);
       expect(byName.has(stranger)).toBe(false);
 

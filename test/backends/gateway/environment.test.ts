@@ -6,7 +6,14 @@
 
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { BackendUnavailableError, createEnvironment, InvalidOptionError, SessionClosedError, type Environment, type Gateway } from "../../../src/index.js";
+import {
+  BackendUnavailableError,
+  createEnvironment,
+  InvalidOptionError,
+  SessionClosedError,
+  type Environment,
+  type Gateway,
+} from "../../../src/index.js";
 import { eventually, startTestGateway, TOKEN } from "../../gateway/helpers.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -21,7 +28,12 @@ async function gatewayFor(options: Parameters<typeof startTestGateway>[0] = {}):
 }
 
 async function connect(gateway: Gateway | string, extra: Record<string, unknown> = {}): Promise<Environment> {
-  const env = await createEnvironment({ backend: "gateway", url: typeof gateway === "string" ? gateway : gateway.url, token: TOKEN, ...extra });
+  const env = await createEnvironment({
+    backend: "gateway",
+    url: typeof gateway === "string" ? gateway : gateway.url,
+    token: TOKEN,
+    ...extra,
+  });
   cleanups.push(() => env.close());
   return env;
 }
@@ -38,15 +50,25 @@ async function freePort(): Promise<number> {
 describe("gateway backend", () => {
   it("validates its options before any request", async () => {
     await expect(createEnvironment({ backend: "gateway", url: "not a url" })).rejects.toMatchObject({ option: "url" });
-    await expect(createEnvironment({ backend: "gateway", url: "ftp://127.0.0.1/" })).rejects.toThrow(/http:\/\/ or https:\/\//);
-    await expect(createEnvironment({ backend: "gateway", url: "http://127.0.0.1:1", tokn: "x" } as never)).rejects.toMatchObject({ option: "tokn" });
-    await expect(createEnvironment({ backend: "gateway", url: "http://127.0.0.1:1", timeoutMs: -5 })).rejects.toMatchObject({ option: "timeoutMs" });
-    await expect(createEnvironment({ backend: "gateway", url: "http://127.0.0.1:1", persistent: true } as never)).rejects.toMatchObject({ option: "persistent" });
+    await expect(createEnvironment({ backend: "gateway", url: "ftp://127.0.0.1/" })).rejects.toThrow(
+      /http:\/\/ or https:\/\//,
+    );
+    await expect(
+      createEnvironment({ backend: "gateway", url: "http://127.0.0.1:1", tokn: "x" } as never),
+    ).rejects.toMatchObject({ option: "tokn" });
+    await expect(
+      createEnvironment({ backend: "gateway", url: "http://127.0.0.1:1", timeoutMs: -5 }),
+    ).rejects.toMatchObject({ option: "timeoutMs" });
+    await expect(
+      createEnvironment({ backend: "gateway", url: "http://127.0.0.1:1", persistent: true } as never),
+    ).rejects.toMatchObject({ option: "persistent" });
   });
 
   it("throws BackendUnavailableError when nothing listens, after retrying briefly", async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const error = await createEnvironment({ backend: "gateway", url, token: TOKEN, connectRetryMs: 200 }).catch((e: unknown) => e);
+    const error = await createEnvironment({ backend: "gateway", url, token: TOKEN, connectRetryMs: 200 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(BackendUnavailableError);
     expect((error as BackendUnavailableError).code).toBe("BACKEND_UNAVAILABLE");
     expect((error as Error).message).toContain("is `shellwright serve` running?");
@@ -54,7 +76,11 @@ describe("gateway backend", () => {
 
   it("throws BackendUnavailableError naming the token when the gateway refuses it", async () => {
     const gateway = await gatewayFor();
-    const error = await createEnvironment({ backend: "gateway", url: gateway.url, token: "wrong-token-0123456789" }).catch((e: unknown) => e);
+    const error = await createEnvironment({
+      backend: "gateway",
+      url: gateway.url,
+      token: "wrong-token-0123456789",
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendUnavailableError);
     expect((error as Error).message).toMatch(/refused the token \(401\)/);
     expect(gateway.registry.size).toBe(0);
@@ -74,7 +100,10 @@ describe("gateway backend", () => {
 
   it("turns a cwd outside the gateway's roots into InvalidOptionError", async () => {
     const gateway = await gatewayFor({ allowedRoots: ["/tmp"] });
-    await expect(connect(gateway, { cwd: "/etc" })).rejects.toMatchObject({ name: "InvalidOptionError", option: "cwd" });
+    await expect(connect(gateway, { cwd: "/etc" })).rejects.toMatchObject({
+      name: "InvalidOptionError",
+      option: "cwd",
+    });
     const env = await connect(gateway, { cwd: "/tmp" });
     const error = await env.execute("pwd", { cwd: "/" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionError);
@@ -84,7 +113,13 @@ describe("gateway backend", () => {
   it("passes session options through and reports the gateway's warnings", async () => {
     const gateway = await gatewayFor();
     const warnings: string[] = [];
-    const env = await connect(gateway, { cwd: "/", env: { SW_OPT: "v" }, maxOutputChars: 100, initTimeoutMs: 10_000, onWarning: (m: string) => warnings.push(m) });
+    const env = await connect(gateway, {
+      cwd: "/",
+      env: { SW_OPT: "v" },
+      maxOutputChars: 100,
+      initTimeoutMs: 10_000,
+      onWarning: (m: string) => warnings.push(m),
+    });
     expect(env).toMatchObject({ backend: "gateway", cwd: "/", snapshotReady: true, closed: false });
     expect(env.id).toMatch(/^[0-9a-f]{12}$/);
     expect((await env.execute("echo $SW_OPT")).output).toBe("v\n");
@@ -139,7 +174,10 @@ describe("gateway backend", () => {
   it("throws SessionClosedError when the session is closed on the gateway", async () => {
     const gateway = await gatewayFor();
     const env = await connect(gateway);
-    await fetch(`${gateway.url}/v1/sessions/${env.id}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
+    await fetch(`${gateway.url}/v1/sessions/${env.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     const error = await env.execute("true").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionClosedError);
     expect((error as Error).message).toMatch(/gone/);
@@ -195,14 +233,22 @@ describe("gateway backend", () => {
 
   it("serves 50 clients running 20 commands each at once, every result correct", async () => {
     const gateway = await gatewayFor({ maxSessions: 50, maxConcurrentExecutions: 16 });
-    const clients = await Promise.all(Array.from({ length: 50 }, (_, c) => connect(gateway, { env: { SW_CLIENT: String(c) } })));
+    const clients = await Promise.all(
+      Array.from({ length: 50 }, (_, c) => connect(gateway, { env: { SW_CLIENT: String(c) } })),
+    );
     const failures: string[] = [];
     await Promise.all(
       clients.map(async (env, c) => {
         for (let i = 0; i < 20; i++) {
-          const r = await env.execute(`echo "$SW_CLIENT:${i}:$SW_PREV"; export SW_PREV=${i}`, i % 5 === 0 ? { stdin: `in-${c}-${i}` } : {});
+          const r = await env.execute(
+            `echo "$SW_CLIENT:${i}:$SW_PREV"; export SW_PREV=${i}`,
+            i % 5 === 0 ? { stdin: `in-${c}-${i}` } : {},
+          );
           const expected = `${c}:${i}:${i === 0 ? "" : i - 1}\n`;
-          if (r.exitCode !== 0 || r.output !== expected) failures.push(`client ${c} call ${i}: ${JSON.stringify(r.output)} exit ${r.exitCode}, wanted ${JSON.stringify(expected)}`);
+          if (r.exitCode !== 0 || r.output !== expected)
+            failures.push(
+              `client ${c} call ${i}: ${JSON.stringify(r.output)} exit ${r.exitCode}, wanted ${JSON.stringify(expected)}`,
+            );
         }
       }),
     );

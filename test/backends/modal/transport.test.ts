@@ -11,13 +11,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ADD_PYTHON_COMMANDS, resolveModalImage } from "../../../src/backends/modal/transport.js";
-import { BackendUnavailableError, createEnvironment, InvalidOptionError, type Environment } from "../../../src/index.js";
+import {
+  BackendUnavailableError,
+  createEnvironment,
+  InvalidOptionError,
+  type Environment,
+} from "../../../src/index.js";
 import { FakeModalClient } from "../../fakes/fake-modal.js";
 
 const work = mkdtempSync(join(tmpdir(), "sw-modal-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function withModal<T>(fn: (env: Environment, client: FakeModalClient) => Promise<T>, config: Record<string, unknown> = {}): Promise<T> {
+async function withModal<T>(
+  fn: (env: Environment, client: FakeModalClient) => Promise<T>,
+  config: Record<string, unknown> = {},
+): Promise<T> {
   const client = new FakeModalClient();
   const env = await createEnvironment({ backend: "modal", client, ...config });
   try {
@@ -27,7 +35,8 @@ async function withModal<T>(fn: (env: Environment, client: FakeModalClient) => P
   }
 }
 
-const isKillScript = (argv: string[]): boolean => argv[0] === "bash" && argv[1] === "-c" && argv[2]!.includes("__shellwright_killed");
+const isKillScript = (argv: string[]): boolean =>
+  argv[0] === "bash" && argv[1] === "-c" && argv[2]!.includes("__shellwright_killed");
 
 describe("modal backend (fake SDK client)", () => {
   it("creates one sandbox with the configured image, resources, lifetime and env", async () => {
@@ -38,14 +47,28 @@ describe("modal backend (fake SDK client)", () => {
         const sandbox = client.last;
         expect(sandbox.image.tag).toBe("ubuntu:24.04");
         expect(sandbox.image.commands).toEqual(ADD_PYTHON_COMMANDS);
-        expect(sandbox.params).toMatchObject({ cpu: 2, memoryMiB: 4096, timeoutMs: 600_000, idleTimeoutMs: 120_000, env: { SW_TOKEN: "t0k3n" } });
+        expect(sandbox.params).toMatchObject({
+          cpu: 2,
+          memoryMiB: 4096,
+          timeoutMs: 600_000,
+          idleTimeoutMs: 120_000,
+          env: { SW_TOKEN: "t0k3n" },
+        });
         expect((await env.execute("echo $SW_TOKEN")).output).toBe("t0k3n\n");
         // Secrets travel in the creation request, never in an exec's argv.
         for (const exec of sandbox.execs) expect(exec.argv.join(" ")).not.toContain("t0k3n");
         await env.close();
         expect(sandbox.terminateCalls).toBe(1);
       },
-      { image: "ubuntu:24.04", appName: "my-app", cpus: 2, memoryMiB: 4096, lifetimeMs: 600_000, idleTimeoutMs: 120_000, env: { SW_TOKEN: "t0k3n" } },
+      {
+        image: "ubuntu:24.04",
+        appName: "my-app",
+        cpus: 2,
+        memoryMiB: 4096,
+        lifetimeMs: 600_000,
+        idleTimeoutMs: 120_000,
+        env: { SW_TOKEN: "t0k3n" },
+      },
     );
   });
 
@@ -72,7 +95,9 @@ describe("modal backend (fake SDK client)", () => {
       expect(sandbox.execs.filter((e) => isKillScript(e.argv)).length).toBeGreaterThanOrEqual(1);
       expect(sandbox.terminateCalls).toBe(0);
       expect(client.sandboxesCreated).toHaveLength(1);
-      const gone = await env.execute(`p=$(cat ${pidFile}); [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo alive || echo gone`);
+      const gone = await env.execute(
+        `p=$(cat ${pidFile}); [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo alive || echo gone`,
+      );
       expect(gone.output).toBe("gone\n");
     });
   });
@@ -93,7 +118,8 @@ describe("modal backend (fake SDK client)", () => {
     await withModal(async (env, client) => {
       await env.execute("export KEPT=1");
       const first = client.last;
-      first.failExec = (argv) => (isKillScript(argv) ? new Error("deadline exceeded talking to the command router") : undefined);
+      first.failExec = (argv) =>
+        isKillScript(argv) ? new Error("deadline exceeded talking to the command router") : undefined;
       const r = await env.execute("echo partial; sleep 300", { timeoutMs: 800 });
       expect(r).toMatchObject({ exitCode: 124, timedOut: true, output: "partial\n\n[Command timed out after 0.8s]" });
       expect(first.terminateCalls).toBe(1);
@@ -107,7 +133,8 @@ describe("modal backend (fake SDK client)", () => {
 
   it("keeps the SDK's error message in a typed error, and the session stays usable", async () => {
     await withModal(async (env, client) => {
-      client.last.failExec = (argv) => (argv.includes("-c") && !isKillScript(argv) ? new Error("UNAVAILABLE: connection reset by peer") : undefined);
+      client.last.failExec = (argv) =>
+        argv.includes("-c") && !isKillScript(argv) ? new Error("UNAVAILABLE: connection reset by peer") : undefined;
       const error = await env.execute("echo hi").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BackendUnavailableError);
       expect((error as Error).message).toBe("modal exec failed: UNAVAILABLE: connection reset by peer");
@@ -138,7 +165,8 @@ describe("modal backend (fake SDK client)", () => {
       const r = await env.execute(`v='${big}'; echo \${#v}; sha256sum | cut -c1-64`, { stdin });
       const { createHash } = await import("node:crypto");
       expect(r).toMatchObject({ exitCode: 0, output: `100000\n${createHash("sha256").update(stdin).digest("hex")}\n` });
-      for (const exec of client.last.execs) expect(exec.argv.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0)).toBeLessThanOrEqual(65_536);
+      for (const exec of client.last.execs)
+        expect(exec.argv.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0)).toBeLessThanOrEqual(65_536);
     });
   });
 
@@ -147,24 +175,37 @@ describe("modal backend (fake SDK client)", () => {
     client.failCreate = new Error("Image build for im-123 failed");
     const error = await createEnvironment({ backend: "modal", client }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendUnavailableError);
-    expect((error as Error).message).toBe("Could not create a Modal sandbox from debian:bookworm-slim: Image build for im-123 failed");
+    expect((error as Error).message).toBe(
+      "Could not create a Modal sandbox from debian:bookworm-slim: Image build for im-123 failed",
+    );
   });
 
   it("rejects bad options, naming the option and the value", async () => {
-    await expect(createEnvironment({ backend: "modal", client: new FakeModalClient(), addPython: "yes" } as never)).rejects.toThrow(
-      /addPython must be true, false or "auto", got "yes"/,
+    await expect(
+      createEnvironment({ backend: "modal", client: new FakeModalClient(), addPython: "yes" } as never),
+    ).rejects.toThrow(/addPython must be true, false or "auto", got "yes"/);
+    await expect(createEnvironment({ backend: "modal", client: new FakeModalClient(), memoryMiB: 0 })).rejects.toThrow(
+      InvalidOptionError,
     );
-    await expect(createEnvironment({ backend: "modal", client: new FakeModalClient(), memoryMiB: 0 })).rejects.toThrow(InvalidOptionError);
-    await expect(createEnvironment({ backend: "modal", client: {} as never })).rejects.toThrow(/client must be an SDK client with `apps`/);
-    await expect(createEnvironment({ backend: "modal", client: new FakeModalClient(), timeout: 5 } as never)).rejects.toThrow(/Unknown modal backend option "timeout"/);
+    await expect(createEnvironment({ backend: "modal", client: {} as never })).rejects.toThrow(
+      /client must be an SDK client with `apps`/,
+    );
+    await expect(
+      createEnvironment({ backend: "modal", client: new FakeModalClient(), timeout: 5 } as never),
+    ).rejects.toThrow(/Unknown modal backend option "timeout"/);
   });
 });
 
-const layers = (spec: ReturnType<typeof resolveModalImage>): string[] | undefined => (spec.kind === "registry" ? spec.dockerfileCommands : undefined);
+const layers = (spec: ReturnType<typeof resolveModalImage>): string[] | undefined =>
+  spec.kind === "registry" ? spec.dockerfileCommands : undefined;
 
 describe("resolveModalImage (PR 4511)", () => {
   it("adds Python to ubuntu and debian registry images only", () => {
-    expect(resolveModalImage("ubuntu:22.04", "auto")).toEqual({ kind: "registry", tag: "ubuntu:22.04", dockerfileCommands: ADD_PYTHON_COMMANDS });
+    expect(resolveModalImage("ubuntu:22.04", "auto")).toEqual({
+      kind: "registry",
+      tag: "ubuntu:22.04",
+      dockerfileCommands: ADD_PYTHON_COMMANDS,
+    });
     expect(layers(resolveModalImage("docker.io/library/debian:bookworm-slim", "auto"))).toEqual(ADD_PYTHON_COMMANDS);
     expect(layers(resolveModalImage("python:3.12-slim", "auto"))).toEqual([]);
     expect(layers(resolveModalImage("nikolaik/python-nodejs:python3.11-nodejs20", "auto"))).toEqual([]);

@@ -45,7 +45,10 @@ describe("sdkProcessHandle", () => {
   });
 
   it("keeps the SDK's error message in a typed error and ends the output", async () => {
-    const handle = sdkProcessHandle({ backend: "test", run: async () => Promise.reject(new Error("quota exceeded for sandboxes")) });
+    const handle = sdkProcessHandle({
+      backend: "test",
+      run: async () => Promise.reject(new Error("quota exceeded for sandboxes")),
+    });
     const error = await handle.wait().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendUnavailableError);
     expect((error as Error).message).toBe("test exec failed: quota exceeded for sandboxes");
@@ -132,7 +135,10 @@ describe("the in-backend tree kill", () => {
     expect(killed.length).toBe(2);
     expect(killed).toContain(root.pid);
     // Both ignore TERM: that they are gone means the script went on to KILL.
-    for (const pid of killed) expect(existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")), `pid ${pid}`).toBe(false);
+    for (const pid of killed)
+      expect(existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")), `pid ${pid}`).toBe(
+        false,
+      );
   });
 
   it("refuses to guess without a PID, so the session can fall back", async () => {

@@ -5,7 +5,17 @@
  * after the sandbox was replaced. The fakes write to this machine's disk.
  */
 
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, existsSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  existsSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -29,7 +39,8 @@ const harnesses: Harness[] = [
       const env = await createEnvironment({ backend: "modal", client, sync });
       return {
         env,
-        writes: () => client.sandboxesCreated.flatMap((s) => s.filesystem.calls.filter((c) => c.startsWith("writeBytes "))),
+        writes: () =>
+          client.sandboxesCreated.flatMap((s) => s.filesystem.calls.filter((c) => c.startsWith("writeBytes "))),
         // Its lifetime ran out (or someone terminated it): the next command gets a new one.
         replaceSandbox: async () => {
           await client.last.terminate();
@@ -75,7 +86,9 @@ for (const harness of harnesses) {
       };
       const { env, writes, replaceSandbox } = await harness.open(sync);
       try {
-        const first = await env.execute(`cat ${remote}/creds/token ~/${relative}/token; cat ${remote}/skills/a.md; ${remote}/skills/deep/run.sh; stat -c %a ${remote}/creds/token`);
+        const first = await env.execute(
+          `cat ${remote}/creds/token ~/${relative}/token; cat ${remote}/skills/a.md; ${remote}/skills/deep/run.sh; stat -c %a ${remote}/creds/token`,
+        );
         expect(first.output).toBe("secret-1secret-1Arun\n600\n");
         expect(statSync(join(remote, "skills", "deep", "run.sh")).mode & 0o777).toBe(0o755);
         const afterFirst = writes().length;

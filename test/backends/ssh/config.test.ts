@@ -7,7 +7,14 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
-import { EXIT_PATTERN, GROUP_PATTERN, killScript, sshArgs, wrapScript, type SshTarget } from "../../../src/backends/ssh/command.js";
+import {
+  EXIT_PATTERN,
+  GROUP_PATTERN,
+  killScript,
+  sshArgs,
+  wrapScript,
+  type SshTarget,
+} from "../../../src/backends/ssh/command.js";
 import { InvalidOptionError, createEnvironment } from "../../../src/index.js";
 
 const warn = (): void => undefined;
@@ -61,8 +68,12 @@ describe("ssh config", () => {
   });
 
   it("rejects unknown and removed options before connecting", async () => {
-    await expect(createEnvironment({ backend: "ssh", host: "h", hostname: "x" } as never)).rejects.toThrow(/Unknown ssh backend option "hostname"/);
-    await expect(createEnvironment({ backend: "ssh", host: "h", persistent: true } as never)).rejects.toThrow(/persistent/);
+    await expect(createEnvironment({ backend: "ssh", host: "h", hostname: "x" } as never)).rejects.toThrow(
+      /Unknown ssh backend option "hostname"/,
+    );
+    await expect(createEnvironment({ backend: "ssh", host: "h", persistent: true } as never)).rejects.toThrow(
+      /persistent/,
+    );
   });
 });
 
@@ -84,7 +95,16 @@ describe("ssh command lines", () => {
     const args = sshArgs(target, "true");
     expect(args.slice(-3)).toEqual(["-T", "example.org", "true"]);
     const joined = args.join(" ");
-    for (const part of ["ControlPath=/tmp/shellwright-ssh-x/master", "ControlMaster=auto", "ControlPersist=300", "BatchMode=yes", "-p 2222", "-l agent", "IdentitiesOnly=yes", "-o Compression=yes"]) {
+    for (const part of [
+      "ControlPath=/tmp/shellwright-ssh-x/master",
+      "ControlMaster=auto",
+      "ControlPersist=300",
+      "BatchMode=yes",
+      "-p 2222",
+      "-l agent",
+      "IdentitiesOnly=yes",
+      "-o Compression=yes",
+    ]) {
       expect(joined).toContain(part);
     }
     expect(args[args.indexOf("-i") + 1]).toBe("/keys/id ed25519");
@@ -115,10 +135,14 @@ describe("ssh command lines", () => {
     const dir = await mkdtemp(join(tmpdir(), "sw-wrap-"));
     try {
       await writeFile(join(dir, "env"), "export SW_FROM_FILE='a b'\\''c'\n", { mode: 0o600 });
-      const viaEnv = runLine(wrapScript('echo "$SW_FROM_FILE|$0"', { login: false, cleanEnv: false, envFile: join(dir, "env") }));
+      const viaEnv = runLine(
+        wrapScript('echo "$SW_FROM_FILE|$0"', { login: false, cleanEnv: false, envFile: join(dir, "env") }),
+      );
       expect(viaEnv.stdout).toBe("a b'c|bash\n");
       await writeFile(join(dir, "script.sh"), "echo from-file; exit 4");
-      const viaFile = runLine(wrapScript("ignored", { login: false, cleanEnv: true, scriptFile: join(dir, "script.sh") }));
+      const viaFile = runLine(
+        wrapScript("ignored", { login: false, cleanEnv: true, scriptFile: join(dir, "script.sh") }),
+      );
       expect(viaFile.stdout).toBe("from-file\n");
       expect(EXIT_PATTERN.exec(viaFile.stderr)?.[1]).toBe("4");
       await expect(access(join(dir, "script.sh"))).rejects.toThrow(); // removed after the run
@@ -129,7 +153,10 @@ describe("ssh command lines", () => {
 
   it("builds a kill script that signals whole groups", () => {
     const script = killScript({ group: 123, pid: 456 }, "TERM");
-    expect(script.split("\n").slice(0, 2)).toEqual(["kill -s KILL 456 2>/dev/null", "kill -s TERM -- -123 2>/dev/null"]);
+    expect(script.split("\n").slice(0, 2)).toEqual([
+      "kill -s KILL 456 2>/dev/null",
+      "kill -s TERM -- -123 2>/dev/null",
+    ]);
     const unknownGroup = killScript({ group: undefined, pid: 456 }, "KILL");
     expect(unknownGroup).toContain("/proc/456/stat");
     expect(spawnSync("sh", ["-n", "-c", unknownGroup]).status).toBe(0);

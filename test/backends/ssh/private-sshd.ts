@@ -23,7 +23,11 @@ export class PrivateSshd {
   /** `readBashrc`: sessions read ~/.bashrc as on a stock server (the shared test server skips it for speed). */
   static async start(options: { readBashrc?: boolean } = {}): Promise<PrivateSshd> {
     const dir = join(await mkdtemp(join(tmpdir(), "sw-sshd-")), "server");
-    const env = { ...process.env, SHELLWRIGHT_SSHD_DIR: dir, SHELLWRIGHT_SSHD_READ_BASHRC: options.readBashrc ? "1" : "0" };
+    const env = {
+      ...process.env,
+      SHELLWRIGHT_SSHD_DIR: dir,
+      SHELLWRIGHT_SSHD_READ_BASHRC: options.readBashrc ? "1" : "0",
+    };
     const { stdout } = await run("bash", [SCRIPT, "start"], { env });
     const vars: Record<string, string> = {};
     for (const match of stdout.matchAll(/^export (\w+)=(.*)$/gm)) vars[match[1]!] = match[2]!;

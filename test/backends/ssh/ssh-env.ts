@@ -9,7 +9,10 @@ export const sshTestEnabled = process.env.SHELLWRIGHT_TEST_SSH === "1";
 
 function required(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`SHELLWRIGHT_TEST_SSH=1 but ${name} is not set: run \`eval "$(scripts/test-env/sshd.sh start)"\` first`);
+  if (!value)
+    throw new Error(
+      `SHELLWRIGHT_TEST_SSH=1 but ${name} is not set: run \`eval "$(scripts/test-env/sshd.sh start)"\` first`,
+    );
   return value;
 }
 

@@ -24,7 +24,11 @@ describe.skipIf(!sshTestEnabled)("ssh file sync", () => {
     rsyncLog = join(work, "rsync.log");
     failFlag = join(work, "fail");
     wrapper = join(work, "rsync-wrapper");
-    await writeFile(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${rsyncLog}'\n[ -e '${failFlag}' ] && { echo 'rsync: simulated failure' >&2; exit 12; }\nexec rsync "$@"\n`, { mode: 0o755 });
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${rsyncLog}'\n[ -e '${failFlag}' ] && { echo 'rsync: simulated failure' >&2; exit 12; }\nexec rsync "$@"\n`,
+      { mode: 0o755 },
+    );
   });
   afterAll(async () => {
     await rm(work, { recursive: true, force: true });
@@ -58,7 +62,10 @@ describe.skipIf(!sshTestEnabled)("ssh file sync", () => {
 
   const rsyncCalls = async (): Promise<string[]> => (await readFile(rsyncLog, "utf8")).split("\n").filter(Boolean);
 
-  async function withSession(cfg: SshConfig, fn: (env: Environment, warnings: string[]) => Promise<void>): Promise<void> {
+  async function withSession(
+    cfg: SshConfig,
+    fn: (env: Environment, warnings: string[]) => Promise<void>,
+  ): Promise<void> {
     const warnings: string[] = [];
     const env = await createEnvironment({ ...cfg, onWarning: (message) => warnings.push(message) });
     try {
@@ -70,7 +77,9 @@ describe.skipIf(!sshTestEnabled)("ssh file sync", () => {
 
   it("syncs before the first command, then transfers only what changed", async () => {
     await withSession(config(), async (env) => {
-      const first = await env.execute(`cat ${remoteRoot}/creds/token.json; echo; stat -c '%a %n' ${remoteRoot}/creds/token.json ${remoteRoot}/skills/run.sh; find ${remoteRoot}/skills -type f | sort`);
+      const first = await env.execute(
+        `cat ${remoteRoot}/creds/token.json; echo; stat -c '%a %n' ${remoteRoot}/creds/token.json ${remoteRoot}/skills/run.sh; find ${remoteRoot}/skills -type f | sort`,
+      );
       expect(first.output).toBe(
         `{"token":"one"}\n600 ${remoteRoot}/creds/token.json\n750 ${remoteRoot}/skills/run.sh\n${remoteRoot}/skills/a.md\n${remoteRoot}/skills/run.sh\n${remoteRoot}/skills/sub/b.md\n`,
       );
@@ -147,7 +156,10 @@ describe.skipIf(!sshTestEnabled)("ssh file sync", () => {
 
   it("relative remote paths land in the remote home", async () => {
     const name = `.shellwright-sync-test-${Date.now()}`;
-    const cfg = config({ files: [{ local: join(local, "token.json"), remote: `~/${name}/token.json` }], directories: [] });
+    const cfg = config({
+      files: [{ local: join(local, "token.json"), remote: `~/${name}/token.json` }],
+      directories: [],
+    });
     await withSession(cfg, async (env) => {
       try {
         expect((await env.execute(`cat "$HOME/${name}/token.json"`)).output).toBe('{"token":"one"}');

@@ -19,7 +19,10 @@ import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
 
 const run = promisify(execFile);
 
-async function openSsh(config: SshConfig, warnings: string[] = []): Promise<{ session: Session; transport: SshTransport }> {
+async function openSsh(
+  config: SshConfig,
+  warnings: string[] = [],
+): Promise<{ session: Session; transport: SshTransport }> {
   const warn = (message: string): void => void warnings.push(message);
   const transport = new SshTransport(normalizeSshConfig({ ...config }, warn));
   const session = await Session.open(transport, {
@@ -96,7 +99,7 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
         ["cat <<'EOF'\n$NOT_EXPANDED `nor this`\nEOF", "$NOT_EXPANDED `nor this`\n"],
         ["echo -- -n --help", "-- -n --help\n"],
         ["printf '%s' \"\\\\'\"", "\\'"],
-        ["echo \"$(printf '%s' \"nested 'quotes' \\\"here\\\"\")\"", "nested 'quotes' \"here\"\n"],
+        ['echo "$(printf \'%s\' "nested \'quotes\' \\"here\\"")"', "nested 'quotes' \"here\"\n"],
         ["echo ~ | grep -c '^/'", "1\n"],
       ];
       for (const [command, expected] of cases) {
@@ -161,14 +164,17 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
       const { session, transport } = await openSsh(sshd.config());
       try {
         // The wrapper's grandparent is sshd's process for the connection.
-        const connectionOf = async (): Promise<string> => (await session.execute("read -r _ _ _ c _ < /proc/$PPID/stat; echo $c")).output;
+        const connectionOf = async (): Promise<string> =>
+          (await session.execute("read -r _ _ _ c _ < /proc/$PPID/stat; echo $c")).output;
         const first = await connectionOf();
         const sequential = [];
         for (let i = 0; i < 5; i++) sequential.push(await connectionOf());
         const parallel = await Promise.all(Array.from({ length: 8 }, connectionOf));
         expect(new Set([first, ...sequential, ...parallel]).size).toBe(1);
         expect(establishedTo(port)).toBe(1);
-        const check = await run("ssh", ["-o", `ControlPath=${transport.controlPath}`, "-O", "check", "x"]).catch((error: { stderr: string }) => error);
+        const check = await run("ssh", ["-o", `ControlPath=${transport.controlPath}`, "-O", "check", "x"]).catch(
+          (error: { stderr: string }) => error,
+        );
         expect(check.stderr).toMatch(/Master running \(pid=\d+\)/);
       } finally {
         await session.close();
@@ -188,7 +194,9 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
         });
         expect((await running).output).toBe(`ready\n${secret.length}\n`);
         expect(seen).toEqual([]);
-        expect((await session.execute(`stat -c %a ${transport.tempDir} ${transport.tempDir}/env`)).output).toBe("700\n600\n");
+        expect((await session.execute(`stat -c %a ${transport.tempDir} ${transport.tempDir}/env`)).output).toBe(
+          "700\n600\n",
+        );
       } finally {
         await session.close();
       }
@@ -215,11 +223,15 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
         await session.execute("export SW_KEPT=across-reconnect; cd /tmp");
         let restarted: Promise<unknown> | undefined;
         const failed = await session
-          .execute("echo started; sleep 30", { onOutput: (text) => void (text.includes("started") && (restarted = sshd.restart())) })
+          .execute("echo started; sleep 30", {
+            onOutput: (text) => void (text.includes("started") && (restarted = sshd.restart())),
+          })
           .catch((error: unknown) => error);
         await restarted;
         expect(failed).toBeInstanceOf(BackendUnavailableError);
-        expect((failed as Error).message).toMatch(/SSH connection to .* was lost during the command.*next command reconnects/);
+        expect((failed as Error).message).toMatch(
+          /SSH connection to .* was lost during the command.*next command reconnects/,
+        );
 
         const again = await session.execute("echo $SW_KEPT; pwd");
         expect(again).toMatchObject({ exitCode: 0, output: "across-reconnect\n/tmp\n" });
@@ -239,12 +251,17 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
       const dir = await mkdtemp(join(tmpdir(), "sw-key-"));
       try {
         await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "stranger")]);
-        const error = await createEnvironment({ ...sshd.config(), keyPath: join(dir, "stranger") }).catch((e: unknown) => e);
+        const error = await createEnvironment({ ...sshd.config(), keyPath: join(dir, "stranger") }).catch(
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(BackendUnavailableError);
         expect((error as Error).message).toMatch(/Permission denied.*refused the key/);
 
         await writeFile(join(dir, "known_hosts"), "");
-        const unknownHost = await createEnvironment({ ...sshd.config(), knownHostsFile: join(dir, "known_hosts") }).catch((e: unknown) => e);
+        const unknownHost = await createEnvironment({
+          ...sshd.config(),
+          knownHostsFile: join(dir, "known_hosts"),
+        }).catch((e: unknown) => e);
         expect(unknownHost).toBeInstanceOf(BackendUnavailableError);
         expect((unknownHost as Error).message).toMatch(/Host key verification failed.*host key is unknown or changed/);
       } finally {
@@ -257,7 +274,17 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
     // The control experiment: a plain ssh client killed locally leaves its remote command running.
     const config = sshTestConfig();
     const marker = `sw-orphan-${Date.now()}`;
-    const args = ["-o", "BatchMode=yes", "-o", `UserKnownHostsFile=${config.knownHostsFile}`, "-i", config.keyPath!, "-p", String(config.port), `${config.user}@${config.host}`];
+    const args = [
+      "-o",
+      "BatchMode=yes",
+      "-o",
+      `UserKnownHostsFile=${config.knownHostsFile}`,
+      "-i",
+      config.keyPath!,
+      "-p",
+      String(config.port),
+      `${config.user}@${config.host}`,
+    ];
     const { spawn } = await import("node:child_process");
     const client = spawn("ssh", [...args, `exec -a ${marker} sleep 60`], { stdio: "ignore" });
     const find = (): number[] =>
@@ -295,7 +322,10 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
         },
       });
       expect(r.exitCode).toBe(130);
-      const pids = r.output.split("\n").filter((line) => /^\d+$/.test(line)).map(Number);
+      const pids = r.output
+        .split("\n")
+        .filter((line) => /^\d+$/.test(line))
+        .map(Number);
       expect(pids).toHaveLength(2);
       for (const pid of pids) expect(alive(pid)).toBe(false);
       expect((await session.execute("echo usable")).output).toBe("usable\n");

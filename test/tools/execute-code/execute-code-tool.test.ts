@@ -54,7 +54,11 @@ for (const backend of toolBackends) {
         `print([m["line"] for m in search_files("gamma", path=base)["matches"]])`,
       ].join("\n");
       const result = await runTool(executeCodeTool, { code }, { session });
-      expect(result).toMatchObject({ status: "success", output: "11\n1|alpha\n2|beta\nTrue\n[2]\n", tool_calls_made: 11 });
+      expect(result).toMatchObject({
+        status: "success",
+        output: "11\n1|alpha\n2|beta\nTrue\n[2]\n",
+        tool_calls_made: 11,
+      });
       // Plumbing: setup, the script, and one pump per call plus the first; the rest are the tools' own commands.
       const pumps = commands.filter((c) => /exec cat .*\/req/.test(c)).length;
       expect(pumps).toBeLessThanOrEqual(11 + 1);
@@ -90,7 +94,9 @@ for (const backend of toolBackends) {
       expect(trace.status).toBe("error");
       expect(trace.output).toMatch(/File "script.py", line 2[\s\S]*NameError/);
       const unknown = await run("from shellwright_tools import _call\nprint(_call('rm_rf', {})['error'])");
-      expect(unknown.output).toBe("Tool 'rm_rf' is not available in execute_code. Available: terminal, read_file, write_file, patch, search_files\n");
+      expect(unknown.output).toBe(
+        "Tool 'rm_rf' is not available in execute_code. Available: terminal, read_file, write_file, patch, search_files\n",
+      );
       expect((await run("  ")).error).toBe("No code provided.");
     });
 
@@ -111,7 +117,11 @@ for (const backend of toolBackends) {
       await skipWithoutPython(context);
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 1000);
-      const result = await runTool(executeCodeTool, { code: "import time\ntime.sleep(60)" }, { session: t.session, signal: controller.signal });
+      const result = await runTool(
+        executeCodeTool,
+        { code: "import time\ntime.sleep(60)" },
+        { session: t.session, signal: controller.signal },
+      );
       expect(result.status).toBe("interrupted");
     });
 

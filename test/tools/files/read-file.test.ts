@@ -43,7 +43,9 @@ for (const backend of toolBackends) {
     });
 
     it("cuts long lines with a marker, strips a BOM on page 1 and a CR at line ends", async () => {
-      await t.sh(`{ printf '\\357\\273\\277first\\r\\n'; head -c 5000 /dev/zero | tr '\\0' y; printf '\\n'; } > ${t.scratch}/long.txt`);
+      await t.sh(
+        `{ printf '\\357\\273\\277first\\r\\n'; head -c 5000 /dev/zero | tr '\\0' y; printf '\\n'; } > ${t.scratch}/long.txt`,
+      );
       const result = await read({ path: `${t.scratch}/long.txt` });
       const [first, second] = (result.content as string).split("\n");
       expect(first).toBe("1|first");
@@ -51,7 +53,9 @@ for (const backend of toolBackends) {
     });
 
     it("refuses device files, directories and binary content, and detects images", async () => {
-      expect((await read({ path: "/dev/zero" })).error).toBe("Cannot read '/dev/zero': this is a device file that would block or produce infinite output.");
+      expect((await read({ path: "/dev/zero" })).error).toBe(
+        "Cannot read '/dev/zero': this is a device file that would block or produce infinite output.",
+      );
       expect((await read({ path: "/dev/null" })).error).toMatch(/not a regular file/);
       expect((await read({ path: t.scratch })).error).toMatch(/is a directory/);
       await t.sh(`printf 'ab\\000cd' > ${t.scratch}/blob.dat`);
@@ -64,7 +68,9 @@ for (const backend of toolBackends) {
     });
 
     it("answers a missing file with up to five similar names", async () => {
-      await t.sh(`mkdir ${t.scratch}/sim && cd ${t.scratch}/sim && touch config.yaml config.yml configs.json unrelated.md settings.py && cd -`);
+      await t.sh(
+        `mkdir ${t.scratch}/sim && cd ${t.scratch}/sim && touch config.yaml config.yml configs.json unrelated.md settings.py && cd -`,
+      );
       const result = await read({ path: `${t.scratch}/sim/config.yam` });
       expect(result.error).toBe(`File not found: ${t.scratch}/sim/config.yam`);
       const similar = result.similar_files as string[];
@@ -78,14 +84,18 @@ for (const backend of toolBackends) {
       await t.sh(`seq 1 300 | sed 's/$/ padding padding padding/' > ${t.scratch}/wide.txt`);
       const small = createReadFileTool({ maxChars: 1000 });
       const refused = await t.call(small, { path: `${t.scratch}/wide.txt` });
-      expect(refused.error).toMatch(/^Read produced (more than )?[\d,]+ characters which exceeds the safety limit \(1,000 chars\)\. Use offset and limit/);
+      expect(refused.error).toMatch(
+        /^Read produced (more than )?[\d,]+ characters which exceeds the safety limit \(1,000 chars\)\. Use offset and limit/,
+      );
       expect(refused.total_lines).toBe(300);
       expect((await t.call(small, { path: `${t.scratch}/wide.txt`, limit: 10 })).content).toMatch(/^1\|1 padding/);
       // The default limit of 100 000 characters: 80 000 pass, a page of 4 000 000 is refused, not cut.
       await t.sh(`for i in $(seq 1 40); do head -c 1990 /dev/zero | tr '\\0' z; echo; done > ${t.scratch}/heavy.txt`);
       expect((await read({ path: `${t.scratch}/heavy.txt` })).content).toBeDefined();
       await t.sh(`for i in $(seq 1 60); do cat ${t.scratch}/heavy.txt; done > ${t.scratch}/heavier.txt`);
-      expect((await read({ path: `${t.scratch}/heavier.txt`, limit: 2000 })).error).toMatch(/exceeds the safety limit \(100,000 chars\)/);
+      expect((await read({ path: `${t.scratch}/heavier.txt`, limit: 2000 })).error).toMatch(
+        /exceeds the safety limit \(100,000 chars\)/,
+      );
     });
 
     it("rejects bad arguments with a message naming them", async () => {
@@ -96,7 +106,9 @@ for (const backend of toolBackends) {
     it("reads an empty file and refuses an offset past the end", async () => {
       await t.sh(`: > ${t.scratch}/empty.txt; printf 'one\\n' > ${t.scratch}/one.txt`);
       expect(await read({ path: `${t.scratch}/empty.txt` })).toMatchObject({ content: "", total_lines: 0 });
-      expect((await read({ path: `${t.scratch}/one.txt`, offset: 5 })).error).toMatch(/offset 5 is past the end of the file \(1 lines\)/);
+      expect((await read({ path: `${t.scratch}/one.txt`, offset: 5 })).error).toMatch(
+        /offset 5 is past the end of the file \(1 lines\)/,
+      );
     });
   });
 }

@@ -44,7 +44,11 @@ for (const backend of toolBackends) {
       it("filters by glob and gives relative paths for a relative search", async () => {
         await t.sh(`cd ${root}`);
         const result = await search({ pattern: "hel+o", file_glob: "*.ts" });
-        expect((result.matches as Array<{ path: string }>).map((m) => m.path)).toEqual(["src/a.ts", "src/a.ts", "src/deep/b.ts"]);
+        expect((result.matches as Array<{ path: string }>).map((m) => m.path)).toEqual([
+          "src/a.ts",
+          "src/a.ts",
+          "src/deep/b.ts",
+        ]);
         await t.sh("cd /");
       });
 
@@ -54,7 +58,11 @@ for (const backend of toolBackends) {
         expect((page.matches as unknown[]).length).toBe(20);
         expect((page.matches as Array<{ line: number }>)[0]!.line).toBe(101);
         const first = await search({ pattern: "needle", path: root, limit: 10 });
-        expect(first).toMatchObject({ total_count: 120, truncated: true, hint: "Results truncated. Use offset=10 to see more, or narrow with a more specific pattern or file_glob." });
+        expect(first).toMatchObject({
+          total_count: 120,
+          truncated: true,
+          hint: "Results truncated. Use offset=10 to see more, or narrow with a more specific pattern or file_glob.",
+        });
       });
 
       it("shows context lines around the page's matches", async () => {
@@ -79,22 +87,33 @@ for (const backend of toolBackends) {
       });
 
       it("finds files by name glob (target files, alias find)", async () => {
-        expect(await search({ pattern: "*.ts", target: "find", path: root })).toMatchObject({ total_count: 2, files: [`${root}/src/a.ts`, `${root}/src/deep/b.ts`] });
+        expect(await search({ pattern: "*.ts", target: "find", path: root })).toMatchObject({
+          total_count: 2,
+          files: [`${root}/src/a.ts`, `${root}/src/deep/b.ts`],
+        });
         const paged = await search({ pattern: "*", target: "files", path: root, limit: 2, offset: 1 });
         expect(paged).toMatchObject({ total_count: 4, truncated: true });
         expect(paged.files).toHaveLength(2);
         // A glob that names dot files finds them.
-        expect((await search({ pattern: ".git/*", target: "files", path: root })).files).toEqual([`${root}/.git/config`]);
+        expect((await search({ pattern: ".git/*", target: "files", path: root })).files).toEqual([
+          `${root}/.git/config`,
+        ]);
         expect((await search({ pattern: "hello", path: root, file_glob: "*" })).total_count).toBe(4);
         // Searching inside a hidden directory named on purpose works.
-        expect((await search({ pattern: "hello", path: `${root}/.git` })).matches).toEqual([{ path: `${root}/.git/config`, line: 1, content: "hello hidden" }]);
+        expect((await search({ pattern: "hello", path: `${root}/.git` })).matches).toEqual([
+          { path: `${root}/.git/config`, line: 1, content: "hello hidden" },
+        ]);
       });
 
       it("reports no matches, a missing path and a bad pattern", async () => {
         expect(await search({ pattern: "zzz-not-there", path: root })).toMatchObject({ total_count: 0, matches: [] });
-        expect((await search({ pattern: "x", path: `${root}/nope` })).error).toBe(`Path not found: ${root}/nope. Verify the path exists (use 'terminal' to check).`);
+        expect((await search({ pattern: "x", path: `${root}/nope` })).error).toBe(
+          `Path not found: ${root}/nope. Verify the path exists (use 'terminal' to check).`,
+        );
         expect((await search({ pattern: "(unclosed", path: root })).error).toMatch(/^Search failed: /);
-        expect((await search({ pattern: "x", output_mode: "lines" })).error).toMatch(/^Invalid arguments for search_files: output_mode/);
+        expect((await search({ pattern: "x", output_mode: "lines" })).error).toMatch(
+          /^Invalid arguments for search_files: output_mode/,
+        );
       });
     });
   }

@@ -11,7 +11,16 @@ for (const backend of toolBackends) {
     const write = (args: Record<string, unknown>) => t.call(writeFileTool, args);
 
     it("round-trips random content byte-exact: no newline added, quotes, heredoc words and markers intact", async () => {
-      const tricky = ["", "abc", "abc\n", "\n\n", "EOF\n'\"$HOME`x`\\\n", "__SHELLWRIGHT_STDIN_x\nEOF", "ü€😀\r\n\t", "x".repeat(300_000)];
+      const tricky = [
+        "",
+        "abc",
+        "abc\n",
+        "\n\n",
+        "EOF\n'\"$HOME`x`\\\n",
+        "__SHELLWRIGHT_STDIN_x\nEOF",
+        "ü€😀\r\n\t",
+        "x".repeat(300_000),
+      ];
       for (const [i, content] of tricky.entries()) {
         const path = `${t.scratch}/rt-${i}.txt`;
         expect(await write({ path, content })).toMatchObject({ bytes_written: Buffer.byteLength(content) });
@@ -31,7 +40,9 @@ for (const backend of toolBackends) {
       const content = randomBytes(1_500_000).toString("hex");
       const path = `${t.scratch}/large.txt`;
       expect(await write({ path, content })).toMatchObject({ bytes_written: 3_000_000 });
-      expect((await t.sh(`sha256sum < ${path}`)).split(" ")[0]).toBe((await import("node:crypto")).createHash("sha256").update(content).digest("hex"));
+      expect((await t.sh(`sha256sum < ${path}`)).split(" ")[0]).toBe(
+        (await import("node:crypto")).createHash("sha256").update(content).digest("hex"),
+      );
     });
 
     it("creates parent directories and says so", async () => {
@@ -44,7 +55,11 @@ for (const backend of toolBackends) {
       const path = `${t.scratch}/styled.txt`;
       await t.sh(`printf '\\357\\273\\277a\\r\\nb\\r\\n' > ${path} && chmod 640 ${path}`);
       const result = await write({ path, content: "one\ntwo\n" });
-      expect(result).toMatchObject({ bytes_written: 13, line_endings: "CRLF (kept from the existing file)", bom: "kept from the existing file" });
+      expect(result).toMatchObject({
+        bytes_written: 13,
+        line_endings: "CRLF (kept from the existing file)",
+        bom: "kept from the existing file",
+      });
       expect((await t.rawBytes(path)).toString("latin1")).toBe("\xef\xbb\xbfone\r\ntwo\r\n");
       expect((await t.sh(`stat -c %a ${path}`)).trim()).toBe("640");
       await write({ path: `${t.scratch}/fresh.txt`, content: "n" });
@@ -53,10 +68,14 @@ for (const backend of toolBackends) {
     });
 
     it("writes through a symlink to its target, atomically, leaving no temp file", async () => {
-      await t.sh(`mkdir -p ${t.scratch}/ln && printf 'old' > ${t.scratch}/ln/target.txt && ln -sf target.txt ${t.scratch}/ln/link.txt`);
+      await t.sh(
+        `mkdir -p ${t.scratch}/ln && printf 'old' > ${t.scratch}/ln/target.txt && ln -sf target.txt ${t.scratch}/ln/link.txt`,
+      );
       const result = await write({ path: `${t.scratch}/ln/link.txt`, content: "new" });
       expect(result.resolved_path).toBe(`${t.scratch}/ln/target.txt`);
-      expect(await t.sh(`cd ${t.scratch}/ln && readlink link.txt && cat target.txt && ls -A | wc -l`)).toBe("target.txt\nnew2\n");
+      expect(await t.sh(`cd ${t.scratch}/ln && readlink link.txt && cat target.txt && ls -A | wc -l`)).toBe(
+        "target.txt\nnew2\n",
+      );
     });
 
     it("resolves relative paths and ~ on the backend", async () => {
@@ -65,24 +84,36 @@ for (const backend of toolBackends) {
       expect(await t.sh(`cat ${t.scratch}/rel/x.txt`)).toBe("r");
       const home = (await t.sh("echo $HOME")).trim();
       const safe = createWriteFileTool({ denyPaths: [], safeRoot: t.scratch });
-      expect((await t.call(safe, { path: "~/sw-outside.txt", content: "x" })).error).toBe(`Write denied: '${home}/sw-outside.txt' is outside the allowed directory '${t.scratch}'.`);
+      expect((await t.call(safe, { path: "~/sw-outside.txt", content: "x" })).error).toBe(
+        `Write denied: '${home}/sw-outside.txt' is outside the allowed directory '${t.scratch}'.`,
+      );
     });
 
     it("refuses sensitive paths, also through a symlink, and writes nothing", async () => {
       const home = (await t.sh("echo $HOME")).trim();
-      for (const path of ["~/.ssh/authorized_keys", "~/.bashrc", "/etc/passwd", "/etc/cron.d/x", `${home}/.aws/credentials`]) {
+      for (const path of [
+        "~/.ssh/authorized_keys",
+        "~/.bashrc",
+        "/etc/passwd",
+        "/etc/cron.d/x",
+        `${home}/.aws/credentials`,
+      ]) {
         const result = await write({ path, content: "pwned" });
         expect(result.error, path).toMatch(/^Write denied: '.*' is a protected system\/credential file\./);
       }
       await t.sh(`ln -sf /etc/hosts ${t.scratch}/innocent.txt`);
-      expect((await write({ path: `${t.scratch}/innocent.txt`, content: "x" })).error).toBe("Write denied: '/etc/hosts' is a protected system/credential file. Use the terminal if you really need to change it.");
+      expect((await write({ path: `${t.scratch}/innocent.txt`, content: "x" })).error).toBe(
+        "Write denied: '/etc/hosts' is a protected system/credential file. Use the terminal if you really need to change it.",
+      );
       expect(await t.sh("grep -c pwned /etc/passwd || true")).toBe("0\n");
     });
 
     it("takes a custom deny list and safe root, validated up front", async () => {
       const custom = createWriteFileTool({ denyPaths: [`${t.scratch}/locked/`], safeRoot: t.scratch });
       expect((await t.call(custom, { path: `${t.scratch}/locked/a`, content: "x" })).error).toMatch(/protected/);
-      expect((await t.call(custom, { path: "/tmp/sw-elsewhere.txt", content: "x" })).error).toMatch(/outside the allowed directory/);
+      expect((await t.call(custom, { path: "/tmp/sw-elsewhere.txt", content: "x" })).error).toMatch(
+        /outside the allowed directory/,
+      );
       expect(await t.call(custom, { path: `${t.scratch}/open/a`, content: "x" })).toMatchObject({ bytes_written: 1 });
       expect(() => createWriteFileTool({ denyPaths: ["relative/path"] })).toThrow(InvalidOptionError);
       expect(() => createWriteFileTool({ safeRoot: " " })).toThrow(/safeRoot must be a non-empty path/);
@@ -91,7 +122,9 @@ for (const backend of toolBackends) {
     it("refuses directories and non-regular files, and bad arguments", async () => {
       expect((await write({ path: t.scratch, content: "x" })).error).toMatch(/is a directory/);
       expect((await write({ path: "/dev/null", content: "x" })).error).toMatch(/not a regular file/);
-      expect((await write({ path: "a\nb", content: "x" })).error).toMatch(/^Invalid arguments for write_file: path: a path cannot contain a newline/);
+      expect((await write({ path: "a\nb", content: "x" })).error).toMatch(
+        /^Invalid arguments for write_file: path: a path cannot contain a newline/,
+      );
       expect((await write({ path: "x" })).error).toMatch(/content/);
     });
   });

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { fuzzyReplace, STRATEGY_NAMES } from "../../../src/tools/patch/fuzzy-match.js";
 
 // Real-world near misses: what models send when their copy of the file drifted.
-const table: Array<{ name: string; file: string; old: string; replacement: string; expected: string; strategy: string }> = [
+const table: Array<{
+  name: string;
+  file: string;
+  old: string;
+  replacement: string;
+  expected: string;
+  strategy: string;
+}> = [
   {
     name: "exact text",
     file: "a = 1\nb = 2\n",
@@ -102,12 +109,22 @@ describe("the fuzzy strategy chain", () => {
   it("re-indents new_string written at the model's indentation to the file's", () => {
     const file = "class A:\n    def f(self):\n        return 1\n";
     const outcome = fuzzyReplace(file, "def f(self):\n    return 1", "def f(self):\n    return 3", false);
-    expect(outcome).toEqual({ ok: true, content: "class A:\n    def f(self):\n        return 3\n", count: 1, strategy: "indentation_flexible" });
+    expect(outcome).toEqual({
+      ok: true,
+      content: "class A:\n    def f(self):\n        return 3\n",
+      count: 1,
+      strategy: "indentation_flexible",
+    });
   });
 
   it("matches code indented differently (indentation_flexible) without touching other lines", () => {
     const file = "class A:\n        def f(self):\n            return 1\n    x = 2\n";
-    const outcome = fuzzyReplace(file, "def f(self):\n    return 1", "        def f(self):\n            return 3", false);
+    const outcome = fuzzyReplace(
+      file,
+      "def f(self):\n    return 1",
+      "        def f(self):\n            return 3",
+      false,
+    );
     expect(outcome).toMatchObject({ ok: true, strategy: "indentation_flexible" });
     if (outcome.ok) expect(outcome.content).toBe("class A:\n        def f(self):\n            return 3\n    x = 2\n");
   });
@@ -118,22 +135,41 @@ describe("the fuzzy strategy chain", () => {
       ok: false,
       error: "Found 2 matches for old_string. Provide more context to make it unique, or use replace_all=true.",
     });
-    expect(fuzzyReplace(file, "log(1)", "log(9)", true)).toEqual({ ok: true, content: "log(9)\nlog(9)\nlog(2)\n", count: 2, strategy: "exact" });
+    expect(fuzzyReplace(file, "log(1)", "log(9)", true)).toEqual({
+      ok: true,
+      content: "log(9)\nlog(9)\nlog(2)\n",
+      count: 2,
+      strategy: "exact",
+    });
   });
 
   it("refuses an ambiguous fuzzy match too", () => {
     const file = "  call()  \nother\n\tcall() \n";
-    expect(fuzzyReplace(file, "call()\n", "x()\n", false)).toMatchObject({ ok: false, error: expect.stringMatching(/^Found 2 matches/) });
+    expect(fuzzyReplace(file, "call()\n", "x()\n", false)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^Found 2 matches/),
+    });
   });
 
   it("prefers an exact match over a fuzzy one elsewhere", () => {
     const file = "value = 1\nvalue  =  1\n";
-    expect(fuzzyReplace(file, "value  =  1", "v = 2", false)).toEqual({ ok: true, content: "value = 1\nv = 2\n", count: 1, strategy: "exact" });
+    expect(fuzzyReplace(file, "value  =  1", "v = 2", false)).toEqual({
+      ok: true,
+      content: "value = 1\nv = 2\n",
+      count: 1,
+      strategy: "exact",
+    });
   });
 
   it("gives the spec's errors for empty, identical and missing strings", () => {
     expect(fuzzyReplace("abc", "", "x", false)).toEqual({ ok: false, error: "old_string cannot be empty" });
-    expect(fuzzyReplace("abc", "b", "b", false)).toEqual({ ok: false, error: "old_string and new_string are identical" });
-    expect(fuzzyReplace("abc\n", "nothing like it at all", "x", false)).toEqual({ ok: false, error: "Could not find a match for old_string in the file" });
+    expect(fuzzyReplace("abc", "b", "b", false)).toEqual({
+      ok: false,
+      error: "old_string and new_string are identical",
+    });
+    expect(fuzzyReplace("abc\n", "nothing like it at all", "x", false)).toEqual({
+      ok: false,
+      error: "Could not find a match for old_string in the file",
+    });
   });
 });

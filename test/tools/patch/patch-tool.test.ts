@@ -30,7 +30,10 @@ for (const backend of toolBackends) {
         error: "Found 2 matches for old_string. Provide more context to make it unique, or use replace_all=true.",
       });
       expect(await text(file)).toBe("a=1\na=1\n");
-      expect(await patch({ path: file, old_string: "a=1", new_string: "a=2", replace_all: true })).toMatchObject({ success: true, replacements: 2 });
+      expect(await patch({ path: file, old_string: "a=1", new_string: "a=2", replace_all: true })).toMatchObject({
+        success: true,
+        replacements: 2,
+      });
       expect(await text(file)).toBe("a=2\na=2\n");
     });
 
@@ -40,20 +43,27 @@ for (const backend of toolBackends) {
       expect(result.error).toBe(
         "Could not find a match for old_string in the file\n\n[Hint: old_string not found. Use read_file to verify the current content, or search_files to locate the text.]",
       );
-      expect((await patch({ path: `${t.scratch}/missing.txt`, old_string: "a", new_string: "b" })).error).toBe(`File not found: ${t.scratch}/missing.txt`);
+      expect((await patch({ path: `${t.scratch}/missing.txt`, old_string: "a", new_string: "b" })).error).toBe(
+        `File not found: ${t.scratch}/missing.txt`,
+      );
     });
 
     it("keeps CRLF line endings and the BOM, matching LF old_string", async () => {
       const file = `${t.scratch}/win.txt`;
       await t.sh(`printf '\\357\\273\\277one\\r\\ntwo\\r\\nthree\\r\\n' > ${file}`);
-      expect(await patch({ path: file, old_string: "one\ntwo", new_string: "one\n2" })).toMatchObject({ success: true });
+      expect(await patch({ path: file, old_string: "one\ntwo", new_string: "one\n2" })).toMatchObject({
+        success: true,
+      });
       expect((await t.rawBytes(file)).toString("latin1")).toBe("\xef\xbb\xbfone\r\n2\r\nthree\r\n");
     });
 
     it("patches a 10 000-line file correctly (no truncation)", async () => {
       const file = `${t.scratch}/big.txt`;
       await t.sh(`seq 1 10000 | sed 's/^/line /' > ${file}`);
-      expect(await patch({ path: file, old_string: "line 9999\n", new_string: "line NINE\n" })).toMatchObject({ success: true, replacements: 1 });
+      expect(await patch({ path: file, old_string: "line 9999\n", new_string: "line NINE\n" })).toMatchObject({
+        success: true,
+        replacements: 1,
+      });
       const lines = (await text(file)).split("\n");
       expect(lines).toHaveLength(10001);
       expect(lines[9998]).toBe("line NINE");
@@ -69,7 +79,9 @@ for (const backend of toolBackends) {
 
     it("applies a V4A patch that adds, updates, deletes and moves", async () => {
       const dir = `${t.scratch}/v4a`;
-      await t.sh(`mkdir -p ${dir} && cd ${dir} && printf 'keep\\nold\\n' > upd.txt && printf 'bye\\n' > del.txt && printf 'moving\\n' > mv.txt && printf 'a\\nb\\n' > ren.txt && cd /`);
+      await t.sh(
+        `mkdir -p ${dir} && cd ${dir} && printf 'keep\\nold\\n' > upd.txt && printf 'bye\\n' > del.txt && printf 'moving\\n' > mv.txt && printf 'a\\nb\\n' > ren.txt && cd /`,
+      );
       const v4a = [
         "*** Begin Patch",
         `*** Add File: ${dir}/sub/new.txt`,
@@ -128,7 +140,10 @@ for (const backend of toolBackends) {
 
     it("refuses to patch protected paths and to overwrite with Add File", async () => {
       await t.sh(`printf 'x\\n' > ${t.scratch}/exists.txt`);
-      const add = await patch({ mode: "patch", patch: `*** Begin Patch\n*** Add File: ${t.scratch}/exists.txt\n+y\n*** End Patch` });
+      const add = await patch({
+        mode: "patch",
+        patch: `*** Begin Patch\n*** Add File: ${t.scratch}/exists.txt\n+y\n*** End Patch`,
+      });
       expect(add.error).toMatch(/already exists/);
       const etc = await patch({ path: "/etc/hostname", old_string: "a", new_string: "b" });
       expect(etc.error).toMatch(/^Write denied: '\/etc\/hostname' is a protected system\/credential file/);
@@ -141,7 +156,9 @@ for (const backend of toolBackends) {
       await t.call(writeFileTool, { path: file, content: "v1\n" });
       const { writeAtomic, sha256 } = await import("../../../src/tools/files/atomic-write.js");
       const stale = sha256(Buffer.from("v0\n"));
-      await expect(writeAtomic(t.session, file, Buffer.from("v2\n"), { expectedSha256: stale })).rejects.toThrow(/changed on disk since it was read; nothing was written/);
+      await expect(writeAtomic(t.session, file, Buffer.from("v2\n"), { expectedSha256: stale })).rejects.toThrow(
+        /changed on disk since it was read; nothing was written/,
+      );
       expect(await text(file)).toBe("v1\n");
     });
   });

@@ -10,7 +10,9 @@ describe("unifiedDiff", () => {
   it("writes a/ b/ headers and a hunk with three lines of context", () => {
     const before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
     const after = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n";
-    expect(unifiedDiff(before, after, "f.txt")).toBe("--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n");
+    expect(unifiedDiff(before, after, "f.txt")).toBe(
+      "--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n",
+    );
   });
 
   it("is empty for equal texts and handles a change in a 10 000-line file", () => {
@@ -28,16 +30,22 @@ describe("unifiedDiff", () => {
     const line = fc.constantFrom("a", "b", "c", "d", "");
     const eol = fc.boolean();
     fc.assert(
-      fc.property(fc.array(line, { maxLength: 30 }), fc.array(line, { maxLength: 30 }), eol, eol, (x, y, eolX, eolY) => {
-        const before = x.join("\n") + (eolX && x.length > 0 ? "\n" : "");
-        const after = y.join("\n") + (eolY && y.length > 0 ? "\n" : "");
-        const diff = unifiedDiff(before, after, "f");
-        if (before === after) return diff === "";
-        writeFileSync(join(dir, "f"), before);
-        writeFileSync(join(dir, "d.patch"), diff);
-        execFileSync("patch", ["-s", "-p1", "-i", "d.patch"], { cwd: dir });
-        return execFileSync("cat", ["f"], { cwd: dir, encoding: "utf8" }) === after;
-      }),
+      fc.property(
+        fc.array(line, { maxLength: 30 }),
+        fc.array(line, { maxLength: 30 }),
+        eol,
+        eol,
+        (x, y, eolX, eolY) => {
+          const before = x.join("\n") + (eolX && x.length > 0 ? "\n" : "");
+          const after = y.join("\n") + (eolY && y.length > 0 ? "\n" : "");
+          const diff = unifiedDiff(before, after, "f");
+          if (before === after) return diff === "";
+          writeFileSync(join(dir, "f"), before);
+          writeFileSync(join(dir, "d.patch"), diff);
+          execFileSync("patch", ["-s", "-p1", "-i", "d.patch"], { cwd: dir });
+          return execFileSync("cat", ["f"], { cwd: dir, encoding: "utf8" }) === after;
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -24,12 +24,17 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
 
     const call = (tool: string, args: unknown, settings?: ToolSettingsInput): Promise<ToolResult> =>
       callTool(tool, args, { session, ...(settings ? { settings: toolSettings(settings) } : {}) });
-    const start = async (command: string, extra: Record<string, unknown> = {}, settings?: ToolSettingsInput): Promise<string> => {
+    const start = async (
+      command: string,
+      extra: Record<string, unknown> = {},
+      settings?: ToolSettingsInput,
+    ): Promise<string> => {
       const r = await call("terminal", { command, background: true, ...extra }, settings);
       expect(r).toMatchObject({ status: "running", session_id: expect.stringMatching(/^proc_[0-9a-f]{12}$/) });
       return r.session_id as string;
     };
-    const wait = (id: string, timeout = 30): Promise<ToolResult> => call("process", { action: "wait", session_id: id, timeout });
+    const wait = (id: string, timeout = 30): Promise<ToolResult> =>
+      call("process", { action: "wait", session_id: id, timeout });
 
     beforeAll(async () => {
       session = await backend.create();
@@ -58,17 +63,28 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       const late = await call("process", { action: "poll", session_id: id });
       expect(late).toMatchObject({ status: "exited", exit_code: 0, output_preview: "first\nsecond\n" });
       const list = await call("process", { action: "list" });
-      expect((list.processes as ToolResult[]).find((p) => p.session_id === id)).toMatchObject({ status: "exited", exit_code: 0 });
+      expect((list.processes as ToolResult[]).find((p) => p.session_id === id)).toMatchObject({
+        status: "exited",
+        exit_code: 0,
+      });
     });
 
     it("kills the real command's whole tree, not a wrapper", async () => {
-      const id = await start(`sleep 300 & echo $! > ${scratch}/child.pid; (sleep 301 & echo $! > ${scratch}/grandchild.pid; wait) & echo $BASHPID > ${scratch}/self.pid; wait`);
-      await vi.waitFor(async () => expect((await session.execute(`cat ${scratch}/grandchild.pid`)).exitCode).toBe(0), { timeout: 10_000, interval: 50 });
+      const id = await start(
+        `sleep 300 & echo $! > ${scratch}/child.pid; (sleep 301 & echo $! > ${scratch}/grandchild.pid; wait) & echo $BASHPID > ${scratch}/self.pid; wait`,
+      );
+      await vi.waitFor(async () => expect((await session.execute(`cat ${scratch}/grandchild.pid`)).exitCode).toBe(0), {
+        timeout: 10_000,
+        interval: 50,
+      });
       const pids = [`${scratch}/child.pid`, `${scratch}/grandchild.pid`, `${scratch}/self.pid`];
       expect((await session.execute(aliveCheck(pids))).output.trim().split("\n")).toHaveLength(3);
       const killed = await call("process", { action: "kill", session_id: id });
       expect(killed).toMatchObject({ status: "killed", session_id: id, completion_reason: "killed" });
-      await vi.waitFor(async () => expect((await session.execute(aliveCheck(pids))).output).toBe(""), { timeout: 10_000, interval: 100 });
+      await vi.waitFor(async () => expect((await session.execute(aliveCheck(pids))).output).toBe(""), {
+        timeout: 10_000,
+        interval: 100,
+      });
       expect(await call("process", { action: "kill", session_id: id })).toMatchObject({ status: "already_exited" });
     });
 
@@ -77,26 +93,44 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       expect(await wait(id)).toMatchObject({ status: "exited", exit_code: 0, output: `${id}\n` });
       expect((await session.execute(aliveCheck([`${scratch}/left.pid`]))).output).toMatch(/^alive \d+/);
       const r = await call("process", { action: "kill", session_id: id });
-      expect(r).toMatchObject({ status: "already_exited", exit_code: 0, note: "The command had ended; the processes it left running were killed." });
-      await vi.waitFor(async () => expect((await session.execute(aliveCheck([`${scratch}/left.pid`]))).output).toBe(""), { timeout: 10_000, interval: 100 });
+      expect(r).toMatchObject({
+        status: "already_exited",
+        exit_code: 0,
+        note: "The command had ended; the processes it left running were killed.",
+      });
+      await vi.waitFor(
+        async () => expect((await session.execute(aliveCheck([`${scratch}/left.pid`]))).output).toBe(""),
+        { timeout: 10_000, interval: 100 },
+      );
       expect((await call("process", { action: "kill", session_id: id })).note).toBeUndefined();
     });
 
     it("records the exit code a command chooses when it is told to stop", async () => {
       const id = await start("trap 'echo stopping; exit 5' TERM; echo ready; while :; do sleep 0.1; done");
-      await vi.waitFor(async () => expect((await call("process", { action: "poll", session_id: id })).output_preview).toBe("ready\n"), { timeout: 10_000 });
+      await vi.waitFor(
+        async () => expect((await call("process", { action: "poll", session_id: id })).output_preview).toBe("ready\n"),
+        { timeout: 10_000 },
+      );
       const killed = await call("process", { action: "kill", session_id: id });
       expect(killed).toMatchObject({ status: "killed", exit_code: 5 });
       expect((await call("process", { action: "log", session_id: id })).output).toContain("stopping");
     });
 
     it("writes, submits and closes stdin", async () => {
-      const id = await start("while read -r line; do echo \"got:$line\"; done; echo eof");
-      expect(await call("process", { action: "write", session_id: id, data: "par" })).toEqual({ status: "ok", bytes_written: 3 });
-      expect(await call("process", { action: "submit", session_id: id, data: "tial é" })).toEqual({ status: "ok", bytes_written: 8 });
+      const id = await start('while read -r line; do echo "got:$line"; done; echo eof');
+      expect(await call("process", { action: "write", session_id: id, data: "par" })).toEqual({
+        status: "ok",
+        bytes_written: 3,
+      });
+      expect(await call("process", { action: "submit", session_id: id, data: "tial é" })).toEqual({
+        status: "ok",
+        bytes_written: 8,
+      });
       expect(await call("process", { action: "close", session_id: id })).toMatchObject({ status: "ok" });
       expect(await wait(id)).toMatchObject({ status: "exited", exit_code: 0, output: "got:partial é\neof\n" });
-      expect(await call("process", { action: "submit", session_id: id, data: "late" })).toMatchObject({ error: expect.stringContaining("stdin not available") });
+      expect(await call("process", { action: "submit", session_id: id, data: "late" })).toMatchObject({
+        error: expect.stringContaining("stdin not available"),
+      });
     });
 
     it("keeps the tail of a long output in a bounded buffer and says so in log", async () => {
@@ -116,22 +150,39 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
     it("returns timeout from wait while the process runs, and the tail of its output", async () => {
       const id = await start("echo waiting; sleep 30");
       const r = await call("process", { action: "wait", session_id: id, timeout: 1 });
-      expect(r).toMatchObject({ status: "timeout", output: "waiting\n", timeout_note: "Waited 1s, process still running" });
+      expect(r).toMatchObject({
+        status: "timeout",
+        output: "waiting\n",
+        timeout_note: "Waited 1s, process still running",
+      });
       await call("process", { action: "kill", session_id: id });
     });
 
     it("clamps a wait above the foreground maximum and says so", async () => {
       const id = await start("true");
-      const r = await callTool("process", { action: "wait", session_id: id, timeout: 5000 }, { session, settings: toolSettings({ maxForegroundTimeoutSeconds: 20 }) });
-      expect(r).toMatchObject({ status: "exited", exit_code: 0, timeout_note: "Requested wait of 5000s was clamped to the limit of 20s" });
+      const r = await callTool(
+        "process",
+        { action: "wait", session_id: id, timeout: 5000 },
+        { session, settings: toolSettings({ maxForegroundTimeoutSeconds: 20 }) },
+      );
+      expect(r).toMatchObject({
+        status: "exited",
+        exit_code: 0,
+        timeout_note: "Requested wait of 5000s was clamped to the limit of 20s",
+      });
     });
 
     it("delivers a completion event for notify_on_complete, once", async () => {
       drainCompletionEvents(session);
       const id = await start("echo notified; exit 3", { notify_on_complete: true });
-      await vi.waitFor(() => expect(drainCompletionEvents(session).map((e) => e.processId)).toContain(id), { timeout: 15_000, interval: 50 }).catch(async () => {
-        throw new Error("no completion event");
-      });
+      await vi
+        .waitFor(() => expect(drainCompletionEvents(session).map((e) => e.processId)).toContain(id), {
+          timeout: 15_000,
+          interval: 50,
+        })
+        .catch(async () => {
+          throw new Error("no completion event");
+        });
       expect(drainCompletionEvents(session)).toEqual([]);
     });
 
@@ -139,12 +190,23 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       drainCompletionEvents(session);
       const id = await start("echo notified; exit 3", { notify_on_complete: true });
       let events: ReturnType<typeof drainCompletionEvents> = [];
-      await vi.waitFor(() => {
-        events = drainCompletionEvents(session);
-        expect(events).toHaveLength(1);
-      }, { timeout: 15_000, interval: 50 });
-      expect(events[0]).toMatchObject({ processId: id, sessionId: id, status: "exited", exitCode: 3, output: "notified\n" });
-      expect(events[0]!.message).toBe(`[IMPORTANT: Background process ${id} exited (exit code 3).\nCommand: echo notified; exit 3\nOutput:\nnotified\n]`);
+      await vi.waitFor(
+        () => {
+          events = drainCompletionEvents(session);
+          expect(events).toHaveLength(1);
+        },
+        { timeout: 15_000, interval: 50 },
+      );
+      expect(events[0]).toMatchObject({
+        processId: id,
+        sessionId: id,
+        status: "exited",
+        exitCode: 3,
+        output: "notified\n",
+      });
+      expect(events[0]!.message).toBe(
+        `[IMPORTANT: Background process ${id} exited (exit code 3).\nCommand: echo notified; exit 3\nOutput:\nnotified\n]`,
+      );
     });
 
     it("drops the event when the model already saw the end", async () => {
@@ -184,11 +246,19 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
     });
 
     it("answers bad calls with an error that says what to do", async () => {
-      expect(await call("process", { action: "poll" })).toMatchObject({ error: expect.stringContaining("session_id is required for poll") });
-      expect(await call("process", { action: "poll", session_id: "proc_000000000000" })).toMatchObject({ status: "not_found" });
-      expect(await call("process", { action: "explode" })).toMatchObject({ error: expect.stringContaining("Invalid arguments for process") });
+      expect(await call("process", { action: "poll" })).toMatchObject({
+        error: expect.stringContaining("session_id is required for poll"),
+      });
+      expect(await call("process", { action: "poll", session_id: "proc_000000000000" })).toMatchObject({
+        status: "not_found",
+      });
+      expect(await call("process", { action: "explode" })).toMatchObject({
+        error: expect.stringContaining("Invalid arguments for process"),
+      });
       const id = await start("sleep 30");
-      expect(await call("process", { action: "write", session_id: id })).toMatchObject({ error: "data is required for write." });
+      expect(await call("process", { action: "write", session_id: id })).toMatchObject({
+        error: "data is required for write.",
+      });
       await call("process", { action: "kill", session_id: id });
     });
 
@@ -211,7 +281,9 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
         expect(b.status).toBe("running");
         const list = await callTool("process", { action: "list" }, { session, settings });
         expect((list.processes as ToolResult[]).map((p) => p.session_id)).toEqual([a.session_id, b.session_id]);
-        expect(await start("sleep 30")).toMatchObject({ error: expect.stringContaining("Too many background processes") });
+        expect(await start("sleep 30")).toMatchObject({
+          error: expect.stringContaining("Too many background processes"),
+        });
       } finally {
         await session.close();
       }
@@ -221,15 +293,31 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       const session = await backend.create();
       const base = `/tmp/shellwright-close-test-${process.pid}-${backend.name.replace(/\W/g, "_")}`;
       const pidFiles = [`${base}-running.pid`, `${base}-left.pid`];
-      await callTool("terminal", { command: `echo $BASHPID > ${pidFiles[0]}; exec sleep 300`, background: true }, { session });
-      const ended = await callTool("terminal", { command: `sleep 301 & echo $! > ${pidFiles[1]}`, background: true }, { session });
-      expect(await callTool("process", { action: "wait", session_id: ended.session_id }, { session })).toMatchObject({ status: "exited" });
-      await vi.waitFor(async () => expect((await session.execute(`cat ${pidFiles[0]}`)).exitCode).toBe(0), { timeout: 10_000, interval: 50 });
+      await callTool(
+        "terminal",
+        { command: `echo $BASHPID > ${pidFiles[0]}; exec sleep 300`, background: true },
+        { session },
+      );
+      const ended = await callTool(
+        "terminal",
+        { command: `sleep 301 & echo $! > ${pidFiles[1]}`, background: true },
+        { session },
+      );
+      expect(await callTool("process", { action: "wait", session_id: ended.session_id }, { session })).toMatchObject({
+        status: "exited",
+      });
+      await vi.waitFor(async () => expect((await session.execute(`cat ${pidFiles[0]}`)).exitCode).toBe(0), {
+        timeout: 10_000,
+        interval: 50,
+      });
       const checker = await backend.create();
       try {
         expect((await checker.execute(aliveCheck(pidFiles))).output.trim().split("\n")).toHaveLength(2);
         await session.close();
-        await vi.waitFor(async () => expect((await checker.execute(aliveCheck(pidFiles))).output).toBe(""), { timeout: 10_000, interval: 100 });
+        await vi.waitFor(async () => expect((await checker.execute(aliveCheck(pidFiles))).output).toBe(""), {
+          timeout: 10_000,
+          interval: 100,
+        });
       } finally {
         await checker.execute(`rm -f ${pidFiles.join(" ")}`);
         await checker.close();

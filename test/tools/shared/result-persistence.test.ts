@@ -33,7 +33,8 @@ afterAll(async () => {
 
 /** A result whose JSON form is exactly `size` characters. */
 const resultOfSize = (size: number): ToolResult => ({ output: "x".repeat(size - '{"output":""}'.length) });
-const savedPath = (result: ToolResult, field = "output"): string => /saved to: (\S+)/.exec(result[field] as string)![1]!;
+const savedPath = (result: ToolResult, field = "output"): string =>
+  /saved to: (\S+)/.exec(result[field] as string)![1]!;
 
 describe("preview", () => {
   it("cuts at a line end in the second half, else at the limit", () => {
@@ -72,12 +73,18 @@ describe("layer 2", () => {
     expect(await persistLargeResult("terminal", at, { session })).toBe(at);
     const persisted = await persistLargeResult("terminal", resultOfSize(100_001), { session, callId: "above" });
     // The saved text is the output field: 100 001 minus the 13 characters of {"output":""}.
-    expect(persisted.output).toMatch(/^<persisted-output>\nThis tool result was too large \(99,988 characters, 97\.6 KB\)\.\n/);
+    expect(persisted.output).toMatch(
+      /^<persisted-output>\nThis tool result was too large \(99,988 characters, 97\.6 KB\)\.\n/,
+    );
   });
 
   it("keeps the other fields and saves the big one whole, byte for byte", async () => {
     const output = `${"é🙂 line\n".repeat(20_000)}`;
-    const persisted = await persistLargeResult("terminal", { output, exit_code: 3 }, { session, callId: "keep-fields" });
+    const persisted = await persistLargeResult(
+      "terminal",
+      { output, exit_code: 3 },
+      { session, callId: "keep-fields" },
+    );
     expect(persisted.exit_code).toBe(3);
     const path = savedPath(persisted);
     expect(path).toBe(`${resultsDir(session)}/keep-fields.txt`);
@@ -109,7 +116,9 @@ describe("layer 2", () => {
     const big = resultOfSize(300_000);
     expect(await persistLargeResult("read_file", big, { session })).toBe(big);
     const settings = toolSettings({ toolThresholdChars: { search_files: 50 } });
-    expect((await persistLargeResult("search_files", resultOfSize(51), { session, settings })).output).toMatch(/^<persisted-output>/);
+    expect((await persistLargeResult("search_files", resultOfSize(51), { session, settings })).output).toMatch(
+      /^<persisted-output>/,
+    );
     expect(await persistLargeResult("terminal", resultOfSize(51), { session, settings })).toEqual(resultOfSize(51));
   });
 
@@ -119,7 +128,11 @@ describe("layer 2", () => {
       // A file where the results directory should be: mkdir -p fails.
       await blocked.execute(`touch ${resultsDir(blocked)}`);
       const settings = toolSettings({ hostResultsDir: hostDir });
-      const persisted = await persistLargeResult("terminal", resultOfSize(100_001), { session: blocked, settings, callId: "fallback" });
+      const persisted = await persistLargeResult("terminal", resultOfSize(100_001), {
+        session: blocked,
+        settings,
+        callId: "fallback",
+      });
       const path = savedPath(persisted);
       expect(path).toBe(join(hostDir, "fallback.txt"));
       expect(readFileSync(path, "utf8")).toBe(resultOfSize(100_001).output);
@@ -135,8 +148,13 @@ describe("layer 2", () => {
     try {
       chmodSync(open, 0o755);
       await blocked.execute(`touch ${resultsDir(blocked)}`);
-      const persisted = await persistLargeResult("terminal", resultOfSize(100_001), { session: blocked, settings: toolSettings({ hostResultsDir: open }) });
-      expect(persisted.output).toMatch(/\[Truncated: tool response was 99,988 chars\. Full output could not be saved to the sandbox or the host\.\]$/);
+      const persisted = await persistLargeResult("terminal", resultOfSize(100_001), {
+        session: blocked,
+        settings: toolSettings({ hostResultsDir: open }),
+      });
+      expect(persisted.output).toMatch(
+        /\[Truncated: tool response was 99,988 chars\. Full output could not be saved to the sandbox or the host\.\]$/,
+      );
       expect(readdirSync(open)).toEqual([]);
     } finally {
       await blocked.close();
@@ -154,7 +172,12 @@ describe("layer 3", () => {
   const entry = (toolName: string, size: number, callId: string) => ({ toolName, callId, result: resultOfSize(size) });
 
   it("persists the largest results first until the turn fits the budget", async () => {
-    const turn = [entry("terminal", 60_000, "a"), entry("terminal", 90_000, "b"), entry("terminal", 30_000, "c"), entry("terminal", 80_000, "d")];
+    const turn = [
+      entry("terminal", 60_000, "a"),
+      entry("terminal", 90_000, "b"),
+      entry("terminal", 30_000, "c"),
+      entry("terminal", 80_000, "d"),
+    ];
     const out = await enforceTurnBudget(turn, { session });
     const persisted = out.map((e) => (e.result.output as string).startsWith("<persisted-output>"));
     // 260 000 > 200 000: persisting b (90 000) leaves about 172 000: enough.
@@ -173,7 +196,11 @@ describe("layer 3", () => {
 
   it("skips results already persisted and read_file results", async () => {
     const already = await persistLargeResult("terminal", resultOfSize(150_000), { session, callId: "already" });
-    const turn = [{ toolName: "terminal", result: already }, entry("read_file", 150_000, "rf"), entry("terminal", 100_000, "t")];
+    const turn = [
+      { toolName: "terminal", result: already },
+      entry("read_file", 150_000, "rf"),
+      entry("terminal", 100_000, "t"),
+    ];
     const out = await enforceTurnBudget(turn, { session, settings: toolSettings({ turnBudgetChars: 100_000 }) });
     expect(out[0]!.result).toBe(already);
     expect(out[1]!.result.output).toMatch(/^x+$/);

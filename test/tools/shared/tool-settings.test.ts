@@ -6,16 +6,36 @@ import { toolSettings } from "../../../src/tools/shared/tool-settings.js";
 describe("toolSettings", () => {
   it("fills in defaults", () => {
     const settings = toolSettings();
-    expect(settings).toMatchObject({ maxForegroundTimeoutSeconds: 600, inlineOutputChars: 50_000, resultThresholdChars: 100_000, previewChars: 1500, turnBudgetChars: 200_000 });
-    expect(settings.processes).toEqual({ bufferChars: 200_000, maxProcesses: 64, finishedTtlMs: 1_800_000, killGraceMs: 2000, watchIntervalMs: 200 });
+    expect(settings).toMatchObject({
+      maxForegroundTimeoutSeconds: 600,
+      inlineOutputChars: 50_000,
+      resultThresholdChars: 100_000,
+      previewChars: 1500,
+      turnBudgetChars: 200_000,
+    });
+    expect(settings.processes).toEqual({
+      bufferChars: 200_000,
+      maxProcesses: 64,
+      finishedTtlMs: 1_800_000,
+      killGraceMs: 2000,
+      watchIntervalMs: 200,
+    });
   });
 
   it("names the option and the value it got", () => {
-    expect(() => toolSettings({ inlineOutputChars: -1 })).toThrow("inlineOutputChars must be a positive integer, got -1");
-    expect(() => toolSettings({ maxForegroundTimeoutSeconds: 0 })).toThrow("maxForegroundTimeoutSeconds must be a positive number of seconds, got 0");
-    expect(() => toolSettings({ processes: { maxProcesses: 1.5 } })).toThrow("processes.maxProcesses must be a positive integer, got 1.5");
+    expect(() => toolSettings({ inlineOutputChars: -1 })).toThrow(
+      "inlineOutputChars must be a positive integer, got -1",
+    );
+    expect(() => toolSettings({ maxForegroundTimeoutSeconds: 0 })).toThrow(
+      "maxForegroundTimeoutSeconds must be a positive number of seconds, got 0",
+    );
+    expect(() => toolSettings({ processes: { maxProcesses: 1.5 } })).toThrow(
+      "processes.maxProcesses must be a positive integer, got 1.5",
+    );
     expect(() => toolSettings({ approve: "yes" } as never)).toThrow('approve must be a function, got "yes"');
     expect(() => toolSettings({ turnBudget: 5 } as never)).toThrow(/Unknown tool settings option "turnBudget"/);
-    expect(() => toolSettings({ toolThresholdChars: { terminal: "big" } } as never)).toThrow('toolThresholdChars.terminal must be a number of characters (0 or more), got "big"');
+    expect(() => toolSettings({ toolThresholdChars: { terminal: "big" } } as never)).toThrow(
+      'toolThresholdChars.terminal must be a number of characters (0 or more), got "big"',
+    );
   });
 });
