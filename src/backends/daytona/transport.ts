@@ -6,7 +6,7 @@
  *
  * Before each command the sandbox is made sure to be running (a stopped or
  * archived one is started again). Session commands have no timeout of their
- * own (the spec's open item 4), so the command runs under coreutils `timeout`
+ * own, so the command runs under coreutils `timeout`
  * set past the session's deadline: a backstop for when this process dies,
  * while the session's own timeout kills the tree inside the sandbox first.
  */

@@ -86,7 +86,7 @@ export interface ModalApi {
 export interface ModalTransportOptions {
   /** A registry image (`debian:bookworm-slim`) or a Modal image id (`im-…`). */
   image: string;
-  /** Add Python to the image: "auto" does it for ubuntu/debian registry images (the spec's PR 4511). */
+  /** Add Python to the image: "auto" does it for ubuntu/debian registry images. */
   addPython: boolean | "auto";
   appName: string;
   cpu?: number | undefined;
@@ -113,7 +113,7 @@ const CONTROL_TIMEOUT_MS = 20_000;
 export type ModalImageSpec =
   { kind: "id"; imageId: string } | { kind: "registry"; tag: string; dockerfileCommands: string[] };
 
-/** Python for ubuntu/debian images, which ship without it (the spec's PR 4511, `add_python`). */
+/** Python for ubuntu/debian images, which ship without it (`add_python` in Modal's Python SDK). */
 export const ADD_PYTHON_COMMANDS = [
   "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv python3-pip && rm -rf /var/lib/apt/lists/*",
 ];

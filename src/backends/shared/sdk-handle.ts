@@ -1,6 +1,6 @@
 /**
  * A ProcessHandle over an SDK call (Modal, Daytona), where there is no child
- * process: the spec's `_ThreadedProcessHandle`, done without its losses.
+ * process, without losing output or the exit code on a cancel.
  *
  * - Output is streamed: the SDK call pushes chunks as they arrive, so a
  *   timeout or interrupt keeps the partial output.

@@ -1,5 +1,5 @@
 /**
- * Tool-result persistence, the spec's "PR 1", in three layers:
+ * Tool-result persistence, in three layers:
  *
  * 1. each tool caps its own output (the terminal keeps head + tail inline and
  *    saves the whole output when it cuts, see terminal/terminal-tool.ts);
