@@ -11,15 +11,9 @@ import { accessSync, constants as fsConstants, mkdirSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { BackendUnavailableError, SpawnError } from "../../core/errors.js";
-import {
-  MAX_INLINE_SCRIPT_BYTES,
-  type KillSignal,
-  type ProcessHandle,
-  type RunOptions,
-  type Transport,
-} from "../../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
-import { RemoteTreeKiller } from "../shared/remote-tree.js";
+import { SandboxTransport } from "../shared/sandbox-transport.js";
 import { ChunkQueue } from "../shared/sdk-handle.js";
 
 export interface ApptainerTransportOptions {
@@ -52,19 +46,14 @@ interface ApptainerHandle extends ProcessHandle {
   readonly pid: number | undefined;
 }
 
-export class ApptainerTransport implements Transport {
-  readonly name = "apptainer";
-  readonly stdinMode = "pipe";
-  readonly cwdSource = "marker";
-  readonly needsRemotePid = true;
-  readonly tempDir = "/tmp";
+export class ApptainerTransport extends SandboxTransport {
   readonly #options: ApptainerTransportOptions;
   readonly #instance = `shellwright_${randomBytes(6).toString("hex")}`;
-  readonly #killer = new RemoteTreeKiller("apptainer", (script) => this.#control(["bash", "-c", script]));
   #executable = "";
   #started = false;
 
   constructor(options: ApptainerTransportOptions) {
+    super("apptainer");
     this.#options = options;
   }
 
@@ -73,7 +62,7 @@ export class ApptainerTransport implements Transport {
     return this.#instance;
   }
 
-  async start(): Promise<void> {
+  override async start(): Promise<void> {
     const options = this.#options;
     this.#executable = findExecutable(options.executable);
     mkdirSync(options.scratchDir, { recursive: true, mode: 0o700 });
@@ -107,7 +96,7 @@ export class ApptainerTransport implements Transport {
     this.#started = true;
   }
 
-  runBash(script: string, options: RunOptions): ApptainerHandle {
+  override runBash(script: string, options: RunOptions): ApptainerHandle {
     if (!this.#started)
       throw new BackendUnavailableError(
         "The Apptainer instance is not running (start() was not called or it was stopped)",
@@ -162,7 +151,7 @@ export class ApptainerTransport implements Transport {
         resolve(code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0));
       });
     });
-    return this.#killer.guard({
+    return this.guard({
       pid: child.pid,
       output: queue,
       wait: () => exited,
@@ -176,11 +165,7 @@ export class ApptainerTransport implements Transport {
     });
   }
 
-  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
-    await this.#killer.kill(handle, signal, remotePid);
-  }
-
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     if (!this.#started) return;
     this.#started = false;
     const stopped = await this.#runClient(["instance", "stop", this.#instance], CONTROL_TIMEOUT_MS);
@@ -216,9 +201,12 @@ export class ApptainerTransport implements Transport {
     return env;
   }
 
-  /** A control command in the instance (the kill script). */
-  #control(argv: string[]): Promise<{ exitCode: number; output: string }> {
-    return this.#runClient(["exec", "--cleanenv", `instance://${this.#instance}`, ...argv], CONTROL_TIMEOUT_MS);
+  /** A control script in the instance (the kill script). */
+  protected override control(script: string): Promise<{ exitCode: number; output: string }> {
+    return this.#runClient(
+      ["exec", "--cleanenv", `instance://${this.#instance}`, "bash", "-c", script],
+      CONTROL_TIMEOUT_MS,
+    );
   }
 
   /** Runs the client to completion (with a deadline) and returns its merged output. */

@@ -13,21 +13,14 @@
 
 import { randomBytes } from "node:crypto";
 import type * as DaytonaSdk from "@daytonaio/sdk";
-import { BackendUnavailableError, SyncError } from "../../core/errors.js";
+import { BackendUnavailableError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
-import {
-  MAX_INLINE_SCRIPT_BYTES,
-  type KillSignal,
-  type ProcessHandle,
-  type RunOptions,
-  type Transport,
-} from "../../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
 import { messageOf } from "../shared/error-message.js";
-import { RemoteTreeKiller } from "../shared/remote-tree.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
-import { SdkTransfer } from "../shared/sdk-sync.js";
-import { FileSync } from "../../sync/file-sync.js";
+import type { SandboxWrite } from "../shared/sdk-sync.js";
+import { SdkTransport } from "../shared/sdk-transport.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
 // The subset of `@daytonaio/sdk` this backend calls, written out here so that
@@ -158,16 +151,9 @@ export function daytonaCommand(
   return `${cleanup}printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run} & wait $! 2>/dev/null`;
 }
 
-export class DaytonaTransport implements Transport {
-  readonly name = "daytona";
-  readonly stdinMode = "pipe";
-  readonly cwdSource = "marker";
-  readonly needsRemotePid = true;
-  readonly tempDir = "/tmp";
+export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   readonly #options: DaytonaTransportOptions;
-  readonly #killer = new RemoteTreeKiller("daytona", (script) => this.#control(script));
   #client: DaytonaApi | undefined;
-  #sandbox: DaytonaSandbox | undefined;
   #sessionId: string | undefined;
   #hasTimeout = false;
   #hasTee = false;
@@ -175,52 +161,24 @@ export class DaytonaTransport implements Transport {
   #stale: string[] = [];
   /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
   #ready: Promise<DaytonaSandbox> | undefined;
-  #closed = false;
-  readonly #sync: FileSync | undefined;
 
   constructor(options: DaytonaTransportOptions) {
+    super("daytona", "Daytona", options);
     this.#options = options;
-    if (options.sync !== undefined) {
-      const transfer = new SdkTransfer({
-        // One multipart request for the lot.
-        writeFiles: async (files) => {
-          const sandbox = this.#sandbox;
-          if (sandbox === undefined) throw new Error("the Daytona sandbox is not running");
-          await sandbox.fs.uploadFiles(files.map((file) => ({ source: file.bytes, destination: file.remote })));
-        },
-        exec: (script) => this.#control(script),
-      });
-      this.#sync = new FileSync(transfer, { ...options.sync, backend: this.name });
-    }
   }
 
-  /** The file sync, when configured. */
-  get fileSync(): FileSync | undefined {
-    return this.#sync;
-  }
-
-  get sandbox(): DaytonaSandbox | undefined {
-    return this.#sandbox;
-  }
-
-  async start(): Promise<void> {
+  override async start(): Promise<void> {
     await this.#ensureReady();
   }
 
   /** Makes sure the sandbox runs (starting a stopped one, recreating a destroyed one), then syncs files. */
   async beforeExecute(): Promise<void> {
     await this.#ensureReady();
-    try {
-      await this.#sync?.sync();
-    } catch (error) {
-      if (!(error instanceof SyncError)) throw error;
-      // The command still runs: a failed sync is retried from scratch next time.
-      this.#options.warn(error.message);
-    }
+    await this.syncQuietly();
   }
 
-  runBash(script: string, options: RunOptions): ProcessHandle {
-    const sandbox = this.#sandbox;
+  override runBash(script: string, options: RunOptions): ProcessHandle {
+    const sandbox = this.sandbox;
     const sessionId = this.#sessionId;
     const handle = sdkProcessHandle({
       backend: this.name,
@@ -271,35 +229,26 @@ export class DaytonaTransport implements Transport {
       // The last resort: stop the sandbox; the next command starts it again.
       cancel: () => this.#stopSandbox(sandbox),
     });
-    return this.#killer.guard(handle);
+    return this.guard(handle);
   }
 
-  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
-    await this.#killer.kill(handle, signal, remotePid);
+  /** One multipart request for the lot. */
+  protected override async writeFiles(sandbox: DaytonaSandbox, files: readonly SandboxWrite[]): Promise<void> {
+    await sandbox.fs.uploadFiles(files.map((file) => ({ source: file.bytes, destination: file.remote })));
   }
 
-  async stop(): Promise<void> {
-    this.#closed = true;
-    const sandbox = this.#sandbox;
-    this.#sandbox = undefined;
-    if (sandbox === undefined) return;
-    try {
-      if (this.#sessionId !== undefined) await sandbox.process.deleteSession(this.#sessionId).catch(() => undefined);
-      if (this.#options.onClose === "delete") await sandbox.delete();
-      else if (this.#options.onClose === "stop") await sandbox.stop();
-    } catch (error) {
-      throw new BackendUnavailableError(
-        `Could not ${this.#options.onClose} Daytona sandbox ${sandbox.name || sandbox.id}: ${messageOf(error)}`,
-        {
-          cause: error,
-          backend: this.name,
-        },
-      );
-    }
+  protected override async release(sandbox: DaytonaSandbox): Promise<void> {
+    if (this.#sessionId !== undefined) await sandbox.process.deleteSession(this.#sessionId).catch(() => undefined);
+    if (this.#options.onClose === "delete") await sandbox.delete();
+    else if (this.#options.onClose === "stop") await sandbox.stop();
+  }
+
+  protected override describeRelease(sandbox: DaytonaSandbox): string {
+    return `${this.#options.onClose} Daytona sandbox ${sandbox.name || sandbox.id}`;
   }
 
   #ensureReady(): Promise<DaytonaSandbox> {
-    if (this.#closed)
+    if (this.closed)
       return Promise.reject(new BackendUnavailableError("The Daytona backend was stopped", { backend: this.name }));
     this.#ready ??= this.#wake().finally(() => {
       this.#ready = undefined;
@@ -309,7 +258,7 @@ export class DaytonaTransport implements Transport {
 
   async #wake(): Promise<DaytonaSandbox> {
     try {
-      let sandbox = this.#sandbox;
+      let sandbox = this.sandbox;
       if (sandbox !== undefined) {
         try {
           await sandbox.refreshData();
@@ -320,9 +269,9 @@ export class DaytonaTransport implements Transport {
       if (sandbox !== undefined && GONE.has(String(sandbox.state))) sandbox = undefined;
       if (sandbox === undefined) {
         sandbox = (await this.#resume()) ?? (await this.#create());
-        this.#sandbox = sandbox;
+        this.sandbox = sandbox;
         this.#sessionId = undefined;
-        this.#sync?.invalidate(); // another sandbox: assume none of the synced files
+        this.fileSync?.invalidate(); // another sandbox: assume none of the synced files
       }
       if (RESTARTABLE.has(String(sandbox.state))) {
         await sandbox.start(this.#options.startTimeoutSec);
@@ -416,10 +365,8 @@ export class DaytonaTransport implements Transport {
     await sandbox.stop();
   }
 
-  async #control(script: string): Promise<{ exitCode: number; output: string }> {
-    const sandbox = this.#sandbox;
-    if (sandbox === undefined)
-      throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
+  protected override async control(script: string): Promise<{ exitCode: number; output: string }> {
+    const sandbox = this.runningSandbox();
     const response = await sandbox.process.executeCommand(
       `bash -c ${shellQuote(script)}`,
       undefined,

@@ -11,14 +11,13 @@
  */
 
 import type * as ModalSdk from "modal";
-import { BackendUnavailableError, SyncError } from "../../core/errors.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import { BackendUnavailableError } from "../../core/errors.js";
+import type { ProcessHandle, RunOptions } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
 import { messageOf } from "../shared/error-message.js";
-import { RemoteTreeKiller } from "../shared/remote-tree.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
-import { SdkTransfer } from "../shared/sdk-sync.js";
-import { FileSync } from "../../sync/file-sync.js";
+import type { SandboxWrite } from "../shared/sdk-sync.js";
+import { SdkTransport } from "../shared/sdk-transport.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
 // The subset of Modal's SDK this backend calls, written out here so that our
@@ -125,75 +124,38 @@ export function resolveModalImage(image: string, addPython: boolean | "auto"): M
   return { kind: "registry", tag: image, dockerfileCommands: wantsPython ? [...ADD_PYTHON_COMMANDS] : [] };
 }
 
-export class ModalTransport implements Transport {
-  readonly name = "modal";
-  readonly stdinMode = "pipe";
-  readonly cwdSource = "marker";
-  readonly needsRemotePid = true;
-  readonly tempDir = "/tmp";
+export class ModalTransport extends SdkTransport<ModalSandbox> {
   readonly #options: ModalTransportOptions;
-  readonly #killer = new RemoteTreeKiller("modal", (script) => this.#control(script));
   #client: ModalApi | undefined;
-  #sandbox: ModalSandbox | undefined;
   #starting: Promise<ModalSandbox> | undefined;
-  #closed = false;
-  readonly #sync: FileSync | undefined;
 
   constructor(options: ModalTransportOptions) {
+    super("modal", "Modal", options);
     this.#options = options;
-    if (options.sync !== undefined) {
-      const transfer = new SdkTransfer({
-        writeFiles: async (files) => {
-          const filesystem = this.#sandbox?.filesystem;
-          if (filesystem === undefined) throw new Error("the Modal sandbox is not running");
-          for (const file of files) await filesystem.writeBytes(file.bytes, file.remote);
-        },
-        exec: (script) => this.#control(script),
-      });
-      this.#sync = new FileSync(transfer, { ...options.sync, backend: this.name });
-    }
-  }
-
-  /** The file sync, when configured. */
-  get fileSync(): FileSync | undefined {
-    return this.#sync;
   }
 
   /** The current sandbox's id (undefined before start or after a terminate). */
   get sandboxId(): string | undefined {
-    return this.#sandbox?.sandboxId;
+    return this.sandbox?.sandboxId;
   }
 
-  async start(): Promise<void> {
+  override async start(): Promise<void> {
     await this.#ensureSandbox();
   }
 
   /** Brings a sandbox back if the last resort terminated the previous one, then syncs files. */
   async beforeExecute(): Promise<void> {
     const sandbox = await this.#ensureSandbox();
-    if (!(await this.#syncQuietly()) && (await this.#ended(sandbox))) {
+    if (!(await this.syncQuietly()) && (await this.#ended(sandbox))) {
       // The sandbox ended under us: replace it and sync into the new one.
-      if (this.#sandbox === sandbox) this.#sandbox = undefined;
+      if (this.sandbox === sandbox) this.sandbox = undefined;
       await this.#ensureSandbox();
-      await this.#syncQuietly();
+      await this.syncQuietly();
     }
   }
 
-  /** Syncs files; a failure is a warning (the command still runs) and false. */
-  async #syncQuietly(): Promise<boolean> {
-    try {
-      await this.#sync?.sync();
-      return true;
-    } catch (error) {
-      if (!(error instanceof SyncError)) throw error;
-      // Retried from scratch before the next command.
-      this.#options.warn(error.message);
-      return false;
-    }
-  }
-
-  runBash(script: string, options: RunOptions): ProcessHandle {
-    let sandbox = this.#sandbox;
+  override runBash(script: string, options: RunOptions): ProcessHandle {
+    let sandbox = this.sandbox;
     const handle = sdkProcessHandle({
       backend: this.name,
       run: async (sink) => {
@@ -214,9 +176,9 @@ export class ModalTransport implements Transport {
           // A sandbox that ended (its lifetime ran out, or it was terminated
           // elsewhere) is replaced, and the command, which never started, runs there.
           if (sandbox !== undefined && !(await this.#ended(sandbox))) throw error;
-          if (this.#sandbox === sandbox) this.#sandbox = undefined;
+          if (this.sandbox === sandbox) this.sandbox = undefined;
           sandbox = await this.#ensureSandbox();
-          await this.#syncQuietly();
+          await this.syncQuietly();
           process = await sandbox.exec(launch.argv, params);
         }
         const input = (async () => {
@@ -229,36 +191,29 @@ export class ModalTransport implements Transport {
       },
       cancel: () => this.#terminate(sandbox),
     });
-    return this.#killer.guard(handle);
+    return this.guard(handle);
   }
 
-  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
-    await this.#killer.kill(handle, signal, remotePid);
+  protected override async writeFiles(sandbox: ModalSandbox, files: readonly SandboxWrite[]): Promise<void> {
+    for (const file of files) await sandbox.filesystem.writeBytes(file.bytes, file.remote);
   }
 
-  async stop(): Promise<void> {
-    this.#closed = true;
-    const sandbox = this.#sandbox;
-    this.#sandbox = undefined;
-    if (sandbox === undefined) return;
-    try {
-      await sandbox.terminate();
-    } catch (error) {
-      throw new BackendUnavailableError(`Could not terminate Modal sandbox ${sandbox.sandboxId}: ${messageOf(error)}`, {
-        cause: error,
-        backend: this.name,
-      });
-    }
+  protected override async release(sandbox: ModalSandbox): Promise<void> {
+    await sandbox.terminate();
+  }
+
+  protected override describeRelease(sandbox: ModalSandbox): string {
+    return `terminate Modal sandbox ${sandbox.sandboxId}`;
   }
 
   /** The filesystem of the current sandbox, for file sync. */
   get filesystem(): ModalFilesystem | undefined {
-    return this.#sandbox?.filesystem;
+    return this.sandbox?.filesystem;
   }
 
   async #ensureSandbox(): Promise<ModalSandbox> {
-    if (this.#closed) throw new BackendUnavailableError("The Modal backend was stopped", { backend: this.name });
-    if (this.#sandbox !== undefined) return this.#sandbox;
+    if (this.closed) throw new BackendUnavailableError("The Modal backend was stopped", { backend: this.name });
+    if (this.sandbox !== undefined) return this.sandbox;
     this.#starting ??= this.#create().finally(() => {
       this.#starting = undefined;
     });
@@ -279,9 +234,9 @@ export class ModalTransport implements Transport {
       if (options.memoryMiB !== undefined) params.memoryMiB = options.memoryMiB;
       if (options.idleTimeoutMs !== undefined) params.idleTimeoutMs = options.idleTimeoutMs;
       if (Object.keys(options.env).length > 0) params.env = { ...options.env };
-      this.#sandbox = await client.sandboxes.create(app, image, params);
-      this.#sync?.invalidate(); // a new sandbox has none of the synced files
-      return this.#sandbox;
+      this.sandbox = await client.sandboxes.create(app, image, params);
+      this.fileSync?.invalidate(); // a new sandbox has none of the synced files
+      return this.sandbox;
     } catch (error) {
       if (error instanceof BackendUnavailableError) throw error;
       throw new BackendUnavailableError(`Could not create a Modal sandbox from ${options.image}: ${messageOf(error)}`, {
@@ -302,14 +257,12 @@ export class ModalTransport implements Transport {
   /** The last resort: the whole sandbox goes, and the next command gets a new one. */
   async #terminate(sandbox: ModalSandbox | undefined): Promise<void> {
     if (sandbox === undefined) return;
-    if (this.#sandbox === sandbox) this.#sandbox = undefined;
+    if (this.sandbox === sandbox) this.sandbox = undefined;
     await sandbox.terminate();
   }
 
-  async #control(script: string): Promise<{ exitCode: number; output: string }> {
-    const sandbox = this.#sandbox;
-    if (sandbox === undefined)
-      throw new BackendUnavailableError("The Modal sandbox is not running", { backend: this.name });
+  protected override async control(script: string): Promise<{ exitCode: number; output: string }> {
+    const sandbox = this.runningSandbox();
     const run = async () => {
       const launch = bashLaunch(script, { login: false, cleanEnv: false }, MAX_INLINE_SCRIPT);
       const process = await sandbox.exec(launch.argv, {

@@ -1,0 +1,92 @@
+/**
+ * What the SDK backends (Modal, Daytona) add to SandboxTransport in the same
+ * way: one sandbox object held between commands, a file sync through the
+ * SDK's filesystem API whose failure is a warning, and a stop() that closes
+ * the transport for good before it lets the sandbox go.
+ */
+
+import { BackendUnavailableError, SyncError } from "../../core/errors.js";
+import { FileSync } from "../../sync/file-sync.js";
+import type { NormalizedSyncConfig } from "../../sync/options.js";
+import { messageOf } from "./error-message.js";
+import { SandboxTransport } from "./sandbox-transport.js";
+import { SdkTransfer, type SandboxWrite } from "./sdk-sync.js";
+
+export interface SdkTransportOptions {
+  /** Files and directories mirrored into the sandbox before commands. */
+  sync?: NormalizedSyncConfig | undefined;
+  warn: (message: string) => void;
+}
+
+export abstract class SdkTransport<Sandbox> extends SandboxTransport {
+  /** The file sync, when configured. */
+  readonly fileSync: FileSync | undefined;
+  /** The current sandbox: none before start, after stop, or once one ended and awaits its replacement. */
+  protected sandbox: Sandbox | undefined;
+  /** Set by stop(): no sandbox is made or woken after it. */
+  protected closed = false;
+  /** The provider's name in messages ("Modal"). */
+  readonly #label: string;
+  readonly #warn: (message: string) => void;
+
+  protected constructor(name: string, label: string, options: SdkTransportOptions) {
+    super(name);
+    this.#label = label;
+    this.#warn = options.warn;
+    if (options.sync !== undefined) {
+      const transfer = new SdkTransfer({
+        writeFiles: async (files) => {
+          const sandbox = this.sandbox;
+          if (sandbox === undefined) throw new Error(`the ${label} sandbox is not running`);
+          await this.writeFiles(sandbox, files);
+        },
+        exec: (script) => this.control(script),
+      });
+      this.fileSync = new FileSync(transfer, { ...options.sync, backend: name });
+    }
+  }
+
+  /** Writes files whose parent directories exist, with the SDK's filesystem API. */
+  protected abstract writeFiles(sandbox: Sandbox, files: readonly SandboxWrite[]): Promise<void>;
+
+  /** Lets the sandbox go at stop() (terminate, delete or stop it). */
+  protected abstract release(sandbox: Sandbox): Promise<void>;
+
+  /** What release() does, for its error message: "terminate Modal sandbox sb-1". */
+  protected abstract describeRelease(sandbox: Sandbox): string;
+
+  async stop(): Promise<void> {
+    this.closed = true;
+    const sandbox = this.sandbox;
+    this.sandbox = undefined;
+    if (sandbox === undefined) return;
+    try {
+      await this.release(sandbox);
+    } catch (error) {
+      throw new BackendUnavailableError(`Could not ${this.describeRelease(sandbox)}: ${messageOf(error)}`, {
+        cause: error,
+        backend: this.name,
+      });
+    }
+  }
+
+  /** Syncs files; a failure is a warning (the command still runs) and false. */
+  protected async syncQuietly(): Promise<boolean> {
+    try {
+      await this.fileSync?.sync();
+      return true;
+    } catch (error) {
+      if (!(error instanceof SyncError)) throw error;
+      // Retried from scratch before the next command.
+      this.#warn(error.message);
+      return false;
+    }
+  }
+
+  /** The sandbox a control exec runs in; there must be one. */
+  protected runningSandbox(): Sandbox {
+    if (this.sandbox === undefined)
+      throw new BackendUnavailableError(`The ${this.#label} sandbox is not running`, { backend: this.name });
+    return this.sandbox;
+  }
+}
