@@ -9,7 +9,16 @@
  * backend alive; closing twice, or twice at once, closes once.
  */
 
-import type { Environment, ExecuteOptions, ExecuteResult, SessionPaths, SessionState } from "./environment.js";
+import {
+  normalizeExecuteOptions,
+  type Environment,
+  type ExecuteOptions,
+  type ExecuteResult,
+  type SessionPaths,
+  type SessionState,
+} from "./environment.js";
+import { SessionClosedError } from "./errors.js";
+import { shellString } from "./options.js";
 
 type CloseHook = () => Promise<void> | void;
 
@@ -17,17 +26,20 @@ export abstract class EnvironmentBase implements Environment {
   abstract readonly backend: string;
   readonly #id: string;
   readonly #paths: SessionPaths;
+  /** The timeout of a command that names none. */
+  readonly #defaultTimeoutMs: number;
   #cwd: string;
   #snapshotReady: boolean;
   #closed = false;
   readonly #closeHooks = new Set<CloseHook>();
   #closing: Promise<void> | undefined;
 
-  protected constructor(state: SessionState, paths: SessionPaths) {
+  protected constructor(state: SessionState, paths: SessionPaths, defaultTimeoutMs: number) {
     this.#id = state.sessionId;
     this.#cwd = state.cwd;
     this.#snapshotReady = state.snapshotReady;
     this.#paths = paths;
+    this.#defaultTimeoutMs = defaultTimeoutMs;
   }
 
   get id(): string {
@@ -51,6 +63,18 @@ export abstract class EnvironmentBase implements Environment {
   }
 
   abstract execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+
+  /**
+   * What every execute() checks before it runs anything, in the same order
+   * whoever runs the session: the command, its options (normalised, with the
+   * default timeout filled in), then that the environment is still open.
+   */
+  protected checkExecute(command: string, options: ExecuteOptions): ReturnType<typeof normalizeExecuteOptions> {
+    shellString("command", command);
+    const normalized = normalizeExecuteOptions(options, this.#defaultTimeoutMs);
+    if (this.#closed) throw new SessionClosedError();
+    return normalized;
+  }
 
   /**
    * Runs `hook` when the environment closes, before anything stops, so the

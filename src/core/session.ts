@@ -10,10 +10,10 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { InvalidOptionError, SessionClosedError, isShellwrightError, SpawnError } from "./errors.js";
+import { InvalidOptionError, isShellwrightError, SpawnError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
 import { OutputCollector } from "./output.js";
-import { describe, shellString } from "./options.js";
+import { describe } from "./options.js";
 import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "./environment.js";
@@ -75,6 +75,7 @@ export class Session extends EnvironmentBase {
     super(
       { sessionId: id, cwd: options.resume?.cwd ?? options.cwd, snapshotReady: options.resume?.snapshotReady ?? false },
       sessionPaths(transport.tempDir, id),
+      options.timeoutMs,
     );
     this.#transport = transport;
     this.#options = options;
@@ -101,12 +102,7 @@ export class Session extends EnvironmentBase {
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
-    shellString("command", command);
-    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(
-      options,
-      this.#options.timeoutMs,
-    );
-    if (this.closed) throw new SessionClosedError();
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);
 
     if (signal?.aborted) {
       return {

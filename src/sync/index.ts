@@ -4,12 +4,5 @@ export { normalizeSyncConfig } from "./options.js";
 export type { NormalizedSyncConfig, SyncConfig } from "./options.js";
 export { stampFile, walkTree } from "./fingerprint.js";
 export type { FileStamp } from "./fingerprint.js";
-export type {
-  DirectoryMirror,
-  FileUpload,
-  SyncDirectorySpec,
-  SyncFileSpec,
-  SyncReport,
-  SyncTransfer,
-  TreeEntry,
-} from "./types.js";
+// All of types.ts: the seam between FileSync and a backend's transfer.
+export type * from "./types.js";

@@ -2,7 +2,8 @@
 
 import { describe, expect, it } from "vitest";
 import { EnvironmentBase } from "../../src/core/environment-base.js";
-import type { ExecuteResult } from "../../src/core/environment.js";
+import type { ExecuteOptions, ExecuteResult } from "../../src/core/environment.js";
+import { InvalidOptionError, SessionClosedError } from "../../src/core/errors.js";
 
 class Probe extends EnvironmentBase {
   readonly backend = "probe";
@@ -15,6 +16,7 @@ class Probe extends EnvironmentBase {
     super(
       { sessionId: "0123456789ab", cwd: "/start", snapshotReady: true },
       { snapshot: "/tmp/s.sh", cwdFile: "/tmp/c.txt" },
+      60_000,
     );
     this.#gate = new Promise((resolve) => (this.release = resolve));
   }
@@ -44,6 +46,10 @@ class Probe extends EnvironmentBase {
 
   gone(): void {
     this.markClosed();
+  }
+
+  check(command: string, options: ExecuteOptions = {}): ReturnType<Probe["checkExecute"]> {
+    return this.checkExecute(command, options);
   }
 }
 
@@ -75,6 +81,16 @@ describe("EnvironmentBase", () => {
     expect(probe.shutdowns).toBe(1);
     expect(probe.closedDuringShutdown).toBe(true);
     expect(probe.closed).toBe(true);
+  });
+
+  it("checks a command before running it: the command, then the options, then that it is open", () => {
+    const probe = new Probe();
+    expect(probe.check("true")).toMatchObject({ timeoutMs: 60_000, isolated: false });
+    expect(probe.check("true", { timeoutMs: 5 }).timeoutMs).toBe(5);
+    probe.gone();
+    expect(() => probe.check("bad\0", { timeoutMs: -1 })).toThrow(InvalidOptionError);
+    expect(() => probe.check("true", { timeoutMs: -1 })).toThrow(/timeoutMs/);
+    expect(() => probe.check("true")).toThrow(SessionClosedError);
   });
 
   it("has nothing to do on close once the session was found gone", async () => {

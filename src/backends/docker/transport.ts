@@ -13,13 +13,8 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
-import {
-  MAX_INLINE_SCRIPT_BYTES,
-  type KillSignal,
-  type ProcessHandle,
-  type RunOptions,
-  type Transport,
-} from "../../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
+import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
 import { runDockerCli } from "./cli.js";
 import { ApiError, EngineApi, defaultSocketPath, engineMessage, type DockerCall } from "./engine.js";
 import { startExec } from "./exec.js";

@@ -15,15 +15,9 @@ import { randomBytes } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import {
-  normalizeExecuteOptions,
-  type ExecuteOptions,
-  type ExecuteResult,
-  type SessionState,
-} from "../../core/environment.js";
+import type { ExecuteOptions, ExecuteResult, SessionState } from "../../core/environment.js";
 import { EnvironmentBase } from "../../core/environment-base.js";
 import { BackendUnavailableError, InvalidOptionError, SessionClosedError } from "../../core/errors.js";
-import { shellString } from "../../core/options.js";
 import { OutputCollector } from "../../core/output.js";
 import {
   API_PREFIX,
@@ -72,7 +66,7 @@ export class GatewayEnvironment extends EnvironmentBase {
   readonly #options: GatewayClientOptions;
 
   private constructor(client: GatewayClient, options: GatewayClientOptions, info: SessionInfo) {
-    super({ sessionId: info.id, cwd: info.cwd, snapshotReady: info.snapshotReady }, info.paths);
+    super({ sessionId: info.id, cwd: info.cwd, snapshotReady: info.snapshotReady }, info.paths, options.timeoutMs);
     this.#client = client;
     this.#options = options;
   }
@@ -100,12 +94,7 @@ export class GatewayEnvironment extends EnvironmentBase {
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
-    shellString("command", command);
-    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = normalizeExecuteOptions(
-      options,
-      this.#options.timeoutMs,
-    );
-    if (this.closed) throw new SessionClosedError();
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);
     // What was streamed, bounded like any output, for when the answer itself is lost.
     const streamed = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
     const interrupted = (): ExecuteResult => {

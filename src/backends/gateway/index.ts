@@ -4,7 +4,7 @@
  */
 
 import type { Environment } from "../../core/environment.js";
-import { sessionOptions } from "../shared/config.js";
+import { SESSION_KEYS, sessionOptions } from "../shared/config.js";
 import { normalizeGatewayConfig } from "./config.js";
 import { GatewayEnvironment } from "./environment.js";
 import type { CreateSessionRequest } from "./protocol.js";
@@ -18,14 +18,7 @@ export function openGateway(raw: Record<string, unknown>): Promise<Environment> 
   }
   // Only what the caller chose goes to the gateway; the gateway's config fills the rest.
   const request: CreateSessionRequest = {};
-  for (const key of [
-    "cwd",
-    "timeoutMs",
-    "maxOutputChars",
-    "outputHeadFraction",
-    "killGraceMs",
-    "initTimeoutMs",
-  ] as const) {
+  for (const key of SESSION_KEYS) {
     if (raw[key] !== undefined) Object.assign(request, { [key]: session[key] });
   }
   if (gateway.env !== undefined) request.env = gateway.env;

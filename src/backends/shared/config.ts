@@ -39,17 +39,17 @@ export interface CommonConfig {
   resume?: SessionState;
 }
 
-export const COMMON_KEYS = [
-  "backend",
+/** The common options that tune the session itself (what a gateway client passes on to the server). */
+export const SESSION_KEYS = [
   "cwd",
   "timeoutMs",
   "maxOutputChars",
   "outputHeadFraction",
   "killGraceMs",
   "initTimeoutMs",
-  "onWarning",
-  "resume",
 ] as const;
+
+export const COMMON_KEYS = ["backend", ...SESSION_KEYS, "onWarning", "resume"] as const;
 
 /** The options a backend adds to CommonConfig. */
 export type OwnOption<T> = Exclude<keyof T & string, keyof CommonConfig | "backend">;

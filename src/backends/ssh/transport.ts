@@ -14,13 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackendUnavailableError, SpawnError, SyncError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
-import {
-  MAX_INLINE_SCRIPT_BYTES,
-  type KillSignal,
-  type ProcessHandle,
-  type RunOptions,
-  type Transport,
-} from "../../core/transport.js";
+import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
+import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
 import { FileSync } from "../../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { SshCall, type CallEnd } from "./call.js";
