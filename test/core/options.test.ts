@@ -18,6 +18,7 @@ import { normalizeLocalConfig } from "../../src/backends/local/config.js";
 import { normalizeModalConfig } from "../../src/backends/modal/config.js";
 import { normalizeSshConfig } from "../../src/backends/ssh/config.js";
 import { readConfigFile } from "../../src/cli/config-file.js";
+import { parsePlan } from "../../src/cli/plan.js";
 import { createSandboxSession } from "../../src/ai/sandbox.js";
 import { createEnvironment, InvalidOptionError } from "../../src/index.js";
 import { stringRecord } from "../../src/core/options.js";
@@ -119,6 +120,12 @@ describe("env values never appear in error messages", () => {
     } finally {
       await gateway.close();
     }
+  });
+
+  it("a plan whose environment is not an object (shellwright run)", () => {
+    const message = messageOf(() => parsePlan({ environment: `API_KEY=${SECRET}`, steps: [] }));
+    expect(message).toContain("plan.environment");
+    expect(leaks(message), message).toBe(false);
   });
 
   describe("a --config file", () => {
