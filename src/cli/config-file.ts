@@ -2,6 +2,7 @@
 
 import { readFileSync } from "node:fs";
 import type { EnvironmentConfig } from "../backends/index.js";
+import { jsonSyntaxProblem } from "../core/json-error.js";
 import { UsageError } from "./args.js";
 
 export function readConfigFile(path: string | undefined, flag = "--config"): EnvironmentConfig {
@@ -16,7 +17,7 @@ export function readConfigFile(path: string | undefined, flag = "--config"): Env
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${flag} ${JSON.stringify(path)} is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`${flag} ${JSON.stringify(path)} is not valid JSON: ${jsonSyntaxProblem(error, text)}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new UsageError(

@@ -11,6 +11,7 @@
  */
 
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import { MCP_TOKEN_ENV_VAR, scrubCredentials } from "../core/credentials.js";
 import { loadToken } from "../http/token-source.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
@@ -20,7 +21,7 @@ import { readConfigFile } from "./config-file.js";
 export const mcpUsage =
   "usage: shellwright mcp [--backend NAME] [--cwd DIR] [--config FILE.json] [--http [--host ADDR] [--port N] [--token-file FILE] [--insecure-no-auth]]";
 
-export const TOKEN_ENV = "SHELLWRIGHT_MCP_TOKEN";
+export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
 export async function main(args: string[]): Promise<number> {
   const parsed = parseArgs(
@@ -52,6 +53,8 @@ export async function main(args: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number, got ${JSON.stringify(stringFlag(parsed, "port"))}`);
   const token = loadToken({ tokenFile: stringFlag(parsed, "token-file"), envVar: TOKEN_ENV });
+  // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
+  scrubCredentials();
   const server = await serveHttp({
     createSession,
     host: stringFlag(parsed, "host") ?? "127.0.0.1",

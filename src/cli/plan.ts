@@ -15,7 +15,7 @@
  */
 
 import { InvalidOptionError } from "../core/errors.js";
-import { describe as describeValue } from "../core/options.js";
+import { describe as describeValue, describeSecret } from "../core/options.js";
 import type { Environment } from "../core/environment.js";
 import { callTool } from "../tools/registry.js";
 import type { ToolSettings } from "../tools/shared/tool-settings.js";
@@ -65,7 +65,7 @@ export function parsePlan(value: unknown): Plan {
   ) {
     throw new InvalidOptionError(
       "plan.environment",
-      `plan.environment must be an object, got ${describeValue(plan.environment)}`,
+      `plan.environment must be an object, got ${describeSecret(plan.environment)}`,
     );
   }
   plan.steps.forEach((step, index) => {

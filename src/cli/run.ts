@@ -8,6 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
+import { jsonSyntaxProblem } from "../core/json-error.js";
 import { parsePlan, playPlan, type Plan } from "./plan.js";
 
 const USAGE = "usage: shellwright run PLAN.json [--backend NAME] [--check]";
@@ -32,12 +33,15 @@ export async function main(args: string[]): Promise<number> {
   if (planPath === undefined) return usage("the plan file is missing");
 
   let plan: Plan;
+  let text = "";
   try {
-    plan = parsePlan(JSON.parse(await readFile(planPath, "utf8")));
+    text = await readFile(planPath, "utf8");
+    plan = parsePlan(JSON.parse(text));
   } catch (error) {
+    // The plan's environment may hold env values: a syntax error says where, never quotes the text.
     const why =
       error instanceof SyntaxError
-        ? `it is not valid JSON (${error.message})`
+        ? `it is not valid JSON (${jsonSyntaxProblem(error, text)})`
         : error instanceof Error
           ? error.message
           : String(error);

@@ -11,6 +11,7 @@ import { isShellwrightError } from "../core/errors.js";
 import { UsageError } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import type { EnvironmentConfig } from "../backends/index.js";
+import { scrubCredentials } from "../core/credentials.js";
 import { loadToken, TokenSourceError } from "../http/token-source.js";
 import { DEFAULT_GATEWAY_PORT, TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
 import { startGateway, type GatewayOptions } from "../gateway/server.js";
@@ -75,6 +76,8 @@ export async function serve(args: string[], io: ServeIo): Promise<number> {
       return 0;
     }
     const token = loadToken({ tokenFile: parsed.tokenFile, envVar: TOKEN_ENV_VAR, env: io.env });
+    // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
+    scrubCredentials(io.env);
     if (token === undefined && !parsed.insecureNoAuth) {
       throw new UsageError(
         `no token: set $${TOKEN_ENV_VAR} or pass --token-file PATH (or --insecure-no-auth on loopback)`,

@@ -3,7 +3,19 @@
  * option and the value it got.
  */
 
+import { credentialRefusal, isCredentialEnvVar } from "./credentials.js";
 import { InvalidOptionError } from "./errors.js";
+
+/**
+ * A value that may be a secret (an env value), described by its kind and
+ * size only: error messages end up in logs, HTTP answers and model context.
+ */
+export function describeSecret(value: unknown): string {
+  if (typeof value === "string") return `a string of ${value.length} characters`;
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
 
 export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
@@ -50,18 +62,43 @@ export function optionalShellString(name: string, value: unknown): string | unde
   return value === undefined ? undefined : shellString(name, value);
 }
 
+/**
+ * An env-like object of variable names to values. Its values are treated as
+ * secrets: an error names the variable and never shows its value. A variable
+ * that holds one of Shellwright's own credentials is refused (src/core/credentials.ts).
+ */
 export function stringRecord(name: string, value: unknown): Record<string, string> {
   if (value === undefined) return {};
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new InvalidOptionError(name, `${name} must be an object of strings, got ${describe(value)}`);
+    throw new InvalidOptionError(name, `${name} must be an object of strings, got ${describeSecret(value)}`);
   }
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [key, item] of Object.entries(value)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
-      throw new InvalidOptionError(name, `${name} has an invalid variable name ${describe(key)}`);
-    out[key] = shellString(`${name}.${key}`, item, { allowEmpty: true });
+    variableName(name, key);
+    if (isCredentialEnvVar(key)) throw new InvalidOptionError(`${name}.${key}`, credentialRefusal(name, key));
+    const option = `${name}.${key}`;
+    if (typeof item !== "string")
+      throw new InvalidOptionError(option, `${option} must be a string, got ${describeSecret(item)}`);
+    if (item.includes("\0"))
+      throw new InvalidOptionError(option, `${option} must not contain a NUL byte (its value is not shown)`);
+    out[key] = item;
   }
   return out;
+}
+
+/**
+ * Checks an environment variable name. A name that is not one is shown only
+ * up to its first "=": `"API_KEY=sk-…"` in place of a name holds a value.
+ */
+export function variableName(option: string, name: string): string {
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return name;
+  const equals = name.indexOf("=");
+  if (equals >= 0)
+    throw new InvalidOptionError(
+      option,
+      `${option} has ${describe(name.slice(0, equals))}=… where a variable name belongs; pass NAME: value, not "NAME=value" (the value is not shown)`,
+    );
+  throw new InvalidOptionError(option, `${option} has an invalid variable name ${describe(name)}`);
 }
 
 /** Rejects unknown keys (typos) and the options that were removed, each with its own message. */

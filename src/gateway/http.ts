@@ -5,6 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorBody, GatewayErrorCode } from "../backends/gateway/protocol.js";
+import { jsonSyntaxProblem } from "../core/json-error.js";
 import { readBody, TOO_LARGE } from "../http/body-limit.js";
 
 export class HttpError extends Error {
@@ -85,7 +86,7 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new HttpError(400, "BAD_REQUEST", `The request body is not valid JSON: ${(error as Error).message}`);
+    throw new HttpError(400, "BAD_REQUEST", `The request body is not valid JSON: ${jsonSyntaxProblem(error, text)}`);
   }
 }
 

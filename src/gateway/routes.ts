@@ -60,17 +60,20 @@ export async function handle(ctx: RouteContext, req: IncomingMessage, res: Serve
 }
 
 async function route(ctx: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://gateway");
   const method = req.method ?? "GET";
-  if (!url.pathname.startsWith(`${API_PREFIX}/`))
-    throw new HttpError(404, "NOT_FOUND", `No route ${url.pathname}; the API lives under ${API_PREFIX}/`);
-  const parts = url.pathname
-    .slice(API_PREFIX.length + 1)
-    .split("/")
-    .map(decodeURIComponent);
+  const pathname = requestPath(req.url);
+  if (pathname !== undefined && !pathname.startsWith(`${API_PREFIX}/`))
+    throw new HttpError(404, "NOT_FOUND", `No route ${pathname}; the API lives under ${API_PREFIX}/`);
+  // The token is checked before anything in the path is decoded: a caller without it
+  // learns nothing from a bad path but 401, and no path can make the route throw.
   const authorized = checkAccess(ctx, req);
+  if (pathname === undefined) {
+    if (!authorized) throw unauthorized();
+    throw new HttpError(400, "BAD_REQUEST", "The request target is not a valid URL path");
+  }
+  const parts = decodedSegments(pathname.slice(API_PREFIX.length + 1));
 
-  if (parts.length === 1 && parts[0] === "health") {
+  if (parts?.length === 1 && parts[0] === "health") {
     allow(method, ["GET"]);
     // Unauthenticated callers learn only that it is up.
     return sendJson(
@@ -81,10 +84,15 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
         : { status: "ok" },
     );
   }
-  if (!authorized)
-    throw new HttpError(401, "UNAUTHORIZED", "Missing or wrong bearer token; send Authorization: Bearer <token>");
+  if (!authorized) throw unauthorized();
+  if (parts === undefined)
+    throw new HttpError(
+      400,
+      "BAD_REQUEST",
+      "The request path has malformed percent-encoding (a % not followed by UTF-8 in hex)",
+    );
 
-  if (parts[0] !== "sessions") throw new HttpError(404, "NOT_FOUND", `No route ${url.pathname}`);
+  if (parts[0] !== "sessions") throw new HttpError(404, "NOT_FOUND", `No route ${pathname}`);
   const [, id, sub, executionId, action] = parts;
   if (id === undefined || id === "") {
     allow(method, ["GET", "POST"]);
@@ -124,7 +132,28 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
     }
     return sendJson(res, 202, { cancelled: true });
   }
-  throw new HttpError(404, "NOT_FOUND", `No route ${url.pathname}`);
+  throw new HttpError(404, "NOT_FOUND", `No route ${pathname}`);
+}
+
+const unauthorized = (): HttpError =>
+  new HttpError(401, "UNAUTHORIZED", "Missing or wrong bearer token; send Authorization: Bearer <token>");
+
+/** The path of a request target, undefined when it is not one a URL can hold. */
+function requestPath(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? "/", "http://gateway").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The path's segments, percent-decoded; undefined when an escape is malformed (`%E0%A4%A`). */
+function decodedSegments(path: string): string[] | undefined {
+  try {
+    return path.split("/").map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when the request carries the token (or auth is off); in no-auth mode, only loopback Host names pass. */

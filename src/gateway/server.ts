@@ -153,7 +153,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         );
       }
       const { env, ...rest } = request;
-      const merged = env === undefined ? {} : { env: { ...(backend as { env?: Record<string, string> }).env, ...env } };
+      // Anything but an object goes on as given, for the backend's validation to name it
+      // (spreading a string would turn it into variables named 0, 1, 2, …).
+      const merged =
+        env === undefined
+          ? {}
+          : typeof env !== "object" || env === null || Array.isArray(env)
+            ? { env }
+            : { env: { ...(backend as { env?: Record<string, string> }).env, ...env } };
       return createEnvironment({
         ...backend,
         ...rest,

@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidOptionError } from "../core/errors.js";
+import { jsonSyntaxProblem } from "../core/json-error.js";
 import { describe, positiveInteger } from "../core/options.js";
 import { checkTokenOption, TokenCheck } from "../http/bearer-token.js";
 import { readBody, TOO_LARGE } from "../http/body-limit.js";
@@ -85,8 +86,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
   let pending = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    if (new URL(request.url ?? "/", "http://x").pathname !== "/mcp")
-      return reply(response, 404, "Not found: the MCP endpoint is /mcp");
+    if (requestPath(request.url) !== "/mcp") return reply(response, 404, "Not found: the MCP endpoint is /mcp");
     if (!authorized(request)) {
       response.setHeader("WWW-Authenticate", 'Bearer realm="shellwright"');
       return reply(response, 401, "Missing or wrong bearer token");
@@ -102,10 +102,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
         response.setHeader("Connection", "close");
         return reply(response, 413, `Request body over ${maxBodyBytes} bytes`);
       }
+      const text = read.toString("utf8");
       try {
-        body = JSON.parse(read.toString("utf8"));
+        body = JSON.parse(text);
       } catch (error) {
-        return reply(response, 400, `Request body is not JSON: ${(error as Error).message}`);
+        return reply(response, 400, `Request body is not JSON: ${jsonSyntaxProblem(error, text)}`);
       }
     }
     const id = request.headers["mcp-session-id"];
@@ -164,6 +165,15 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
       await stopped;
     },
   };
+}
+
+/** The path of a request target; undefined for one no URL can hold (`//[`), which is then no route at all. */
+function requestPath(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? "/", "http://x").pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 function reply(response: ServerResponse, status: number, message: string): void {

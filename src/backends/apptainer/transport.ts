@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { accessSync, constants as fsConstants, mkdirSync } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { withoutCredentials } from "../../core/credentials.js";
 import { BackendUnavailableError, SpawnError } from "../../core/errors.js";
 import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
@@ -186,7 +187,8 @@ export class ApptainerTransport extends SandboxTransport {
   /** The client's environment: cache and temp dirs, and the forwarded variables as APPTAINERENV_*. */
   #clientEnv(forward: boolean): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
-      ...process.env,
+      // apptainer hands its own environment to the container: no Shellwright tokens in it.
+      ...withoutCredentials(process.env),
       APPTAINER_CACHEDIR: this.#cacheDir(),
       APPTAINER_TMPDIR: this.#options.scratchDir,
       SINGULARITY_CACHEDIR: this.#cacheDir(),

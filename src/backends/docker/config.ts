@@ -4,8 +4,17 @@
  * sense), in one place. run-args.ts turns the result into `docker run`.
  */
 
+import { credentialRefusal, isCredentialEnvVar } from "../../core/credentials.js";
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, rejectUnknown, shellString, stringRecord } from "../../core/options.js";
+import {
+  describe,
+  describeSecret,
+  optionalShellString,
+  rejectUnknown,
+  shellString,
+  stringRecord,
+  variableName,
+} from "../../core/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import { spelling } from "../shared/resource-options.js";
 import type { DockerCall } from "./engine.js";
@@ -154,11 +163,7 @@ export function normalizeDockerConfig(
   if (mountCwd !== undefined && !mountCwd.startsWith("/"))
     throw new InvalidOptionError("mountCwd", `mountCwd must be an absolute host path, got ${describe(mountCwd)}`);
 
-  const forwardEnv = stringList("forwardEnv", raw.forwardEnv);
-  for (const name of forwardEnv) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-      throw new InvalidOptionError("forwardEnv", `forwardEnv has an invalid variable name ${describe(name)}`);
-  }
+  const forwardEnv = forwardedNames(raw.forwardEnv);
   const volumes = stringList("volumes", raw.volumes);
   for (const volume of volumes) {
     const [host, container] = volume.split(":");
@@ -228,6 +233,26 @@ function positive(name: string, value: unknown, integer: boolean): number | unde
     );
   }
   return value;
+}
+
+/** Names of host variables; an entry may hold a value by mistake ("NAME=value"), so none is ever shown whole. */
+function forwardedNames(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    throw new InvalidOptionError(
+      "forwardEnv",
+      `forwardEnv must be an array of variable names, got ${describeSecret(value)}`,
+    );
+  return value.map((item: unknown, index) => {
+    if (typeof item !== "string")
+      throw new InvalidOptionError(
+        "forwardEnv",
+        `forwardEnv[${index}] must be a variable name, got ${describeSecret(item)}`,
+      );
+    const name = variableName("forwardEnv", item);
+    if (isCredentialEnvVar(name)) throw new InvalidOptionError("forwardEnv", credentialRefusal("forwardEnv", name));
+    return name;
+  });
 }
 
 function stringList(name: string, value: unknown): string[] {

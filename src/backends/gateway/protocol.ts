@@ -3,12 +3,13 @@
  * backend. docs/gateway.md describes it for people; this file is the truth.
  */
 
+import { GATEWAY_TOKEN_ENV_VAR } from "../../core/credentials.js";
 import type { ExecuteResult } from "../../core/environment.js";
 
 export const API_PREFIX = "/v1";
 export const DEFAULT_GATEWAY_PORT = 7420;
 /** Where both ends look for the token when none is given explicitly. */
-export const TOKEN_ENV_VAR = "SHELLWRIGHT_GATEWAY_TOKEN";
+export const TOKEN_ENV_VAR = GATEWAY_TOKEN_ENV_VAR;
 export const NDJSON = "application/x-ndjson";
 
 export type GatewayErrorCode =

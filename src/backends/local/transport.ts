@@ -18,6 +18,7 @@ import { mkdtemp } from "node:fs/promises";
 import { constants as osConstants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { withoutCredentials } from "../../core/credentials.js";
 import { SpawnError } from "../../core/errors.js";
 import {
   MAX_INLINE_SCRIPT_BYTES,
@@ -89,7 +90,8 @@ export class LocalTransport implements Transport {
       stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "ignore"],
       // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run
       // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
-      env: options.cleanEnv ? { SHLVL: "1" } : { ...process.env, ...this.#options.env },
+      // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
+      env: options.cleanEnv ? { SHLVL: "1" } : { ...withoutCredentials(process.env), ...this.#options.env },
     });
     const pid = child.pid;
     // A pipe's Readable is a net.Socket, which can be unref'd.
