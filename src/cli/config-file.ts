@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { UsageError } from "./args.js";
+import { rememberSecrets } from "./secrets.js";
 
 export function readConfigFile(path: string | undefined, flag = "--config"): EnvironmentConfig {
   if (path === undefined) return {};
@@ -16,12 +17,14 @@ export function readConfigFile(path: string | undefined, flag = "--config"): Env
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${flag} ${JSON.stringify(path)} is not valid JSON: ${(error as Error).message}`);
+    // The parser's message quotes the text near the error, which may be a secret.
+    throw new UsageError(`${flag} ${JSON.stringify(path)} is not valid JSON: ${(error as Error).message.replace(/"[^]*"/, "…")}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new UsageError(
       `${flag} ${JSON.stringify(path)} must hold one JSON object (the environment config), got ${Array.isArray(value) ? "an array" : typeof value}`,
     );
   }
+  rememberSecrets(value);
   return value as EnvironmentConfig;
 }
