@@ -16,11 +16,7 @@ const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const index = new URL("../dist/index.js", import.meta.url).href;
 
 const sides = {
-  "floor: node -e 'import(\"shellwright\")'": [
-    "--input-type=module",
-    "-e",
-    `await import(${JSON.stringify(index)});`,
-  ],
+  "floor: node -e 'import(\"shellwright\")'": ["--input-type=module", "-e", `await import(${JSON.stringify(index)});`],
   "shellwright exec true": [main, "exec", "true"],
 };
 

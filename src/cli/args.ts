@@ -97,7 +97,13 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   let tail: string[] = [];
   if (spec.commandTail) {
     // Flags stop at the first word of the command: `exec ls -la` runs `ls -la`.
-    const { tokens } = parseArgs({ args: flagArgs, options: config, strict: false, allowPositionals: true, tokens: true });
+    const { tokens } = parseArgs({
+      args: flagArgs,
+      options: config,
+      strict: false,
+      allowPositionals: true,
+      tokens: true,
+    });
     const first = tokens.find((token) => token.kind === "positional" || token.kind === "option-terminator");
     if (first !== undefined) {
       tail = flagArgs.slice(first.kind === "option-terminator" ? first.index + 1 : first.index);
@@ -124,7 +130,8 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   delete values.help;
   const positionals = [...parsed.positionals, ...tail];
   if (!help) {
-    if (positionals.length < spec.minPositionals) throw new UsageError(`missing ${spec.positionals}; ${usageLine(spec)}`);
+    if (positionals.length < spec.minPositionals)
+      throw new UsageError(`missing ${spec.positionals}; ${usageLine(spec)}`);
     if (positionals.length > spec.maxPositionals)
       throw new UsageError(
         `unexpected argument ${JSON.stringify(positionals[spec.maxPositionals])}; ${usageLine(spec)}`,
@@ -177,7 +184,9 @@ export function integerValue(values: Values, name: string, min = 0, max = Number
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max)
-    throw new UsageError(`--${name} needs a whole number${min > 0 ? ` of at least ${min}` : ""}, got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--${name} needs a whole number${min > 0 ? ` of at least ${min}` : ""}, got ${JSON.stringify(text)}`,
+    );
   return value;
 }
 

@@ -18,7 +18,9 @@ export function readConfigFile(path: string | undefined, flag = "--config"): Env
     value = JSON.parse(text);
   } catch (error) {
     // The parser's message quotes the text near the error, which may be a secret.
-    throw new UsageError(`${flag} ${JSON.stringify(path)} is not valid JSON: ${(error as Error).message.replace(/"[^]*"/, "…")}`);
+    throw new UsageError(
+      `${flag} ${JSON.stringify(path)} is not valid JSON: ${(error as Error).message.replace(/"[^]*"/, "…")}`,
+    );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new UsageError(

@@ -46,8 +46,8 @@ export function reopen(
 /** What must be remembered after the first command to reattach later. */
 export function rememberedConfig(config: EnvironmentConfig, env: Environment): EnvironmentConfig {
   // An output cap is one invocation's choice, not the session's.
-  const { maxOutputChars: _cap, ...kept } = config;
-  config = kept as EnvironmentConfig;
+  config = { ...config };
+  delete (config as { maxOutputChars?: number }).maxOutputChars;
   // The SSH backend's snapshot lives in a directory it made on the host.
   if (config.backend === "ssh") return { ...config, remoteTempDir: dirname(env.paths.snapshot) } as EnvironmentConfig;
   if (config.backend === undefined || config.backend === "local") {

@@ -18,13 +18,18 @@ export function rememberSecrets(config: unknown): void {
   if (typeof token === "string" && token.length >= 3) known.add(token);
 }
 
-/** The text with every remembered secret (and each 80-character prefix the option errors quote) replaced. */
+/** The text with every remembered secret replaced, also as option errors quote one (JSON-escaped, cut at 80). */
 export function redactText(text: string): string {
-  let out = text;
-  for (const secret of [...known].sort((a, b) => b.length - a.length)) {
-    out = out.split(secret).join(HIDDEN);
-    if (secret.length > 80) out = out.split(secret.slice(0, 80)).join(HIDDEN);
+  const forms = new Set<string>();
+  for (const secret of known) {
+    for (const form of [secret, secret.slice(0, 80)]) {
+      forms.add(form);
+      forms.add(JSON.stringify(form).slice(1, -1));
+    }
   }
+  let out = text;
+  for (const form of [...forms].sort((a, b) => b.length - a.length))
+    if (form.length >= 3) out = out.split(form).join(HIDDEN);
   return out;
 }
 

@@ -8,7 +8,15 @@
 import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { isShellwrightError } from "../core/errors.js";
-import { helpText, integerValue, parseCommand, stringValue, UsageError, type ParsedCommand, type Values } from "./args.js";
+import {
+  helpText,
+  integerValue,
+  parseCommand,
+  stringValue,
+  UsageError,
+  type ParsedCommand,
+  type Values,
+} from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { loadToken, TokenSourceError } from "../http/token-source.js";

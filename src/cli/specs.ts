@@ -57,7 +57,8 @@ export const exec: CommandSpec = {
     "Runs one command and exits with its exit code. Output streams to stdout as it arrives. With --session the\n" +
     "session outlives this process: cwd and exported variables carry over to the next exec of that name.",
   positionals: "[--] COMMAND…",
-  minPositionals: 1,
+  // exec says "no command given" itself.
+  minPositionals: 0,
   maxPositionals: Infinity,
   commandTail: true,
   options: {
@@ -107,7 +108,10 @@ export const serve: CommandSpec = {
   options: {
     host,
     port: port(String(DEFAULT_GATEWAY_PORT)),
-    "token-file": { ...tokenFile, help: "file holding the bearer token, mode 600 (default: $SHELLWRIGHT_GATEWAY_TOKEN)" },
+    "token-file": {
+      ...tokenFile,
+      help: "file holding the bearer token, mode 600 (default: $SHELLWRIGHT_GATEWAY_TOKEN)",
+    },
     "insecure-no-auth": insecure,
     backend: { ...backend, help: "backend the sessions run on (default local)" },
     config,

@@ -86,7 +86,10 @@ describe("flag spellings", () => {
   });
 
   it("leave the command's own flags alone once the command has started", () => {
-    expect(cli(where, ["exec", "printf", "'%s\\n'", "--json", "-s"])).toMatchObject({ code: 0, stdout: "--json\n-s\n" });
+    expect(cli(where, ["exec", "printf", "'%s\\n'", "--json", "-s"])).toMatchObject({
+      code: 0,
+      stdout: "--json\n-s\n",
+    });
     expect(cli(where, ["exec", "--", "echo", "--help"])).toMatchObject({ code: 0, stdout: "--help\n" });
   });
 
