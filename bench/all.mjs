@@ -10,6 +10,7 @@ const benches = [
   { name: "file-tools", file: "bench/file-tools.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },
   { name: "mcp", file: "bench/mcp.mjs" },
+  { name: "cli-startup", file: "bench/cli-startup.mjs" },
   { name: "ssh", file: "bench/ssh.mjs" },
   // Needs a Docker Engine and the test image (scripts/test-env/docker.sh).
   { name: "docker", file: "bench/docker.mjs", needs: () => process.env.SHELLWRIGHT_TEST_DOCKER === "1" },

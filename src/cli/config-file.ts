@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { jsonSyntaxProblem } from "../core/json-error.js";
 import { UsageError } from "./args.js";
+import { rememberSecrets } from "./secrets.js";
 
 export function readConfigFile(path: string | undefined, flag = "--config"): EnvironmentConfig {
   if (path === undefined) return {};
@@ -24,5 +25,6 @@ export function readConfigFile(path: string | undefined, flag = "--config"): Env
       `${flag} ${JSON.stringify(path)} must hold one JSON object (the environment config), got ${Array.isArray(value) ? "an array" : typeof value}`,
     );
   }
+  rememberSecrets(value);
   return value as EnvironmentConfig;
 }

@@ -1,60 +1,75 @@
 /**
- * `shellwright exec [--backend NAME] [--session NAME] [--cwd DIR] [--timeout SECONDS] [--json] [--] COMMAND…`
+ * `shellwright exec [options] [--] COMMAND…` (flags: specs.ts).
  *
- * Runs one command. With --session the session outlives this process: cwd and
- * exported variables carry over to the next `exec` of the same name.
+ * Runs one command, streaming its output to stdout as it arrives. With
+ * --session the session outlives this process: cwd and exported variables
+ * carry over to the next `exec` of the same name. With --json nothing is
+ * streamed: the result is printed as one object at the end, so stdout stays
+ * one parseable document. Notices (timeout, interrupt, cut output) go to
+ * stderr so that stdout is the command's output alone.
  */
 
 import { fstatSync, readFileSync } from "node:fs";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
-import type { Environment, ExecuteOptions } from "../core/environment.js";
-import { parseArgs, stringFlag, UsageError } from "./args.js";
+import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
+import { integerValue, positiveValue, stringValue, UsageError, usageLine, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
+import { catchInterrupts } from "./interrupt.js";
 import { namedConfig, rememberedConfig, reopen } from "./named-session.js";
+import { rememberSecrets } from "./secrets.js";
 import { SessionStore } from "./session-store.js";
+import { exec as spec } from "./specs.js";
+import { StdoutStream } from "./stdout-stream.js";
 
-export const execUsage =
-  "usage: shellwright exec [--backend NAME] [--config FILE.json] [--session NAME] [--cwd DIR] [--timeout SECONDS] [--json] [--] COMMAND…";
-
-export async function main(args: string[]): Promise<number> {
-  const parsed = parseArgs(args, ["backend", "config", "session", "cwd", "timeout"], ["json"]);
+export async function run(parsed: ParsedCommand): Promise<number> {
+  const { values } = parsed;
   const command = parsed.positionals.join(" ");
-  if (command.trim() === "") throw new UsageError(`no command given; ${execUsage}`);
-  const fileConfig = readConfigFile(stringFlag(parsed, "config"));
-  const backend = stringFlag(parsed, "backend") ?? fileConfig.backend ?? "local";
+  if (command.trim() === "") throw new UsageError(`no command given; ${usageLine(spec)}`);
+  const json = values.json === true;
+  const options: ExecuteOptions = {};
+  const seconds = positiveValue(values, "timeout", "seconds");
+  const ms = positiveValue(values, "timeout-ms", "milliseconds");
+  if (seconds !== undefined && ms !== undefined) throw new UsageError("give --timeout or --timeout-ms, not both");
+  if (seconds !== undefined) options.timeoutMs = seconds * 1000;
+  if (ms !== undefined) options.timeoutMs = ms;
+  const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
+  const fileConfig = readConfigFile(stringValue(values, "config"));
+  const backend = stringValue(values, "backend") ?? fileConfig.backend ?? "local";
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
-  const options: ExecuteOptions = {};
-  const timeout = stringFlag(parsed, "timeout");
-  if (timeout !== undefined) {
-    const seconds = Number(timeout);
-    if (timeout.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
-      throw new UsageError(`--timeout must be a positive number of seconds, got ${JSON.stringify(timeout)}`);
-    }
-    options.timeoutMs = seconds * 1000;
-  }
-  const cwd = stringFlag(parsed, "cwd");
+  const cwd = stringValue(values, "cwd");
   if (cwd !== undefined) options.cwd = cwd;
   const stdin = readPipedStdin();
   if (stdin !== undefined) options.stdin = stdin;
 
-  const name = stringFlag(parsed, "session");
+  const name = stringValue(values, "session");
   const store = new SessionStore();
   const stored = name === undefined ? undefined : store.load(name);
-  if (stored !== undefined && stored.backend !== backend && parsed.flags.has("backend")) {
+  if (stored !== undefined && stored.backend !== backend && values.backend !== undefined) {
     throw new UsageError(`session ${JSON.stringify(name)} runs on the ${stored.backend} backend, not ${backend}`);
   }
-  let config = { ...fileConfig, backend } as EnvironmentConfig;
-  let env: Environment;
-  if (name === undefined) env = await createEnvironment(config);
-  else if (stored !== undefined) env = await reopen(stored, store);
-  else {
-    config = namedConfig(name, config, store);
-    env = await createEnvironment(config);
-  }
+  rememberSecrets(stored?.config);
+  // The library's cap shapes the result, which only --json prints; a stream is capped here instead.
+  const cap = json && maxOutputBytes !== undefined ? { maxOutputChars: maxOutputBytes } : {};
+  let config = { ...fileConfig, backend, ...cap } as EnvironmentConfig;
+
+  // Caught from here on: a signal while the session opens still closes it.
+  const interrupt = catchInterrupts();
+  let env: Environment | undefined;
   try {
-    const result = await env.execute(command, options);
+    if (name === undefined) env = await createEnvironment(config);
+    else if (stored !== undefined) env = await reopen(stored, store, { overrides: cap });
+    else {
+      config = namedConfig(name, config, store);
+      env = await createEnvironment(config);
+    }
+    const stream = json ? undefined : new StdoutStream(maxOutputBytes);
+    const result = await env.execute(command, {
+      ...options,
+      signal: interrupt.signal,
+      ...(stream ? { onOutput: (text: string) => stream.write(text) } : {}),
+    });
     if (name !== undefined) {
       const now = new Date().toISOString();
       store.save({
@@ -66,13 +81,35 @@ export async function main(args: string[]): Promise<number> {
         updatedAt: now,
       });
     }
-    if (parsed.flags.has("json")) process.stdout.write(`${JSON.stringify(result)}\n`);
-    else process.stdout.write(result.output);
-    return result.exitCode;
+    if (stream) {
+      const notice = finalNotice(result);
+      if (notice !== undefined) process.stderr.write(`shellwright: ${notice}\n`);
+      if (stream.cut)
+        process.stderr.write(
+          `shellwright: output cut: printed the first ${stream.printedBytes} of ${stream.totalBytes} bytes (--max-output-bytes raises the cap)\n`,
+        );
+    } else {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      if (result.truncated)
+        process.stderr.write(
+          "shellwright: output cut: the result keeps its head and tail (--max-output-bytes raises the cap)\n",
+        );
+    }
+    return interrupt.exitCode() ?? result.exitCode;
   } finally {
     // A named session lives on; a one-off one ends with this process.
-    if (name === undefined) await env.close();
+    try {
+      if (name === undefined) await env?.close();
+    } finally {
+      interrupt.dispose();
+    }
   }
+}
+
+/** The notice the library appended to the output (a timeout, an interrupt), which the stream never carries. */
+function finalNotice(result: ExecuteResult): string | undefined {
+  if (!result.timedOut && !result.interrupted) return undefined;
+  return result.output.slice(result.output.lastIndexOf("\n") + 1);
 }
 
 /** Piped or redirected stdin becomes the command's stdin; a terminal or /dev/null does not. */

@@ -1,54 +1,64 @@
 #!/usr/bin/env node
-/** The `shellwright` command: dispatches to one module per subcommand. */
+/**
+ * The `shellwright` command. Each subcommand's flags are checked against its
+ * spec before anything runs, and only the subcommand that runs is loaded
+ * (exec must not pay for the MCP SDK): see bench/cli-startup.mjs.
+ */
 
 import { readFileSync } from "node:fs";
 import { isShellwrightError } from "../core/errors.js";
-import { UsageError } from "./args.js";
-import { main as exec } from "./exec.js";
-import { main as mcp } from "./mcp.js";
-import { main as runPlan } from "./run.js";
-import { main as serve } from "./serve.js";
-import { close, list } from "./sessions.js";
-
-const commands: Record<string, (args: string[]) => Promise<number>> = {
-  exec,
-  run: runPlan,
-  serve,
-  mcp,
-  sessions: list,
-  close,
-};
+import { helpText, parseCommand, UsageError } from "./args.js";
+import { redactText } from "./secrets.js";
+import { help as helpSpec, SUBCOMMANDS } from "./specs.js";
 
 const usage = `usage: shellwright <command> [options]
 
 commands:
-  exec [--backend NAME] [--session NAME] [--cwd DIR] [--timeout SECONDS] [--json] [--] COMMAND…
-                      run one command (in a named session that outlives the process, with --session)
-  run PLAN.json [--backend NAME] [--check]
-                      play a plan of tool calls in one session, one JSON line per call
-  serve [--port N] [--backend NAME] …
-                      serve sessions over HTTP (token required; see docs/gateway.md)
-  mcp [--backend NAME] [--http …]
-                      serve the tools over the Model Context Protocol (stdio; see docs/agents.md)
-  sessions [--json]   list named sessions
-  close NAME          end a named session and remove its state
+${Object.values(SUBCOMMANDS)
+  .map(({ spec }) => `  ${spec.name.padEnd(10)}${spec.summary.replace(/\n/g, " ").split(/(?<=\.) /)[0]}`)
+  .join("\n")}
+  help CMD  the options of a command (or: shellwright CMD --help)
+
+  -v, --version   print the version
 `;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+  if (command === undefined || command === "--help" || command === "-h") {
     process.stdout.write(usage);
     return command === undefined ? 2 : 0;
   }
-  if (command === "--version") {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
+  if (command === "--version" || command === "-v") {
+    process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const handler = commands[command];
-  if (handler === undefined)
-    throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`shellwright help\``);
-  return handler(rest);
+  if (command === "help") {
+    const parsed = parseCommand(helpSpec, rest);
+    const topic = parsed.positionals[0];
+    if (topic === undefined || parsed.help) {
+      process.stdout.write(usage);
+      return 0;
+    }
+    const sub = SUBCOMMANDS[topic];
+    if (sub === undefined) throw new UsageError(`unknown command ${JSON.stringify(topic)}; run \`shellwright help\``);
+    process.stdout.write(helpText(sub.spec));
+    return 0;
+  }
+  const sub = SUBCOMMANDS[command];
+  if (sub === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`shellwright help\``);
+  const parsed = parseCommand(sub.spec, rest);
+  if (parsed.help) {
+    process.stdout.write(helpText(sub.spec));
+    return 0;
+  }
+  for (const note of parsed.notes) process.stderr.write(`shellwright ${command}: ${note}\n`);
+  const module = await sub.load();
+  return module.run(parsed);
 }
 
 try {
@@ -57,6 +67,6 @@ try {
   const badInput =
     error instanceof UsageError ||
     (isShellwrightError(error) && (error.code === "INVALID_OPTION" || error.code === "SESSION_NOT_FOUND"));
-  process.stderr.write(`shellwright: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`shellwright: ${redactText(error instanceof Error ? error.message : String(error))}\n`);
   process.exitCode = badInput ? 2 : 1;
 }

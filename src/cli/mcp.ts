@@ -1,6 +1,5 @@
 /**
- * `shellwright mcp [--backend NAME] [--cwd DIR] [--config FILE.json]
- *                  [--http [--host ADDR] [--port N] [--token-file FILE] [--insecure-no-auth]]`
+ * `shellwright mcp [options]` (flags: specs.ts).
  *
  * An MCP server: the Shellwright tools over one session, opened at the first
  * tool call and closed when the client disconnects. On stdio by default (only
@@ -15,52 +14,53 @@ import { MCP_TOKEN_ENV_VAR, scrubCredentials } from "../core/credentials.js";
 import { loadToken } from "../http/token-source.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
-import { parseArgs, stringFlag, UsageError } from "./args.js";
+import { integerValue, parseCommand, stringValue, UsageError, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
-
-export const mcpUsage =
-  "usage: shellwright mcp [--backend NAME] [--cwd DIR] [--config FILE.json] [--http [--host ADDR] [--port N] [--token-file FILE] [--insecure-no-auth]]";
+import { mcp as spec } from "./specs.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
-export async function main(args: string[]): Promise<number> {
-  const parsed = parseArgs(
-    args,
-    ["backend", "cwd", "config", "host", "port", "token-file"],
-    ["http", "insecure-no-auth"],
-  );
-  if (parsed.positionals.length > 0)
-    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}; ${mcpUsage}`);
-  const config = readConfigFile(stringFlag(parsed, "config"));
-  const backend = stringFlag(parsed, "backend") ?? (config.backend as string | undefined) ?? "local";
+/** From raw arguments, for a process that runs the server without main.ts (the tests' fixture, the bench). */
+export function main(args: string[]): Promise<number> {
+  return run(parseCommand(spec, args));
+}
+
+export async function run(parsed: ParsedCommand): Promise<number> {
+  const { values } = parsed;
+  const config = readConfigFile(stringValue(values, "config"));
+  const backend = stringValue(values, "backend") ?? (config.backend as string | undefined) ?? "local";
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
   config.backend = backend as EnvironmentConfig["backend"];
-  const cwd = stringFlag(parsed, "cwd");
+  const cwd = stringValue(values, "cwd");
   if (cwd !== undefined) config.cwd = cwd;
   const createSession = () => createEnvironment(config);
+  // The cap the model sees is the terminal tool's inline output.
+  const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
+  const common = {
+    createSession,
+    ...(maxOutputBytes === undefined ? {} : { settings: { inlineOutputChars: maxOutputBytes } }),
+  };
 
-  if (!parsed.flags.has("http")) {
+  if (values.http !== true) {
     for (const flag of ["host", "port", "token-file", "insecure-no-auth"]) {
-      if (parsed.flags.has(flag)) throw new UsageError(`--${flag} needs --http`);
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --http`);
     }
-    await serveStdio({ createSession });
+    await serveStdio(common);
     return 0;
   }
 
-  const port = Number(stringFlag(parsed, "port") ?? "8808");
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be a port number, got ${JSON.stringify(stringFlag(parsed, "port"))}`);
-  const token = loadToken({ tokenFile: stringFlag(parsed, "token-file"), envVar: TOKEN_ENV });
+  const port = integerValue(values, "port", 0, 65535) ?? 8808;
+  const token = loadToken({ tokenFile: stringValue(values, "token-file"), envVar: TOKEN_ENV });
   // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
   scrubCredentials();
   const server = await serveHttp({
-    createSession,
-    host: stringFlag(parsed, "host") ?? "127.0.0.1",
+    ...common,
+    host: stringValue(values, "host") ?? "127.0.0.1",
     port,
     ...(token === undefined ? {} : { token }),
-    insecureNoAuth: parsed.flags.has("insecure-no-auth"),
+    insecureNoAuth: values["insecure-no-auth"] === true,
   });
   process.stderr.write(
     `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,

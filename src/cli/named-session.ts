@@ -21,13 +21,20 @@ export function namedConfig(name: string, config: EnvironmentConfig, store: Sess
   }
 }
 
-/** Reopens a stored session; `forClose` lets the backend remove what it kept (a container). */
+/**
+ * Reopens a stored session; `forClose` lets the backend remove what it kept (a
+ * container); `overrides` are this process's own options (an output cap).
+ */
 export function reopen(
   stored: StoredSession,
   store: SessionStore,
-  options: { forClose?: boolean } = {},
+  options: { forClose?: boolean; overrides?: Partial<EnvironmentConfig> } = {},
 ): Promise<Environment> {
-  const config = { ...(stored.config ?? { backend: stored.backend }), resume: stored.state } as EnvironmentConfig & {
+  const config = {
+    ...(stored.config ?? { backend: stored.backend }),
+    ...options.overrides,
+    resume: stored.state,
+  } as EnvironmentConfig & {
     keepContainer?: boolean;
   };
   if (config.backend === undefined || config.backend === "local")
@@ -38,6 +45,9 @@ export function reopen(
 
 /** What must be remembered after the first command to reattach later. */
 export function rememberedConfig(config: EnvironmentConfig, env: Environment): EnvironmentConfig {
+  // An output cap is one invocation's choice, not the session's.
+  config = { ...config };
+  delete (config as { maxOutputChars?: number }).maxOutputChars;
   // The SSH backend's snapshot lives in a directory it made on the host.
   if (config.backend === "ssh") return { ...config, remoteTempDir: dirname(env.paths.snapshot) } as EnvironmentConfig;
   if (config.backend === undefined || config.backend === "local") {

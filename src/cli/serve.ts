@@ -8,37 +8,25 @@
 import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { isShellwrightError } from "../core/errors.js";
-import { UsageError } from "./args.js";
+import {
+  helpText,
+  integerValue,
+  parseCommand,
+  stringValue,
+  UsageError,
+  type ParsedCommand,
+  type Values,
+} from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { scrubCredentials } from "../core/credentials.js";
 import { loadToken, TokenSourceError } from "../http/token-source.js";
-import { DEFAULT_GATEWAY_PORT, TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
+import { TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
 import { startGateway, type GatewayOptions } from "../gateway/server.js";
+import { redactText } from "./secrets.js";
+import { serve as spec } from "./specs.js";
 
-export const USAGE = `Usage: shellwright serve [options]
-
-Hosts shell sessions over HTTP for the \`gateway\` backend (API: docs/gateway.md).
-
-Options:
-  --host HOST              address to bind (default 127.0.0.1)
-  --port N                 port, 0 for any free one (default ${DEFAULT_GATEWAY_PORT})
-  --token-file PATH        file holding the bearer token, mode 600
-                           (default: $${TOKEN_ENV_VAR})
-  --insecure-no-auth       serve without a token (loopback only)
-  --backend NAME           backend the sessions run on (default local)
-  --backend-config FILE    JSON object of backend options (image, host, …)
-  --allow-root DIR         a cwd requests may use must lie under DIR;
-                           repeatable (default: the --cwd directory)
-  --cwd DIR                cwd of a new session (default: first --allow-root,
-                           else the current directory)
-  --max-sessions N         (default 64)
-  --max-concurrent N       executions at once across sessions (default 32)
-  --idle-timeout-ms N      close a session idle this long (default 1800000)
-  --max-body-bytes N       request body limit (default 8388608)
-  -h, --help
-
-Prints the gateway's URL on stdout once it listens.`;
+export const USAGE = helpText(spec);
 
 export interface ServeIo {
   env: NodeJS.ProcessEnv;
@@ -48,13 +36,23 @@ export interface ServeIo {
   signal: AbortSignal;
 }
 
-export async function main(args: string[]): Promise<number> {
+/** `node dist/cli/serve.js ARGS…`: parses, then serves until SIGINT or SIGTERM. */
+export function main(args: string[]): Promise<number> {
+  return withSignals((io) => serve(args, io));
+}
+
+/** `shellwright serve …`, whose flags main.ts has already parsed. */
+export function run(parsed: ParsedCommand): Promise<number> {
+  return withSignals((io) => serveParsed(parsed, io));
+}
+
+async function withSignals(body: (io: ServeIo) => Promise<number>): Promise<number> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    return await serve(args, {
+    return await body({
       env: process.env,
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
@@ -68,13 +66,26 @@ export async function main(args: string[]): Promise<number> {
 
 /** main() with its inputs and outputs passed in; resolves with the exit code once the server has stopped. */
 export async function serve(args: string[], io: ServeIo): Promise<number> {
+  let parsed: ParsedCommand;
+  try {
+    parsed = parseCommand(spec, args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`shellwright serve: ${error.message}\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  for (const note of parsed.notes) io.stderr(`shellwright serve: ${note}\n`);
+  return serveParsed(parsed, io);
+}
+
+async function serveParsed(args: ParsedCommand, io: ServeIo): Promise<number> {
   let options: GatewayOptions;
   try {
-    const parsed = parseServeArgs(args);
-    if (parsed === "help") {
-      io.stdout(`${USAGE}\n`);
-      return 0;
-    }
+    const parsed = serveArgs(args.values);
     const token = loadToken({ tokenFile: parsed.tokenFile, envVar: TOKEN_ENV_VAR, env: io.env });
     // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
     scrubCredentials(io.env);
@@ -92,7 +103,7 @@ export async function serve(args: string[], io: ServeIo): Promise<number> {
       throw new UsageError("--insecure-no-auth was given but a token is set; drop one of them");
   } catch (error) {
     if (error instanceof UsageError || error instanceof TokenSourceError) {
-      io.stderr(`shellwright serve: ${error.message}\n`);
+      io.stderr(`shellwright serve: ${redactText(error.message)}\n`);
       return 2;
     }
     throw error;
@@ -107,7 +118,7 @@ export async function serve(args: string[], io: ServeIo): Promise<number> {
       (error as { code?: string }).code === "EADDRINUSE" ||
       (error as { code?: string }).code === "EACCES"
     ) {
-      io.stderr(`shellwright serve: ${(error as Error).message}\n`);
+      io.stderr(`shellwright serve: ${redactText((error as Error).message)}\n`);
       return 2;
     }
     throw error;
@@ -128,75 +139,33 @@ interface ParsedServeArgs {
   insecureNoAuth: boolean;
 }
 
+/** The flags as gateway options, or "help"; throws UsageError on a bad flag. */
 export function parseServeArgs(args: string[]): ParsedServeArgs | "help" {
+  const parsed = parseCommand(spec, args);
+  return parsed.help ? "help" : serveArgs(parsed.values);
+}
+
+function serveArgs(values: Values): ParsedServeArgs {
   const options: GatewayOptions = {};
-  const roots: string[] = [];
-  let tokenFile: string | undefined;
-  let insecureNoAuth = false;
-  let backendName: string | undefined;
-  let backendConfig: Record<string, unknown> = {};
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = (): string => {
-      const next = args[++i];
-      if (next === undefined) throw new UsageError(`${flag} needs a value`);
-      return next;
-    };
-    const integer = (): number => {
-      const text = value();
-      if (!/^\d+$/.test(text)) throw new UsageError(`${flag} needs a whole number, got ${JSON.stringify(text)}`);
-      return Number(text);
-    };
-    switch (flag) {
-      case "-h":
-      case "--help":
-        return "help";
-      case "--host":
-        options.host = value();
-        break;
-      case "--port":
-        options.port = integer();
-        break;
-      case "--token-file":
-        tokenFile = value();
-        break;
-      case "--insecure-no-auth":
-        insecureNoAuth = true;
-        break;
-      case "--backend":
-        backendName = value();
-        break;
-      case "--backend-config":
-        backendConfig = readConfigFile(value(), "--backend-config") as Record<string, unknown>;
-        break;
-      case "--allow-root":
-        roots.push(value());
-        break;
-      case "--cwd":
-        options.cwd = value();
-        break;
-      case "--max-sessions":
-        options.maxSessions = integer();
-        break;
-      case "--max-concurrent":
-        options.maxConcurrentExecutions = integer();
-        break;
-      case "--idle-timeout-ms":
-        options.idleTimeoutMs = integer();
-        break;
-      case "--max-body-bytes":
-        options.maxBodyBytes = integer();
-        break;
-      default:
-        throw new UsageError(`unknown option ${JSON.stringify(flag)}; see shellwright serve --help`);
-    }
-  }
-  if (roots.length > 0) options.allowedRoots = roots;
+  const set = <K extends keyof GatewayOptions>(key: K, value: GatewayOptions[K] | undefined): void => {
+    if (value !== undefined) options[key] = value;
+  };
+  set("host", stringValue(values, "host"));
+  set("port", integerValue(values, "port", 0, 65535));
+  set("cwd", stringValue(values, "cwd"));
+  set("maxSessions", integerValue(values, "max-sessions"));
+  set("maxConcurrentExecutions", integerValue(values, "max-concurrent"));
+  set("idleTimeoutMs", integerValue(values, "idle-timeout-ms"));
+  set("maxBodyBytes", integerValue(values, "max-body-bytes"));
+  const roots = values["allow-root"];
+  if (Array.isArray(roots) && roots.length > 0) options.allowedRoots = roots.map(String);
+  const backendConfig = readConfigFile(stringValue(values, "config")) as Record<string, unknown>;
+  const backendName = stringValue(values, "backend");
   options.backend = {
     ...backendConfig,
     ...(backendName === undefined ? {} : { backend: backendName }),
   } as EnvironmentConfig;
-  return { options, tokenFile, insecureNoAuth };
+  return { options, tokenFile: stringValue(values, "token-file"), insecureNoAuth: values["insecure-no-auth"] === true };
 }
 
 // `node dist/cli/serve.js …` runs it directly (as the process tests do); imported, it only exports.

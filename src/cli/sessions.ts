@@ -1,4 +1,4 @@
-/** `shellwright sessions [--json]` and `shellwright close NAME`. */
+/** `shellwright sessions [--json]` and `shellwright close NAME` (flags: specs.ts). */
 
 import {
   listDockerContainers,
@@ -6,16 +6,16 @@ import {
   type DockerContainerInfo,
 } from "../backends/docker/containers.js";
 import { SessionNotFoundError } from "../core/errors.js";
-import { parseArgs, UsageError } from "./args.js";
+import type { ParsedCommand } from "./args.js";
 import { reopen } from "./named-session.js";
+import { redactConfig, rememberSecrets } from "./secrets.js";
 import { SessionStore } from "./session-store.js";
 
-export async function list(args: string[]): Promise<number> {
-  const parsed = parseArgs(args, [], ["json"]);
-  if (parsed.positionals.length > 0) throw new UsageError("usage: shellwright sessions [--json]");
-  const sessions = new SessionStore().list();
+export async function list(parsed: ParsedCommand): Promise<number> {
+  // A stored config may carry env values and a gateway token: names are shown, values never.
+  const sessions = new SessionStore().list().map((s) => (s.config ? { ...s, config: redactConfig(s.config) } : s));
   const containers = await dockerContainers();
-  if (parsed.flags.has("json")) {
+  if (parsed.values.json === true) {
     process.stdout.write(`${JSON.stringify({ sessions, containers })}\n`);
     return 0;
   }
@@ -28,12 +28,11 @@ export async function list(args: string[]): Promise<number> {
   return 0;
 }
 
-export async function close(args: string[]): Promise<number> {
-  const parsed = parseArgs(args, [], []);
-  const [name, ...rest] = parsed.positionals;
-  if (name === undefined || rest.length > 0) throw new UsageError("usage: shellwright close NAME");
+export async function close(parsed: ParsedCommand): Promise<number> {
+  const name = parsed.positionals[0]!;
   const store = new SessionStore();
   const stored = store.load(name);
+  rememberSecrets(stored?.config);
   if (stored === undefined) {
     // A leftover container (of a library session) can be closed by its name too.
     if ((await dockerContainers()).some((c) => c.name === name) && (await removeDockerContainers([name])).length > 0) {

@@ -1,6 +1,6 @@
 /** The built `shellwright` command, run as a user would run it. */
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,10 +38,59 @@ describe("shellwright exec", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ output: "/\n", exitCode: 0, timedOut: false });
   });
 
-  it("times out with 124", () => {
-    const result = cli(["exec", "--timeout", "0.5", "sleep 10"]);
-    expect(result.code).toBe(124);
-    expect(result.stdout).toBe("[Command timed out after 0.5s]");
+  it("times out with 124, saying so on stderr", () => {
+    const result = cli(["exec", "--timeout", "0.5", "echo before; sleep 10"]);
+    expect(result).toMatchObject({
+      code: 124,
+      stdout: "before\n",
+      stderr: "shellwright: [Command timed out after 0.5s]\n",
+    });
+  });
+
+  it("prints all of a long output by default, and cuts it at --max-output-bytes saying so on stderr", () => {
+    const command = "head -c 60000 /dev/zero | tr '\\0' a";
+    const all = cli(["exec", command]);
+    expect(all).toMatchObject({ code: 0, stdout: "a".repeat(60000), stderr: "" });
+    for (const flag of [["--max-output-bytes", "100"], ["--max-output=100"]]) {
+      const cut = cli(["exec", ...flag, command]);
+      expect(cut).toMatchObject({ code: 0, stdout: "a".repeat(100) });
+      expect(cut.stderr).toBe(
+        "shellwright: output cut: printed the first 100 of 60000 bytes (--max-output-bytes raises the cap)\n",
+      );
+    }
+    const json = cli(["exec", "--json", "--max-output-bytes", "100", command]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ truncated: true, exitCode: 0 });
+    expect(json.stderr).toContain("output cut");
+    expect(JSON.parse(cli(["exec", "--json", command]).stdout)).toMatchObject({ truncated: true });
+    expect(JSON.parse(cli(["exec", "--json", "--max-output-bytes", "70000", command]).stdout)).toMatchObject({
+      truncated: false,
+      output: "a".repeat(60000),
+    });
+  });
+
+  it("streams output as it arrives: the first line comes while the command still runs", async () => {
+    const gate = join(home, "gate");
+    const child = spawn(
+      process.execPath,
+      [bin, "exec", `echo first; until [ -e ${gate} ]; do sleep 0.02; done; echo second`],
+      {
+        env: { ...process.env, SHELLWRIGHT_HOME: home },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    const firstWhileRunning = await new Promise<boolean>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        // The library holds a trailing newline until it knows the marker does not follow it.
+        if (out.startsWith("first")) resolve(child.exitCode === null && !existsSync(gate));
+      });
+    });
+    expect(firstWhileRunning).toBe(true);
+    writeFileSync(gate, "");
+    const code = await new Promise((resolve) => child.once("close", resolve));
+    expect(code).toBe(0);
+    expect(out).toBe("first\nsecond\n");
   });
 
   it("lists and closes named sessions", () => {

@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../src/cli/run.js";
+import { parseCommand, UsageError } from "../../src/cli/args.js";
+import { run as runPlan } from "../../src/cli/run.js";
+import { run as runSpec } from "../../src/cli/specs.js";
 import { matchExpected, parsePlan } from "../../src/cli/plan.js";
 
 let dir: string;
@@ -13,14 +15,21 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs main and returns its exit code with what it printed. */
+/** Parses the args as main.ts does and runs the subcommand; returns its exit code with what it printed. */
 async function run(args: string[]): Promise<{ code: number; lines: Record<string, unknown>[]; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
   const stdout = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
   const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (err.push(String(chunk)), true));
   try {
-    const code = await main(args);
+    let code: number;
+    try {
+      code = await runPlan(parseCommand(runSpec, args));
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      err.push(error.message);
+      code = 2;
+    }
     const lines = out
       .join("")
       .split("\n")
@@ -91,7 +100,7 @@ describe("shellwright run", () => {
   });
 
   it("exits 2 on usage and plan errors, naming the problem", async () => {
-    expect(await run([])).toMatchObject({ code: 2, stderr: expect.stringContaining("the plan file is missing") });
+    expect(await run([])).toMatchObject({ code: 2, stderr: expect.stringContaining("missing PLAN.json") });
     expect(await run(["x.json", "--fast"])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining("unknown option --fast"),
