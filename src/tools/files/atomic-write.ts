@@ -18,6 +18,8 @@ import {
   shellQuote,
 } from "../shared/backend-io.js";
 import { writeDenied, type WriteGuardOptions } from "./path-guard.js";
+import { baseNameOf, directoryOf, enterVerifiedDirectory } from "./verified-directory.js";
+import { takeWriteLock } from "./write-lock.js";
 
 export const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -104,7 +106,13 @@ export class ConcurrentChangeError extends Error {
 
 /**
  * Writes `bytes` to `resolved` atomically and verifies what landed on disk.
- * `expectedSha256`: refuse when the file's current content has another hash.
+ * `expectedSha256`: refuse when the file's current content has another hash
+ * (or the file is gone).
+ *
+ * One bash does it all, so nothing can slip between the steps: it enters the
+ * file's directory and proves it is still the one the guard approved (see
+ * verified-directory.ts), writes a temp file there, then under the file's
+ * write lock (write-lock.ts) compares the hash, renames and hashes the result.
  */
 export async function writeAtomic(
   session: Environment,
@@ -112,32 +120,44 @@ export async function writeAtomic(
   bytes: Uint8Array,
   options: { mode?: string | undefined; expectedSha256?: string | undefined; signal?: AbortSignal | undefined },
 ): Promise<AtomicWriteResult> {
-  const target = shellQuote(resolved);
+  const name = shellQuote(`./${baseNameOf(resolved)}`);
   const hashOf = (file: string, into: string): string =>
     `${into}=$(sha256sum < ${file} 2>/dev/null); ${into}=\${${into}%% *}`;
   const producer = [
-    `__sw_r=${target}; __sw_d=\${__sw_r%/*}/`,
-    `[ -d "$__sw_d" ] || mkdir -p -- "$__sw_d" || exit 1`,
-    options.expectedSha256 === undefined
-      ? ""
-      : `${hashOf('"$__sw_r"', "__sw_h")}; if [ -n "$__sw_h" ] && [ "$__sw_h" != ${options.expectedSha256} ]; then echo 'conflict yes'; exit 0; fi`,
-    `__sw_tmp=$(mktemp "$__sw_d.shellwright-tmp.XXXXXX") || exit 1`,
+    enterVerifiedDirectory(directoryOf(resolved), { create: true }),
+    // The temp file is filled before the lock is taken: the lock is held only for the check, the rename and the hash.
+    `__sw_tmp=$(mktemp ./.shellwright-tmp.XXXXXX) || exit 1`,
     `if ! cat > "$__sw_tmp"; then rm -f -- "$__sw_tmp"; exit 1; fi`,
     options.mode === undefined
       ? `chmod "$(printf '%o' $(( 0666 & ~$(umask) )))" "$__sw_tmp"`
       : `chmod ${options.mode} "$__sw_tmp"`,
-    `if ! mv -f -- "$__sw_tmp" "$__sw_r"; then rm -f -- "$__sw_tmp"; exit 1; fi`,
+    takeWriteLock(resolved).replace(/exit 1/g, 'rm -f -- "$__sw_tmp"; exit 1'),
+    options.expectedSha256 === undefined
+      ? ""
+      : [
+          `if [ ! -f ${name} ]; then rm -f -- "$__sw_tmp"; echo 'conflict gone'; exit 0; fi`,
+          `${hashOf(name, "__sw_h")}; if [ -n "$__sw_h" ] && [ "$__sw_h" != ${options.expectedSha256} ]; then rm -f -- "$__sw_tmp"; echo 'conflict changed'; exit 0; fi`,
+        ].join("\n"),
+    // -T: if the name became a directory (or a symlink to one), fail instead of moving the file into it.
+    `if ! mv -fT -- "$__sw_tmp" ${name}; then rm -f -- "$__sw_tmp"; exit 1; fi`,
     // The hash proves the content; when sha256sum is missing, the size goes back and the caller re-reads.
-    `${hashOf('"$__sw_r"', "__sw_h")}`,
-    `if [ -n "$__sw_h" ]; then printf 'bytes %s\\nsha256 %s\\n' ${bytes.length} "$__sw_h"; else printf 'bytes %s\\n' "$(wc -c < "$__sw_r")"; fi`,
+    `${hashOf(name, "__sw_h")}`,
+    `if [ -n "$__sw_h" ]; then printf 'bytes %s\\nsha256 %s\\n' ${bytes.length} "$__sw_h"; else printf 'bytes %s\\n' "$(wc -c < ${name})"; fi`,
   ]
     .filter(Boolean)
     .join("\n");
   const result = await runOnBackend(session, producer, { stdin: bytes, signal: options.signal });
   const { fields } = parseFramed(result.stdout);
-  if (fields.get("conflict") === "yes") {
+  const moved = fields.get("moved");
+  if (moved !== undefined) {
     throw new ConcurrentChangeError(
-      `'${resolved}' changed on disk since it was read; nothing was written. Read it again and retry.`,
+      `the directory of '${resolved}' was replaced while writing (it now leads to '${moved}'); nothing was written. Check the path and retry`,
+    );
+  }
+  const conflict = fields.get("conflict");
+  if (conflict !== undefined) {
+    throw new ConcurrentChangeError(
+      `'${resolved}' ${conflict === "gone" ? "was deleted" : "changed on disk"} since it was read; nothing was written. Read it again and retry`,
     );
   }
   if (result.exitCode !== 0 || !fields.has("bytes")) {
@@ -156,7 +176,7 @@ export async function writeAtomic(
     return { bytesWritten: written, verifiedBy: "hash" };
   }
   // No sha256sum on this backend: read the file back and compare.
-  const reread = await runOnBackend(session, `cat -- ${target}`, { signal: options.signal });
+  const reread = await runOnBackend(session, `cat -- ${shellQuote(resolved)}`, { signal: options.signal });
   if (reread.exitCode !== 0 || !reread.stdout.equals(Buffer.from(bytes))) {
     throw new BackendIoError(
       `Post-write verification failed for '${resolved}': on-disk content differs from the intended write.`,

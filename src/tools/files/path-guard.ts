@@ -17,10 +17,18 @@ export const DEFAULT_DENY_PATHS: readonly string[] = [
   "~/.docker/",
   "~/.azure/",
   "~/.config/gh/",
+  // Run at login or desktop start, or first on PATH: a write there runs code later.
+  "~/.config/autostart/",
+  "~/.local/bin/",
+  // Git's settings (aliases, hooks path, credential helpers) and its stored credentials; ~/.config/git/ is the XDG place for both.
+  "~/.gitconfig",
+  "~/.git-credentials",
+  "~/.config/git/",
   "~/.bashrc",
   "~/.bash_profile",
   "~/.bash_login",
   "~/.bash_logout",
+  "~/.bash_aliases",
   "~/.profile",
   "~/.zshrc",
   "~/.zprofile",

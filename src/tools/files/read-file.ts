@@ -20,8 +20,10 @@ export const LINE_CUT_MARKER = "... [truncated]";
 const SAMPLE_BYTES = 1024;
 const LARGE_FILE_BYTES = 512_000;
 
-/** Reading these would block or never end; refused by their literal path. */
+/** Reading these would block or never end; refused by their literal path (and on the backend, as resolved). */
 const DEVICE_PATHS = new Set([
+  "/proc/kmsg",
+  "/dev/kmsg",
   "/dev/zero",
   "/dev/random",
   "/dev/urandom",
@@ -39,6 +41,23 @@ const DEVICE_PATHS = new Set([
 export function isDevicePath(path: string): boolean {
   return DEVICE_PATHS.has(path) || /^\/proc\/[^/]+\/fd\/[012]$/.test(path);
 }
+
+/**
+ * Regular files that never end: refused at once by their resolved path on the backend
+ * (a symlink or `/proc/1/root/…` leads there too). A bash `case` pattern.
+ */
+const ENDLESS_FILES =
+  "/proc/kmsg|/sys/kernel/tracing/trace_pipe|/sys/kernel/debug/tracing/trace_pipe|*/per_cpu/cpu*/trace_pipe*";
+
+/**
+ * Files of /proc and /sys, and any "regular" file whose size reads 0, may be
+ * generated as they are read and never end or block (a FUSE file, /proc/self/pagemap):
+ * such a file is first copied, at most PSEUDO_FILE_MAX_BYTES and for at most
+ * PSEUDO_FILE_SECONDS, and the copy is what gets read. A normal /proc file
+ * (cpuinfo, meminfo, status) is far smaller and instant.
+ */
+export const PSEUDO_FILE_MAX_BYTES = 4 * 1024 * 1024;
+export const PSEUDO_FILE_SECONDS = 3;
 
 export interface ReadFileToolOptions {
   /**
@@ -83,6 +102,38 @@ export function pageLines(page: Buffer, stripBom: boolean): string[] {
   return lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
 }
 
+/** Bash that refuses a known endless file (see ENDLESS_FILES) by its resolved path, before any read. */
+function refuseStreams(): string[] {
+  return [
+    `__sw_rp=$(realpath -- "$__sw_p" 2>/dev/null || readlink -f -- "$__sw_p" 2>/dev/null) || __sw_rp=$__sw_p`,
+    `case $__sw_rp in ${ENDLESS_FILES}) printf 'kind stream\\nresolved %s\\n' "$__sw_rp"; exit 0 ;; esac`,
+  ];
+}
+
+/**
+ * Bash run once the path is known to be a readable "regular" file: replaces a
+ * pseudo file by a bounded copy (see PSEUDO_FILE_MAX_BYTES), removed when the
+ * producer ends. Needs `$__sw_rp` (refuseStreams).
+ */
+export function boundedCopy(): string[] {
+  // A few KiB more than the limit, a multiple of 8: /proc/*/pagemap refuses reads of other sizes.
+  const take = PSEUDO_FILE_MAX_BYTES + 4096;
+  return [
+    `case $__sw_rp in /proc/*|/sys/*) __sw_pseudo=1 ;; *) [ -s "$__sw_p" ] && __sw_pseudo= || __sw_pseudo=1 ;; esac`,
+    `if [ -n "$__sw_pseudo" ]; then`,
+    `  __sw_cp=$(mktemp "\${TMPDIR:-/tmp}/shellwright-read.XXXXXX") || exit 1; trap 'rm -f -- "$__sw_cp"' EXIT`,
+    `  if command -v timeout >/dev/null 2>&1; then timeout -s KILL ${PSEUDO_FILE_SECONDS} head -c ${take} -- "$__sw_p" > "$__sw_cp" 2>/dev/null; __sw_rc=$?`,
+    // Without timeout(1): a watchdog that kills the copy; its output goes nowhere, so it holds no pipe open.
+    `  else head -c ${take} -- "$__sw_p" > "$__sw_cp" 2>/dev/null & __sw_k=$!`,
+    `    ( __sw_i=0; while kill -0 $__sw_k 2>/dev/null && [ $__sw_i -lt ${PSEUDO_FILE_SECONDS * 10} ]; do sleep 0.1; __sw_i=$((__sw_i + 1)); done; kill -9 $__sw_k 2>/dev/null ) >/dev/null 2>&1 &`,
+    `    wait $__sw_k; __sw_rc=$?; fi`,
+    `  if [ $__sw_rc -ge 124 ]; then echo 'kind blocks'; exit 0; fi`,
+    `  if [ $(wc -c < "$__sw_cp") -gt ${PSEUDO_FILE_MAX_BYTES} ]; then echo 'kind endless'; exit 0; fi`,
+    `  __sw_p=$__sw_cp`,
+    `fi`,
+  ];
+}
+
 export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefinition<typeof schema> {
   const maxChars = options.maxChars ?? 100_000;
   // A page longer than this (after cutting each line to 4×MAX_LINE_CHARS bytes) formats to more than maxChars anyway.
@@ -115,7 +166,9 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
         `if [ -d "$__sw_p" ]; then echo 'kind dir'; exit 0; fi`,
         `if [ ! -e "$__sw_p" ]; then echo 'kind missing'; __sw_d=$(dirname -- "$__sw_p"); echo --; [ -d "$__sw_d" ] && ls -1A -- "$__sw_d" 2>/dev/null | head -n 2000; exit 0; fi`,
         `if [ ! -f "$__sw_p" ]; then echo 'kind special'; exit 0; fi`,
+        ...refuseStreams(),
         `if [ ! -r "$__sw_p" ]; then echo 'kind unreadable'; exit 0; fi`,
+        ...boundedCopy(),
         `__sw_wc=$(wc -lc < "$__sw_p") || exit 1; builtin set -- $__sw_wc; __sw_l=$1 __sw_n=$2`,
         // A last line without a newline is a line too (NUL bytes dropped by $(…) do not matter: such a file is binary).
         `if [ "$__sw_n" -gt 0 ]; then { __sw_last=$(tail -c 1 "$__sw_p"); } 2>/dev/null; [ -n "$__sw_last" ] && __sw_l=$((__sw_l + 1)); fi`,
@@ -145,6 +198,17 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
         };
       }
       if (kind === "unreadable") return { error: `Permission denied: '${path}' is not readable.` };
+      if (kind === "endless" || kind === "blocks" || kind === "stream") {
+        const why =
+          kind === "stream"
+            ? `resolves to '${fields.get("resolved") ?? path}', a stream that never ends (a kernel log or trace pipe)`
+            : kind === "endless"
+              ? `it produced more than ${PSEUDO_FILE_MAX_BYTES.toLocaleString("en-US")} bytes without ending`
+              : `reading it did not finish within ${PSEUDO_FILE_SECONDS} seconds`;
+        return {
+          error: `Cannot read '${path}': it is a generated (special) file and ${why}; it could block or produce infinite output. Use the terminal with a bound, e.g. \`head -c 4096 '${path}'\` or \`timeout 5 cat '${path}'\`.`,
+        };
+      }
       if (kind !== "file") return { error: `Could not read '${path}': unexpected reply from the backend.` };
 
       const fileSize = Number(fields.get("size"));

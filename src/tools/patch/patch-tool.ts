@@ -9,9 +9,10 @@
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
 import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
-import { runOnBackend, shellQuote } from "../shared/backend-io.js";
+import { parseFramed, runOnBackend, shellQuote } from "../shared/backend-io.js";
 import { ConcurrentChangeError, probeForWrite, sha256, writeAtomic, type WriteProbe } from "../files/atomic-write.js";
 import { validateGuardOptions, type WriteGuardOptions } from "../files/path-guard.js";
+import { baseNameOf, directoryOf, enterVerifiedDirectory } from "../files/verified-directory.js";
 import { fuzzyReplace, STRATEGY_NAMES } from "./fuzzy-match.js";
 import { unifiedDiff } from "./unified-diff.js";
 import { applyHunks, parseV4a, V4aParseError, type V4aOperation } from "./v4a.js";
@@ -95,11 +96,16 @@ async function replaceMode(
   if (!outcome.ok)
     return { error: outcome.error.startsWith("Could not find") ? outcome.error + NOT_FOUND_HINT : outcome.error };
   const bytes = encodeText(file, outcome.content);
-  await writeAtomic(session, probe.resolved, bytes, {
-    mode: probe.mode,
-    expectedSha256: sha256(probe.existing),
-    signal,
-  });
+  try {
+    await writeAtomic(session, probe.resolved, bytes, {
+      mode: probe.mode,
+      expectedSha256: sha256(probe.existing),
+      signal,
+    });
+  } catch (error) {
+    if (error instanceof ConcurrentChangeError) return { success: false, error: `${error.message}.` };
+    throw error;
+  }
   const result: ToolResult = {
     success: true,
     path: input.path,
@@ -253,14 +259,36 @@ async function patchMode(
   return { success: true, ...result, diff: planned.map((p) => p.diff).join("") };
 }
 
+/** Deletes inside the directory the guard approved (see verified-directory.ts), never through a swapped-in symlink. */
 async function removeFile(session: Environment, resolved: string, signal?: AbortSignal): Promise<void> {
-  const result = await runOnBackend(session, `rm -f -- ${shellQuote(resolved)}`, { signal });
+  const script = [
+    enterVerifiedDirectory(directoryOf(resolved), { create: false }),
+    `rm -f -- ${shellQuote(`./${baseNameOf(resolved)}`)}`,
+  ].join("\n");
+  const result = await runOnBackend(session, script, { signal });
+  const moved = parseFramed(result.stdout).fields.get("moved");
+  if (moved !== undefined)
+    throw new ConcurrentChangeError(`the directory of '${resolved}' was replaced (it now leads to '${moved}')`);
   if (result.exitCode !== 0) throw new Error(`could not delete '${resolved}': ${result.stderr.trim()}`);
 }
 
+/**
+ * Renames into the destination directory the guard approved, entered and
+ * proven first; the source directory is checked just before the rename.
+ */
 async function moveFile(session: Environment, from: string, to: string, signal?: AbortSignal): Promise<void> {
-  const script = `mkdir -p -- "$(dirname -- ${shellQuote(to)})" && mv -- ${shellQuote(from)} ${shellQuote(to)}`;
+  const source = directoryOf(from);
+  const script = [
+    `[ "$(builtin cd -P -- ${shellQuote(source)} 2>/dev/null && builtin pwd -P)" = ${shellQuote(source)} ] || { builtin printf 'moved %s\\n' ${shellQuote(source)}; exit 0; }`,
+    enterVerifiedDirectory(directoryOf(to), { create: true }),
+    `mv -T -- ${shellQuote(from)} ${shellQuote(`./${baseNameOf(to)}`)}`,
+  ].join("\n");
   const result = await runOnBackend(session, script, { signal });
+  const moved = parseFramed(result.stdout).fields.get("moved");
+  if (moved !== undefined)
+    throw new ConcurrentChangeError(
+      `a directory on the way from '${from}' to '${to}' was replaced (it now leads to '${moved}')`,
+    );
   if (result.exitCode !== 0) throw new Error(`could not move '${from}' to '${to}': ${result.stderr.trim()}`);
 }
 

@@ -12,6 +12,7 @@ import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
 import { APPROVAL_BACKENDS } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
+import { foregroundGuidance } from "./foreground-guard.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
 import { processRegistry } from "../process/process-registry.js";
 import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "../shared/tool-settings.js";
@@ -22,7 +23,7 @@ const description = `Execute a shell command on a Linux environment. The filesys
 
 Foreground commands return when they finish, with their output and exit code (\`timeout\` seconds at most; default 180, maximum 600). Output longer than 50 000 characters shows its head and tail, and the whole output is saved to a file whose path the result gives.
 
-For anything long-running (servers, watchers, builds over a few minutes) use background=true, not nohup, setsid, disown or a trailing '&': the process is then tracked, and the \`process\` tool can poll it, read its log, wait for it, write to its stdin and kill it. Set notify_on_complete=true to be told when it ends.
+For anything long-running (servers, watchers, builds over a few minutes) use background=true, not nohup, setsid, disown or a trailing '&': the process is then tracked, and the \`process\` tool can poll it, read its log, wait for it, write to its stdin and kill it. Set notify_on_complete=true to be told when it ends. A dev server in the foreground (npm run dev, vite, uvicorn, python3 -m http.server, …) and nohup/setsid/disown are refused with this advice.
 
 Use \`workdir\` to run one command in another directory without changing the session's directory. Prefer the file tools (read_file, write_file, patch, search_files) to cat/sed/echo for files when they are available. Pipe git and other pagers through cat (e.g. \`git log | cat\`).`;
 
@@ -66,6 +67,10 @@ export const terminalTool = defineTool({
       return {
         error: `Foreground timeout ${input.timeout}s exceeds the maximum of ${settings.maxForegroundTimeoutSeconds}s. Use background=true with notify_on_complete=true for long-running commands.`,
       };
+    }
+    if (!input.background) {
+      const guidance = foregroundGuidance(input.command);
+      if (guidance !== undefined) return { output: "", exit_code: -1, error: guidance, status: "error" };
     }
     const cwd = input.workdir === undefined ? undefined : resolveWorkdir(input.workdir, session.cwd);
     const blocked = await approval(input.command, cwd ?? session.cwd, session, settings);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createReadFileTool, readFileTool } from "../../../src/tools/files/read-file.js";
+import { boundedCopy, createReadFileTool, readFileTool } from "../../../src/tools/files/read-file.js";
+import { runOnBackend } from "../../../src/tools/shared/backend-io.js";
 import { toolBackends, useToolFixture } from "../fixture.js";
 
 for (const backend of toolBackends) {
@@ -65,6 +66,48 @@ for (const backend of toolBackends) {
       expect((await read({ path: `${t.scratch}/x.so` })).error).toMatch(/^Cannot read binary file .*\(\.so\)/);
       await t.sh(`printf '\\211PNG\\r\\n' > ${t.scratch}/pic.png`);
       expect(await read({ path: `${t.scratch}/pic.png` })).toMatchObject({ is_image: true, file_size: 6 });
+    });
+
+    it("refuses never-ending files at once, however they are reached", async () => {
+      for (const path of ["/proc/kmsg", "/dev/kmsg", "/dev/urandom", "/proc/self/fd/0"]) {
+        expect((await read({ path })).error, path).toBe(
+          `Cannot read '${path}': this is a device file that would block or produce infinite output.`,
+        );
+      }
+      // Reading /proc/kmsg as root blocks for ever: by its resolved name it is refused before any read.
+      await t.sh(`ln -sf /proc/kmsg ${t.scratch}/kmsg-link && mkfifo ${t.scratch}/fifo`);
+      expect((await read({ path: `${t.scratch}/kmsg-link` })).error).toBe(
+        `Cannot read '${t.scratch}/kmsg-link': it is a generated (special) file and resolves to '/proc/kmsg', a stream that never ends (a kernel log or trace pipe); it could block or produce infinite output. Use the terminal with a bound, e.g. \`head -c 4096 '${t.scratch}/kmsg-link'\` or \`timeout 5 cat '${t.scratch}/kmsg-link'\`.`,
+      );
+      expect((await read({ path: `${t.scratch}/fifo` })).error).toMatch(
+        /not a regular file \(a device, FIFO or socket\)/,
+      );
+      // A "regular" /proc file of size 0 that goes on for gigabytes: the bounded copy stops it.
+      expect((await read({ path: "/proc/self/pagemap" })).error).toMatch(
+        /^Cannot read '\/proc\/self\/pagemap': it is a generated \(special\) file and it produced more than/,
+      );
+    });
+
+    it("still reads the /proc files people look at (bounded copy, same result format)", async () => {
+      const cpu = await read({ path: "/proc/cpuinfo" });
+      expect(cpu.content).toMatch(/^1\|processor\s*:/);
+      expect(cpu.total_lines).toBeGreaterThan(0);
+      expect((await read({ path: "/proc/meminfo" })).content).toMatch(/^1\|MemTotal:/);
+      expect((await read({ path: "/proc/self/status", limit: 1 })).content).toMatch(/^1\|Name:/);
+    });
+
+    it("gives up on a file whose read blocks (the bounded copy's time limit)", async () => {
+      // A FIFO nobody writes to blocks its reader: a stand-in for a pseudo file that blocks.
+      await t.sh(`mkfifo ${t.scratch}/quiet`);
+      const script = [`__sw_p=${t.scratch}/quiet; __sw_rp=$__sw_p`, ...boundedCopy(), "echo 'kind file'"].join("\n");
+      const result = await runOnBackend(t.session, script);
+      expect(result.stdout.toString()).toBe("kind blocks\n");
+      // The same without timeout(1): the watchdog ends the copy.
+      await t.sh(
+        `mkdir ${t.scratch}/bin && for c in head mktemp wc sleep rm; do ln -s "$(command -v $c)" ${t.scratch}/bin/$c; done`,
+      );
+      const bare = await runOnBackend(t.session, `PATH=${t.scratch}/bin\n${script}`);
+      expect(bare.stdout.toString()).toBe("kind blocks\n");
     });
 
     it("answers a missing file with up to five similar names", async () => {

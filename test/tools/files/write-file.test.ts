@@ -119,6 +119,67 @@ for (const backend of toolBackends) {
       expect(() => createWriteFileTool({ safeRoot: " " })).toThrow(/safeRoot must be a non-empty path/);
     });
 
+    it("refuses the new deny-list entries: aliases, git config and credentials, ~/.local/bin, autostart", async () => {
+      for (const path of [
+        "~/.bash_aliases",
+        "~/.gitconfig",
+        "~/.git-credentials",
+        "~/.config/git/credentials",
+        "~/.local/bin/ls",
+        "~/.config/autostart/evil.desktop",
+      ]) {
+        const result = await write({ path, content: "pwned" });
+        expect(result.error, path).toMatch(/^Write denied: '.*' is a protected system\/credential file\./);
+      }
+      expect(await write({ path: `${t.scratch}/.local/bin/tool`, content: "x" })).toMatchObject({ bytes_written: 1 });
+    });
+
+    it("writes into the directory the guard approved, not one swapped in after the check", async () => {
+      // The state a swap leaves between the guard's resolve and the write: the approved path now leads elsewhere.
+      await t.sh(`mkdir -p ${t.scratch}/elsewhere && ln -s elsewhere ${t.scratch}/swapped`);
+      const { writeAtomic } = await import("../../../src/tools/files/atomic-write.js");
+      await expect(writeAtomic(t.session, `${t.scratch}/swapped/f.txt`, Buffer.from("x"), {})).rejects.toThrow(
+        `the directory of '${t.scratch}/swapped/f.txt' was replaced while writing (it now leads to '${t.scratch}/elsewhere'); nothing was written`,
+      );
+      await expect(
+        writeAtomic(t.session, `${t.scratch}/swapped/new/deeper/f.txt`, Buffer.from("x"), {}),
+      ).rejects.toThrow(/was replaced while writing/);
+      expect(await t.sh(`ls -A ${t.scratch}/elsewhere | wc -l`)).toBe("0\n");
+    });
+
+    it("keeps every write inside safeRoot while a directory and a symlink are swapped (150 races, 0 escapes)", async () => {
+      const jail = `${t.scratch}/jail`;
+      const outside = `${t.scratch}/jail-outside`;
+      const stop = `${t.scratch}/jail-stop`;
+      await t.sh(`mkdir -p ${jail}/d ${outside}`);
+      const guarded = createWriteFileTool({ denyPaths: [], safeRoot: jail });
+      // The adversary: jail/d flips between the real directory and a symlink out of the jail until told to stop.
+      const swapper = t.session.execute(
+        `cd ${jail} && while [ ! -e ${stop} ]; do mv -T d d.real; ln -s ../jail-outside d; rm -f d; mv -T d.real d; done 2>/dev/null; echo stopped`,
+        { isolated: true },
+      );
+      const results: Array<Record<string, unknown>> = [];
+      try {
+        for (let batch = 0; batch < 15; batch++) {
+          const calls = Array.from({ length: 10 }, (_, i) =>
+            t.call(guarded, { path: `${jail}/d/f-${batch * 10 + i}.txt`, content: "x" }),
+          );
+          results.push(...(await Promise.all(calls)));
+        }
+      } finally {
+        await t.sh(`touch ${stop}`);
+        expect((await swapper).output).toContain("stopped");
+      }
+      for (const result of results) {
+        if (result.error === undefined) expect(result).toMatchObject({ bytes_written: 1 });
+        else expect(result.error).toMatch(/outside the allowed directory|was replaced while writing|could not write/);
+      }
+      expect(await t.sh(`ls -A ${outside} | wc -l`)).toBe("0\n");
+      // Every write that reported success is inside the jail (find does not follow the symlink out).
+      const landed = Number((await t.sh(`find ${jail} -name 'f-*' | wc -l`)).trim());
+      expect(landed).toBe(results.filter((r) => r.error === undefined).length);
+    });
+
     it("refuses directories and non-regular files, and bad arguments", async () => {
       expect((await write({ path: t.scratch, content: "x" })).error).toMatch(/is a directory/);
       expect((await write({ path: "/dev/null", content: "x" })).error).toMatch(/not a regular file/);

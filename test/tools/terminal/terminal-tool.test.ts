@@ -7,6 +7,7 @@ import { callTool } from "../../../src/tools/registry.js";
 import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
 import { resultsDir } from "../../../src/tools/shared/result-persistence.js";
 import { resolveWorkdir } from "../../../src/tools/terminal/terminal-tool.js";
+import { SERVER_GUIDANCE, WRAPPER_GUIDANCE } from "../../../src/tools/terminal/foreground-guard.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 
 let session: Environment;
@@ -67,6 +68,31 @@ describe("terminal (foreground)", () => {
     expect((await session.execute(`test -e ${scratch}/ran`)).exitCode).toBe(1);
     expect((await terminal({ command: "true", timeout: 600 })).exit_code).toBe(0);
     expect((await terminal({ command: "sleep 5", timeout: 1 })).exit_code).toBe(124);
+  });
+
+  it("refuses a foreground dev server or background wrapper with advice, runs nothing, and lets background=true start it", async () => {
+    for (const [command, guidance] of [
+      [`touch ${scratch}/srv; python3 -m http.server 0`, SERVER_GUIDANCE],
+      [`touch ${scratch}/srv; npm run dev`, SERVER_GUIDANCE],
+      [`touch ${scratch}/srv; nohup sleep 4646 &`, WRAPPER_GUIDANCE],
+      [`touch ${scratch}/srv; setsid sleep 4646 & disown`, WRAPPER_GUIDANCE],
+    ] as const) {
+      expect(await terminal({ command }), command).toEqual({
+        output: "",
+        exit_code: -1,
+        error: guidance,
+        status: "error",
+      });
+    }
+    expect((await session.execute(`test -e ${scratch}/srv`)).exitCode).toBe(1);
+    // Not a server: these run as usual, and a plain `&` returns at once.
+    expect(await terminal({ command: "echo vite; echo uvicorn | grep -c uvicorn" })).toEqual({
+      output: "vite\n1\n",
+      exit_code: 0,
+    });
+    expect(await terminal({ command: "true & echo started" })).toEqual({ output: "started\n", exit_code: 0 });
+    const started = await terminal({ command: "npm run dev 2>/dev/null; exit 0", background: true });
+    expect(started).toMatchObject({ output: "Background process started", status: "running" });
   });
 
   it("strips terminal colour codes", async () => {
