@@ -23,7 +23,11 @@
  * session: the dump unsets them first (so `declare -p` leaves them out) because
  * restoring them would do harm: a restored RANDOM would reseed it to the same
  * sequence on every call, SECONDS would stop counting from the call's start,
- * BASH_EXECUTION_STRING would carry the previous wrapper script along. Unsetting
+ * BASH_EXECUTION_STRING would carry the previous wrapper script along,
+ * COMP_WORDBREAKS only matters to interactive completion. POSIXLY_CORRECT is
+ * `set -o posix` itself: restored among the variables it would turn posix mode
+ * on before the functions, and posix mode refuses a name like `my-func`, fatally;
+ * `set -o posix` at the end brings it back. Unsetting
  * them is safe only because the shell that runs the dump exits right after.
  *
  * Bash's read-only variables (BASHOPTS, BASH_VERSINFO, EUID, PPID, SHELLOPTS,
@@ -47,6 +51,7 @@ export const UNSAVED_VARIABLES = [
   "BASH_SOURCE",
   "BASH_SUBSHELL",
   "BASH_TRAPSIG",
+  "COMP_WORDBREAKS",
   "DIRSTACK",
   "EPOCHREALTIME",
   "EPOCHSECONDS",
@@ -54,6 +59,7 @@ export const UNSAVED_VARIABLES = [
   "GROUPS",
   "HISTCMD",
   "LINENO",
+  "POSIXLY_CORRECT",
   "RANDOM",
   "SECONDS",
   "SRANDOM",
@@ -95,12 +101,13 @@ const SAVED_SOFT_LIMITS = ["c", "d", "e", "f", "i", "l", "m", "n", "q", "r", "s"
 
 /**
  * Must run before the wrapper changes the umask for its own files: it records
- * the user's umask in `__sw_um` without a process (`umask` can only print).
+ * the user's umask in `__sw_um` without a process (`umask` can only print),
+ * whatever IFS the user left.
  * Linux only (/proc/self/status has `Umask:` since 4.7); elsewhere the umask
  * is not kept.
  */
 export const CAPTURE_UMASK_LINE =
-  "__sw_um=; { while builtin read -r __sw_k __sw_v; do [[ $__sw_k == Umask: ]] && { __sw_um=$__sw_v; break; }; done; } 2>/dev/null </proc/self/status";
+  "__sw_um=; { while builtin read -r __sw_k; do [[ $__sw_k == Umask:* ]] && { __sw_um=${__sw_k##*[!0-7]}; break; }; done; } 2>/dev/null </proc/self/status";
 
 export interface StateDumpOptions {
   /**
@@ -124,20 +131,23 @@ export function stateDumpLines(options: StateDumpOptions = {}): string[] {
   return [
     // The user's shopt state first, before this dump changes two of them for its own matching.
     "builtin shopt -p",
-    "builtin set +u; builtin shopt -u nocasematch",
+    // Restoring the compatNN options sets BASH_COMPAT; the variables below bring it back if it was set.
+    "builtin printf 'builtin unset -v BASH_COMPAT\\n'",
+    "builtin set +e +u; builtin shopt -u nocasematch",
+    // Read before POSIXLY_CORRECT is unset, which turns posix mode off.
+    `__sw_o=; for __sw_k in ${SAVED_SET_OPTIONS.join(" ")}; do [[ :$SHELLOPTS: == *:$__sw_k:* ]] && __sw_o+=" -o $__sw_k" || __sw_o+=" +o $__sw_k"; done`,
     `builtin unset -v ${UNSAVED_VARIABLES.join(" ")}`,
     // One `declare -p` for all variables is far cheaper than listing names
     // (each "${!a@}" walks every variable). The wrapper's own variables go out
     // with it and are unset again at restore; `_` and PIPESTATUS reappear
     // after every command and are overwritten at once where restored.
     "builtin declare -p",
-    "builtin printf 'builtin unset -v -- %s\\n' \"${!__sw_@}\" \"${!__SHELLWRIGHT@}\"",
+    'builtin printf \'builtin unset -v -- %s\\n\' "${!__sw_@}" "${!__SHELLWRIGHT@}"',
     functions,
     "builtin declare -Fx",
     "builtin alias -p",
-    `__sw_v=; for __sw_k in ${SAVED_SET_OPTIONS.join(" ")}; do [[ :$SHELLOPTS: == *:$__sw_k:* ]] && __sw_v+=" -o $__sw_k" || __sw_v+=" +o $__sw_k"; done`,
-    "builtin printf 'builtin shopt -s expand_aliases\\nbuiltin set%s\\n' \"$__sw_v\"",
+    "builtin printf 'builtin shopt -s expand_aliases\\nbuiltin set%s\\n' \"$__sw_o\"",
     "[[ -n $__sw_um ]] && builtin printf 'builtin umask %s\\n' \"$__sw_um\"",
-    `for __sw_k in ${SAVED_SOFT_LIMITS.join(" ")}; do builtin printf 'builtin ulimit -S -%s ' $__sw_k; builtin ulimit -S -$__sw_k || builtin echo; done`,
+    `for __sw_k in ${SAVED_SOFT_LIMITS.join(" ")}; do builtin printf 'builtin ulimit -S -%s ' "$__sw_k"; builtin ulimit -S "-$__sw_k" || builtin echo; done`,
   ];
 }

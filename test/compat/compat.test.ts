@@ -142,6 +142,44 @@ for (const backend of compatBackends) {
         });
       });
 
+      it("keeps what a terminal keeps, but not set -e, set -u or traps", async () => {
+        await withSession({}, async (session) => {
+          const setup = await session.execute(
+            `x=1; arr=(a "b c"); declare -A m=([k]=v); set -o pipefail -o noclobber -o noglob; umask 077; ulimit -S -n 512; trap 'echo trapped' USR1; set -e -u`,
+          );
+          expect(setup.exitCode).toBe(0);
+          const r = await session.execute(
+            [
+              "declare -p x arr m",
+              "set -o | while read -r o v; do case $o in errexit|noclobber|noglob|nounset|pipefail) echo $o $v;; esac; done",
+              `rm -f ${scratch}/umask-probe; : > ${scratch}/umask-probe; stat -c %a ${scratch}/umask-probe`,
+              "umask; ulimit -S -n",
+              'echo "traps:[$(trap -p USR1)]"',
+              'echo "unset var:[$never_set]"; false; echo "after false"',
+            ].join("\n"),
+          );
+          expect(r.output).toBe(
+            [
+              'declare -- x="1"',
+              'declare -a arr=([0]="a" [1]="b c")',
+              'declare -A m=([k]="v" )',
+              "errexit off",
+              "noclobber on",
+              "noglob on",
+              "nounset off",
+              "pipefail on",
+              "600",
+              "0077",
+              "512",
+              "traps:[]",
+              "unset var:[]",
+              "after false",
+              "",
+            ].join("\n"),
+          );
+        });
+      });
+
       it("makes unset stick, even for a variable from the starting environment", async () => {
         await withSession({ env: { SW_INHERITED: "from-env" } }, async (session) => {
           expect((await session.execute("echo $SW_INHERITED")).output).toBe("from-env\n");
