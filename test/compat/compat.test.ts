@@ -115,6 +115,23 @@ for (const backend of compatBackends) {
         const r = await run("printf 'ok\\377\\376\\n'");
         expect(r.output).toBe("[binary output, 5 bytes]");
       });
+
+      it("keeps text with a stray invalid byte, showing U+FFFD for it", async () => {
+        const r = await run("seq 1 2000; printf 'bad byte: \\xe9\\n'");
+        expect(r.output.split("\n").slice(0, 2000)).toEqual(Array.from({ length: 2000 }, (_, i) => String(i + 1)));
+        expect(r.output.endsWith("\n2000\nbad byte: \ufffd\n")).toBe(true);
+      });
+
+      it("lists a directory holding a Latin-1 file name", async () => {
+        const dir = `${scratch}/latin1`;
+        const r = await run(`mkdir -p ${dir} && touch ${dir}/plain.txt "${dir}/$(printf 'caf\\351.txt')" && ls ${dir}`);
+        expect(r.output).toBe("caf\ufffd.txt\nplain.txt\n");
+      });
+
+      it("still calls random bytes and a file with NUL bytes binary", async () => {
+        expect((await run("head -c 4096 /dev/urandom")).output).toBe("[binary output, 4096 bytes]");
+        expect((await run("printf 'name\\0value\\0'")).output).toBe("[binary output, 11 bytes]");
+      });
     });
 
     describe("beyond the spec", () => {
