@@ -1,7 +1,8 @@
 /**
  * Bounded output collection. However much a command prints, memory holds at
  * most a head and a tail of it (plus one pipe chunk); what was cut is said in
- * the text. Output that is not valid UTF-8 becomes `[binary output, N bytes]`.
+ * the text. Output is decoded as UTF-8 with U+FFFD for invalid bytes; only
+ * output that really is binary (see looksBinary) becomes `[binary output, N bytes]`.
  */
 
 export interface CollectedOutput {
@@ -53,32 +54,66 @@ export class OutputCollector {
     let tail = Buffer.concat(this.#tail);
     const kept = head.length + tail.length;
     if (kept <= this.#headLimit + this.#tailLimit && kept === this.#total) {
-      const text = decodeUtf8(Buffer.concat([head, tail]));
-      return { text: text ?? binaryNotice(this.#total), truncated: false, totalBytes: this.#total };
+      const whole = Buffer.concat([head, tail]);
+      const text = looksBinary(whole) ? binaryNotice(this.#total) : decodeUtf8(whole);
+      return { text, truncated: false, totalBytes: this.#total };
     }
     tail = tail.subarray(tail.length - this.#tailLimit);
-    const headText = decodeUtf8(head.subarray(0, completeUtf8Prefix(head)));
-    const tailText = decodeUtf8(tail.subarray(utf8Start(tail)));
-    if (headText === undefined || tailText === undefined) {
+    const headBytes = head.subarray(0, completeUtf8Prefix(head));
+    const tailBytes = tail.subarray(utf8Start(tail));
+    if (looksBinary(Buffer.concat([headBytes, tailBytes]))) {
       return { text: binaryNotice(this.#total), truncated: true, totalBytes: this.#total };
     }
-    const omitted = this.#total - head.length - tail.length;
-    const notice = `\n\n... [OUTPUT TRUNCATED - ${omitted} bytes omitted out of ${this.#total} total] ...\n\n`;
-    return { text: headText + notice + tailText, truncated: true, totalBytes: this.#total };
+    // Bytes of a character cut in two count as omitted: they are not shown.
+    const omitted = this.#total - headBytes.length - tailBytes.length;
+    const text = decodeUtf8(headBytes) + truncationNotice(omitted, this.#total) + decodeUtf8(tailBytes);
+    return { text, truncated: true, totalBytes: this.#total };
   }
+}
+
+/**
+ * The one wording for a cut, wherever output is cut (the core, the terminal
+ * tool): always in bytes of UTF-8, the unit the core collects in. `note` adds
+ * where the whole output went.
+ */
+export function truncationNotice(omittedBytes: number, totalBytes: number, note?: string): string {
+  const where = note === undefined ? "" : `. ${note}`;
+  return `\n\n... [OUTPUT TRUNCATED - ${omittedBytes} bytes omitted out of ${totalBytes} total${where}] ...\n\n`;
 }
 
 export const binaryNotice = (bytes: number): string => `[binary output, ${bytes} bytes]`;
 
-const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-/** Decode UTF-8, or undefined when the bytes are not valid UTF-8. */
-export function decodeUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return strictDecoder.decode(bytes);
-  } catch {
-    return undefined;
+/** Decode UTF-8, each invalid sequence becoming U+FFFD (as a terminal shows it). */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+/**
+ * Past this share of invalid UTF-8, output is called binary. Text in another
+ * encoding (a Latin-1 file name, a stray byte) stays far below it: one invalid
+ * byte per accented letter. Random bytes are about 60% invalid as UTF-8.
+ */
+export const BINARY_INVALID_FRACTION = 0.3;
+
+const REPLACEMENT = 0xfffd;
+const ENCODED_REPLACEMENT = Buffer.from("\ufffd");
+
+/** True for a NUL byte anywhere (no text has one), or for mostly invalid UTF-8. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  if (bytes.length === 0) return false;
+  if (bytes.includes(0)) return true;
+  const text = decoder.decode(bytes);
+  let replaced = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === REPLACEMENT) replaced++;
+  if (replaced === 0) return false;
+  // A U+FFFD the output itself printed is text, not an invalid byte.
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  for (let at = buffer.indexOf(ENCODED_REPLACEMENT); at !== -1; at = buffer.indexOf(ENCODED_REPLACEMENT, at + 3)) {
+    replaced--;
   }
+  return replaced > bytes.length * BINARY_INVALID_FRACTION;
 }
 
 /** Length of the longest prefix that does not end inside a multi-byte character. */

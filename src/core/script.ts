@@ -10,6 +10,7 @@
  */
 
 import type { SessionPaths } from "./environment.js";
+import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 export function sessionPaths(tempDir: string, sessionId: string): SessionPaths {
   const dir = tempDir.endsWith("/") ? tempDir.slice(0, -1) : tempDir;
@@ -71,22 +72,23 @@ function epilogue(
 ): string {
   const pending = pendingPaths(plan.paths, plan.callId);
   const snap = shellQuote(pending.snapshot);
-  const lines = ["builtin set +e", "builtin umask 077"];
+  const lines = ["builtin set +e"];
+  if (options.dumpSnapshot) lines.push(CAPTURE_UMASK_LINE);
+  lines.push("builtin umask 077");
   if (options.dumpSnapshot) {
-    let functions = "builtin declare -f";
+    let functionsArray: string | undefined;
     if (options.filterPrivateFunctions) {
       // Filter by *name*: grepping `declare -f` output drops only the header
       // line of a private function and leaves its body to run at source time.
       lines.push(
-        `builtin declare -F > ${snap}`,
+        `builtin declare -F >| ${snap}`,
         "__sw_fns=()",
         `while builtin read -r _ _ __sw_f; do [[ $__sw_f == _[!_]* ]] || __sw_fns+=("$__sw_f"); done < ${snap}`,
       );
-      functions = '((${#__sw_fns[@]})) && builtin declare -f -- "${__sw_fns[@]}"';
+      functionsArray = "__sw_fns";
     }
     lines.push(
-      `{ builtin printf 'builtin shopt -s %s expand_aliases 2>/dev/null\\nbuiltin set +e +u\\n' "\${BASHOPTS//:/ }"; ` +
-        `builtin export -p; ${functions}; builtin alias -p; } > ${snap} 2>/dev/null || __sw_ec=$((__sw_ec ? __sw_ec : 1))`,
+      `{\n${stateDumpLines({ functionsArray }).join("\n")}\n} >| ${snap} 2>/dev/null || __sw_ec=$((__sw_ec ? __sw_ec : 1))`,
     );
     if (plan.renameInScript) lines.push(`command mv -f ${snap} ${shellQuote(plan.paths.snapshot)}`);
   }

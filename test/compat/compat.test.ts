@@ -115,6 +115,23 @@ for (const backend of compatBackends) {
         const r = await run("printf 'ok\\377\\376\\n'");
         expect(r.output).toBe("[binary output, 5 bytes]");
       });
+
+      it("keeps text with a stray invalid byte, showing U+FFFD for it", async () => {
+        const r = await run("seq 1 2000; printf 'bad byte: \\xe9\\n'");
+        expect(r.output.split("\n").slice(0, 2000)).toEqual(Array.from({ length: 2000 }, (_, i) => String(i + 1)));
+        expect(r.output.endsWith("\n2000\nbad byte: \ufffd\n")).toBe(true);
+      });
+
+      it("lists a directory holding a Latin-1 file name", async () => {
+        const dir = `${scratch}/latin1`;
+        const r = await run(`mkdir -p ${dir} && touch ${dir}/plain.txt "${dir}/$(printf 'caf\\351.txt')" && ls ${dir}`);
+        expect(r.output).toBe("caf\ufffd.txt\nplain.txt\n");
+      });
+
+      it("still calls random bytes and a file with NUL bytes binary", async () => {
+        expect((await run("head -c 4096 /dev/urandom")).output).toBe("[binary output, 4096 bytes]");
+        expect((await run("printf 'name\\0value\\0'")).output).toBe("[binary output, 11 bytes]");
+      });
     });
 
     describe("beyond the spec", () => {
@@ -139,6 +156,44 @@ for (const backend of compatBackends) {
             "after_private; ap; echo $AFTER_PRIVATE; type _private_helper >/dev/null 2>&1 && echo leaked || echo filtered",
           );
           expect(r.output).toBe("still-here\nalias-after\nyes\nfiltered\n");
+        });
+      });
+
+      it("keeps what a terminal keeps, but not set -e, set -u or traps", async () => {
+        await withSession({}, async (session) => {
+          const setup = await session.execute(
+            `x=1; arr=(a "b c"); declare -A m=([k]=v); set -o pipefail -o noclobber -o noglob; umask 077; ulimit -S -n 512; trap 'echo trapped' USR1; set -e -u`,
+          );
+          expect(setup.exitCode).toBe(0);
+          const r = await session.execute(
+            [
+              "declare -p x arr m",
+              "set -o | while read -r o v; do case $o in errexit|noclobber|noglob|nounset|pipefail) echo $o $v;; esac; done",
+              `rm -f ${scratch}/umask-probe; : > ${scratch}/umask-probe; stat -c %a ${scratch}/umask-probe`,
+              "umask; ulimit -S -n",
+              'echo "traps:[$(trap -p USR1)]"',
+              'echo "unset var:[$never_set]"; false; echo "after false"',
+            ].join("\n"),
+          );
+          expect(r.output).toBe(
+            [
+              'declare -- x="1"',
+              'declare -a arr=([0]="a" [1]="b c")',
+              'declare -A m=([k]="v" )',
+              "errexit off",
+              "noclobber on",
+              "noglob on",
+              "nounset off",
+              "pipefail on",
+              "600",
+              "0077",
+              "512",
+              "traps:[]",
+              "unset var:[]",
+              "after false",
+              "",
+            ].join("\n"),
+          );
         });
       });
 

@@ -19,6 +19,34 @@ describe("isolated (what the tools' housekeeping relies on)", () => {
   });
 });
 
+describe("what persists between calls (docs/persistence.md)", () => {
+  it("keeps plain variables, arrays, set -o options, umask and soft limits; not set -e, set -u or traps", async () => {
+    session = await createEnvironment({ backend: "local", cwd: "/" });
+    const setup = await session.execute(
+      `x=1; arr=(a "b c"); declare -A m=([k]=v); set -o pipefail -o noclobber -o noglob; umask 077; ulimit -S -n 512; trap 'echo trapped' USR1 INT; set -e -u`,
+    );
+    expect(setup.exitCode).toBe(0);
+    const r = await session.execute(
+      [
+        'echo "$x|${arr[1]}|${m[k]}|$(umask)|$(ulimit -S -n)"',
+        'f=$(mktemp); echo "pipefail:$(false | true; echo $?) noglob:$(echo /*) noclobber:$({ : > "$f"; } 2>/dev/null && echo overwrote || echo refused)"; rm -f "$f"',
+        'echo "traps:[$(trap -p USR1 INT)]"',
+        'echo "unset var:[$never_set]"; false; echo "after false"',
+      ].join("\n"),
+    );
+    expect(r.output).toBe(
+      [
+        "1|b c|v|0077|512",
+        "pipefail:1 noglob:/* noclobber:refused",
+        "traps:[]",
+        "unset var:[]",
+        "after false",
+        "",
+      ].join("\n"),
+    );
+  });
+});
+
 describe("beforeClose", () => {
   it("runs hooks before the session stops, while commands still work", async () => {
     session = await createEnvironment({});

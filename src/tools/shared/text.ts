@@ -1,4 +1,9 @@
-/** Text helpers shared by the tools: head + tail cuts measured in characters, ANSI stripping. */
+/**
+ * Text helpers shared by the tools: head + tail cuts (limits in characters,
+ * notices in bytes like the core's, see truncationNotice), ANSI stripping.
+ */
+
+import { truncationNotice } from "../../core/output.js";
 
 export interface Cut {
   text: string;
@@ -8,14 +13,14 @@ export interface Cut {
 
 /**
  * Keeps `headFraction` of `limit` characters from the start and the rest from
- * the end, with `notice(omitted, total)` between them. Never splits a
- * surrogate pair.
+ * the end, with `notice(omitted, total, omittedText)` between them (counts in
+ * characters). Never splits a surrogate pair.
  */
 export function cutHeadTail(
   text: string,
   limit: number,
   headFraction: number,
-  notice: (omitted: number, total: number) => string,
+  notice: (omitted: number, total: number, omittedText: string) => string,
 ): Cut {
   if (text.length <= limit) return { text, omitted: 0 };
   let head = Math.floor(limit * headFraction);
@@ -23,7 +28,8 @@ export function cutHeadTail(
   if (head > 0 && isHighSurrogate(text.charCodeAt(head - 1))) head--;
   if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
   const omitted = tailStart - head;
-  return { text: text.slice(0, head) + notice(omitted, text.length) + text.slice(tailStart), omitted };
+  const middle = notice(omitted, text.length, text.slice(head, tailStart));
+  return { text: text.slice(0, head) + middle + text.slice(tailStart), omitted };
 }
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
@@ -40,8 +46,8 @@ export function stripAnsi(text: string): string {
 
 /**
  * Collects streamed text up to `limit` characters; beyond it keeps the first
- * and last halves and counts what fell out, so memory stays bounded however
- * much a command prints.
+ * and last halves and counts (in UTF-8 bytes) what fell out, so memory stays
+ * bounded however much a command prints.
  */
 export class TextCapture {
   readonly #half: number;
@@ -49,6 +55,7 @@ export class TextCapture {
   #tail: string[] = [];
   #tailLength = 0;
   #total = 0;
+  #totalBytes = 0;
 
   constructor(limit: number) {
     this.#half = Math.max(1, Math.floor(limit / 2));
@@ -60,6 +67,7 @@ export class TextCapture {
 
   push(text: string): void {
     this.#total += text.length;
+    this.#totalBytes += Buffer.byteLength(text);
     if (this.#head.length < this.#half) {
       const take = this.#half - this.#head.length;
       this.#head += text.slice(0, take);
@@ -79,7 +87,7 @@ export class TextCapture {
     const kept = this.#head.length + tail.length;
     if (kept === this.#total) return this.#head + tail;
     tail = tail.slice(tail.length - this.#half);
-    const omitted = this.#total - this.#head.length - tail.length;
-    return `${this.#head}\n\n... [${omitted} characters not kept in memory out of ${this.#total} total] ...\n\n${tail}`;
+    const omitted = this.#totalBytes - Buffer.byteLength(this.#head) - Buffer.byteLength(tail);
+    return this.#head + truncationNotice(omitted, this.#totalBytes, "The middle was not kept in memory") + tail;
   }
 }

@@ -17,6 +17,7 @@ import { locationNote, saveText } from "../shared/result-persistence.js";
 import { processRegistry } from "../process/process-registry.js";
 import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "../shared/tool-settings.js";
 import { cutHeadTail, stripAnsi, TextCapture } from "../shared/text.js";
+import { truncationNotice } from "../../core/output.js";
 import { defineTool, type ToolContext, type ToolResult } from "../shared/tool-definition.js";
 
 const description = `Execute a shell command on a Linux environment. The filesystem, the current working directory and exported environment variables persist between calls (shell functions and aliases too); every call runs in a fresh bash, so nothing you start in the foreground keeps running.
@@ -131,8 +132,8 @@ async function runForeground(
       output,
       settings.inlineOutputChars,
       settings.inlineHeadFraction,
-      (omitted, total) =>
-        `\n\n... [OUTPUT TRUNCATED - ${omitted} chars omitted out of ${total} total. ${where}] ...\n\n`,
+      (_omitted, _total, omittedText) =>
+        truncationNotice(Buffer.byteLength(omittedText), Buffer.byteLength(output), where),
     ).text;
   }
 

@@ -19,10 +19,27 @@ describe("text", () => {
     const capture = new TextCapture(10);
     for (const chunk of ["0123", "4567", "89ab", "cdef"]) capture.push(chunk);
     expect(capture.totalChars).toBe(16);
-    expect(capture.text()).toBe("01234\n\n... [6 characters not kept in memory out of 16 total] ...\n\nbcdef");
+    expect(capture.text()).toBe(
+      "01234\n\n... [OUTPUT TRUNCATED - 6 bytes omitted out of 16 total. The middle was not kept in memory] ...\n\nbcdef",
+    );
     const small = new TextCapture(10);
     small.push("hello");
     expect(small.text()).toBe("hello");
+  });
+
+  it("counts what it did not keep in UTF-8 bytes, like the core", () => {
+    const capture = new TextCapture(4);
+    for (const chunk of ["ab", "é".repeat(10), "yz"]) capture.push(chunk);
+    expect(capture.text()).toContain("[OUTPUT TRUNCATED - 20 bytes omitted out of 24 total.");
+  });
+
+  it("hands the notice the text it cuts out", () => {
+    const seen: string[] = [];
+    cutHeadTail("abcdefghij", 4, 0.5, (_o, _t, omittedText) => {
+      seen.push(omittedText);
+      return "|";
+    });
+    expect(seen).toEqual(["cdefgh"]);
   });
 
   it("strips ANSI sequences", () => {

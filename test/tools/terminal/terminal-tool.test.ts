@@ -124,7 +124,7 @@ describe("terminal output limits (layer 1)", () => {
     expect(output.endsWith("49999\n50000\n")).toBe(true);
     const path = /saved to: (\S+)/.exec(output)?.[1];
     expect(path).toBe(`${resultsDir(session)}/big-output.txt`);
-    expect(output).toMatch(/\[OUTPUT TRUNCATED - 250000 chars omitted out of 300000 total\. Full output saved to: /);
+    expect(output).toMatch(/\[OUTPUT TRUNCATED - 250000 bytes omitted out of 300000 total\. Full output saved to: /);
     expect((await session.execute(`sha256sum < ${path}`)).output.split(" ")[0]).toBe(full);
     expect((await session.execute(`stat -c %a ${path}`)).output).toBe("600\n");
   });
@@ -143,7 +143,7 @@ describe("terminal output limits (layer 1)", () => {
       { inlineOutputChars: 10, inlineHeadFraction: 0.5 },
     );
     expect(r.output).toMatch(
-      /^01234\n\n\.\.\. \[OUTPUT TRUNCATED - 10 chars omitted out of 20 total\. Full output saved to: .*\] \.\.\.\n\nfghij$/s,
+      /^01234\n\n\.\.\. \[OUTPUT TRUNCATED - 10 bytes omitted out of 20 total\. Full output saved to: .*\] \.\.\.\n\nfghij$/s,
     );
   });
 
@@ -154,7 +154,11 @@ describe("terminal output limits (layer 1)", () => {
     expect((await session.execute(`head -c 6 ${path}`)).output).toBe("1\n2\n3\n");
     expect((await session.execute(`tail -c 13 ${path}`)).output).toBe("99999\n100000\n");
     expect(
-      (await session.execute(`grep -c '488895 characters not kept in memory out of 588895 total' ${path}`)).output,
+      (
+        await session.execute(
+          `grep -c '488895 bytes omitted out of 588895 total. The middle was not kept in memory' ${path}`,
+        )
+      ).output,
     ).toBe("1\n");
   });
 
