@@ -8,9 +8,10 @@
  */
 
 import { createRequire } from "node:module";
+import type * as Ai from "ai";
 import { ShellwrightError } from "../core/errors.js";
 
-export type AiSdk = typeof import("ai");
+export type AiSdk = typeof Ai;
 
 export const AI_INSTALL_HINT = "shellwright/ai needs the AI SDK, which is not installed: run `npm install ai@7`";
 
