@@ -45,7 +45,7 @@ beforeAll(async () => {
     timeout: 120_000,
   });
   const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
-  await writeFile(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
+  await writeFile(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   await inProject("npm", [
     "install",
     "--prefer-offline",
