@@ -64,6 +64,8 @@ export type {
   AnthropicToolDefinition,
   HandleToolCallOptions,
   JsonSchemaToolDefinition,
+  ObjectJsonSchema,
+  OpenAIResponsesToolDefinition,
   OpenAIToolDefinition,
   ToolDefinitionsOptions,
   ToolFormat,

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 
 const root = new URL("../", import.meta.url).pathname;
 
-/** Every bare package a compiled module imports, following its relative imports. */
+/** Every bare package a compiled module imports or requires, following its relative imports. */
 function packagesImportedBy(entry: string): Set<string> {
   const packages = new Set<string>();
   const seen = new Set<string>();
@@ -20,9 +20,9 @@ function packagesImportedBy(entry: string): Set<string> {
     seen.add(file);
     const source = readFileSync(file, "utf8");
     for (const match of source.matchAll(
-      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g,
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']|\brequire\(\s*["']([^"']+)["']\s*\)/g,
     )) {
-      const specifier = match[1] ?? match[2] ?? match[3]!;
+      const specifier = match[1] ?? match[2] ?? match[3] ?? match[4]!;
       if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
       else if (!specifier.startsWith("node:"))
         packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!);

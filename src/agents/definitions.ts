@@ -9,73 +9,109 @@ import { describe, plainObject, rejectUnknown } from "../core/options.js";
 import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
 import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/shared/tool-definition.js";
 import { callTool, findTool, unknownToolMessage } from "../tools/registry.js";
+import { strictSchema } from "./strict-schema.js";
 import { toolList } from "./tool-list.js";
 
-export const TOOL_FORMATS = ["openai", "anthropic", "json-schema"] as const;
+export const TOOL_FORMATS = ["openai", "openai-responses", "anthropic", "json-schema"] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
 
 export type JsonSchemaObject = Record<string, unknown>;
 
+/** A tool's input schema: always an object at the top (the model's arguments are one JSON object). */
+export interface ObjectJsonSchema {
+  type: "object";
+  properties?: Record<string, JsonSchemaObject>;
+  required?: string[];
+  [keyword: string]: unknown;
+}
+
 /** OpenAI Chat Completions `tools` entry (also accepted by OpenAI-compatible servers). */
 export interface OpenAIToolDefinition {
   type: "function";
-  function: { name: string; description: string; parameters: JsonSchemaObject };
+  function: { name: string; description: string; parameters: ObjectJsonSchema; strict?: boolean };
+}
+
+/** OpenAI Responses API `tools` entry: the function's fields at the top level. */
+export interface OpenAIResponsesToolDefinition {
+  type: "function";
+  name: string;
+  description: string;
+  parameters: ObjectJsonSchema;
+  strict: boolean;
 }
 
 /** Anthropic Messages API `tools` entry. */
 export interface AnthropicToolDefinition {
   name: string;
   description: string;
-  input_schema: JsonSchemaObject;
+  input_schema: ObjectJsonSchema;
+  strict?: boolean;
 }
 
 /** Provider-neutral: the name, the description and the JSON Schema (draft 2020-12) of the input. */
 export interface JsonSchemaToolDefinition {
   name: string;
   description: string;
-  inputSchema: JsonSchemaObject;
+  inputSchema: ObjectJsonSchema;
 }
 
 export interface ToolDefinitionsOptions<Format extends ToolFormat = ToolFormat> {
   format: Format;
   /** @default the Shellwright tools */
   tools?: readonly ToolDefinition[];
+  /**
+   * Schemas that meet OpenAI's strict mode (every object closed, every property
+   * required, optional ones nullable; the tools read `null` as "not given"),
+   * and `strict: true` on each OpenAI and Anthropic definition.
+   * @default false
+   */
+  strict?: boolean;
 }
 
 type DefinitionFor<Format extends ToolFormat> = Format extends "openai"
   ? OpenAIToolDefinition
-  : Format extends "anthropic"
-    ? AnthropicToolDefinition
-    : JsonSchemaToolDefinition;
+  : Format extends "openai-responses"
+    ? OpenAIResponsesToolDefinition
+    : Format extends "anthropic"
+      ? AnthropicToolDefinition
+      : JsonSchemaToolDefinition;
 
 export function toolDefinitions<Format extends ToolFormat>(
   options: ToolDefinitionsOptions<Format>,
 ): DefinitionFor<Format>[] {
   const raw = plainObject("options", options);
-  rejectUnknown("toolDefinitions", raw, ["format", "tools"]);
+  rejectUnknown("toolDefinitions", raw, ["format", "tools", "strict"]);
   const format = raw.format;
   if (!(TOOL_FORMATS as readonly unknown[]).includes(format)) {
     throw new InvalidOptionError("format", `format must be one of ${TOOL_FORMATS.join(", ")}, got ${describe(format)}`);
   }
-  return toolList(options.tools).map((tool) => definition(tool, format as Format));
+  if (raw.strict !== undefined && typeof raw.strict !== "boolean") {
+    throw new InvalidOptionError("strict", `strict must be true or false, got ${describe(raw.strict)}`);
+  }
+  const strict = raw.strict === true;
+  return toolList(options.tools).map((tool) => definition(tool, format as Format, strict));
 }
 
-function definition<Format extends ToolFormat>(tool: ToolDefinition, format: Format): DefinitionFor<Format> {
-  const schema = objectSchema(tool);
-  if (format === "json-schema")
-    return { name: tool.name, description: tool.description, inputSchema: schema } as DefinitionFor<Format>;
+function definition<Format extends ToolFormat>(
+  tool: ToolDefinition,
+  format: Format,
+  strict: boolean,
+): DefinitionFor<Format> {
+  const { name, description } = tool;
+  const schema = strict ? (strictSchema(objectSchema(tool)) as ObjectJsonSchema) : objectSchema(tool);
   const parameters = withoutDialect(schema);
-  if (format === "openai") {
-    return {
-      type: "function",
-      function: { name: tool.name, description: tool.description, parameters },
-    } as DefinitionFor<Format>;
-  }
-  return { name: tool.name, description: tool.description, input_schema: parameters } as DefinitionFor<Format>;
+  const strictFlag = strict ? { strict: true } : {};
+  let result: DefinitionFor<ToolFormat>;
+  if (format === "json-schema") result = { name, description, inputSchema: schema };
+  else if (format === "openai")
+    result = { type: "function", function: { name, description, parameters, ...strictFlag } };
+  else if (format === "openai-responses") result = { type: "function", name, description, parameters, strict };
+  else result = { name, description, input_schema: parameters, ...strictFlag };
+  return result as DefinitionFor<Format>;
 }
 
 /** Every provider wants an object schema at the top: the model's arguments are one JSON object. */
-export function objectSchema(tool: ToolDefinition): JsonSchemaObject {
+export function objectSchema(tool: ToolDefinition): ObjectJsonSchema {
   const schema = inputJsonSchema(tool);
   if (schema.type !== "object") {
     throw new InvalidOptionError(
@@ -83,11 +119,11 @@ export function objectSchema(tool: ToolDefinition): JsonSchemaObject {
       `tool ${describe(tool.name)} must take an object (a zod z.object schema), its input schema has type ${describe(schema.type)}`,
     );
   }
-  return schema;
+  return schema as ObjectJsonSchema;
 }
 
 /** The schema body without its `$schema` dialect line, which providers and some MCP clients reject. */
-export function withoutDialect(schema: JsonSchemaObject): JsonSchemaObject {
+export function withoutDialect(schema: ObjectJsonSchema): ObjectJsonSchema {
   const body = { ...schema };
   delete body.$schema;
   return body;

@@ -8,11 +8,12 @@
  * so the model can read it and try again.
  */
 
-import { jsonSchema, tool, type ToolSet } from "ai";
+import type { ToolSet } from "ai";
 import { plainObject, rejectUnknown } from "../core/options.js";
 import { objectSchema, withoutDialect } from "../agents/definitions.js";
 import type { Environment } from "../core/environment.js";
 import { toolList } from "../agents/tool-list.js";
+import { loadAi } from "./load-ai.js";
 import { callTool } from "../tools/registry.js";
 import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
 import type { ToolDefinition, ToolResult } from "../tools/shared/tool-definition.js";
@@ -23,6 +24,8 @@ export interface ShellwrightToolsOptions {
   /** Limits and hooks (output limits, the approval hook, result persistence). @default DEFAULT_TOOL_SETTINGS */
   settings?: ToolSettingsInput;
 }
+
+const { jsonSchema, tool } = loadAi();
 
 export function shellwrightTools(session: Environment, options: ShellwrightToolsOptions = {}): ToolSet {
   rejectUnknown("shellwrightTools", plainObject("options", options), ["tools", "settings"]);

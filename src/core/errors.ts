@@ -16,7 +16,8 @@ export type ErrorCode =
   | "SESSION_NOT_FOUND"
   | "INIT_FAILED"
   | "SYNC_FAILED"
-  | "PROCESS_FAILED";
+  | "PROCESS_FAILED"
+  | "MISSING_DEPENDENCY";
 
 export class ShellwrightError extends Error {
   readonly code: ErrorCode;

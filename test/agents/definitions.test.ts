@@ -17,6 +17,59 @@ describe("toolDefinitions", () => {
     expect(toolDefinitions({ format: "anthropic", tools: testTools })).toMatchSnapshot();
   });
 
+  it("pins the OpenAI Responses shape: the function's fields at the top level", () => {
+    expect(toolDefinitions({ format: "openai-responses", tools: testTools })).toMatchSnapshot();
+  });
+
+  it("pins the strict shapes of the Shellwright tools", () => {
+    expect(toolDefinitions({ format: "openai", strict: true })).toMatchSnapshot();
+  });
+
+  it("meets OpenAI's strict rules for every tool and every format when strict", () => {
+    for (const format of ["openai", "openai-responses", "anthropic", "json-schema"] as const) {
+      for (const definition of toolDefinitions({ format, strict: true })) {
+        const schema =
+          "function" in definition
+            ? definition.function.parameters
+            : "parameters" in definition
+              ? definition.parameters
+              : "input_schema" in definition
+                ? definition.input_schema
+                : definition.inputSchema;
+        expect(strictProblems(schema), `${format} ${JSON.stringify(definition).slice(0, 60)}`).toEqual([]);
+        if (format === "openai") expect(definition).toMatchObject({ function: { strict: true } });
+        else if (format !== "json-schema") expect(definition).toMatchObject({ strict: true });
+        if (format !== "json-schema") expect(schema).not.toHaveProperty("$schema");
+      }
+    }
+    expect(toolDefinitions({ format: "openai-responses" })[0]).toMatchObject({ type: "function", strict: false });
+  });
+
+  it("keeps each default for the model in the description when strict", () => {
+    const [repeat] = toolDefinitions({ format: "openai", tools: [repeatTool], strict: true });
+    expect(repeat!.function.parameters).toEqual({
+      type: "object",
+      properties: {
+        text: { type: "string", description: "The text to repeat." },
+        times: { type: ["integer", "null"], description: "How many times. Default: 2.", minimum: 1, maximum: 5 },
+      },
+      required: ["text", "times"],
+      additionalProperties: false,
+    });
+  });
+
+  it("keeps every description within 1024 characters (OpenAI's limit)", () => {
+    for (const definition of toolDefinitions({ format: "json-schema" })) {
+      expect(definition.description.length, definition.name).toBeLessThanOrEqual(1024);
+    }
+  });
+
+  it("gives Anthropic an object input_schema", () => {
+    for (const definition of toolDefinitions({ format: "anthropic" })) {
+      expect(definition.input_schema.type).toBe("object");
+    }
+  });
+
   it("pins the JSON Schema shape", () => {
     expect(toolDefinitions({ format: "json-schema", tools: testTools })).toMatchSnapshot();
   });
@@ -40,10 +93,16 @@ describe("toolDefinitions", () => {
 
   it("rejects a bad format, option or tool list, naming it", () => {
     expect(() => toolDefinitions({ format: "gemini" as "openai" })).toThrow(
-      new InvalidOptionError("format", 'format must be one of openai, anthropic, json-schema, got "gemini"'),
+      new InvalidOptionError(
+        "format",
+        'format must be one of openai, openai-responses, anthropic, json-schema, got "gemini"',
+      ),
     );
-    expect(() => toolDefinitions({ format: "openai", strict: true } as never)).toThrow(
-      /Unknown toolDefinitions option "strict"; known options: format, tools/,
+    expect(() => toolDefinitions({ format: "openai", strictMode: true } as never)).toThrow(
+      /Unknown toolDefinitions option "strictMode"; known options: format, tools, strict/,
+    );
+    expect(() => toolDefinitions({ format: "openai", strict: "yes" as never })).toThrow(
+      new InvalidOptionError("strict", 'strict must be true or false, got "yes"'),
     );
     expect(() => toolDefinitions({ format: "openai", tools: [repeatTool, repeatTool] })).toThrow(
       /tools has two tools named "repeat"/,
@@ -138,9 +197,58 @@ describe("handleToolCall", () => {
     });
   });
 
+  it("reads null as 'not given' for every optional argument of every tool, as strict callers send it", async () => {
+    const nulls = (name: string): Record<string, unknown> => {
+      const definition = toolDefinitions({ format: "json-schema", strict: true }).find((d) => d.name === name)!;
+      return Object.fromEntries(Object.keys(definition.inputSchema.properties ?? {}).map((key) => [key, null]));
+    };
+    const call = (name: string, args: Record<string, unknown>) =>
+      handleToolCall(session, name, { ...nulls(name), ...args });
+    expect(await call("terminal", { command: "echo hi" })).toEqual({ output: "hi\n", exit_code: 0 });
+    expect(await call("process", { action: "list" })).toEqual({ processes: [] });
+    await call("write_file", { path: "/tmp/shellwright-null-args.txt", content: "one\ntwo\n" });
+    expect(await call("read_file", { path: "/tmp/shellwright-null-args.txt" })).toMatchObject({
+      content: "1|one\n2|two",
+    });
+    expect(await call("search_files", { pattern: "two", path: "/tmp/shellwright-null-args.txt" })).toMatchObject({
+      total_count: 1,
+    });
+    expect(
+      await call("patch", { path: "/tmp/shellwright-null-args.txt", old_string: "two", new_string: "three" }),
+    ).not.toHaveProperty("error");
+    expect(await call("terminal", { command: null })).toEqual({
+      error:
+        "Invalid arguments for terminal: command: Invalid input: expected string, received null. Fix the arguments and call terminal again.",
+    });
+  });
+
   it("rejects an unknown option, naming it", async () => {
     await expect(handleToolCall(session, "run", {}, { tools: testTools, timeout: 5 } as never)).rejects.toThrow(
       /Unknown handleToolCall option "timeout"/,
     );
   });
 });
+
+/** What breaks OpenAI's strict rules in a schema: open objects, optional properties, refused keywords. */
+function strictProblems(node: unknown, path = "$"): string[] {
+  if (typeof node !== "object" || node === null) return [];
+  if (Array.isArray(node)) return node.flatMap((item, index) => strictProblems(item, `${path}[${index}]`));
+  const schema = node as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const keyword of ["default", "minLength", "maxLength"]) {
+    if (keyword in schema) problems.push(`${path} has ${keyword}`);
+  }
+  if (schema.type === "object") {
+    if (schema.additionalProperties !== false) problems.push(`${path} is not closed`);
+    const keys = Object.keys((schema.properties ?? {}) as object);
+    if (JSON.stringify(schema.required ?? []) !== JSON.stringify(keys))
+      problems.push(`${path} has optional properties`);
+  }
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "properties") {
+      for (const [name, child] of Object.entries(value as object))
+        problems.push(...strictProblems(child, `${path}.${name}`));
+    } else if (typeof value === "object") problems.push(...strictProblems(value, `${path}.${key}`));
+  }
+  return problems;
+}

@@ -47,7 +47,7 @@ export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
 
 /** Validates the arguments and runs the tool; every failure becomes `{error}`. */
 export async function runTool(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
-  const parsed = tool.inputSchema.safeParse(args ?? {});
+  const parsed = tool.inputSchema.safeParse(withoutNullArguments(tool.inputSchema, args ?? {}));
   if (!parsed.success) {
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`)
@@ -60,4 +60,31 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
     const message = error instanceof Error ? error.message : String(error);
     return { error: `${tool.name} failed: ${message}` };
   }
+}
+
+/**
+ * OpenAI's strict mode makes every argument required and sends `null` for the
+ * ones the model leaves out (the OpenAI Agents SDK, `toolDefinitions({ strict:
+ * true })`). A top-level `null` therefore means "not given" and is dropped,
+ * unless the tool's own schema gives `null` a meaning (a custom tool's
+ * `.nullable()` field keeps it, and so does a required field).
+ */
+export function withoutNullArguments(schema: z.ZodType, args: unknown): unknown {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
+  const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : undefined;
+  let result: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(args)) {
+    if (value !== null) continue;
+    const field = shape?.[key];
+    if (field !== undefined) {
+      // A field whose value null is (`.nullable()`) keeps it; a coercing one (z.coerce.string()) does not.
+      const asNull = field.safeParse(null);
+      if (asNull.success && asNull.data === null) continue;
+      // A required field keeps its null, so the model reads "expected string, received null".
+      if (!field.safeParse(undefined).success) continue;
+    }
+    result ??= { ...(args as Record<string, unknown>) };
+    delete result[key];
+  }
+  return result ?? args;
 }

@@ -22,11 +22,11 @@ import { defineTool, type ToolContext, type ToolResult } from "../shared/tool-de
 
 const description = `Execute a shell command on a Linux environment. The filesystem, the current working directory and exported environment variables persist between calls (shell functions and aliases too); every call runs in a fresh bash, so nothing you start in the foreground keeps running.
 
-Foreground commands return when they finish, with their output and exit code (\`timeout\` seconds at most; default 180, maximum 600). Output longer than 50 000 characters shows its head and tail, and the whole output is saved to a file whose path the result gives.
+Foreground commands return when they finish, with their output and exit code (\`timeout\` seconds at most; default 180, maximum 600). Output over 50 000 characters shows its head and tail; the whole output is saved to a file whose path the result gives.
 
-For anything long-running (servers, watchers, builds over a few minutes) use background=true, not nohup, setsid, disown or a trailing '&': the process is then tracked, and the \`process\` tool can poll it, read its log, wait for it, write to its stdin and kill it. Set notify_on_complete=true to be told when it ends. A dev server in the foreground (npm run dev, vite, uvicorn, python3 -m http.server, …) and nohup/setsid/disown are refused with this advice.
+For anything long-running (servers, watchers, long builds) use background=true, not nohup, setsid, disown or '&': the \`process\` tool can then poll it, read its log, wait for it, write to its stdin or kill it. Set notify_on_complete=true to be told when it ends. Foreground dev servers and nohup/setsid/disown are refused.
 
-Use \`workdir\` to run one command in another directory without changing the session's directory. Prefer the file tools (read_file, write_file, patch, search_files) to cat/sed/echo for files when they are available. Pipe git and other pagers through cat (e.g. \`git log | cat\`).`;
+Use \`workdir\` to run one command elsewhere without changing the session's directory. Prefer the file tools (read_file, write_file, patch, search_files) to cat/sed/echo when available. Pipe git and other pagers through cat.`;
 
 const inputSchema = z
   .object({

@@ -1,0 +1,161 @@
+/**
+ * The package as a user gets it: `npm pack`, installed into an empty project
+ * (dependencies from npm's cache where it has them), then the CLI, an ESM
+ * import, a CommonJS require and a TypeScript build against the shipped
+ * types. Also what a missing optional peer (`ai`, `modal`) says. Runs on the
+ * Node that runs the tests (package.json's engines: >=20.19, the first 20.x
+ * that can require ES modules).
+ */
+
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, "..");
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+const TYPES_NODE = (await import("../node_modules/@types/node/package.json", { with: { type: "json" } })).default
+  .version;
+
+let project: string;
+
+async function inProject(command: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(command, args, { cwd: project, timeout: 120_000, env: { ...process.env, NODE_OPTIONS: "" } });
+}
+
+/** Runs a Node script in the project and returns what it printed, or its error output when it failed. */
+async function node(args: string[]): Promise<{ ok: boolean; output: string }> {
+  try {
+    const { stdout } = await inProject(process.execPath, args);
+    return { ok: true, output: stdout };
+  } catch (error) {
+    const failure = error as { stdout?: string; stderr?: string };
+    return { ok: false, output: `${failure.stdout ?? ""}${failure.stderr ?? ""}` };
+  }
+}
+
+beforeAll(async () => {
+  project = await mkdtemp(join(tmpdir(), "shellwright-package-"));
+  // The test run has built dist/ already; --ignore-scripts keeps `prepare` from rebuilding it under other tests.
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
+    cwd: ROOT,
+    timeout: 120_000,
+  });
+  const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+  await writeFile(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  await inProject("npm", [
+    "install",
+    "--prefer-offline",
+    "--no-audit",
+    "--no-fund",
+    "--ignore-scripts",
+    join(project, filename),
+    `@types/node@${TYPES_NODE}`,
+  ]);
+}, 300_000);
+
+afterAll(async () => {
+  if (project !== undefined) await rm(project, { recursive: true, force: true });
+});
+
+// Timeouts are generous: npm and tsc are slow on a busy 2-core machine.
+describe("the packed tarball", { timeout: 300_000 }, () => {
+  it("ships the code, its types, the docs the CLI points at and the licence; no source maps", async () => {
+    const installed = join(project, "node_modules", "shellwright");
+    const top = await readdir(installed);
+    expect(top).toEqual(expect.arrayContaining(["dist", "docs", "LICENSE", "README.md", "package.json"]));
+    expect(await readdir(join(installed, "docs"))).toEqual(expect.arrayContaining(["agents.md", "gateway.md"]));
+    const files = await readdir(join(installed, "dist"), { recursive: true });
+    expect(files).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "cli/main.js"]));
+    expect(files.filter((file) => file.endsWith(".map"))).toEqual([]);
+    expect(files.filter((file) => file.endsWith(".test.js"))).toEqual([]);
+  });
+
+  it("runs the CLI through npx", async () => {
+    const { stdout } = await inProject("npx", ["--no-install", "shellwright", "exec", "echo", "hi"]);
+    expect(stdout).toBe("hi\n");
+  });
+
+  it("imports as ESM", async () => {
+    const result = await node([
+      "--input-type=module",
+      "-e",
+      `import { createEnvironment, toolDefinitions } from "shellwright";
+       import { createMcpServer } from "shellwright/mcp";
+       const env = await createEnvironment();
+       const { output } = await env.execute("echo esm");
+       await env.close();
+       console.log(output.trim(), toolDefinitions({ format: "openai" }).length, typeof createMcpServer);`,
+    ]);
+    expect(result).toEqual({ ok: true, output: "esm 7 function\n" });
+  });
+
+  it("requires as CommonJS", async () => {
+    const result = await node([
+      "--input-type=commonjs",
+      "-e",
+      `const { createEnvironment, toolDefinitions } = require("shellwright");
+       const { createMcpServer } = require("shellwright/mcp");
+       createEnvironment().then(async (env) => {
+         const { output } = await env.execute("echo cjs");
+         await env.close();
+         console.log(output.trim(), toolDefinitions({ format: "anthropic" }).length, typeof createMcpServer);
+       });`,
+    ]);
+    expect(result).toEqual({ ok: true, output: "cjs 7 function\n" });
+  });
+
+  it("type-checks a TypeScript program against the shipped types (module nodenext)", async () => {
+    await writeFile(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, types: ["node"] },
+        files: ["main.ts"],
+      }),
+    );
+    await writeFile(
+      join(project, "main.ts"),
+      `import { createEnvironment, toolDefinitions, type ExecuteResult, type ToolDefinition } from "shellwright";
+import type { ShellwrightMcpServer } from "shellwright/mcp";
+
+const env = await createEnvironment({ backend: "local" });
+const result: ExecuteResult = await env.execute("echo typed");
+const code: number = result.exitCode;
+const custom: readonly ToolDefinition[] = [];
+const openai = toolDefinitions({ format: "openai", strict: true });
+const name: string = openai[0]!.function.name;
+const anthropic = toolDefinitions({ format: "anthropic", tools: custom });
+const kind: "object" = anthropic[0]!.input_schema.type;
+const responses = toolDefinitions({ format: "openai-responses" });
+const strict: boolean = responses[0]!.strict;
+const server: ShellwrightMcpServer | undefined = undefined;
+console.log(code, name, kind, strict, server);
+await env.close();
+`,
+    );
+    const checked = await inProject(process.execPath, [TSC, "-p", "tsconfig.json"]).then(
+      () => "",
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(checked).toBe("");
+  });
+
+  it("says what to install when an optional peer is missing", async () => {
+    const ai = await node(["--input-type=module", "-e", `import "shellwright/ai";`]);
+    expect(ai.ok).toBe(false);
+    expect(ai.output).toContain("shellwright/ai needs the AI SDK, which is not installed: run `npm install ai@7`");
+    expect(ai.output).not.toContain("ERR_MODULE_NOT_FOUND");
+    const modal = await node([
+      "--input-type=module",
+      "-e",
+      `import { createEnvironment } from "shellwright";
+       await createEnvironment({ backend: "modal" }).catch((error) => console.log(error.message));`,
+    ]);
+    expect(modal.output).toMatch(
+      /^The modal backend needs Modal's JavaScript SDK, which is not installed: run `npm install modal@~0\.11`/,
+    );
+  });
+});
