@@ -24,9 +24,9 @@ const description = `Execute a shell command on a Linux environment. The filesys
 
 Foreground commands return when they finish, with their output and exit code (\`timeout\` seconds at most; default 180, maximum 600). Output over 50 000 characters shows its head and tail; the whole output is saved to a file whose path the result gives.
 
-For anything long-running (servers, watchers, long builds) use background=true, not nohup, setsid, disown or '&': the \`process\` tool can then poll it, read its log, wait for it, write to its stdin or kill it. Set notify_on_complete=true to be told when it ends. Foreground dev servers and nohup/setsid/disown are refused.
+For anything long-running (servers, watchers, long builds) use background=true (foreground dev servers, nohup, setsid and disown are refused): the \`process\` tool can then poll, read, wait for, write to or kill it. Set notify_on_complete=true to be told when it ends.
 
-Use \`workdir\` to run one command elsewhere without changing the session's directory. Prefer the file tools (read_file, write_file, patch, search_files) to cat/sed/echo when available. Pipe git and other pagers through cat.`;
+Use \`workdir\` to run one command elsewhere without changing the session's directory. Prefer the file tools (read_file, write_file, patch, search_files) to cat/sed/echo. Pipe git and other pagers through cat.`;
 
 const inputSchema = z
   .object({
