@@ -23,7 +23,10 @@ const TYPES_NODE = (await import("../node_modules/@types/node/package.json", { w
 let project: string;
 
 async function inProject(command: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return run(command, args, { cwd: project, timeout: 120_000, env: { ...process.env, NODE_OPTIONS: "" } });
+  const pending = run(command, args, { cwd: project, timeout: 120_000, env: { ...process.env, NODE_OPTIONS: "" } });
+  // An open stdin pipe is input to `shellwright exec`, which would wait for its end.
+  pending.child.stdin?.end();
+  return pending;
 }
 
 /** Runs a Node script in the project and returns what it printed, or its error output when it failed. */
