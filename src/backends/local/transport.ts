@@ -20,6 +20,7 @@ import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { withoutCredentials } from "../../core/credentials.js";
 import { SpawnError } from "../../core/errors.js";
+import { checkBash, requirePosix } from "./preflight.js";
 import {
   MAX_INLINE_SCRIPT_BYTES,
   type BackendFiles,
@@ -63,7 +64,9 @@ export class LocalTransport implements Transport {
   }
 
   async start(): Promise<void> {
+    requirePosix();
     this.#bash = this.#options.bashPath ?? findBash();
+    await checkBash(this.#bash, this.#options.bashPath !== undefined);
     if (this.#options.stateDir === undefined) {
       this.#stateDir = await mkdtemp(join(fastTempRoot(), "shellwright-"));
       this.#ownsStateDir = true;

@@ -6,6 +6,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { unifiedDiff } from "../../../src/tools/patch/unified-diff.js";
 
+/** GNU patch is the reference applier; a fresh machine may not have it. */
+function hasPatch(): boolean {
+  try {
+    execFileSync("patch", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("unifiedDiff", () => {
   it("writes a/ b/ headers and a hunk with three lines of context", () => {
     const before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
@@ -25,7 +35,8 @@ describe("unifiedDiff", () => {
     expect(diff).toContain("-line 7777\n+changed\n");
   });
 
-  it("applies with patch(1) to give the new text, for random edits", () => {
+  it("applies with patch(1) to give the new text, for random edits", (context) => {
+    if (!hasPatch()) context.skip("patch(1) is not installed here (apt-get install patch)");
     const dir = mkdtempSync(join(tmpdir(), "sw-diff-"));
     const line = fc.constantFrom("a", "b", "c", "d", "");
     const eol = fc.boolean();
