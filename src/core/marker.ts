@@ -1,9 +1,11 @@
 /**
  * Finds the in-band markers in a command's output stream and strips them.
  *
- * The end marker (`\n__SHELLWRIGHT_CWD_<sid>__<cwd>__SHELLWRIGHT_CWD_<sid>__\n`)
- * is the last thing the wrapper prints: seeing it means the command's output
- * is complete even while a backgrounded child still holds the pipe open. Bytes
+ * The end marker (`\n__SHELLWRIGHT_END_<secret>__<payload>__SHELLWRIGHT_END_<secret>__\n`)
+ * is the last thing the outer shell prints: seeing it means the command's
+ * output is complete even while a backgrounded child still holds the pipe
+ * open. It is keyed by the call's secret, which the command cannot read, so a
+ * marker the command prints itself is plain output. Bytes
  * that might be the start of the marker are held back, so no caller, streaming
  * or not, ever sees a piece of it. Remote backends may also print a PID line
  * first, which is stripped the same way.
@@ -20,11 +22,15 @@ export class MarkerScanner {
   #cwd: string | undefined;
   #pid: number | undefined;
 
-  constructor(sessionId: string, options: { expectPid?: boolean } = {}) {
-    const open = markerOpen(sessionId);
+  /**
+   * @param secret the call's secret (it keys the end marker)
+   * @param options.sessionId keys the PID line (default: `secret`)
+   */
+  constructor(secret: string, options: { expectPid?: boolean; sessionId?: string } = {}) {
+    const open = markerOpen(secret);
     this.#needle = Buffer.from(`\n${open}`);
     this.#close = Buffer.from(`${open}\n`);
-    this.#pidPrefix = options.expectPid ? Buffer.from(pidMarker(sessionId)) : undefined;
+    this.#pidPrefix = options.expectPid ? Buffer.from(pidMarker(options.sessionId ?? secret)) : undefined;
   }
 
   /** True once the whole end marker has been seen. */
@@ -32,7 +38,12 @@ export class MarkerScanner {
     return this.#cwd !== undefined;
   }
 
-  /** The cwd the marker reported: "" when the command did not change it. */
+  /** The end marker's payload (see parseMarkerPayload); undefined until it is seen. */
+  get payload(): string | undefined {
+    return this.#cwd;
+  }
+
+  /** @deprecated The marker now carries a payload, not a bare cwd: use `payload`. */
   get cwd(): string | undefined {
     return this.#cwd;
   }

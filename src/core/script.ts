@@ -2,11 +2,22 @@
  * Pure builders for the bash scripts a session runs. No I/O happens here, so
  * every script shape can be unit-tested as a string.
  *
- * Every command is a fresh `bash -c SCRIPT`. The script sources the session
- * snapshot, `cd`s to the session cwd, `eval`s the command, and from an EXIT
- * trap writes a new snapshot and prints the cwd marker. Only bash builtins run
- * on the hot path: each external process (even `mv`) would cost about as much
- * as the bash start itself.
+ * Every call is two shells. The *outer* one (`bash -c SCRIPT`) never runs a
+ * word of user code: it reads the call's secret from the first line of stdin,
+ * starts the *inner* shell as a new `bash` (exec'd, so the secret is not in
+ * its memory), waits for it, commits the state the inner one dumped and
+ * prints the end marker, which carries the secret. The inner shell sources
+ * the snapshot, enters the session's directory, `eval`s the command and, from
+ * an EXIT trap, dumps the whole state (env, options, functions, aliases and
+ * cwd) into one pending file. It exits 0 only when that dump is complete; the
+ * outer shell commits only then, and only if it is still alive (a timeout or
+ * an interrupt kills it first), so a killed call commits nothing.
+ *
+ * Every word the inner shell runs around the command is immune to the user's
+ * functions, aliases, options and PATH: `builtin` on every builtin, functions
+ * named `builtin` or `command` removed in POSIX mode (where `unset` beats a
+ * function), wrapper lines parsed with expand_aliases off, xtrace silenced
+ * first thing in the trap.
  */
 
 import type { SessionPaths } from "./environment.js";
@@ -20,7 +31,7 @@ export function sessionPaths(tempDir: string, sessionId: string): SessionPaths {
   };
 }
 
-/** Where one call writes its dumps before they are renamed over the session files. */
+/** Where one call writes its dump before it is renamed over the session's snapshot. */
 export function pendingPaths(paths: SessionPaths, callId: string): SessionPaths {
   return { snapshot: `${paths.snapshot}.${callId}.tmp`, cwdFile: `${paths.cwdFile}.${callId}.tmp` };
 }
@@ -37,72 +48,158 @@ export function quoteCwd(cwd: string): string {
   return shellQuote(cwd);
 }
 
-export const markerOpen = (sessionId: string): string => `__SHELLWRIGHT_CWD_${sessionId}__`;
+/** The end marker's delimiter: keyed by the call's secret, which only the outer shell ever holds. */
+export const markerOpen = (secret: string): string => `__SHELLWRIGHT_END_${secret}__`;
 export const pidMarker = (sessionId: string): string => `__SHELLWRIGHT_PID_${sessionId}__`;
 
-// The marker is printed with the session id as a separate printf argument, so
-// the whole token never appears in the script text (which `ps` can show) and a
-// command listing processes cannot fake the end of its own output.
-const printMarker = (sessionId: string, cwdExpr: string): string =>
-  `builtin printf '\\n__SHELLWRIGHT_CWD_%s__%s__SHELLWRIGHT_CWD_%s__\\n' ${sessionId} "${cwdExpr}" ${sessionId}`;
+/**
+ * What the end marker says about the state. `N`: the call completed but
+ * committed nothing. `C<stamp>:<cwd>`: it committed; the cwd is %-encoded
+ * (`%` and newline only) and the stamp is the backend's clock just before a
+ * remote rename (empty where Node renames).
+ */
+export interface MarkerPayload {
+  committed: boolean;
+  cwd?: string;
+  stamp?: number;
+}
+
+export function parseMarkerPayload(payload: string): MarkerPayload {
+  const match = /^C([0-9.,]*):([\s\S]*)$/.exec(payload);
+  if (match === null) return { committed: false };
+  const cwd = match[2]!.replace(/%(25|0A)/g, (_, code: string) => (code === "25" ? "%" : "\n"));
+  // EPOCHREALTIME follows the locale's decimal separator.
+  const stamp = match[1] === "" ? undefined : Number(match[1]!.replace(",", "."));
+  return { committed: true, cwd, ...(stamp === undefined || Number.isNaN(stamp) ? {} : { stamp }) };
+}
 
 export interface ScriptPlan {
   sessionId: string;
   paths: SessionPaths;
-  /** Unique per call; names this call's pending dump files. */
+  /** Unique per call; names this call's pending dump file. */
   callId: string;
   /**
-   * True when the script itself must move its dumps into place with `mv`
+   * True when the outer shell must move the dump into place with `mv`
    * (remote backends). The local backend renames from Node instead, which
    * costs no extra process.
    */
   renameInScript: boolean;
-  /** Write the cwd file (backends that read it instead of the marker). */
-  writeCwdFile: boolean;
+  /** @deprecated The snapshot carries the cwd; no cwd file is written any more. Ignored. */
+  writeCwdFile?: boolean;
 }
 
 /**
- * The dump that ends every call: the environment, shell options, functions and
- * aliases, written whole into a pending file (renamed over the snapshot later,
- * so a concurrent call never sources a half-written one), then the cwd.
+ * Removes functions named `builtin` or `command` (which would capture every
+ * `builtin X`) in POSIX mode, where the special builtin `unset` is found
+ * before any function of that name, then puts POSIX mode back as it was.
+ * Only assignments and quoted words: safe to parse with the user's aliases on.
  */
-function epilogue(
-  plan: ScriptPlan,
-  options: { filterPrivateFunctions: boolean; dumpSnapshot: boolean; reportCwd?: boolean },
-): string {
-  const pending = pendingPaths(plan.paths, plan.callId);
-  const snap = shellQuote(pending.snapshot);
-  const lines = ["builtin set +e"];
-  if (options.dumpSnapshot) lines.push(CAPTURE_UMASK_LINE);
-  lines.push("builtin umask 077");
-  if (options.dumpSnapshot) {
-    let functionsArray: string | undefined;
-    if (options.filterPrivateFunctions) {
-      // Filter by *name*: grepping `declare -f` output drops only the header
-      // line of a private function and leaves its body to run at source time.
-      lines.push(
-        `builtin declare -F >| ${snap}`,
-        "__sw_fns=()",
-        `while builtin read -r _ _ __sw_f; do [[ $__sw_f == _[!_]* ]] || __sw_fns+=("$__sw_f"); done < ${snap}`,
-      );
-      functionsArray = "__sw_fns";
-    }
-    lines.push(
-      `{\n${stateDumpLines({ functionsArray }).join("\n")}\n} >| ${snap} 2>/dev/null || __sw_ec=$((__sw_ec ? __sw_ec : 1))`,
+const UNSHADOW =
+  "__sw_px=$SHELLOPTS; POSIXLY_CORRECT=1; \\unset -f builtin command; \\unset POSIXLY_CORRECT; " +
+  "[[ :$__sw_px: != *:posix:* ]] || \\builtin set -o posix";
+
+/** The cwd the state records: the one the call moved to, else the session's own. */
+const NEXT_CWD =
+  'builtin cd -P . 2>/dev/null && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_next=$PWD || __sw_next=$__sw_scwd';
+
+function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunctions?: boolean }): string {
+  const pending = shellQuote(pendingPaths(plan.paths, plan.callId).snapshot);
+  const lines = [
+    // Parsed with the user's aliases on (except `{`, an alias nobody should
+    // define: the call's state is then not saved). xtrace of this group goes
+    // to /dev/null, and it turns xtrace off for the rest.
+    `{ __sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin trap - ERR DEBUG RETURN; } 2>/dev/null`,
+    // The user's own EXIT trap (caught by the wrapper's `trap` function) runs first.
+    `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
+    NEXT_CWD,
+    // Only `%` and newline are encoded: the outer shell reads this header line with `read -r`.
+    "__sw_h=${__sw_next//[%]/%25}; __sw_h=${__sw_h//$'\\n'/%0A}",
+  ];
+  const restoreOptions =
+    "[[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; [[ $__sw_fl != *x* ]] || builtin set -x; [[ $__sw_fl != *v* ]] || builtin set -v";
+  // The inner shell never changes its umask (the outer one made the pending
+  // file), so the one read here is the user's. The dump lines change shell
+  // options: the epilogue exits right after them.
+  if (options.dump) lines.push(CAPTURE_UMASK_LINE);
+  const body = options.dump ? ["", ...stateDumpLines()] : [];
+  lines.push(
+    // The shell's own options are put back for the dump only: its trace lands in /dev/null.
+    `{ builtin printf '#%s %s\\n' "$__sw_ec" "$__sw_h"${options.dump ? `; ${restoreOptions}` : ""}${body.join("; ")}; ` +
+      `builtin printf '__sw_scwd=%q\\n' "$__sw_next"; builtin set +x +v; } >| ${pending} 2>/dev/null || builtin exit 125`,
+    "builtin exit 0",
+  );
+  if (options.filterPrivateFunctions) {
+    // Filter by *name*: the pending file is scratch space until the dump overwrites it.
+    lines.splice(
+      lines.length - 2,
+      0,
+      `builtin declare -F >| ${pending}`,
+      `while builtin read -r _ _ __sw_f; do [[ $__sw_f != _[!_]* ]] || builtin unset -f -- "$__sw_f"; done < ${pending}`,
     );
-    if (plan.renameInScript) lines.push(`command mv -f ${snap} ${shellQuote(plan.paths.snapshot)}`);
   }
-  if (options.reportCwd === false) lines.push("__sw_cwd=");
-  // A deleted cwd is no news to report (bash may even claim "<dir>/." for it).
-  else
-    lines.push('builtin cd -P . 2>/dev/null && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_cwd=$PWD || __sw_cwd=');
-  if (plan.writeCwdFile) {
-    const cwdTmp = shellQuote(pending.cwdFile);
-    let write = `[[ -n $__sw_cwd ]] && builtin printf %s "$__sw_cwd" > ${cwdTmp}`;
-    if (plan.renameInScript) write += ` && command mv -f ${cwdTmp} ${shellQuote(plan.paths.cwdFile)}`;
-    lines.push(write);
+  return lines.join("\n");
+}
+
+interface OuterOptions {
+  inner: string;
+  /** The inner shell is a login shell (the session's first shell, or after a failed init). */
+  login: boolean;
+  /** Give the inner shell this stdin instead of the rest of the outer's. */
+  innerStdin?: string;
+  reportPid: boolean;
+  /** The inner shell dumps state into the pending file; false: the call only completes. */
+  commit: boolean;
+  /** The inner shell cannot restore the user's umask from a snapshot: hand the outer's over. */
+  passUmask: boolean;
+  /** The whole stdin (secret line first) embedded in the script, for backends without one. */
+  embeddedStdin?: Uint8Array;
+  callId: string;
+}
+
+/**
+ * The outer shell. Plain words are fine here: nothing of the user's runs in
+ * it, and it starts from an empty environment (or the caller's, at init).
+ */
+function outerScript(plan: ScriptPlan, options: OuterOptions): string {
+  const pending = pendingPaths(plan.paths, plan.callId).snapshot;
+  const lines = ["exec 2>&1"];
+  if (options.reportPid) lines.push(`builtin printf '__SHELLWRIGHT_PID_%s__%s__\\n' ${plan.sessionId} "$$"`);
+  if (options.embeddedStdin !== undefined) lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
+  lines.push("IFS= builtin read -r __sw_key || builtin exit 125");
+  let args = "";
+  if (options.passUmask) {
+    lines.push("__sw_um=$(builtin umask)");
+    args = ' bash "$__sw_um"';
   }
-  lines.push(printMarker(plan.sessionId, "$__sw_cwd"));
+  if (options.commit) {
+    // The pending file is made here, private, so the inner shell never changes its umask to write it.
+    lines.push(`builtin umask 077; : >| ${shellQuote(pending)} || builtin exit 125`);
+  }
+  lines.push(`__sw_inner=${shellQuote(options.inner)}`);
+  const bash = `"$BASH"${options.login ? " -l" : ""}`;
+  const stdin = options.innerStdin ?? "";
+  // One argv string is capped at 128 KiB: a longer inner script is read from a pipe instead.
+  lines.push(
+    Buffer.byteLength(options.inner) > 100_000
+      ? `${bash} <(builtin printf %s "$__sw_inner")${args}${stdin}`
+      : `${bash} -c "$__sw_inner"${args}${stdin}`,
+    "__sw_rc=$? __sw_out=N",
+  );
+  if (options.commit) {
+    const commit = plan.renameInScript
+      ? `__sw_t=$EPOCHREALTIME; command -p mv -f -- ${shellQuote(pending)} ${shellQuote(plan.paths.snapshot)} && __sw_out=C$__sw_t:\${BASH_REMATCH[2]}`
+      : "__sw_out=C:${BASH_REMATCH[2]}";
+    lines.push(
+      "__sw_re='^#([0-9]+) (.*)$'",
+      `if [[ $__sw_rc == 0 ]] && IFS= builtin read -r __sw_h < ${shellQuote(pending)} 2>/dev/null && [[ $__sw_h =~ $__sw_re ]]; then`,
+      `  __sw_rc=\${BASH_REMATCH[1]}; ${commit}`,
+      "fi",
+    );
+  }
+  lines.push(
+    `builtin printf '\\n__SHELLWRIGHT_END_%s__%s__SHELLWRIGHT_END_%s__\\n' "$__sw_key" "$__sw_out" "$__sw_key"`,
+    "builtin exit $__sw_rc",
+  );
   return lines.join("\n");
 }
 
@@ -112,54 +209,103 @@ function epilogue(
  * and puts the remembered entries back in front: a login profile that resets
  * PATH must not hide a venv or ~/.local/bin.
  */
-export function buildInitScript(plan: ScriptPlan & { cwd?: string }): string {
+export function buildInitScript(plan: ScriptPlan & { cwd?: string; reportPid?: boolean }): string {
   const inner = [
     plan.cwd === undefined ? "" : `builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`,
     "builtin set -f; __sw_path=$__SHELLWRIGHT_PRE_PATH; IFS=:",
     'for __sw_d in $PATH; do [[ -z $__sw_d ]] && continue; case ":$__sw_path:" in *":$__sw_d:"*) ;; *) __sw_path=${__sw_path:+$__sw_path:}$__sw_d ;; esac; done',
     "builtin unset IFS __SHELLWRIGHT_PRE_PATH; builtin set +f; PATH=$__sw_path",
-    "__sw_start= __sw_ec=0",
-    epilogue(plan, { filterPrivateFunctions: true, dumpSnapshot: true }),
-    "builtin exit $__sw_ec",
+    "__sw_start= __sw_scwd=$PWD",
+    "builtin true",
+    epilogue(plan, { dump: true, filterPrivateFunctions: true }),
   ]
     .filter(Boolean)
     .join("\n");
-  return `exec 2>&1\nexport __SHELLWRIGHT_PRE_PATH="$PATH"\nexec "$BASH" -l -c ${shellQuote(inner)}`;
+  const first = `builtin umask "$1"\nexport __SHELLWRIGHT_PRE_PATH="$PATH"\nexec "$BASH" -l -c ${shellQuote(inner)}`;
+  return outerScript(plan, {
+    inner: first,
+    login: false,
+    innerStdin: " 0</dev/null",
+    reportPid: plan.reportPid === true,
+    commit: true,
+    passUmask: true,
+    callId: plan.callId,
+  });
 }
 
 export interface CommandPlan extends ScriptPlan {
   command: string;
+  /** The per-call cwd, or (sessionCwd) the session's cwd as Node knows it: used when the snapshot names none. */
   cwd: string;
-  /** False after a failed init: no snapshot to source or dump (the call runs as `bash -l`). */
+  /** False after a failed init: no snapshot to source (the inner shell runs as `bash -l`). */
   snapshotReady: boolean;
-  /** Stdin bytes to embed in the script (backends whose exec API has no stdin). */
+  /** The whole stdin, secret line first, embedded in the script (backends whose exec API has no stdin). */
   embeddedStdin?: Uint8Array;
-  /** True when stdin arrives on the process's own pipe. */
+  /** True when the command has stdin data after the secret line. */
   stdinOnPipe: boolean;
-  /** Print the wrapper's PID first, for backends that kill the tree remotely. */
+  /** Print the outer shell's PID first, for backends that kill the tree remotely. */
   reportPid: boolean;
-  /** True when `cwd` is the session's own (no per-call cwd): a deleted one falls back to its nearest ancestor. */
+  /** The session's cwd as Node knows it: the one to keep when the snapshot names none. */
+  knownCwd?: string;
+  /** True when `cwd` is the session's own (no per-call cwd): the snapshot's cwd wins, and a deleted one falls back to its nearest ancestor. */
   sessionCwd?: boolean;
-  /** Leave the session's env and cwd as they are: no snapshot dump, no cwd change reported. */
+  /** Leave the session's state as it is: no dump, no commit. */
   isolated?: boolean;
 }
 
 export function buildCommandScript(plan: CommandPlan): string {
-  // One stream, in order: stderr joins stdout before anything else runs.
-  const lines: string[] = ["exec 2>&1"];
-  if (plan.reportPid) lines.push(`builtin printf '__SHELLWRIGHT_PID_%s__%s__\\n' ${plan.sessionId} "$$"`);
-  if (plan.snapshotReady) {
+  const isolated = plan.isolated === true;
+  const lines: string[] = [`__sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit= __sw_al=`];
+  // One line: parsed before the snapshot defines any alias or function.
+  const load = plan.snapshotReady
+    ? `builtin source ${shellQuote(plan.paths.snapshot)} >/dev/null 2>&1 || builtin echo 'shellwright: the session snapshot is missing; the session state was reset' >&2; `
+    : 'builtin umask "$1"; ';
+  lines.push(
+    `${load}__sw_uexit=; ${UNSHADOW}; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases`,
+    ...enterCwd(plan),
+  );
+  if (!isolated) {
     lines.push(
-      `builtin source ${shellQuote(plan.paths.snapshot)} >/dev/null 2>&1 || builtin echo 'shellwright: the session snapshot is missing; exported variables were reset' >&2`,
+      `builtin trap ${shellQuote(epilogue(plan, { dump: plan.snapshotReady }))} EXIT`,
+      // A user `trap … EXIT` would replace the epilogue: it is kept aside and run first instead.
+      TRAP_FUNCTION,
     );
   }
   lines.push(
-    ...enterCwd(plan),
-    `builtin trap ${shellQuote(`__sw_ec=$?\n${epilogue(plan, { filterPrivateFunctions: false, dumpSnapshot: plan.snapshotReady && plan.isolated !== true, reportCwd: plan.isolated !== true })}\nbuiltin exit $__sw_ec`)} EXIT`,
-    `eval ${shellQuote(plan.command)}${stdinRedirect(plan)}`,
+    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}${plan.stdinOnPipe ? "" : " 0</dev/null"}`,
   );
-  return lines.join("\n");
+  return outerScript(plan, {
+    inner: lines.join("\n"),
+    login: !plan.snapshotReady,
+    innerStdin: plan.stdinOnPipe ? "" : " 0</dev/null",
+    reportPid: plan.reportPid,
+    commit: !isolated,
+    passUmask: !plan.snapshotReady,
+    ...(plan.embeddedStdin === undefined ? {} : { embeddedStdin: plan.embeddedStdin }),
+    callId: plan.callId,
+  });
 }
+
+/**
+ * The wrapper's `trap`: sets every signal but EXIT through the builtin and
+ * keeps an EXIT action aside for the epilogue to run. It runs in POSIX mode,
+ * where `trap` and `unset` are the special builtins whatever the user defined.
+ */
+const TRAP_FUNCTION = [
+  "trap() {",
+  "  __sw_tp=${POSIXLY_CORRECT-$'\\1'}; POSIXLY_CORRECT=1",
+  "  __sw_ta=(\"$@\") __sw_ts=() __sw_tx=",
+  "  case ${1-} in -p|-l|-P|'') trap \"$@\"; __sw_tx=$?;; *)",
+  '    [[ $1 == -- ]] && __sw_ta=("${@:2}")',
+  "    if ((${#__sw_ta[@]} == 1)); then __sw_tact=-; else __sw_tact=${__sw_ta[0]}; __sw_ta=(\"${__sw_ta[@]:1}\"); fi",
+  '    for __sw_t in "${__sw_ta[@]}"; do case ${__sw_t^^} in EXIT|0|SIGEXIT) [[ $__sw_tact == - ]] && __sw_uexit= || __sw_uexit=$__sw_tact;; *) __sw_ts+=("$__sw_t");; esac; done',
+  '    ((${#__sw_ts[@]} == 0)) || trap -- "$__sw_tact" "${__sw_ts[@]}"; __sw_tx=$?;;',
+  "  esac",
+  "  if [[ $__sw_tp == $'\\1' ]]; then unset POSIXLY_CORRECT; else POSIXLY_CORRECT=$__sw_tp; fi",
+  // Not `return`, which a function could shadow now that POSIX mode is off again.
+  "  [[ $__sw_tx == 0 ]]",
+  "}",
+].join("\n");
 
 /**
  * `cd` to the command's cwd; 126 when it cannot be entered. When the session's
@@ -168,28 +314,23 @@ export function buildCommandScript(plan: CommandPlan): string {
  * ancestor that exists, says so, and the session moves there.
  */
 function enterCwd(plan: CommandPlan): string[] {
-  const cd = `builtin cd -P -- ${quoteCwd(plan.cwd)}`;
-  if (!plan.sessionCwd || !plan.cwd.startsWith("/")) return [`${cd} || builtin exit 126`, "__sw_start=$PWD"];
+  if (!plan.sessionCwd) return [`builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`, "__sw_start=$PWD"];
   return [
-    `if ${cd} 2>/dev/null; then __sw_start=$PWD; else`,
-    `  __sw_d=${shellQuote(plan.cwd)}`,
+    'if builtin cd -P -- "$__sw_scwd" 2>/dev/null; then __sw_start=$PWD; else',
+    '  __sw_d=$__sw_scwd; [[ $__sw_d == /* ]] || builtin exit 126',
     '  until builtin cd -P -- "${__sw_d:-/}" 2>/dev/null; do [[ -z $__sw_d ]] && builtin exit 126; __sw_d=${__sw_d%/*}; done',
-    `  builtin echo "shellwright: the session's directory ${plan.cwd.replaceAll(/[\\"$`]/g, "\\$&")} no longer exists; running in $PWD" >&2`,
+    `  builtin echo "shellwright: the session's directory $__sw_scwd no longer exists; running in $PWD" >&2`,
     "  __sw_start=",
     "fi",
   ];
 }
 
-function stdinRedirect(plan: CommandPlan): string {
-  if (plan.embeddedStdin !== undefined && plan.embeddedStdin.length > 0) {
-    // Base64 in a heredoc: byte-exact (a raw heredoc adds a newline), and the
-    // delimiter cannot collide with the data (`_` is not in the base64 alphabet).
-    const delimiter = `__SHELLWRIGHT_STDIN_${plan.callId}`;
-    const encoded = Buffer.from(plan.embeddedStdin)
-      .toString("base64")
-      .replace(/.{1,76}/g, "$&\n");
-    return ` 0< <(base64 -d <<'${delimiter}'\n${encoded}${delimiter}\n)`;
-  }
-  // No data: an empty stdin, never an open pipe, so `cat` or `read` return at once.
-  return plan.stdinOnPipe ? "" : " 0</dev/null";
+function base64Heredoc(bytes: Uint8Array, callId: string): string {
+  // Base64 in a heredoc: byte-exact (a raw heredoc adds a newline), and the
+  // delimiter cannot collide with the data (`_` is not in the base64 alphabet).
+  const delimiter = `__SHELLWRIGHT_STDIN_${callId}`;
+  const encoded = Buffer.from(bytes)
+    .toString("base64")
+    .replace(/.{1,76}/g, "$&\n");
+  return `base64 -d <<'${delimiter}'\n${encoded}${delimiter}\n`;
 }

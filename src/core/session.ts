@@ -14,7 +14,15 @@ import { InvalidOptionError, isShellwrightError, SpawnError } from "./errors.js"
 import { MarkerScanner } from "./marker.js";
 import { OutputCollector } from "./output.js";
 import { describe } from "./options.js";
-import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
+import {
+  buildCommandScript,
+  buildInitScript,
+  parseMarkerPayload,
+  pendingPaths,
+  sessionPaths,
+  type MarkerPayload,
+  type ScriptPlan,
+} from "./script.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "./environment.js";
 import { EnvironmentBase } from "./environment-base.js";
@@ -44,6 +52,8 @@ export interface SessionOptions {
 
 interface RunLimits {
   timeoutMs: number;
+  /** The call's secret: only an end marker keyed by it completes the call. */
+  secret: string;
   signal?: AbortSignal | undefined;
   onOutput?: ((text: string) => void) | undefined;
 }
@@ -52,8 +62,8 @@ interface RunOutcome {
   text: string;
   truncated: boolean;
   exitCode: number;
-  /** The marker's cwd ("" = unchanged); undefined when the epilogue did not complete. */
-  markerCwd: string | undefined;
+  /** What the end marker said; undefined when none came (or the call was stopped). */
+  marker: MarkerPayload | undefined;
   timedOut: boolean;
   interrupted: boolean;
 }
@@ -64,11 +74,19 @@ const DRAIN_AFTER_EXIT_MS = 250;
 const GIVE_UP_AFTER_KILL_MS = 5000;
 
 const newId = (): string => randomBytes(6).toString("hex");
+const newSecret = (): string => randomBytes(16).toString("hex");
+
+function withSecret(secret: string, stdin: Uint8Array | undefined): Uint8Array {
+  const line = Buffer.from(`${secret}\n`);
+  return stdin === undefined ? line : Buffer.concat([line, stdin]);
+}
 
 export class Session extends EnvironmentBase {
   readonly #transport: Transport;
   readonly #options: SessionOptions;
   readonly #running = new Set<AbortController>();
+  /** The backend clock of the latest remote commit applied to `cwd`. */
+  #lastCommit = 0;
 
   private constructor(transport: Transport, options: SessionOptions) {
     const id = options.resume?.sessionId ?? newId();
@@ -122,28 +140,29 @@ export class Session extends EnvironmentBase {
     }
 
     const callId = newId();
+    const secret = newSecret();
     const ready = this.snapshotReady;
-    const stdinBytes = stdin === undefined || stdin.length === 0 ? undefined : stdin;
-    const embedded = this.#transport.stdinMode === "heredoc" ? stdinBytes : undefined;
+    const userStdin = stdin === undefined || stdin.length === 0 ? undefined : stdin;
+    // The secret travels as the first line of stdin: never in argv or the environment.
+    const stdinBytes = withSecret(secret, userStdin);
+    const embedded = this.#transport.stdinMode === "heredoc";
     const script = buildCommandScript({
       ...this.#plan(callId),
       command,
       cwd: cwd ?? this.cwd,
+      knownCwd: this.cwd,
       sessionCwd: cwd === undefined,
       snapshotReady: ready,
-      stdinOnPipe: stdinBytes !== undefined && embedded === undefined,
+      stdinOnPipe: userStdin !== undefined,
       reportPid: this.#transport.needsRemotePid === true,
       isolated,
-      ...(embedded === undefined ? {} : { embeddedStdin: embedded }),
+      ...(embedded ? { embeddedStdin: stdinBytes } : {}),
     });
     const outcome = await this.#run(
       script,
-      {
-        login: !ready,
-        cleanEnv: ready,
-        ...(stdinBytes !== undefined && embedded === undefined ? { stdin: stdinBytes } : {}),
-      },
-      { timeoutMs, signal, onOutput },
+      // The inner shell is the login shell after a failed init; the outer one never is.
+      { login: false, cleanEnv: ready, ...(embedded ? {} : { stdin: stdinBytes }) },
+      { timeoutMs, signal, onOutput, secret },
     );
     const newCwd = this.#settle(outcome, callId, ready && !isolated);
     if (newCwd) this.setCwd(newCwd);
@@ -172,25 +191,26 @@ export class Session extends EnvironmentBase {
   }
 
   #plan(callId: string): ScriptPlan {
-    return {
-      sessionId: this.id,
-      paths: this.paths,
-      callId,
-      renameInScript: this.#transport.files === undefined,
-      // Every backend keeps the cwd file (a resumed session reads it there); marker backends just don't read it back.
-      writeCwdFile: true,
-    };
+    return { sessionId: this.id, paths: this.paths, callId, renameInScript: this.#transport.files === undefined };
   }
 
   async #init(): Promise<void> {
     const callId = newId();
+    const secret = newSecret();
+    const embedded = this.#transport.stdinMode === "heredoc";
+    const script = buildInitScript({
+      ...this.#plan(callId),
+      cwd: this.#options.cwd,
+      reportPid: this.#transport.needsRemotePid === true,
+      ...(embedded ? { embeddedStdin: withSecret(secret, undefined) } : {}),
+    });
     const outcome = await this.#run(
-      buildInitScript({ ...this.#plan(callId), cwd: this.#options.cwd }),
-      { login: false, cleanEnv: false },
-      { timeoutMs: this.#options.initTimeoutMs },
+      script,
+      { login: false, cleanEnv: false, ...(embedded ? {} : { stdin: withSecret(secret, undefined) }) },
+      { timeoutMs: this.#options.initTimeoutMs, secret },
     );
-    // Done only when the snapshot was really written: exit 0 and the marker seen.
-    if (outcome.exitCode === 0 && outcome.markerCwd) {
+    // Done only when the snapshot was really written: exit 0 and a committed marker.
+    if (outcome.exitCode === 0 && outcome.marker?.committed) {
       const cwd = this.#settle(outcome, callId, true);
       if (cwd) {
         this.setCwd(cwd);
@@ -198,7 +218,7 @@ export class Session extends EnvironmentBase {
         return;
       }
     }
-    this.#settle({ ...outcome, markerCwd: undefined }, callId, true);
+    this.#settle({ ...outcome, marker: undefined }, callId, true);
     if (outcome.exitCode === 126 && !outcome.timedOut) {
       throw new InvalidOptionError(
         "cwd",
@@ -214,26 +234,28 @@ export class Session extends EnvironmentBase {
   }
 
   /**
-   * Moves a finished call's dumps into place and returns the new cwd, if the
-   * call changed it. A call whose epilogue did not complete leaves no trace.
+   * Commits a finished call's state and returns the session's cwd after it.
+   * The snapshot is one file holding env and cwd, so they never tear. Where
+   * Node renames (local), it does so here, in the order calls finish; where
+   * the outer shell renamed (remote), the cwd of the latest rename by the
+   * backend's clock wins. A call that did not commit leaves no trace.
    */
   #settle(outcome: RunOutcome, callId: string, dumpedSnapshot: boolean): string | undefined {
     const files = this.#transport.files;
     const pending = pendingPaths(this.paths, callId);
-    if (outcome.markerCwd === undefined) {
+    const marker = outcome.marker;
+    if (!marker?.committed) {
       files?.remove(pending.snapshot);
-      files?.remove(pending.cwdFile);
       return undefined;
     }
     if (files) {
       if (dumpedSnapshot) files.rename(pending.snapshot, this.paths.snapshot);
-      if (outcome.markerCwd !== "" && this.#transport.cwdSource === "file") {
-        const fromFile = files.readText(pending.cwdFile);
-        files.rename(pending.cwdFile, this.paths.cwdFile);
-        return fromFile || outcome.markerCwd;
-      }
+      else files.remove(pending.snapshot);
+    } else if (marker.stamp !== undefined) {
+      if (marker.stamp < this.#lastCommit) return undefined;
+      this.#lastCommit = marker.stamp;
     }
-    return outcome.markerCwd === "" ? undefined : outcome.markerCwd;
+    return marker.cwd || undefined;
   }
 
   async #run(script: string, runOptions: RunOptions, limits: RunLimits): Promise<RunOutcome> {
@@ -258,7 +280,10 @@ export class Session extends EnvironmentBase {
 
   #collect(handle: ProcessHandle, limits: RunLimits, closing: AbortSignal): Promise<RunOutcome> {
     const transport = this.#transport;
-    const scanner = new MarkerScanner(this.id, { expectPid: transport.needsRemotePid === true });
+    const scanner = new MarkerScanner(limits.secret, {
+      expectPid: transport.needsRemotePid === true,
+      sessionId: this.id,
+    });
     const collector = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
     const decoder = limits.onOutput ? new TextDecoder() : undefined;
     let finished = false;
@@ -297,7 +322,8 @@ export class Session extends EnvironmentBase {
           text: collected.text,
           truncated: collected.truncated,
           exitCode: stopReason === "timeout" ? 124 : stopReason === "interrupt" ? 130 : (exitCode ?? 1),
-          markerCwd: stopReason === undefined ? scanner.cwd : undefined,
+          marker:
+            stopReason === undefined && scanner.payload !== undefined ? parseMarkerPayload(scanner.payload) : undefined,
           timedOut: stopReason === "timeout",
           interrupted: stopReason === "interrupt",
         });

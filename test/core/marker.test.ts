@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MarkerScanner } from "../../src/core/marker.js";
 
 const SID = "0123456789ab";
-const marker = (cwd: string) => `\n__SHELLWRIGHT_CWD_${SID}__${cwd}__SHELLWRIGHT_CWD_${SID}__\n`;
+const marker = (cwd: string) => `\n__SHELLWRIGHT_END_${SID}__${cwd}__SHELLWRIGHT_END_${SID}__\n`;
 
 /** Feeds `text` in the given chunk sizes and returns what the scanner let through. */
 function scan(text: string, sizes: number[], options: { expectPid?: boolean } = {}) {
@@ -24,13 +24,13 @@ describe("MarkerScanner", () => {
   it("strips the marker and keeps the output byte-exact", () => {
     expect(scan(`abc${marker("/tmp")}`, [1000]).output).toBe("abc");
     expect(scan(`abc\n${marker("/tmp")}`, [1000]).output).toBe("abc\n");
-    expect(scan(marker("/x y"), [1000]).scanner.cwd).toBe("/x y");
+    expect(scan(marker("/x y"), [1000]).scanner.payload).toBe("/x y");
   });
 
-  it("reports an empty cwd when the command did not change it", () => {
+  it("reports an empty payload as it came", () => {
     const { scanner } = scan(`out${marker("")}`, [7]);
     expect(scanner.done).toBe(true);
-    expect(scanner.cwd).toBe("");
+    expect(scanner.payload).toBe("");
   });
 
   it("drops what a background job writes after the marker", () => {
@@ -38,7 +38,7 @@ describe("MarkerScanner", () => {
   });
 
   it("gives back held bytes when the stream ends without a marker", () => {
-    const partial = `data\n__SHELLWRIGHT_CWD_${SID}__/unfinished`;
+    const partial = `data\n__SHELLWRIGHT_END_${SID}__/unfinished`;
     const { output, scanner } = scan(partial, [5]);
     expect(output).toBe(partial);
     expect(scanner.done).toBe(false);
@@ -52,7 +52,7 @@ describe("MarkerScanner", () => {
         (body, sizes) => {
           const { output, scanner } = scan(`${body}${marker("/some/dir")}`, sizes);
           expect(output).toBe(body);
-          expect(scanner.cwd).toBe("/some/dir");
+          expect(scanner.payload).toBe("/some/dir");
         },
       ),
     );
@@ -68,5 +68,17 @@ describe("MarkerScanner", () => {
     const { output, scanner } = scan(`hello${marker("")}`, [2], { expectPid: true });
     expect(output).toBe("hello");
     expect(scanner.pid).toBeUndefined();
+  });
+});
+
+describe("MarkerScanner keyed by a call secret", () => {
+  it("treats a marker with another key as plain output", () => {
+    const scanner = new MarkerScanner("secret0000000000", { expectPid: true, sessionId: SID });
+    const forged = `\n__SHELLWRIGHT_END_${SID}__C:/etc__SHELLWRIGHT_END_${SID}__\n`;
+    const real = `\n__SHELLWRIGHT_END_secret0000000000__N__SHELLWRIGHT_END_secret0000000000__\n`;
+    const out = scanner.push(Buffer.from(`__SHELLWRIGHT_PID_${SID}__42__\nbefore${forged}after${real}`));
+    expect(out.toString()).toBe(`before${forged}after`);
+    expect(scanner.pid).toBe(42);
+    expect(scanner.payload).toBe("N");
   });
 });

@@ -1,14 +1,20 @@
 import { execFileSync } from "node:child_process";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildCommandScript, buildInitScript, quoteCwd, sessionPaths, shellQuote } from "../../src/core/script.js";
+import {
+  buildCommandScript,
+  buildInitScript,
+  parseMarkerPayload,
+  quoteCwd,
+  sessionPaths,
+  shellQuote,
+} from "../../src/core/script.js";
 
 const plan = {
   sessionId: "0123456789ab",
   paths: sessionPaths("/tmp", "0123456789ab"),
   callId: "cafe00000001",
   renameInScript: true,
-  writeCwdFile: false,
 };
 
 describe("shellQuote", () => {
@@ -35,18 +41,25 @@ describe("quoteCwd", () => {
 
 describe("buildCommandScript", () => {
   const base = { ...plan, command: "echo hi", cwd: "/tmp", snapshotReady: true, stdinOnPipe: false, reportPid: false };
+  const SECRET = "5ec7e75ec7e75ec7e75ec7e75ec7e7aa";
+  const run = (script: string, stdin: string | Buffer = `${SECRET}\n`) =>
+    execFileSync("bash", ["-c", script], { input: stdin }).toString();
 
-  it("never spells out the whole marker token, so ps cannot show it", () => {
-    expect(buildCommandScript(base)).not.toContain(`__SHELLWRIGHT_CWD_${plan.sessionId}__`);
+  it("never holds the secret in the script: the outer shell reads it from stdin", () => {
+    const script = buildCommandScript({ ...base, snapshotReady: false, renameInScript: false });
+    expect(script).not.toContain(SECRET);
+    expect(run(script)).toBe(`hi\n\n__SHELLWRIGHT_END_${SECRET}__C:/tmp__SHELLWRIGHT_END_${SECRET}__\n`);
   });
 
-  it("gives an empty stdin when there is no data", () => {
-    expect(buildCommandScript(base)).toMatch(/eval 'echo hi' 0<\/dev\/null$/);
-    expect(buildCommandScript({ ...base, stdinOnPipe: true })).toMatch(/eval 'echo hi'$/);
+  it("gives the command an empty stdin when there is no data, and the rest of stdin when there is", () => {
+    const script = (stdinOnPipe: boolean) =>
+      buildCommandScript({ ...base, command: "cat", snapshotReady: false, renameInScript: false, stdinOnPipe });
+    expect(run(script(false), `${SECRET}\nnot for the command`)).toMatch(/^\n__SHELLWRIGHT_END_/);
+    expect(run(script(true), `${SECRET}\nfor the command`)).toMatch(/^for the command\n__SHELLWRIGHT_END_/);
   });
 
-  it("moves dumps into place with mv only when told to", () => {
-    expect(buildCommandScript(base)).toContain("command mv -f");
+  it("moves the dump into place with mv only when told to", () => {
+    expect(buildCommandScript(base)).toContain("command -p mv -f");
     expect(buildCommandScript({ ...base, renameInScript: false })).not.toContain(" mv ");
   });
 
@@ -56,21 +69,36 @@ describe("buildCommandScript", () => {
     expect(script).not.toContain("export -p");
   });
 
-  it("embeds stdin as base64 that decodes byte-exact", () => {
-    const bytes = Uint8Array.from([0, 1, 10, 255, 39, 34]);
+  it("commits nothing for an isolated call, and still completes", () => {
+    const script = buildCommandScript({ ...base, isolated: true, snapshotReady: false });
+    expect(run(script)).toBe(`hi\n\n__SHELLWRIGHT_END_${SECRET}__N__SHELLWRIGHT_END_${SECRET}__\n`);
+  });
+
+  it("embeds stdin (secret line first) as base64 that decodes byte-exact", () => {
+    const bytes = Buffer.concat([Buffer.from(`${SECRET}\n`), Buffer.from([0, 1, 10, 255, 39, 34])]);
     const script = buildCommandScript({
       ...base,
       command: "od -An -tx1",
       embeddedStdin: bytes,
+      stdinOnPipe: true,
       snapshotReady: false,
       renameInScript: false,
     });
-    const out = execFileSync("bash", ["-c", script.replace(/builtin trap .*? EXIT\n/s, "")]).toString();
-    expect(out.replace(/\s+/g, "")).toBe("00010aff2722");
+    const out = run(script, "");
+    expect(out.slice(0, out.indexOf("__SHELLWRIGHT")).replace(/\s+/g, "")).toBe("00010aff2722");
+    expect(out).toContain(`__SHELLWRIGHT_END_${SECRET}__`);
   });
 
   it("prints the PID first when asked", () => {
     expect(buildCommandScript({ ...base, reportPid: true }).split("\n")[1]).toContain("__SHELLWRIGHT_PID_%s__%s__");
+  });
+});
+
+describe("parseMarkerPayload", () => {
+  it("decodes the cwd and the commit stamp", () => {
+    expect(parseMarkerPayload("N")).toEqual({ committed: false });
+    expect(parseMarkerPayload("C:/a%25b%0Ac")).toEqual({ committed: true, cwd: "/a%b\nc" });
+    expect(parseMarkerPayload("C1700000000,5:/x")).toEqual({ committed: true, cwd: "/x", stamp: 1700000000.5 });
   });
 });
 
@@ -80,7 +108,7 @@ describe("buildInitScript", () => {
     expect(script).toContain('exec "$BASH" -l -c');
     let status = 0;
     try {
-      execFileSync("bash", ["-c", script], { stdio: "pipe" });
+      execFileSync("bash", ["-c", script], { stdio: "pipe", input: "secret\n" });
     } catch (error) {
       status = (error as { status: number }).status;
     }
