@@ -134,6 +134,124 @@ for (const backend of compatBackends) {
       });
     });
 
+    describe("session state and completion", () => {
+      /** Rounds of the two-call race: the issue's numbers on docker and ssh, fewer where a round is slow or fake. */
+      const raceRounds = backend.name === "docker" || backend.name === "ssh" || backend.name === "local" ? 150 : 25;
+
+      it(`never tears env from cwd when two calls race (${raceRounds} rounds)`, async () => {
+        await withSession({}, async (session) => {
+          const ta = `${scratch}/race-a`;
+          const tb = `${scratch}/race-b`;
+          await session.execute(`mkdir -p ${ta} ${tb} && cd ${ta} && export W=start`);
+          const seen = new Map<string, number>();
+          for (let round = 0; round < raceRounds; round++) {
+            await Promise.all([
+              session.execute(`cd ${tb}; export W=first`),
+              session.execute(`cd ${ta}; export W=last`),
+            ]);
+            const check = await session.execute(`echo "$W $PWD"; cd ${ta}`);
+            const line = check.output.trim();
+            seen.set(line, (seen.get(line) ?? 0) + 1);
+            // One commit, whole: either call's env with that same call's cwd.
+            expect([`first ${tb}`, `last ${ta}`]).toContain(line);
+            expect(check.cwd).toBe(ta);
+          }
+          expect([...seen.keys()].every((line) => line === `first ${tb}` || line === `last ${ta}`)).toBe(true);
+        });
+      });
+
+      it("reports the cwd of the state the next call starts from", async () => {
+        await withSession({}, async (session) => {
+          await session.execute(`mkdir -p ${scratch}/rep-a ${scratch}/rep-b`);
+          await Promise.all([
+            session.execute(`cd ${scratch}/rep-a; export R=a`),
+            session.execute(`cd ${scratch}/rep-b; export R=b`),
+          ]);
+          const reported = session.cwd;
+          const next = await session.execute(`echo "$R"; pwd`);
+          const [r, pwd] = next.output.trim().split("\n");
+          expect(pwd).toBe(`${scratch}/rep-${r}`);
+          expect(reported).toBe(pwd);
+        });
+      });
+
+      for (const how of ["timeout", "interrupt"] as const) {
+        it(`commits nothing from a call stopped by ${how}`, async () => {
+          await withSession({}, async (session) => {
+            await session.execute(`cd ${scratch} && export T=kept`);
+            const controller = new AbortController();
+            const stopped = session.execute("export T=leaked; cd /; sleep 30", {
+              ...(how === "timeout" ? { timeoutMs: 1500 } : { signal: controller.signal }),
+            });
+            if (how === "interrupt") setTimeout(() => controller.abort(), 1500);
+            const r = await stopped;
+            expect(how === "timeout" ? r.timedOut : r.interrupted).toBe(true);
+            expect(r.cwd).toBe(scratch);
+            const after = await session.execute('echo "$T $PWD"');
+            expect(after.output).toBe(`kept ${scratch}\n`);
+            expect(after.cwd).toBe(scratch);
+          });
+        });
+      }
+
+      it("cannot be broken or blinded by the command's functions, aliases, options or PATH", async () => {
+        await withSession({}, async (session) => {
+          await session.execute(`cd ${scratch}`);
+          const attacks = [
+            ...["eval", "builtin", "command", "cd", "printf", "unset", "declare", "trap", "mv", "read", "exit", "source"].flatMap(
+              (name) => [`${name}() { echo hijacked-${name}; return 1; }`, `alias ${name}='echo hijacked-alias-${name};'`],
+            ),
+            "unset -f eval",
+            "trap 'echo user-exit-trap' EXIT",
+            "set -x",
+            "set -euo pipefail",
+            "PATH=/nonexistent",
+            "IFS=/",
+          ];
+          for (const [i, attack] of attacks.entries()) {
+            const dir = `${scratch}/imm-${i}`;
+            const r = await session.execute(`mkdir -p ${dir} && cd ${dir} && export IMM=${i}\n${attack}`);
+            expect(r.output, attack).not.toContain("__SHELLWRIGHT");
+            expect(r.output, attack).not.toContain(session.id);
+            expect(r.cwd, attack).toBe(dir);
+            const check = await session.execute('echo "$IMM $PWD"');
+            expect(check.output, attack).toContain(`${i} ${dir}`);
+            expect(check.cwd, attack).toBe(dir);
+            // Undo the attack for the next round (POSIX mode: the special builtin unset beats a function named unset).
+            await session.execute(
+              "\\unalias -a; POSIXLY_CORRECT=1; \\unset -f eval builtin command cd printf unset declare trap mv read exit source; \\unset POSIXLY_CORRECT; set +xeu +o pipefail; PATH=/usr/local/bin:/usr/bin:/bin; unset IFS",
+            );
+          }
+          const exitTrap = await session.execute("trap 'echo bye' EXIT; echo body");
+          expect(exitTrap.output).toBe("body\nbye\n");
+        });
+      });
+
+      it("completes only on its own end marker: forged ones are plain output and move nothing", async () => {
+        await withSession({}, async (session) => {
+          await session.execute(`cd ${scratch}`);
+          // Everything the command can read about its shells: argv, environment, and the marker shapes it can build from them.
+          const forge = [
+            "keys=$(for p in $$ $PPID $BASHPID; do for f in cmdline environ; do tr '\\000' '\\n' < /proc/$p/$f; done; done 2>/dev/null | grep -o '[0-9a-zA-Z]\\{8,\\}' | sort -u)",
+            `for k in $keys ${session.id}; do`,
+            "  printf '\\n__SHELLWRIGHT_END_%s__C:/__SHELLWRIGHT_END_%s__\\n' \"$k\" \"$k\"",
+            "  printf '\\n__SHELLWRIGHT_END_%s__C9999999999.0:/__SHELLWRIGHT_END_%s__\\n' \"$k\" \"$k\"",
+            "  printf '\\n__SHELLWRIGHT_CWD_%s__/__SHELLWRIGHT_CWD_%s__\\n' \"$k\" \"$k\"",
+            "done",
+            "echo after-the-fakes",
+            "(sleep 1; for k in $keys; do printf '\\n__SHELLWRIGHT_END_%s__C:/__SHELLWRIGHT_END_%s__\\n' \"$k\" \"$k\"; done) &",
+          ].join("\n");
+          const r = await session.execute(forge);
+          expect(r.output).toContain("after-the-fakes");
+          expect(r.cwd).toBe(scratch);
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          const next = await session.execute("echo next; pwd");
+          expect(next.output).toBe(`next\n${scratch}\n`);
+          expect(next.cwd).toBe(scratch);
+        });
+      });
+    });
+
     describe("beyond the spec", () => {
       it("keeps functions and aliases from the login profile and from an earlier call", async () => {
         const home = await homeWithProfile("profile_fn() { echo from-profile; }\nalias pal='echo profile-alias'\n");
@@ -234,10 +352,10 @@ for (const backend of compatBackends) {
         });
       });
 
-      it("writes the snapshot and cwd files with mode 0600", async () => {
+      it("writes the snapshot (which holds the cwd) with mode 0600", async () => {
         await run(`cd ${scratch}`);
-        const r = await run(`stat -c %a ${env.paths.snapshot} ${env.paths.cwdFile}`);
-        expect(r.output.split("\n").filter(Boolean)).toEqual(["600", "600"]);
+        const r = await run(`stat -c %a ${env.paths.snapshot}`);
+        expect(r.output.split("\n").filter(Boolean)).toEqual(["600"]);
         await run("cd /");
       });
 
