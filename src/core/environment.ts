@@ -15,6 +15,7 @@ import { describe, positiveNumber, shellString } from "./options.js";
 /** Files a session keeps inside the backend. */
 export interface SessionPaths {
   readonly snapshot: string;
+  /** @deprecated No longer written: the snapshot carries the cwd. Kept so older code still compiles. */
   readonly cwdFile: string;
 }
 

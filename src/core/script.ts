@@ -164,7 +164,8 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   const pending = pendingPaths(plan.paths, plan.callId).snapshot;
   const lines = ["exec 2>&1"];
   if (options.reportPid) lines.push(`builtin printf '__SHELLWRIGHT_PID_%s__%s__\\n' ${plan.sessionId} "$$"`);
-  if (options.embeddedStdin !== undefined) lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
+  if (options.embeddedStdin !== undefined)
+    lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
   lines.push("IFS= builtin read -r __sw_key || builtin exit 125");
   let args = "";
   if (options.passUmask) {
@@ -175,7 +176,8 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
     // The pending file is made here, private, so the inner shell never changes its umask to write it.
     lines.push(`builtin umask 077; : >| ${shellQuote(pending)} || builtin exit 125`);
   }
-  lines.push(`__sw_inner=${shellQuote(options.inner)}`);
+  // The inner shell counts itself again: it should see the level a single wrapper shell had.
+  lines.push(`__sw_inner=${shellQuote(options.inner)}`, "((SHLVL > 0)) && SHLVL=$((SHLVL - 1))");
   const bash = `"$BASH"${options.login ? " -l" : ""}`;
   const stdin = options.innerStdin ?? "";
   // One argv string is capped at 128 KiB: a longer inner script is read from a pipe instead.
@@ -294,10 +296,10 @@ export function buildCommandScript(plan: CommandPlan): string {
 const TRAP_FUNCTION = [
   "trap() {",
   "  __sw_tp=${POSIXLY_CORRECT-$'\\1'}; POSIXLY_CORRECT=1",
-  "  __sw_ta=(\"$@\") __sw_ts=() __sw_tx=",
+  '  __sw_ta=("$@") __sw_ts=() __sw_tx=',
   "  case ${1-} in -p|-l|-P|'') trap \"$@\"; __sw_tx=$?;; *)",
   '    [[ $1 == -- ]] && __sw_ta=("${@:2}")',
-  "    if ((${#__sw_ta[@]} == 1)); then __sw_tact=-; else __sw_tact=${__sw_ta[0]}; __sw_ta=(\"${__sw_ta[@]:1}\"); fi",
+  '    if ((${#__sw_ta[@]} == 1)); then __sw_tact=-; else __sw_tact=${__sw_ta[0]}; __sw_ta=("${__sw_ta[@]:1}"); fi',
   '    for __sw_t in "${__sw_ta[@]}"; do case ${__sw_t^^} in EXIT|0|SIGEXIT) [[ $__sw_tact == - ]] && __sw_uexit= || __sw_uexit=$__sw_tact;; *) __sw_ts+=("$__sw_t");; esac; done',
   '    ((${#__sw_ts[@]} == 0)) || trap -- "$__sw_tact" "${__sw_ts[@]}"; __sw_tx=$?;;',
   "  esac",
@@ -317,7 +319,7 @@ function enterCwd(plan: CommandPlan): string[] {
   if (!plan.sessionCwd) return [`builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`, "__sw_start=$PWD"];
   return [
     'if builtin cd -P -- "$__sw_scwd" 2>/dev/null; then __sw_start=$PWD; else',
-    '  __sw_d=$__sw_scwd; [[ $__sw_d == /* ]] || builtin exit 126',
+    "  __sw_d=$__sw_scwd; [[ $__sw_d == /* ]] || builtin exit 126",
     '  until builtin cd -P -- "${__sw_d:-/}" 2>/dev/null; do [[ -z $__sw_d ]] && builtin exit 126; __sw_d=${__sw_d%/*}; done',
     `  builtin echo "shellwright: the session's directory $__sw_scwd no longer exists; running in $PWD" >&2`,
     "  __sw_start=",

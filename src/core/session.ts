@@ -1,12 +1,13 @@
 /**
  * The session: the only place that knows the snapshot model.
  *
- * Every command is a fresh `bash -c` built by script.ts; state lives in the
- * snapshot and cwd files inside the backend. The session owns the cwd, the
- * timeout and interrupt handling, the login fallback, and the rule for
- * overlapping calls: each starts from the state as it was when it started, and
- * the one that finishes last sets the env (files are renamed into place, so
- * nothing is ever half-written).
+ * Every command is a fresh `bash -c` built by script.ts; state (env and cwd
+ * together) lives in one snapshot file inside the backend. The session owns
+ * the per-call secret that keys the end marker, the timeout and interrupt
+ * handling, the login fallback, and the rule for overlapping calls: each
+ * starts from the state as it was when it started, and the one that finishes
+ * last sets env and cwd (one file renamed into place, so nothing is ever
+ * half-written or torn).
  */
 
 import { randomBytes } from "node:crypto";

@@ -5,7 +5,7 @@
  */
 
 export interface RunOptions {
-  /** Run as a login shell (`bash -l -c`): only after a failed init. */
+  /** Run as a login shell (`bash -l -c`). The session no longer asks for it (its inner shell is the login one); kept for callers of a transport. */
   login: boolean;
   /** Bytes for the command's stdin; absent means an empty stdin (never an open pipe). */
   stdin?: Uint8Array;

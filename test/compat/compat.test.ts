@@ -198,9 +198,23 @@ for (const backend of compatBackends) {
         await withSession({}, async (session) => {
           await session.execute(`cd ${scratch}`);
           const attacks = [
-            ...["eval", "builtin", "command", "cd", "printf", "unset", "declare", "trap", "mv", "read", "exit", "source"].flatMap(
-              (name) => [`${name}() { echo hijacked-${name}; return 1; }`, `alias ${name}='echo hijacked-alias-${name};'`],
-            ),
+            ...[
+              "eval",
+              "builtin",
+              "command",
+              "cd",
+              "printf",
+              "unset",
+              "declare",
+              "trap",
+              "mv",
+              "read",
+              "exit",
+              "source",
+            ].flatMap((name) => [
+              `${name}() { echo hijacked-${name}; return 1; }`,
+              `alias ${name}='echo hijacked-alias-${name};'`,
+            ]),
             "unset -f eval",
             "trap 'echo user-exit-trap' EXIT",
             "set -x",
@@ -234,12 +248,12 @@ for (const backend of compatBackends) {
           const forge = [
             "keys=$(for p in $$ $PPID $BASHPID; do for f in cmdline environ; do tr '\\000' '\\n' < /proc/$p/$f; done; done 2>/dev/null | grep -o '[0-9a-zA-Z]\\{8,\\}' | sort -u)",
             `for k in $keys ${session.id}; do`,
-            "  printf '\\n__SHELLWRIGHT_END_%s__C:/__SHELLWRIGHT_END_%s__\\n' \"$k\" \"$k\"",
-            "  printf '\\n__SHELLWRIGHT_END_%s__C9999999999.0:/__SHELLWRIGHT_END_%s__\\n' \"$k\" \"$k\"",
-            "  printf '\\n__SHELLWRIGHT_CWD_%s__/__SHELLWRIGHT_CWD_%s__\\n' \"$k\" \"$k\"",
+            '  printf \'\\n__SHELLWRIGHT_END_%s__C:/__SHELLWRIGHT_END_%s__\\n\' "$k" "$k"',
+            '  printf \'\\n__SHELLWRIGHT_END_%s__C9999999999.0:/__SHELLWRIGHT_END_%s__\\n\' "$k" "$k"',
+            '  printf \'\\n__SHELLWRIGHT_CWD_%s__/__SHELLWRIGHT_CWD_%s__\\n\' "$k" "$k"',
             "done",
             "echo after-the-fakes",
-            "(sleep 1; for k in $keys; do printf '\\n__SHELLWRIGHT_END_%s__C:/__SHELLWRIGHT_END_%s__\\n' \"$k\" \"$k\"; done) &",
+            '(sleep 1; for k in $keys; do printf \'\\n__SHELLWRIGHT_END_%s__C:/__SHELLWRIGHT_END_%s__\\n\' "$k" "$k"; done) &',
           ].join("\n");
           const r = await session.execute(forge);
           expect(r.output).toContain("after-the-fakes");

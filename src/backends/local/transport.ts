@@ -93,8 +93,9 @@ export class LocalTransport implements Transport {
       stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "ignore"],
       // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run
       // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
+      // The first shell gets the same guard when this process has no shell level of its own.
       // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
-      env: options.cleanEnv ? { SHLVL: "1" } : { ...withoutCredentials(process.env), ...this.#options.env },
+      env: options.cleanEnv ? { SHLVL: "1" } : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env },
     });
     const pid = child.pid;
     // A pipe's Readable is a net.Socket, which can be unref'd.
