@@ -211,7 +211,9 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
  * and puts the remembered entries back in front: a login profile that resets
  * PATH must not hide a venv or ~/.local/bin.
  */
-export function buildInitScript(plan: ScriptPlan & { cwd?: string; reportPid?: boolean }): string {
+export function buildInitScript(
+  plan: ScriptPlan & { cwd?: string; reportPid?: boolean; embeddedStdin?: Uint8Array },
+): string {
   const inner = [
     plan.cwd === undefined ? "" : `builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`,
     "builtin set -f; __sw_path=$__SHELLWRIGHT_PRE_PATH; IFS=:",
@@ -231,6 +233,7 @@ export function buildInitScript(plan: ScriptPlan & { cwd?: string; reportPid?: b
     reportPid: plan.reportPid === true,
     commit: true,
     passUmask: true,
+    ...(plan.embeddedStdin === undefined ? {} : { embeddedStdin: plan.embeddedStdin }),
     callId: plan.callId,
   });
 }

@@ -273,7 +273,9 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
     });
     try {
       expect((await session.execute(`export SW_SET=before; cd ${work}; exit 7`)).exitCode).toBe(7);
-      expect(client.last.process.sessionCommands.at(-1)).toMatch(/^(rm -f [^;]*; )?timeout -k 5s 2s /);
+      expect(client.last.process.sessionCommands.at(-1)).toMatch(
+        /^(rm -f [^;]*; )?(printf %s '[A-Za-z0-9+/=]+' \| base64 -d \| )?timeout -k 5s 2s /,
+      );
       const fired = await session.execute("echo started; sleep 30");
       // The backstop's own exit code (124) arrives as a normal exit, before the session's deadline.
       expect(fired).toMatchObject({ exitCode: 124, timedOut: false });

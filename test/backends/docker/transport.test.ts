@@ -115,7 +115,8 @@ describe.skipIf(!enabled)("docker backend (real engine)", () => {
           expect(body.Env).toBeUndefined();
           expect(body.Cmd.slice(3, 7)).toEqual(["shellwright", "env", "-i", "bash"]);
         }
-        expect(later.map((b) => b.AttachStdin)).toEqual([false, false, false, true]);
+        // Every exec of a call attaches stdin: its first line is the call's secret.
+        expect(later.map((b) => b.AttachStdin)).toEqual([true, true, true, true]);
         // No CLI invocation carried a value.
         const argv = calls.flatMap((c) => (c.via === "cli" ? c.argv : []));
         expect(argv.length).toBeGreaterThan(0);

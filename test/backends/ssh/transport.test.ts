@@ -165,7 +165,9 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
       try {
         // The wrapper's grandparent is sshd's process for the connection.
         const connectionOf = async (): Promise<string> =>
-          (await session.execute("read -r _ _ _ c _ < /proc/$PPID/stat; echo $c")).output;
+          // The command's parent is the call's outer shell; the one above it is sshd's shell, whose parent is the connection.
+          (await session.execute("read -r _ _ _ p _ < /proc/$PPID/stat; read -r _ _ _ c _ < /proc/$p/stat; echo $c"))
+            .output;
         const first = await connectionOf();
         const sequential = [];
         for (let i = 0; i < 5; i++) sequential.push(await connectionOf());
