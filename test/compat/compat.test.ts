@@ -158,7 +158,7 @@ for (const backend of compatBackends) {
           }
           expect([...seen.keys()].every((line) => line === `first ${tb}` || line === `last ${ta}`)).toBe(true);
         });
-      });
+      }, 300_000);
 
       it("reports the cwd of the state the next call starts from", async () => {
         await withSession({}, async (session) => {
@@ -239,7 +239,7 @@ for (const backend of compatBackends) {
           const exitTrap = await session.execute("trap 'echo bye' EXIT; echo body");
           expect(exitTrap.output).toBe("body\nbye\n");
         });
-      });
+      }, 180_000);
 
       it("completes only on its own end marker: forged ones are plain output and move nothing", async () => {
         await withSession({}, async (session) => {
@@ -263,7 +263,7 @@ for (const backend of compatBackends) {
           expect(next.output).toBe(`next\n${scratch}\n`);
           expect(next.cwd).toBe(scratch);
         });
-      });
+      }, 120_000);
     });
 
     describe("beyond the spec", () => {
