@@ -108,7 +108,7 @@ function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunct
     // Parsed with the user's aliases on (except `{`, an alias nobody should
     // define: the call's state is then not saved). xtrace of this group goes
     // to /dev/null, and it turns xtrace off for the rest.
-    `{ __sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin trap - ERR DEBUG RETURN; } 2>/dev/null`,
+    `{ __sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN; } 2>/dev/null`,
     // The user's own EXIT trap (caught by the wrapper's `trap` function) runs first.
     `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
     NEXT_CWD,
@@ -271,7 +271,8 @@ export function buildCommandScript(plan: CommandPlan): string {
   );
   if (!isolated) {
     lines.push(
-      `builtin trap ${shellQuote(epilogue(plan, { dump: plan.snapshotReady }))} EXIT`,
+      // Kept in a variable too, so the `trap` function can hide it from a listing.
+      `__sw_epi=${shellQuote(epilogue(plan, { dump: plan.snapshotReady }))}; builtin trap "$__sw_epi" EXIT`,
       // A user `trap … EXIT` would replace the epilogue: it is kept aside and run first instead.
       TRAP_FUNCTION,
     );
@@ -300,7 +301,13 @@ const TRAP_FUNCTION = [
   "trap() {",
   "  __sw_tp=${POSIXLY_CORRECT-$'\\1'}; POSIXLY_CORRECT=1",
   '  __sw_ta=("$@") __sw_ts=() __sw_tx=',
-  "  case ${1-} in -p|-l|-P|'') trap \"$@\"; __sw_tx=$?;; *)",
+  // A listing runs in the user's own mode: in POSIX mode `trap -p` also lists every default.
+  "  case ${1-} in -p|-l|-P|'')",
+  "    if [[ $__sw_tp == $'\\1' ]]; then unset POSIXLY_CORRECT; else POSIXLY_CORRECT=$__sw_tp; fi",
+  // The listing shows the user's EXIT action (or none) in place of the epilogue.
+  // In a subshell the EXIT trap is left alone: setting one there would run it at the subshell's exit.
+  '    if [[ $BASHPID == "$$" ]]; then builtin trap -- "${__sw_uexit:--}" EXIT; builtin trap "$@"; __sw_tx=$?; builtin trap -- "$__sw_epi" EXIT',
+  '    else builtin trap "$@"; __sw_tx=$?; fi; POSIXLY_CORRECT=1;; *)',
   '    [[ $1 == -- ]] && __sw_ta=("${@:2}")',
   '    if ((${#__sw_ta[@]} == 1)); then __sw_tact=-; else __sw_tact=${__sw_ta[0]}; __sw_ta=("${__sw_ta[@]:1}"); fi',
   '    for __sw_t in "${__sw_ta[@]}"; do case ${__sw_t^^} in EXIT|0|SIGEXIT) [[ $__sw_tact == - ]] && __sw_uexit= || __sw_uexit=$__sw_tact;; *) __sw_ts+=("$__sw_t");; esac; done',

@@ -47,6 +47,18 @@ describe("what persists between calls (docs/persistence.md)", () => {
   });
 });
 
+describe("trap listings", () => {
+  it("trap -p shows the user's traps, not the wrapper's EXIT epilogue nor POSIX-mode defaults", async () => {
+    session = await createEnvironment({ backend: "local", cwd: "/" });
+    expect((await session.execute("trap -p")).output).toBe("");
+    const r = await session.execute("trap 'echo bye' EXIT; trap 'echo u' USR1; trap -p; trap -p EXIT; echo body");
+    expect(r.output).toBe("trap -- 'echo bye' EXIT\ntrap -- 'echo u' SIGUSR1\ntrap -- 'echo bye' EXIT\nbody\nbye\n");
+    // The next call still commits its state: the epilogue was put back after the listing.
+    await session.execute("trap -p >/dev/null; export AFTER_LISTING=1");
+    expect((await session.execute("echo $AFTER_LISTING")).output).toBe("1\n");
+  });
+});
+
 describe("beforeClose", () => {
   it("runs hooks before the session stops, while commands still work", async () => {
     session = await createEnvironment({});
