@@ -20,6 +20,7 @@
  * first thing in the trap.
  */
 
+import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
 import type { SessionPaths } from "./environment.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
@@ -120,7 +121,10 @@ function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunct
   // The inner shell never changes its umask (the outer one made the pending
   // file), so the one read here is the user's. The dump lines change shell
   // options: the epilogue exits right after them.
-  if (options.dump) lines.push(CAPTURE_UMASK_LINE);
+  if (options.dump) {
+    // The kill marks belong to this call alone: a snapshot that kept them would tag the next calls.
+    lines.push(`builtin unset -v ${CALL_MARK} ${SESSION_MARK} 2>/dev/null`, CAPTURE_UMASK_LINE);
+  }
   const body = options.dump ? ["", ...stateDumpLines()] : [];
   lines.push(
     // The shell's own options are put back for the dump only: its trace lands in /dev/null.

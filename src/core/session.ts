@@ -307,8 +307,15 @@ export class Session extends EnvironmentBase {
         timers.push(setTimeout(fn, Math.min(ms, 2 ** 31 - 1)));
       };
 
-      const finish = (): void => {
+      /** Set while a stopped call's processes are being killed: its result waits for that. */
+      let killing: Promise<void> | undefined;
+      let killed = false;
+
+      const finish = (force = false): void => {
         if (finished) return;
+        // A stopped call answers only once its processes are gone: the next
+        // command must not find them (a forced finish gives up waiting).
+        if (killing !== undefined && !killed && !force) return;
         emit(scanner.flush());
         finished = true;
         for (const timer of timers) clearTimeout(timer);
@@ -335,22 +342,31 @@ export class Session extends EnvironmentBase {
         if (exitCode !== undefined && (scanner.done || ended)) finish();
       };
 
-      const kill = async (signal: "TERM" | "KILL"): Promise<void> => {
+      const kill = async (signal: "TERM" | "KILL"): Promise<boolean> => {
         try {
-          if (transport.killTree) await transport.killTree(handle, signal, scanner.pid);
-          else handle.kill();
+          if (transport.killTree) return (await transport.killTree(handle, signal, scanner.pid, grace)) === true;
         } catch {
-          handle.kill();
+          // the backend could not be asked: stop at least the local end
         }
+        handle.kill();
+        return false;
       };
+      const grace = this.#options.killGraceMs;
       const stop = (reason: "timeout" | "interrupt"): void => {
         if (stopReason !== undefined || finished) return;
         stopReason = reason;
-        void kill("TERM");
-        later(this.#options.killGraceMs, () => {
-          if (exitCode === undefined) void kill("KILL");
-          later(GIVE_UP_AFTER_KILL_MS, finish);
+        // TERM escalates to KILL inside the backend after the grace; a second
+        // KILL round follows unless the backend saw everything gone. Both run
+        // whether or not the wrapper itself is still alive: a child that
+        // ignores TERM outlives its wrapper.
+        killing = (async () => {
+          if (!(await kill("TERM"))) await kill("KILL");
+        })();
+        void killing.finally(() => {
+          killed = true;
+          if (exitCode !== undefined) later(ended || scanner.done ? 0 : DRAIN_AFTER_EXIT_MS, finish);
         });
+        later(grace + GIVE_UP_AFTER_KILL_MS, () => finish(true));
       };
       const onAbort = (): void => stop("interrupt");
 

@@ -70,8 +70,19 @@ export interface Transport {
 
   start(): Promise<void>;
   runBash(script: string, options: RunOptions): ProcessHandle;
-  /** Kill the process tree where it runs; without it the session falls back to handle.kill(). */
-  killTree?(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void>;
+  /**
+   * Kill every process the call started, where it runs, however it detached
+   * (docs/guarantees.md, "Processes"); without it the session falls back to
+   * handle.kill(). A TERM escalates to KILL by itself for what is still there
+   * after graceMs. Resolves true when the backend saw nothing of the call
+   * left; anything else makes the session send a KILL round too.
+   */
+  killTree?(
+    handle: ProcessHandle,
+    signal: KillSignal,
+    remotePid: number | undefined,
+    graceMs?: number,
+  ): Promise<boolean | void>;
   /**
    * Called before each command (file sync, waking a stopped sandbox). Resolves
    * "restarted" when the backend had to be replaced and its files are gone:

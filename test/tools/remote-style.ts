@@ -31,7 +31,10 @@ class RemoteStyleTransport implements Transport {
   }
   async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
     // Kill where it runs, by the PID the wrapper reported (as docker/ssh do inside the backend).
-    if (remotePid === undefined) return this.#inner.killTree(handle, signal);
+    if (remotePid === undefined) {
+      await this.#inner.killTree(handle, signal);
+      return;
+    }
     try {
       process.kill(-remotePid, signal === "TERM" ? "SIGTERM" : "SIGKILL");
     } catch {

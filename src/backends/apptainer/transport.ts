@@ -103,7 +103,8 @@ export class ApptainerTransport extends SandboxTransport {
         "The Apptainer instance is not running (start() was not called or it was stopped)",
         { backend: this.name },
       );
-    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES);
+    const marks = this.newCallMarks();
+    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
     const args = ["exec", "--cleanenv", `instance://${this.#instance}`, ...launch.argv];
     const child = spawn(this.#executable, args, {
       stdio: [launch.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -152,22 +153,26 @@ export class ApptainerTransport extends SandboxTransport {
         resolve(code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0));
       });
     });
-    return this.guard({
-      pid: child.pid,
-      output: queue,
-      wait: () => exited,
-      kill: () => {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already gone
-        }
+    return this.guard(
+      {
+        pid: child.pid,
+        output: queue,
+        wait: () => exited,
+        kill: () => {
+          try {
+            child.kill("SIGKILL");
+          } catch {
+            // already gone
+          }
+        },
       },
-    });
+      marks,
+    );
   }
 
   override async stop(): Promise<void> {
     if (!this.#started) return;
+    await this.killSession();
     this.#started = false;
     const stopped = await this.#runClient(["instance", "stop", this.#instance], CONTROL_TIMEOUT_MS);
     if (stopped.exitCode !== 0) {

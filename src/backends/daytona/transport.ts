@@ -16,6 +16,7 @@ import type * as DaytonaSdk from "@daytonaio/sdk";
 import { BackendUnavailableError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
 import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
+import type { CallMarks } from "../../core/call-marks.js";
 import { bashLaunch } from "../shared/launch.js";
 import { messageOf } from "../shared/error-message.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
@@ -180,6 +181,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   override runBash(script: string, options: RunOptions): ProcessHandle {
     const sandbox = this.sandbox;
     const sessionId = this.#sessionId;
+    const marks = this.newCallMarks();
     const handle = sdkProcessHandle({
       backend: this.name,
       run: async (sink) => {
@@ -193,6 +195,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
           sandbox,
           copy === undefined ? script : `exec > >(exec tee ${shellQuote(copy)})\n${script}`,
           options,
+          marks,
         );
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
         const text = new ExactText(sink);
@@ -229,7 +232,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
       // The last resort: stop the sandbox; the next command starts it again.
       cancel: () => this.#stopSandbox(sandbox),
     });
-    return this.guard(handle);
+    return this.guard(handle, marks);
   }
 
   /** One multipart request for the lot. */
@@ -343,8 +346,8 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   }
 
   /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
-  async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions): Promise<string> {
-    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES);
+  async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions, marks: CallMarks): Promise<string> {
+    const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
     const removeFirst = this.#stale.splice(0);
     const timeoutSec =
       this.#hasTimeout && options.timeoutMs !== undefined

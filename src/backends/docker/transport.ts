@@ -20,42 +20,18 @@ import { ApiError, EngineApi, defaultSocketPath, engineMessage, type DockerCall 
 import { startExec } from "./exec.js";
 import type { DockerTransportOptions } from "./config.js";
 import { dockerRunArgs } from "./run-args.js";
+import {
+  callMarks,
+  CALL_MARK,
+  markAssignments,
+  newMarkValue,
+  SESSION_MARK,
+  type CallMarks,
+} from "../../core/call-marks.js";
+import { parseSweep, sweepScript, type SweepTarget } from "../shared/sweep-script.js";
 
-/**
- * Kills the wrapper's process tree inside the container. The wrapper leads a
- * session of its own (exec.ts runs it under `setsid`), so its process group
- * catches backgrounded jobs at once; the walk over /proc also catches children
- * that moved to a group of their own. Without setsid in the image the wrapper
- * shares the waiter's group: then that group is killed except its leader, the
- * waiter, which still has to report the exit code. The wrapper goes first: a
- * wrapper that outlived its child would print "Terminated" into the output.
- * Bash builtins only (plus `sleep` while the wrapper winds down).
- */
-const KILL_SCRIPT = `sig=$1 root=$2 group=$2
-{ IFS= read -r line < "/proc/$root/stat"; } 2>/dev/null && read -r _ _ group _ <<< "\${line##*) }"
-declare -A parent
-victims=()
-for stat in /proc/[0-9]*/stat; do
-  { IFS= read -r line < "$stat"; } 2>/dev/null || continue
-  pid=\${stat#/proc/}; pid=\${pid%/stat}
-  read -r _ ppid pgrp _ <<< "\${line##*) }"
-  parent[$pid]=$ppid
-  [[ $pgrp == "$group" && ( $pid != "$group" || $group == "$root" ) ]] && victims+=("$pid")
-done
-queue=("$root")
-while ((\${#queue[@]})); do
-  p=\${queue[0]}; queue=("\${queue[@]:1}")
-  for c in "\${!parent[@]}"; do [[ \${parent[$c]} == "$p" ]] && { victims+=("$c"); queue+=("$c"); }; done
-done
-kill -s "$sig" "$root" 2>/dev/null
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-  { IFS= read -r line < "/proc/$root/stat"; } 2>/dev/null || break
-  [[ \${line##*) } == Z* ]] && break
-  sleep 0.01
-done
-[[ $group == "$root" ]] && kill -s "$sig" -- "-$root" 2>/dev/null
-kill -s "$sig" "\${victims[@]}" 2>/dev/null
-exit 0`;
+/** Wrapper PIDs remembered for close(); past this many, the oldest calls' orphans rely on their marks alone. */
+const MAX_LEADERS = 10_000;
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -67,6 +43,12 @@ export class DockerTransport implements Transport {
   readonly #engine: EngineApi;
   #containerId = "";
   #containerName = "";
+  readonly #sessionMark = newMarkValue();
+  readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
+  /** Wrappers of this session's calls (each leads its own session): close() takes their orphans. */
+  readonly #leaders = new Set<number>();
+  /** What an earlier kill round of a call hit (`pid:starttime`). */
+  readonly #hit = new WeakMap<ProcessHandle, string[]>();
   /** Why the container is unusable (it stopped or was removed), until it is replaced. */
   #gone: string | undefined;
 
@@ -103,13 +85,14 @@ export class DockerTransport implements Transport {
   }
 
   runBash(script: string, options: RunOptions): ProcessHandle {
+    const marks = callMarks(this.#sessionMark);
     const handle =
       Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES
-        ? this.#runStaged(script, options)
-        : this.#exec(script, options);
+        ? this.#runStaged(script, options, marks)
+        : this.#exec(script, options, marks);
     let checked: Promise<number> | undefined;
-    return {
-      output: handle.output,
+    const result: ProcessHandle = {
+      output: this.#noteLeader(handle.output),
       kill: () => handle.kill(),
       wait: () =>
         (checked ??= handle.wait().then(
@@ -123,13 +106,16 @@ export class DockerTransport implements Transport {
           },
         )),
     };
+    this.#marks.set(result, marks);
+    return result;
   }
 
-  #exec(script: string, options: RunOptions): ProcessHandle {
+  #exec(script: string, options: RunOptions, marks: CallMarks): ProcessHandle {
     const bash = options.login ? ["bash", "-l", "-c", script] : ["bash", "-c", script];
     // cleanEnv: the snapshot is the whole truth about the environment, so the
-    // container's own variables must not come back behind an `unset`.
-    const cmd = options.cleanEnv ? ["env", "-i", ...bash] : bash;
+    // container's own variables must not come back behind an `unset`. The
+    // marks go on env's command line, so the waiter (exec.ts) never carries them.
+    const cmd = ["env", ...(options.cleanEnv ? ["-i"] : []), ...markAssignments(marks), ...bash];
     return startExec(this.#engine, {
       containerId: this.#containerId,
       cmd,
@@ -140,7 +126,7 @@ export class DockerTransport implements Transport {
   }
 
   /** A script too long for one argv string is copied into the container first, then run from there. */
-  #runStaged(script: string, options: RunOptions): ProcessHandle {
+  #runStaged(script: string, options: RunOptions, marks: CallMarks): ProcessHandle {
     const file = `${this.tempDir}/shellwright-script-${randomBytes(6).toString("hex")}.sh`;
     const output = new PassThrough();
     let current: ProcessHandle | undefined;
@@ -159,7 +145,7 @@ export class DockerTransport implements Transport {
         return uploaded === 0 ? 137 : uploaded;
       }
       // The same bash runs the script (so $$ is the wrapper's PID), after removing the file.
-      const run = this.#exec(`__sw_script=$(<${file}); rm -f ${file}; eval "$__sw_script"`, options);
+      const run = this.#exec(`__sw_script=$(<${file}); rm -f ${file}; eval "$__sw_script"`, options, marks);
       current = run;
       void (async () => {
         for await (const chunk of run.output) if (!output.writableEnded) output.write(chunk);
@@ -179,18 +165,83 @@ export class DockerTransport implements Transport {
     };
   }
 
-  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
-    if (remotePid === undefined) return handle.kill();
+  /**
+   * The shared sweep inside the container: the wrapper (first, alone), its
+   * descendants, its group and session when it leads them (exec.ts runs it
+   * under setsid where the image has it), and everything carrying the call's mark.
+   */
+  async killTree(
+    handle: ProcessHandle,
+    signal: KillSignal,
+    remotePid: number | undefined,
+    graceMs?: number,
+  ): Promise<boolean> {
+    const marks = this.#marks.get(handle);
+    if (remotePid === undefined && marks === undefined) {
+      handle.kill();
+      return false;
+    }
+    const before = this.#hit.get(handle) ?? [];
+    const leaders = remotePid === undefined ? [] : [remotePid];
+    const output = await this.#sweep(
+      {
+        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
+        root: remotePid,
+        groups: leaders,
+        sessions: leaders,
+        remembered: before,
+      },
+      signal,
+      graceMs ?? 1000,
+    );
+    const sweep = parseSweep(output);
+    this.#hit.set(handle, [...new Set([...before, ...sweep.hit])]);
+    if (remotePid === undefined) handle.kill();
+    return sweep.clean && remotePid !== undefined;
+  }
+
+  /** Passes the output through, remembering the wrapper's PID from the first line (the PID marker). */
+  async *#noteLeader(output: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    let head = "";
+    for await (const chunk of output) {
+      if (head.length < 256) {
+        head += Buffer.from(chunk).toString("latin1");
+        const pid = /__SHELLWRIGHT_PID_\w+?__(\d+)__/.exec(head)?.[1];
+        if (pid !== undefined) {
+          if (this.#leaders.size < MAX_LEADERS) this.#leaders.add(Number(pid));
+          head = "x".repeat(256);
+        }
+      }
+      yield chunk;
+    }
+  }
+
+  async #sweep(target: SweepTarget, signal: KillSignal, graceMs: number): Promise<string> {
     const killer = startExec(this.#engine, {
       containerId: this.#containerId,
-      cmd: ["bash", "-c", KILL_SCRIPT, "shellwright-kill", signal, String(remotePid)],
+      cmd: ["bash", "-c", sweepScript(target, signal, graceMs)],
     });
-    for await (const chunk of killer.output) void chunk;
+    const decoder = new TextDecoder();
+    let output = "";
+    for await (const chunk of killer.output) output += decoder.decode(chunk, { stream: true });
     await killer.wait();
+    return output;
   }
 
   async stop(): Promise<void> {
     try {
+      // A kept container outlives the session: what the session started must not.
+      if (this.#options.keepContainer && this.#containerId !== "" && this.#gone === undefined)
+        await this.#sweep(
+          {
+            marks: [`${SESSION_MARK}=${this.#sessionMark}`],
+            sessions: [...this.#leaders],
+            groups: [...this.#leaders],
+            deadLeadersOnly: true,
+          },
+          "KILL",
+          0,
+        ).catch(() => undefined);
       if (!this.#options.keepContainer && this.#containerId !== "") {
         const response = await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`);
         if (response.status !== 204 && response.status !== 404) {

@@ -1,6 +1,8 @@
 /**
  * The local backend: `bash` on this machine, each call in its own process
- * group so a timeout or interrupt can kill the whole tree.
+ * group and session, with the call's and the session's marks in its
+ * environment, and in the session's cgroup where the host allows one, so a
+ * timeout, an interrupt or close() can find every process it started.
  */
 
 import { spawn } from "node:child_process";
@@ -18,6 +20,7 @@ import { mkdtemp } from "node:fs/promises";
 import { constants as osConstants, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { callMarks, CALL_MARK, markEnv, newMarkValue, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
 import { withoutCredentials } from "../../core/credentials.js";
 import { SpawnError } from "../../core/errors.js";
 import { checkBash, requirePosix } from "./preflight.js";
@@ -29,6 +32,8 @@ import {
   type RunOptions,
   type Transport,
 } from "../../core/transport.js";
+import { runSweep } from "./process-sweep.js";
+import { SessionCgroup } from "./session-cgroup.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -41,6 +46,9 @@ export interface LocalTransportOptions {
 
 interface LocalHandle extends ProcessHandle {
   readonly pid: number | undefined;
+  readonly marks: CallMarks;
+  /** What an earlier kill round of this call hit (`pid:starttime`). */
+  hit?: string[];
 }
 
 export class LocalTransport implements Transport {
@@ -54,6 +62,8 @@ export class LocalTransport implements Transport {
   #bash = "";
   /** Process groups that may still have members (a backgrounded child outlives its call). */
   readonly #groups = new Set<number>();
+  readonly #sessionMark = newMarkValue();
+  #cgroup: SessionCgroup | undefined;
 
   constructor(options: LocalTransportOptions) {
     this.#options = options;
@@ -74,6 +84,7 @@ export class LocalTransport implements Transport {
       this.#stateDir = this.#options.stateDir;
       mkdirSync(this.#stateDir, { recursive: true, mode: 0o700 });
     }
+    this.#cgroup = SessionCgroup.create();
   }
 
   runBash(script: string, options: RunOptions): LocalHandle {
@@ -87,6 +98,7 @@ export class LocalTransport implements Transport {
       args = ["-c", script];
     }
     if (options.login) args.unshift("-l");
+    const marks = callMarks(this.#sessionMark);
 
     const child = spawn(this.#bash, args, {
       detached: true, // its own process group: the unit a timeout kills
@@ -95,9 +107,15 @@ export class LocalTransport implements Transport {
       // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
       // The first shell gets the same guard when this process has no shell level of its own.
       // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
-      env: options.cleanEnv ? { SHLVL: "1" } : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env },
+      env: {
+        ...(options.cleanEnv ? { SHLVL: "1" } : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env }),
+        ...markEnv(marks),
+      },
     });
     const pid = child.pid;
+    // Microseconds after the exec, long before the script's first fork; were
+    // a child to slip out first, the marks still find it.
+    if (pid !== undefined) this.#cgroup?.adopt(pid);
     // A pipe's Readable is a net.Socket, which can be unref'd.
     const stdout = child.stdout as unknown as NodeJS.ReadableStream & AsyncIterable<Uint8Array> & { unref(): void };
     if (pid !== undefined) this.#groups.add(pid);
@@ -122,6 +140,7 @@ export class LocalTransport implements Transport {
 
     return {
       pid,
+      marks,
       output: stdout,
       wait: () => exited,
       kill: () => {
@@ -134,17 +153,62 @@ export class LocalTransport implements Transport {
     };
   }
 
-  async killTree(handle: ProcessHandle, signal: KillSignal): Promise<void> {
-    const pid = (handle as LocalHandle).pid;
-    if (pid === undefined) return handle.kill();
-    killGroup(pid, signal);
+  /**
+   * TERM or KILL to the call's group, session and marked processes (and their
+   * children), wherever they went; a TERM escalates to KILL after graceMs.
+   * Resolves true when nothing the call started is left.
+   */
+  async killTree(handle: ProcessHandle, signal: KillSignal, _remotePid?: number, graceMs = 1000): Promise<boolean> {
+    const local = handle as LocalHandle;
+    if (local.pid === undefined) {
+      handle.kill();
+      return false;
+    }
+    killGroup(local.pid, signal);
+    const result = await runSweep(
+      this.#bash,
+      {
+        marks: [`${CALL_MARK}=${local.marks.call}`],
+        root: local.pid,
+        groups: [local.pid],
+        sessions: [local.pid],
+        remembered: local.hit,
+      },
+      signal,
+      graceMs,
+    );
+    local.hit = [...new Set([...(local.hit ?? []), ...result.hit])];
+    return result.clean;
   }
 
   async stop(): Promise<void> {
-    // A session's background processes end with it.
+    // A session's background processes end with it, however they detached.
     for (const pid of this.#groups) killGroup(pid, "KILL");
+    if (this.#bash !== "") {
+      const groups = [...this.#groups];
+      await runSweep(
+        this.#bash,
+        { marks: [`${SESSION_MARK}=${this.#sessionMark}`], groups, sessions: groups, deadLeadersOnly: true },
+        "KILL",
+        0,
+      );
+    }
     this.#groups.clear();
+    if (this.#cgroup !== undefined) {
+      await this.#cgroup.killAll();
+      this.#dropCgroup();
+    }
     if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+  }
+
+  /** The session cgroup, when there is one (tests and diagnostics). */
+  get cgroupPath(): string | undefined {
+    return this.#cgroup?.path;
+  }
+
+  #dropCgroup(): void {
+    this.#cgroup?.remove();
+    this.#cgroup = undefined;
   }
 }
 

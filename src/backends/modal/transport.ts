@@ -156,10 +156,11 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
 
   override runBash(script: string, options: RunOptions): ProcessHandle {
     let sandbox = this.sandbox;
+    const marks = this.newCallMarks();
     const handle = sdkProcessHandle({
       backend: this.name,
       run: async (sink) => {
-        const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT);
+        const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT, marks);
         const params: ModalExecParams = { mode: "binary", stdout: "pipe", stderr: "pipe" };
         // A server-side backstop for when this process dies; the session's own
         // deadline fires first. Past the sandbox's lifetime it would mean nothing.
@@ -191,7 +192,7 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
       },
       cancel: () => this.#terminate(sandbox),
     });
-    return this.guard(handle);
+    return this.guard(handle, marks);
   }
 
   protected override async writeFiles(sandbox: ModalSandbox, files: readonly SandboxWrite[]): Promise<void> {

@@ -8,6 +8,7 @@
  * rest of stdin untouched.
  */
 
+import { markAssignments, type CallMarks } from "../../core/call-marks.js";
 import type { RunOptions } from "../../core/transport.js";
 
 export interface Launch {
@@ -20,13 +21,21 @@ export function bashLaunch(
   script: string,
   options: Pick<RunOptions, "login" | "cleanEnv" | "stdin">,
   maxInlineBytes: number,
+  marks?: CallMarks,
 ): Launch {
   // `env -i` gives the same empty environment the local backend gets: once the
   // snapshot exists it is the whole truth about exported variables.
   // SHLVL=1: stdin from Node is a socket, and a non-login `bash -c` at level 1
   // with a socket on stdin thinks sshd started it and sources ~/.bashrc. The
   // snapshot restores the real SHLVL.
-  const prefix = options.cleanEnv ? ["env", "-i", "SHLVL=1", "bash"] : ["bash"];
+  // The marks (a command's processes, however they detach, carry them) go on
+  // `env`'s command line: the exec APIs give no other way to add them.
+  const assignments = marks === undefined ? [] : markAssignments(marks);
+  const prefix = options.cleanEnv
+    ? ["env", "-i", "SHLVL=1", ...assignments, "bash"]
+    : assignments.length > 0
+      ? ["env", ...assignments, "bash"]
+      : ["bash"];
   if (options.login) prefix.push("-l");
   const scriptBytes = Buffer.from(script, "utf8");
   if (scriptBytes.length <= maxInlineBytes) {

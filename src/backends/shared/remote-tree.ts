@@ -1,93 +1,55 @@
 /**
- * Killing a command's whole process tree *inside* a backend (an Apptainer
- * instance, a Modal or Daytona sandbox), where we have no process group of our
- * own: a bash script walks /proc from the PID the wrapper reported, freezes
- * every descendant with SIGSTOP (so nothing forks or gets reparented away while
- * we look), signals them all, then lets them run to receive it.
+ * Killing a command's processes *inside* a backend (an Apptainer instance, a
+ * Modal or Daytona sandbox), where we have no process group of our own: the
+ * shared sweep (sweep-script.ts) runs in the box through a control exec and
+ * takes the wrapper, its descendants and everything carrying the call's mark,
+ * however it detached.
  *
  * Killing only the local end (an `apptainer exec` client, an SDK call) leaves
  * the command running; terminating the whole sandbox kills the session. This
  * is the middle way the design asks for.
  */
 
+import { CALL_MARK, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
 import type { KillSignal, ProcessHandle } from "../../core/transport.js";
+import { parseSweep, sweepScript } from "./sweep-script.js";
 
 /** Runs a small control script inside the backend and returns what it printed. */
 export type ControlExec = (script: string) => Promise<{ exitCode: number; output: string }>;
 
-const KILLED_PREFIX = "__shellwright_killed:";
+const DEFAULT_GRACE_MS = 1000;
 
 /**
- * The script. Pure bash builtins plus `kill`, so it works in any image that
- * has bash. `extra` are PIDs signalled earlier (with TERM) that may have been
- * reparented since: the KILL round must still reach them.
+ * The sweep for one call's tree from its wrapper's PID (no marks: the form
+ * older callers used). `extra` are PIDs an earlier round hit.
+ * @deprecated Use sweepScript from ./sweep-script.js, which also takes the call's marks.
  */
 export function killTreeScript(rootPid: number, signal: KillSignal, extra: readonly number[] = []): string {
-  const roots = [rootPid, ...extra].filter((pid) => Number.isInteger(pid) && pid > 1).join(" ");
-  return [
-    "set +e",
-    `roots="${roots}"`,
-    "declare -A seen=() kids=()",
-    // One pass over /proc: children of each PID. The comm field may hold spaces
-    // or parentheses, so the fields are read after its last ')'.
-    "scan() { kids=(); local s line pid rest; for s in /proc/[0-9]*/stat; do",
-    '  { IFS= read -r line < "$s"; } 2>/dev/null || continue',
-    "  pid=${s#/proc/}; pid=${pid%/stat}; rest=${line##*) }; rest=${rest#* }",
-    '  kids[${rest%% *}]+=" $pid"',
-    "done; }",
-    "frozen=0",
-    "for round in 1 2 3 4 5; do",
-    "  scan; new=0; queue=()",
-    '  for p in $roots; do [[ -d /proc/$p ]] && queue+=("$p"); done',
-    "  while ((${#queue[@]})); do",
-    '    p=${queue[0]}; queue=("${queue[@]:1}")',
-    '    [[ $p == "$$" || $p == 1 ]] && continue',
-    '    if [[ -z ${seen[$p]} ]]; then seen[$p]=1; new=1; kill -STOP "$p" 2>/dev/null; fi',
-    '    for c in ${kids[$p]}; do [[ -z ${seen[$c]} ]] && queue+=("$c"); done',
-    "  done",
-    "  ((new)) || break",
-    "done",
-    'pids="${!seen[*]}"',
-    // The wrapper goes first and alone: were a child to die before it, bash
-    // would report the child's death ("Terminated") into the output.
-    `root=${Number.isInteger(rootPid) && rootPid > 1 ? rootPid : 0}`,
-    // A sleep without a fork: read with a timeout from a pipe nobody writes.
-    "exec {nap}<> <(:)",
-    "running() { local p line rest; for p; do { IFS= read -r line < /proc/$p/stat; } 2>/dev/null || continue; rest=${line##*) }; [[ ${rest%% *} == Z ]] || return 0; done; return 1; }",
-    'settle() { local i; for ((i = 0; i < $1; i++)); do running "${@:2}" || return 0; read -t 0.01 -u $nap; done; return 1; }',
-    "if [[ -n ${seen[$root]} ]]; then",
-    `  kill -${signal} "$root" 2>/dev/null; kill -CONT "$root" 2>/dev/null`,
-    '  settle 100 "$root"',
-    "fi",
-    `[[ -n $pids ]] && { kill -${signal} $pids 2>/dev/null; kill -CONT $pids 2>/dev/null; }`,
-    // Return only once they are gone: whoever looks next must not find them.
-    // What ignores TERM for a second gets KILL (the session would send KILL
-    // only while the wrapper itself lived, and children can outlive it).
-    signal === "TERM" ? "settle 100 $pids || { kill -KILL $pids 2>/dev/null; settle 500 $pids; }" : "settle 500 $pids",
-    `printf '${KILLED_PREFIX}%s\\n' "$pids"`,
-  ].join("\n");
+  void extra;
+  return sweepScript({ marks: [], root: rootPid }, signal, DEFAULT_GRACE_MS);
 }
 
 /** The PIDs a kill script reports it signalled. */
 export function parseKilled(output: string): number[] {
-  const line = output.split("\n").find((l) => l.startsWith(KILLED_PREFIX));
-  if (line === undefined) return [];
-  return line
-    .slice(KILLED_PREFIX.length)
+  const fromSweep = parseSweep(output).hit.map((entry) => Number(entry.split(":")[0]));
+  if (fromSweep.length > 0) return fromSweep;
+  const line = output.split("\n").find((l) => l.startsWith("__shellwright_killed:"));
+  return (line ?? "")
+    .slice("__shellwright_killed:".length)
     .split(/\s+/)
-    .filter(Boolean)
-    .map(Number)
+    .map((entry) => Number(entry.split(":")[0]))
     .filter((pid) => Number.isInteger(pid) && pid > 1);
 }
 
 /**
- * Per-transport state for in-backend kills: remembers what TERM reached, so
- * the KILL that follows it also hits children that lost their parent.
+ * Per-transport state for in-backend kills: remembers what a round hit, so
+ * the KILL that follows it also reaches children that lost their parent.
  */
 export class RemoteTreeKiller {
   readonly #exec: ControlExec;
   readonly #backend: string;
-  readonly #signalled = new WeakMap<ProcessHandle, number[]>();
+  readonly #hit = new WeakMap<ProcessHandle, string[]>();
+  readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Kills still running, per handle: the handle's exit waits for them. */
   readonly #inFlight = new WeakMap<ProcessHandle, Promise<unknown>>();
 
@@ -97,15 +59,11 @@ export class RemoteTreeKiller {
   }
 
   /**
-   * Throws when the kill could not be delivered (no PID yet, or the backend did
-   * not answer): the caller then falls back to the handle's own kill().
-   */
-  /**
    * The handle to give the session: its exit is reported only once any kill in
    * progress has finished, so the session's result never comes back while the
    * tree is still being taken down (the next command must not find it).
    */
-  guard<H extends ProcessHandle>(handle: H): H {
+  guard<H extends ProcessHandle>(handle: H, marks?: CallMarks): H {
     const guarded: H = Object.create(handle) as H;
     Object.defineProperty(guarded, "wait", {
       value: async () => {
@@ -114,25 +72,58 @@ export class RemoteTreeKiller {
         return code;
       },
     });
+    if (marks !== undefined) this.#marks.set(guarded, marks);
     return guarded;
   }
 
-  kill(handle: ProcessHandle, signal: KillSignal, rootPid: number | undefined): Promise<void> {
-    const killing = this.#kill(handle, signal, rootPid);
+  /**
+   * Throws when the kill could not be delivered (no PID yet, or the backend did
+   * not answer): the caller then falls back to the handle's own kill().
+   * Resolves true when the sweep saw nothing of the call left.
+   */
+  kill(
+    handle: ProcessHandle,
+    signal: KillSignal,
+    rootPid: number | undefined,
+    graceMs = DEFAULT_GRACE_MS,
+  ): Promise<boolean> {
+    const killing = this.#kill(handle, signal, rootPid, graceMs);
     const previous = this.#inFlight.get(handle);
     this.#inFlight.set(handle, Promise.allSettled([previous, killing]));
     return killing;
   }
 
-  async #kill(handle: ProcessHandle, signal: KillSignal, rootPid: number | undefined): Promise<void> {
+  /** KILL for everything carrying the session's mark. */
+  async killSession(sessionMark: string): Promise<void> {
+    await this.#exec(sweepScript({ marks: [`${SESSION_MARK}=${sessionMark}`] }, "KILL", 0));
+  }
+
+  async #kill(
+    handle: ProcessHandle,
+    signal: KillSignal,
+    rootPid: number | undefined,
+    graceMs: number,
+  ): Promise<boolean> {
+    const marks = this.#marks.get(handle);
     if (rootPid === undefined) {
+      // What already started and detached is found by its mark; the rest is
+      // the local end's to stop (the session falls back to handle.kill()).
+      if (marks !== undefined)
+        await this.#exec(sweepScript({ marks: [`${CALL_MARK}=${marks.call}`] }, "KILL", 0)).catch(() => undefined);
       throw new Error(`the ${this.#backend} command has not reported its PID yet, so its process tree cannot be found`);
     }
-    const before = this.#signalled.get(handle) ?? [];
-    const result = await this.#exec(killTreeScript(rootPid, signal, before));
+    const before = this.#hit.get(handle) ?? [];
+    const script = sweepScript(
+      { marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`], root: rootPid, remembered: before },
+      signal,
+      graceMs,
+    );
+    const result = await this.#exec(script);
     if (result.exitCode !== 0) {
       throw new Error(`the kill script exited with ${result.exitCode}: ${result.output.trim().slice(0, 300)}`);
     }
-    this.#signalled.set(handle, [...new Set([...before, ...parseKilled(result.output)])]);
+    const sweep = parseSweep(result.output);
+    this.#hit.set(handle, [...new Set([...before, ...sweep.hit])]);
+    return sweep.clean;
   }
 }

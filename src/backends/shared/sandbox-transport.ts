@@ -10,6 +10,7 @@
  * or on the guard that holds a command's exit until its kill has finished.
  */
 
+import { callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
 
@@ -20,6 +21,7 @@ export abstract class SandboxTransport implements Transport {
   readonly needsRemotePid = true;
   readonly tempDir = "/tmp";
   readonly #killer: RemoteTreeKiller;
+  readonly #sessionMark = newMarkValue();
 
   protected constructor(name: string) {
     this.name = name;
@@ -33,12 +35,31 @@ export abstract class SandboxTransport implements Transport {
   /** Runs a small bash script inside the box (the kill script, file-sync steps) and returns its merged output. */
   protected abstract control(script: string): Promise<{ exitCode: number; output: string }>;
 
-  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
-    await this.#killer.kill(handle, signal, remotePid);
+  async killTree(
+    handle: ProcessHandle,
+    signal: KillSignal,
+    remotePid: number | undefined,
+    graceMs?: number,
+  ): Promise<boolean> {
+    return this.#killer.kill(handle, signal, remotePid, graceMs);
+  }
+
+  /** The marks for one call's launch (bashLaunch); the handle goes through guard() with them. */
+  protected newCallMarks(): CallMarks {
+    return callMarks(this.#sessionMark);
   }
 
   /** What runBash returns: the handle, with its exit held back until any kill of its tree has finished. */
-  protected guard<H extends ProcessHandle>(handle: H): H {
-    return this.#killer.guard(handle);
+  protected guard<H extends ProcessHandle>(handle: H, marks: CallMarks): H {
+    return this.#killer.guard(handle, marks);
+  }
+
+  /**
+   * At close, before the box is let go: everything the session started dies,
+   * also where letting the box go would not kill it (an Apptainer instance's
+   * stray session, a fake sandbox). Best effort, never throws.
+   */
+  protected async killSession(): Promise<void> {
+    await this.#killer.killSession(this.#sessionMark).catch(() => undefined);
   }
 }

@@ -56,6 +56,7 @@ export abstract class SdkTransport<Sandbox> extends SandboxTransport {
   protected abstract describeRelease(sandbox: Sandbox): string;
 
   async stop(): Promise<void> {
+    if (this.sandbox !== undefined) await this.killSession();
     this.closed = true;
     const sandbox = this.sandbox;
     this.sandbox = undefined;

@@ -8,6 +8,7 @@
  */
 
 import { shellQuote } from "../../core/script.js";
+import { sweepScript } from "../shared/sweep-script.js";
 
 export interface SshTarget {
   host: string;
@@ -93,6 +94,8 @@ export interface WrapOptions {
   envFile?: string | undefined;
   /** Run this script file instead of `-c SCRIPT` (scripts too long for one argument). */
   scriptFile?: string | undefined;
+  /** `NAME=value` marks every process of the call carries (src/core/call-marks.ts). */
+  marks?: readonly string[] | undefined;
 }
 
 /**
@@ -103,44 +106,46 @@ export interface WrapOptions {
  */
 export function wrapScript(script: string, options: WrapOptions): string {
   const bashArgs = `${options.login ? "-l " : ""}${options.scriptFile === undefined ? `-c ${shellQuote(script)}` : shellQuote(options.scriptFile)}`;
+  const marks = (options.marks ?? []).map((mark) => `${shellQuote(mark)} `).join("");
+  const env = marks === "" ? "" : `env ${marks}`;
   let run: string;
   if (options.cleanEnv) {
-    run = `env -i bash ${bashArgs}`;
+    run = `env -i ${marks}bash ${bashArgs}`;
   } else if (options.envFile !== undefined) {
     const inner = `set -a && . ${shellQuote(options.envFile)} && set +a && exec bash ${options.login ? "-l " : ""}${options.scriptFile === undefined ? '-c "$0"' : '"$0"'}`;
-    run = `bash -c ${shellQuote(inner)} ${options.scriptFile === undefined ? shellQuote(script) : shellQuote(options.scriptFile)}`;
+    run = `${env}bash -c ${shellQuote(inner)} ${options.scriptFile === undefined ? shellQuote(script) : shellQuote(options.scriptFile)}`;
   } else {
-    run = `bash ${bashArgs}`;
+    run = `${env}bash ${bashArgs}`;
   }
   const cleanup = options.scriptFile === undefined ? "" : `; rm -f ${shellQuote(options.scriptFile)}`;
   return `printf '__SHELLWRIGHT_GROUP_%s__\\n' "$$" >&2; ${run}; __sw_rc=$?${cleanup}; printf '__SHELLWRIGHT_EXIT_%s__\\n' "$__sw_rc" >&2`;
 }
 
 /**
- * Kills one call's process group on the host. The wrapper shell (its PID came
- * first in the output) gets SIGKILL first, whatever the signal: a stopped call
- * must leave no trace, but a bash that handles SIGTERM runs its EXIT trap,
- * which would commit the call's snapshot, and may report its child's death
- * ("Terminated") into the output. Then the group gets the signal: the call's
- * outer shell as reported, or else the wrapper's group read from /proc (or ps
- * where /proc is missing).
+ * Kills one call's processes on the host: the shared sweep (bash and /proc,
+ * src/backends/shared/sweep-script.ts) over the call's group and session
+ * (the outer shell leads both), its wrapper's descendants and everything
+ * carrying its mark. The wrapper shell (its PID came first in the output)
+ * gets SIGKILL first, whatever the signal: a stopped call must leave no
+ * trace, but a bash that handles SIGTERM runs its EXIT trap, which would
+ * commit the call's snapshot, and may report its child's death
+ * ("Terminated") into the output. A TERM escalates to KILL after graceMs.
  */
 export function killScript(
-  target: { group: number | undefined; pid: number | undefined },
+  target: { group: number | undefined; pid: number | undefined; mark?: string | undefined },
   signal: "TERM" | "KILL",
+  graceMs = 1000,
 ): string {
-  const lines: string[] = [];
-  if (target.pid !== undefined) lines.push(`kill -s KILL ${target.pid} 2>/dev/null`);
-  if (target.group !== undefined) {
-    lines.push(`kill -s ${signal} -- -${target.group} 2>/dev/null`);
-  } else if (target.pid !== undefined) {
-    const pid = target.pid;
-    lines.push(
-      `g=; if [ -r /proc/${pid}/stat ]; then s=$(cat /proc/${pid}/stat 2>/dev/null); s=\${s##*) }; set -- $s; g=$3; fi; ` +
-        `[ -n "$g" ] || g=$(ps -o pgid= -p ${pid} 2>/dev/null | tr -d ' '); ` +
-        `[ -n "$g" ] && [ "$g" -gt 1 ] && kill -s ${signal} -- -$g 2>/dev/null`,
-    );
-  }
-  lines.push("true");
-  return lines.join("\n");
+  const leaders = target.group === undefined ? [] : [target.group];
+  return sweepScript(
+    {
+      marks: target.mark === undefined ? [] : [target.mark],
+      root: target.pid,
+      rootSignal: "KILL",
+      groups: leaders,
+      sessions: leaders,
+    },
+    signal,
+    graceMs,
+  );
 }

@@ -13,6 +13,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackendUnavailableError, SpawnError, SyncError } from "../../core/errors.js";
+import {
+  callMarks,
+  CALL_MARK,
+  markAssignments,
+  newMarkValue,
+  SESSION_MARK,
+  type CallMarks,
+} from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
@@ -21,6 +29,7 @@ import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { SshCall, type CallEnd } from "./call.js";
 import { controlArgs, describeTarget, killScript, sshArgs, wrapScript, type SshTarget } from "./command.js";
 import { RsyncTransfer } from "./sync.js";
+import { parseSweep, sweepScript } from "../shared/sweep-script.js";
 
 /** Where and how to connect (the control socket is made per session), plus what the session needs on the host. */
 export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "sshOptions"> {
@@ -67,6 +76,8 @@ export class SshTransport implements Transport {
    */
   readonly #activeGroups = new Set<number>();
   readonly #finishedGroups = new Set<number>();
+  readonly #sessionMark = newMarkValue();
+  readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -164,19 +175,21 @@ export class SshTransport implements Transport {
   }
 
   runBash(script: string, options: RunOptions): ProcessHandle {
-    let command = wrapScript(script, { ...options, envFile: this.#envFile });
+    const marks = callMarks(this.#sessionMark);
+    const wrap = { ...options, envFile: this.#envFile, marks: markAssignments(marks) };
+    let command = wrapScript(script, wrap);
     let args: Promise<string[]>;
     if (Buffer.byteLength(command) <= MAX_INLINE_SCRIPT_BYTES) {
       args = Promise.resolve(sshArgs(this.#target, command));
     } else {
       const scriptFile = `${this.#tempDir}/script-${randomBytes(6).toString("hex")}.sh`;
-      command = wrapScript(script, { ...options, envFile: this.#envFile, scriptFile });
+      command = wrapScript(script, { ...wrap, scriptFile });
       args = this.#exec(`umask 077 && cat > ${shellQuote(scriptFile)}`, { stdin: script }).then((r) => {
         if (r.code !== 0) throw this.#lost(r.stderr, "while sending a long command");
         return sshArgs(this.#target, command);
       });
     }
-    return new SshCall({
+    const call = new SshCall({
       sshPath: this.#options.sshPath,
       args,
       stdin: options.stdin,
@@ -185,9 +198,16 @@ export class SshTransport implements Transport {
       onOuterExit: (group) => this.#finished(group),
       settle: (end) => this.#settle(end),
     });
+    this.#marks.set(call, marks);
+    return call;
   }
 
-  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
+  async killTree(
+    handle: ProcessHandle,
+    signal: KillSignal,
+    remotePid: number | undefined,
+    graceMs?: number,
+  ): Promise<boolean> {
     const call = handle as SshCall;
     call.markKilled();
     // A call stopped right after it began may not have reported its group yet:
@@ -196,10 +216,15 @@ export class SshTransport implements Transport {
     if (group === undefined && remotePid === undefined) {
       // Nothing started on the host (or it already ended).
       handle.kill();
-      return;
+      return false;
     }
-    const r = await this.#exec(killScript({ group, pid: remotePid }, signal));
+    const marks = this.#marks.get(handle);
+    const mark = marks === undefined ? undefined : `${CALL_MARK}=${marks.call}`;
+    const r = await this.#exec(killScript({ group, pid: remotePid, mark }, signal, graceMs), {
+      timeoutMs: CONTROL_TIMEOUT_MS + (graceMs ?? 0),
+    });
     if (r.code !== 0 || signal === "KILL") handle.kill();
+    return r.code === 0 && parseSweep(r.stdout).clean;
   }
 
   async beforeExecute(): Promise<void> {
@@ -227,6 +252,8 @@ export class SshTransport implements Transport {
         ...[...this.#activeGroups].map((group) => `kill -s KILL -- -${group} 2>/dev/null`),
       );
     }
+    // Everything the session started, however it detached from its call's group.
+    cleanup.push(`bash -c ${shellQuote(sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0))}`);
     if (this.#ownsTempDir && this.#tempDir !== "") cleanup.push(`rm -rf -- ${shellQuote(this.#tempDir)}`);
     if (cleanup.length > 0)
       await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 }).catch(() => undefined);

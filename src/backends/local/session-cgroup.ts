@@ -1,0 +1,123 @@
+/**
+ * A cgroup v2 per local session, where the host lets us make one (root or a
+ * delegated cgroup, on a writable cgroup2 mount): every call's wrapper is moved
+ * into it right after the spawn, its descendants inherit it whatever they do
+ * to their session, group or environment, and close() kills the lot with one
+ * write to cgroup.kill. Only a process allowed to write cgroup.procs elsewhere
+ * (root) can leave it.
+ *
+ * Anything that fails here (no cgroup2 mount, read-only in a container, no
+ * permission, a kernel before 5.14 without cgroup.kill and no freezer) turns
+ * the cgroup off silently: the mark sweep (sweep-script.ts) still runs.
+ */
+
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+
+export class SessionCgroup {
+  readonly path: string;
+
+  private constructor(path: string) {
+    this.path = path;
+  }
+
+  /** A new cgroup under this process's own, or undefined when the host does not allow it. */
+  static create(): SessionCgroup | undefined {
+    try {
+      const base = ownCgroupDir();
+      if (base === undefined) return undefined;
+      const path = `${base}/shellwright-${randomBytes(6).toString("hex")}`;
+      mkdirSync(path);
+      const cgroup = new SessionCgroup(path);
+      return cgroup;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Moves a just-spawned process in; false when that failed (the marks still cover it). */
+  adopt(pid: number): boolean {
+    try {
+      writeFileSync(`${this.path}/cgroup.procs`, String(pid));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Kills every process in the cgroup and waits (briefly) until it is empty. */
+  async killAll(): Promise<void> {
+    try {
+      writeFileSync(`${this.path}/cgroup.kill`, "1");
+    } catch {
+      this.#killOneByOne();
+    }
+    for (let i = 0; i < 200 && this.populated(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  populated(): boolean {
+    try {
+      return /^populated 1$/m.test(readFileSync(`${this.path}/cgroup.events`, "utf8"));
+    } catch {
+      return false;
+    }
+  }
+
+  remove(): void {
+    try {
+      rmdirSync(this.path);
+    } catch {
+      // still populated or already gone: nothing more to do
+    }
+  }
+
+  /** Kernels before 5.14: freeze, KILL each member, thaw (a frozen process cannot fork away). */
+  #killOneByOne(): void {
+    try {
+      writeFileSync(`${this.path}/cgroup.freeze`, "1");
+    } catch {
+      // no freezer either: plain KILL rounds
+    }
+    for (let round = 0; round < 5; round++) {
+      let pids: number[] = [];
+      try {
+        pids = readFileSync(`${this.path}/cgroup.procs`, "utf8").split("\n").filter(Boolean).map(Number);
+      } catch {
+        break;
+      }
+      if (pids.length === 0) break;
+      for (const pid of pids) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+    }
+    try {
+      writeFileSync(`${this.path}/cgroup.freeze`, "0");
+    } catch {
+      // never frozen
+    }
+  }
+}
+
+/** This process's cgroup v2 directory: the cgroup2 mount plus the path in /proc/self/cgroup. */
+function ownCgroupDir(): string | undefined {
+  const own = /^0::(.*)$/m.exec(readFileSync("/proc/self/cgroup", "utf8"))?.[1];
+  if (own === undefined) return undefined;
+  for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+    // Fields: id parent dev root mountpoint options ... - fstype source superoptions
+    const [left, right] = line.split(" - ");
+    if (right?.split(" ")[0] !== "cgroup2") continue;
+    const fields = left!.split(" ");
+    const root = fields[3]!;
+    const mountPoint = fields[4]!.replaceAll("\\040", " ");
+    if (fields[5]?.split(",").includes("ro")) continue;
+    // A namespaced mount shows only the part of the tree below its root.
+    if (!own.startsWith(root)) continue;
+    const rest = own.slice(root === "/" ? 0 : root.length);
+    return `${mountPoint}${rest === "/" ? "" : rest}`;
+  }
+  return undefined;
+}
