@@ -76,6 +76,8 @@ done
 # A sleep without a fork: read with a timeout from a pipe nobody writes.
 exec {nap}<> <(:)
 SEP=$'\\n'
+fast=0
+builtin command -v grep >/dev/null 2>&1 && fast=1
 marked() {
   local IFS=$SEP e m
   mapfile -d '' -t e 2>/dev/null < "/proc/$1/environ" || return 1
@@ -83,16 +85,33 @@ marked() {
   for m in "\${marks[@]}"; do [[ $e == *"$SEP$m$SEP"* ]] && return 0; done
   return 1
 }
-# One walk over /proc: new targets get the signals in $sigs; quiet=1 when
-# nothing changed. A PID found clean is not read again: after the first walk
-# each one costs a glob plus the new PIDs, fast enough to catch a PID hopper.
+# One walk over /proc: new targets get the signals in $sigs; quiet=1 when it
+# found no new target and every target is stopped or gone. A PID found clean
+# is not read again: after the first walk each one costs a glob plus the new
+# PIDs, fast enough that a PID hopper cannot hide from two walks in a row.
 sweep() {
-  local f pid line s
+  local f pid line s list=()
+  local -A fresh=() listed=()
   quiet=1
+  # Fast path where grep exists: it reads every new environ file at C speed
+  # and names the marked ones as it goes; each is stopped on the spot.
+  if ((fast && \${#marks[@]})); then
+    for f in /proc/[0-9]*; do
+      pid=\${f#/proc/}
+      [[ -n \${skip[$pid]}\${clean[$pid]}\${hit[$pid]} ]] || { list+=("$f/environ"); listed[$pid]=1; }
+    done
+    if ((\${#list[@]})); then
+      while IFS= read -r f; do
+        pid=\${f#/proc/}; pid=\${pid%/environ}
+        fresh[$pid]=1
+        for s in $sigs; do kill -s "$s" "$pid" 2>/dev/null; done
+      done < <(exec grep -alszxF --line-buffered "\${marks[@]/#/-e}" -- "\${list[@]}")
+    fi
+  fi
   for f in /proc/[0-9]*; do
     pid=\${f#/proc/}
     [[ -n \${skip[$pid]}\${clean[$pid]} ]] && continue
-    { IFS= read -r line < "$f/stat"; } 2>/dev/null || { [[ -n \${hit[$pid]} ]] || quiet=0; continue; }
+    { IFS= read -r line < "$f/stat"; } 2>/dev/null || continue
     set -- \${line##*) }
     [[ $2 == "$$" ]] && continue
     if [[ \${hit[$pid]} == "\${20}" ]]; then
@@ -100,10 +119,12 @@ sweep() {
       continue
     fi
     [[ $1 == [ZX] ]] && continue
-    if [[ -n \${hit[$2]} || $pid == "$root" || $groups == *" $3 "* || $sessions == *" $4 "* || \${want[$pid]} == "\${20}" ]]; then :
+    if [[ -n \${fresh[$pid]} || -n \${hit[$2]} || $pid == "$root" || $groups == *" $3 "* || $sessions == *" $4 "* || ( -n \${want[$pid]} && \${want[$pid]} == "\${20}" ) ]]; then :
+    elif [[ -n \${listed[$pid]} ]]; then clean[$pid]=1; continue
     elif marked "$pid"; then :
     else clean[$pid]=1; continue; fi
     hit[$pid]=\${20}; quiet=0
+    [[ -n \${fresh[$pid]} ]] && continue
     for s in $sigs; do kill -s "$s" "$pid" 2>/dev/null; done
   done
 }
