@@ -29,9 +29,7 @@ import {
   type CallMarks,
 } from "../../core/call-marks.js";
 import { parseSweep, sweepScript, type SweepTarget } from "../shared/sweep-script.js";
-
-/** Wrapper PIDs remembered for close(); past this many, the oldest calls' orphans rely on their marks alone. */
-const MAX_LEADERS = 10_000;
+import { WrapperPids } from "../shared/wrapper-pids.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -46,7 +44,7 @@ export class DockerTransport implements Transport {
   readonly #sessionMark = newMarkValue();
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Wrappers of this session's calls (each leads its own session): close() takes their orphans. */
-  readonly #leaders = new Set<number>();
+  readonly #leaders = new WrapperPids();
   /** What an earlier kill round of a call hit (`pid:starttime`). */
   readonly #hit = new WeakMap<ProcessHandle, string[]>();
   /** Why the container is unusable (it stopped or was removed), until it is replaced. */
@@ -92,7 +90,7 @@ export class DockerTransport implements Transport {
         : this.#exec(script, options, marks);
     let checked: Promise<number> | undefined;
     const result: ProcessHandle = {
-      output: this.#noteLeader(handle.output),
+      output: this.#leaders.watch(handle.output),
       kill: () => handle.kill(),
       wait: () =>
         (checked ??= handle.wait().then(
@@ -200,22 +198,6 @@ export class DockerTransport implements Transport {
     return sweep.clean && remotePid !== undefined;
   }
 
-  /** Passes the output through, remembering the wrapper's PID from the first line (the PID marker). */
-  async *#noteLeader(output: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-    let head = "";
-    for await (const chunk of output) {
-      if (head.length < 256) {
-        head += Buffer.from(chunk).toString("latin1");
-        const pid = /__SHELLWRIGHT_PID_\w+?__(\d+)__/.exec(head)?.[1];
-        if (pid !== undefined) {
-          if (this.#leaders.size < MAX_LEADERS) this.#leaders.add(Number(pid));
-          head = "x".repeat(256);
-        }
-      }
-      yield chunk;
-    }
-  }
-
   async #sweep(target: SweepTarget, signal: KillSignal, graceMs: number): Promise<string> {
     const killer = startExec(this.#engine, {
       containerId: this.#containerId,
@@ -235,8 +217,8 @@ export class DockerTransport implements Transport {
         await this.#sweep(
           {
             marks: [`${SESSION_MARK}=${this.#sessionMark}`],
-            sessions: [...this.#leaders],
-            groups: [...this.#leaders],
+            sessions: this.#leaders.all,
+            groups: this.#leaders.all,
             deadLeadersOnly: true,
           },
           "KILL",

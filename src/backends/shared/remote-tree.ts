@@ -13,6 +13,7 @@
 import { CALL_MARK, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
 import type { KillSignal, ProcessHandle } from "../../core/transport.js";
 import { parseSweep, sweepScript } from "./sweep-script.js";
+import { WrapperPids } from "./wrapper-pids.js";
 
 /** Runs a small control script inside the backend and returns what it printed. */
 export type ControlExec = (script: string) => Promise<{ exitCode: number; output: string }>;
@@ -52,6 +53,7 @@ export class RemoteTreeKiller {
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Kills still running, per handle: the handle's exit waits for them. */
   readonly #inFlight = new WeakMap<ProcessHandle, Promise<unknown>>();
+  readonly #leaders = new WrapperPids();
 
   constructor(backend: string, exec: ControlExec) {
     this.#backend = backend;
@@ -65,6 +67,7 @@ export class RemoteTreeKiller {
    */
   guard<H extends ProcessHandle>(handle: H, marks?: CallMarks): H {
     const guarded: H = Object.create(handle) as H;
+    Object.defineProperty(guarded, "output", { value: this.#leaders.watch(handle.output) });
     Object.defineProperty(guarded, "wait", {
       value: async () => {
         const code = await handle.wait();
@@ -93,9 +96,19 @@ export class RemoteTreeKiller {
     return killing;
   }
 
-  /** KILL for everything carrying the session's mark. */
+  /**
+   * KILL for everything carrying the session's mark, and for what is left in
+   * the groups and sessions its finished wrappers led.
+   */
   async killSession(sessionMark: string): Promise<void> {
-    await this.#exec(sweepScript({ marks: [`${SESSION_MARK}=${sessionMark}`] }, "KILL", 0));
+    const leaders = this.#leaders.all;
+    await this.#exec(
+      sweepScript(
+        { marks: [`${SESSION_MARK}=${sessionMark}`], groups: leaders, sessions: leaders, deadLeadersOnly: true },
+        "KILL",
+        0,
+      ),
+    );
   }
 
   async #kill(
