@@ -89,8 +89,12 @@ describe("apptainer backend (stand-in)", () => {
         expect(args).not.toContain("--pwd");
       }
       // The init shell is a login shell with the client's environment; later ones start from an empty one.
-      expect(execs[0]!.slice(3, 5)).toEqual(["bash", "-c"]);
-      expect(execs[1]!.slice(3, 8)).toEqual(["env", "-i", "SHLVL=1", "bash", "-c"]);
+      // Both carry the kill marks (call and session) on env's command line.
+      expect(execs[0]![3]).toBe("env");
+      expect(execs[0]!.slice(4, 6).map((a) => a.split("=")[0])).toEqual(["SHELLWRIGHT_SESSION", "SHELLWRIGHT_CALL"]);
+      expect(execs[0]!.slice(6, 8)).toEqual(["bash", "-c"]);
+      expect(execs[1]!.slice(3, 6)).toEqual(["env", "-i", "SHLVL=1"]);
+      expect(execs[1]!.slice(8, 10)).toEqual(["bash", "-c"]);
       expect(calls.at(-1)).toEqual(["instance", "stop", name]);
       // The secret reached the command through APPTAINERENV_*, never through argv.
       for (const args of calls) expect(args.join(" ")).not.toContain("hunter2-secret-value");

@@ -151,16 +151,16 @@ describe("ssh command lines", () => {
     }
   });
 
-  it("builds a kill script that signals whole groups", () => {
-    const script = killScript({ group: 123, pid: 456 }, "TERM");
-    expect(script.split("\n").slice(0, 2)).toEqual([
-      "kill -s KILL 456 2>/dev/null",
-      "kill -s TERM -- -123 2>/dev/null",
-    ]);
+  it("builds a kill script that takes the call's group, session, wrapper and mark", () => {
+    const script = killScript({ group: 123, pid: 456, mark: "SHELLWRIGHT_CALL=abc" }, "TERM");
+    expect(script).toContain("marks=(SHELLWRIGHT_CALL=abc)");
+    expect(script).toContain('root=456 groups=" 123 " sessions=" 123 "');
+    // The wrapper gets KILL first, whatever the signal: its EXIT trap must not commit a stopped call.
+    expect(script).toContain('kill -s KILL "$root"');
     const unknownGroup = killScript({ group: undefined, pid: 456 }, "KILL");
-    expect(unknownGroup).toContain("/proc/456/stat");
-    expect(spawnSync("sh", ["-n", "-c", unknownGroup]).status).toBe(0);
-    // It is valid sh.
-    expect(spawnSync("sh", ["-n", "-c", script]).status).toBe(0);
+    expect(unknownGroup).toContain("root=456");
+    // bash and /proc only: no ps, pkill or grep needed.
+    expect(spawnSync("bash", ["-n", "-c", unknownGroup]).status).toBe(0);
+    expect(spawnSync("bash", ["-n", "-c", script]).status).toBe(0);
   });
 });
