@@ -11,7 +11,7 @@
  * the cgroup off silently: the mark sweep (sweep-script.ts) still runs.
  */
 
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 
 export class SessionCgroup {
@@ -26,7 +26,8 @@ export class SessionCgroup {
     try {
       const base = ownCgroupDir();
       if (base === undefined) return undefined;
-      const path = `${base}/shellwright-${randomBytes(6).toString("hex")}`;
+      removeStale(base);
+      const path = `${base}/shellwright-${process.pid}-${randomBytes(6).toString("hex")}`;
       mkdirSync(path);
       const cgroup = new SessionCgroup(path);
       return cgroup;
@@ -99,6 +100,32 @@ export class SessionCgroup {
     } catch {
       // never frozen
     }
+  }
+}
+
+/**
+ * Empty cgroups left by owners that died without closing their sessions (a
+ * killed program, a CLI run of a named session): rmdir takes only empty ones,
+ * and only those whose owner (the PID in the name) is gone are tried.
+ */
+function removeStale(base: string): void {
+  for (const name of readdirSync(base)) {
+    const owner = /^shellwright-(\d+)-[0-9a-f]+$/.exec(name)?.[1];
+    if (owner === undefined || ownerAlive(Number(owner))) continue;
+    try {
+      rmdirSync(`${base}/${name}`);
+    } catch {
+      // still populated: its processes outlived their owner
+    }
+  }
+}
+
+function ownerAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

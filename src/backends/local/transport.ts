@@ -22,6 +22,7 @@ import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { callMarks, CALL_MARK, markEnv, newMarkValue, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
 import { withoutCredentials } from "../../core/credentials.js";
+import { shellQuote } from "../../core/script.js";
 import { SpawnError } from "../../core/errors.js";
 import { checkBash, requirePosix } from "./preflight.js";
 import {
@@ -88,6 +89,12 @@ export class LocalTransport implements Transport {
   }
 
   runBash(script: string, options: RunOptions): LocalHandle {
+    // The wrapper joins the session cgroup before its first fork: Node's write
+    // after the spawn (below) can lose that race, this line cannot. A builtin,
+    // so it costs one write, and first, so nothing of the user's runs before it.
+    if (this.#cgroup !== undefined)
+      script = `builtin echo $$ > ${shellQuote(`${this.#cgroup.path}/cgroup.procs`)} 2>/dev/null
+${script}`;
     let scriptFile: string | undefined;
     let args: string[];
     if (Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES) {
@@ -113,8 +120,7 @@ export class LocalTransport implements Transport {
       },
     });
     const pid = child.pid;
-    // Microseconds after the exec, long before the script's first fork; were
-    // a child to slip out first, the marks still find it.
+    // Also covers what a login shell's profile starts before the script runs.
     if (pid !== undefined) this.#cgroup?.adopt(pid);
     // A pipe's Readable is a net.Socket, which can be unref'd.
     const stdout = child.stdout as unknown as NodeJS.ReadableStream & AsyncIterable<Uint8Array> & { unref(): void };
