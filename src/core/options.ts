@@ -123,3 +123,8 @@ export function plainObject(name: string, value: unknown): Record<string, unknow
   }
   return value as Record<string, unknown>;
 }
+
+export function optionalBoolean(name: string, value: unknown): boolean | undefined {
+  if (value === undefined || typeof value === "boolean") return value;
+  throw new InvalidOptionError(name, `${name} must be true or false, got ${describe(value)}`);
+}

@@ -4,9 +4,9 @@
  * label are ever touched, whatever name or id is passed.
  */
 
-import { hostname } from "node:os";
 import { BackendUnavailableError } from "../../core/errors.js";
 import { runDockerCli, type CliOptions } from "./cli.js";
+import { ownerAliveHere } from "../shared/owner.js";
 import { DOCKER_LABEL, KEEP_LABEL, OWNER_LABEL } from "./labels.js";
 
 export interface DockerContainerInfo {
@@ -87,19 +87,7 @@ async function removeAll(containers: DockerContainerInfo[], options: CliOptions)
   return removed;
 }
 
-/** A `host/pid` owner is alive when it is on another host or its process still exists here. */
-export function ownerAliveHere(owner: string): boolean {
-  const slash = owner.lastIndexOf("/");
-  const host = owner.slice(0, slash);
-  const pid = Number(owner.slice(slash + 1));
-  if (slash < 0 || host !== hostname() || !Number.isInteger(pid) || pid <= 0) return host !== hostname();
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+export { ownerAliveHere };
 
 function toInfo(row: Record<string, string>): DockerContainerInfo {
   const labels: Record<string, string> = {};

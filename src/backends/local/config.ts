@@ -3,7 +3,7 @@
  * and their validation, in one place.
  */
 
-import { optionalShellString, rejectUnknown, stringRecord } from "../../core/options.js";
+import { optionalBoolean, optionalShellString, rejectUnknown, stringRecord } from "../../core/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import type { LocalTransportOptions } from "./transport.js";
 
@@ -15,9 +15,16 @@ export interface LocalConfig extends CommonConfig {
   stateDir?: string;
   /** @default the first bash on PATH */
   bashPath?: string;
+  /**
+   * Keep the session's background processes (and a given stateDir's files)
+   * when this process exits or dies without close(), for another process to
+   * reattach and close later (the CLI's named sessions). By default a
+   * watchdog ends them. @default false
+   */
+  outliveOwner?: boolean;
 }
 
-export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath"]);
+export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath", "outliveOwner"]);
 
 export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
   rejectUnknown("local backend", raw, LOCAL_KEYS);
@@ -25,5 +32,6 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
     env: stringRecord("env", raw.env),
     stateDir: optionalShellString("stateDir", raw.stateDir),
     bashPath: optionalShellString("bashPath", raw.bashPath),
+    outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
   };
 }

@@ -34,7 +34,11 @@ import {
   type Transport,
 } from "../../core/transport.js";
 import { runSweep } from "./process-sweep.js";
+import { sweepScript } from "../shared/sweep-script.js";
 import { SessionCgroup } from "./session-cgroup.js";
+import { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { writeOwner } from "../shared/owner.js";
+import { killRecordedGroups, recordGroup } from "./groups-file.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -43,6 +47,8 @@ export interface LocalTransportOptions {
   stateDir?: string | undefined;
   /** Path of bash; default: the first `bash` on PATH. */
   bashPath?: string | undefined;
+  /** Leave the session's processes and files alone when this process dies without close() (CLI named sessions). */
+  outliveOwner?: boolean | undefined;
 }
 
 interface LocalHandle extends ProcessHandle {
@@ -65,6 +71,8 @@ export class LocalTransport implements Transport {
   readonly #groups = new Set<number>();
   readonly #sessionMark = newMarkValue();
   #cgroup: SessionCgroup | undefined;
+  /** Ends the session's processes (and its own state dir) if this process dies without close(). */
+  #watchdog: OwnerWatchdog | undefined;
 
   constructor(options: LocalTransportOptions) {
     this.#options = options;
@@ -86,6 +94,24 @@ export class LocalTransport implements Transport {
       mkdirSync(this.#stateDir, { recursive: true, mode: 0o700 });
     }
     this.#cgroup = SessionCgroup.create();
+    // A stray dir's owner tells `shellwright sessions --prune` whether it is still in use.
+    if (this.#ownsStateDir) writeOwner(this.#stateDir);
+    if (!this.#options.outliveOwner) {
+      const sweep = sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0);
+      const cleanup = [
+        // The cgroup catches what cleared its environment too; the sweep what left the groups.
+        this.#cgroup === undefined ? "" : `echo 1 > ${shellQuote(`${this.#cgroup.path}/cgroup.kill`)} 2>/dev/null`,
+        'for g; do kill -s KILL -- "-$g" 2>/dev/null; done',
+        `( ${sweep}\n) >/dev/null 2>&1`,
+        this.#ownsStateDir ? `rm -rf -- ${shellQuote(this.#stateDir)}` : "",
+      ];
+      this.#watchdog = new OwnerWatchdog({ bashPath: this.#bash, cleanup: cleanup.filter(Boolean).join("\n") });
+    }
+  }
+
+  /** The owner watchdog's pid, while the session is open. */
+  get watchdogPid(): number | undefined {
+    return this.#watchdog?.pid;
   }
 
   runBash(script: string, options: RunOptions): LocalHandle {
@@ -124,7 +150,12 @@ ${script}`;
     if (pid !== undefined) this.#cgroup?.adopt(pid);
     // A pipe's Readable is a net.Socket, which can be unref'd.
     const stdout = child.stdout as unknown as NodeJS.ReadableStream & AsyncIterable<Uint8Array> & { unref(): void };
-    if (pid !== undefined) this.#groups.add(pid);
+    if (pid !== undefined) {
+      this.#groups.add(pid);
+      this.#watchdog?.addGroup(pid);
+      // A state dir that outlives this process keeps the groups for whoever closes the session.
+      if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+    }
     if (options.stdin !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined); // the command may exit without reading it all
       child.stdin.end(options.stdin);
@@ -136,7 +167,10 @@ ${script}`;
       });
       child.once("exit", (code, signal) => {
         if (scriptFile !== undefined) localFiles.remove(scriptFile);
-        if (pid !== undefined && !groupAlive(pid)) this.#groups.delete(pid);
+        if (pid !== undefined && !groupAlive(pid)) {
+          this.#groups.delete(pid);
+          this.#watchdog?.forgetGroup(pid);
+        }
         // A backgrounded child may hold the pipe open for hours: let it, without
         // keeping this process alive for it.
         stdout.unref();
@@ -204,7 +238,11 @@ ${script}`;
       await this.#cgroup.killAll();
       this.#dropCgroup();
     }
+    // Groups of earlier processes that shared this state dir (a named session's earlier execs).
+    if (!this.#ownsStateDir && this.#stateDir !== "") killRecordedGroups(this.#stateDir);
     if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+    this.#watchdog?.release();
+    this.#watchdog = undefined;
   }
 
   /** The session cgroup, when there is one (tests and diagnostics). */

@@ -5,6 +5,7 @@
 
 import { InvalidOptionError } from "../../core/errors.js";
 import {
+  optionalBoolean,
   describe,
   optionalShellString,
   positiveNumber,
@@ -46,6 +47,13 @@ export interface SshConfig extends CommonConfig {
   sshPath?: string;
   /** @default "rsync" */
   rsyncPath?: string;
+  /**
+   * Keep the remote processes and directory when this process exits or dies
+   * without close(), for another process to reattach (the CLI's named
+   * sessions); the master connection still closes. By default a watchdog
+   * ends them. @default false
+   */
+  outliveOwner?: boolean;
 }
 
 export const SSH_KEYS = optionKeys<SshConfig>()([
@@ -58,6 +66,7 @@ export const SSH_KEYS = optionKeys<SshConfig>()([
   "sshOptions",
   "connectTimeoutMs",
   "controlPersistMs",
+  "outliveOwner",
   "env",
   "remoteTempDir",
   "sync",
@@ -136,6 +145,7 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
     sync: normalizeSyncConfig("sync", raw.sync),
     sshPath: optionalShellString("sshPath", raw.sshPath) ?? "ssh",
     rsyncPath: optionalShellString("rsyncPath", raw.rsyncPath) ?? "rsync",
+    outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
     warn,
   };
 }

@@ -30,6 +30,9 @@ import { SshCall, type CallEnd } from "./call.js";
 import { controlArgs, describeTarget, killScript, sshArgs, wrapScript, type SshTarget } from "./command.js";
 import { RsyncTransfer } from "./sync.js";
 import { parseSweep, sweepScript } from "../shared/sweep-script.js";
+import { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { writeOwner } from "../shared/owner.js";
+import { sshWatchdogCleanup } from "./watchdog.js";
 
 /** Where and how to connect (the control socket is made per session), plus what the session needs on the host. */
 export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "sshOptions"> {
@@ -42,6 +45,8 @@ export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "ss
   sshPath: string;
   rsyncPath: string;
   warn: (message: string) => void;
+  /** Leave the remote processes and directory alone when this process dies without close() (CLI named sessions). */
+  outliveOwner?: boolean | undefined;
 }
 
 /** Control calls (connect, kill, cleanup) that take longer than this are given up. */
@@ -78,6 +83,8 @@ export class SshTransport implements Transport {
   readonly #finishedGroups = new Set<number>();
   readonly #sessionMark = newMarkValue();
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
+  /** Ends the remote side and the master if this process dies without close(). */
+  #watchdog: OwnerWatchdog | undefined;
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -156,6 +163,21 @@ export class SshTransport implements Transport {
       );
     }
     this.#ownsTempDir = o.remoteTempDir === undefined;
+    // A stray control dir's owner tells `shellwright sessions --prune` whether its master is still in use.
+    writeOwner(this.#controlDir);
+    this.#watchdog = new OwnerWatchdog({
+      cleanup: sshWatchdogCleanup({
+        sshPath: o.sshPath,
+        target: this.#target,
+        controlDir: this.#controlDir,
+        remote: o.outliveOwner
+          ? undefined
+          : {
+              dir: this.#ownsTempDir ? this.#tempDir : undefined,
+              sweep: sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0),
+            },
+      }),
+    });
     if (hasEnv) this.#envFile = `${this.#tempDir}/env`;
     if (o.sync !== undefined) {
       const transfer = new RsyncTransfer({
@@ -194,7 +216,10 @@ export class SshTransport implements Transport {
       args,
       stdin: options.stdin,
       backend: this.name,
-      onGroup: (group) => this.#activeGroups.add(group),
+      onGroup: (group) => {
+        this.#activeGroups.add(group);
+        this.#watchdog?.addGroup(`a${group}`);
+      },
       onOuterExit: (group) => this.#finished(group),
       settle: (end) => this.#settle(end),
     });
@@ -260,13 +285,25 @@ export class SshTransport implements Transport {
     this.#activeGroups.clear();
     this.#finishedGroups.clear();
     await this.#closeMaster();
+    this.#watchdog?.release();
+    this.#watchdog = undefined;
+  }
+
+  /** The owner watchdog's pid, while the session is open. */
+  get watchdogPid(): number | undefined {
+    return this.#watchdog?.pid;
   }
 
   #finished(group: number): void {
     this.#activeGroups.delete(group);
     this.#finishedGroups.add(group);
-    if (this.#finishedGroups.size > MAX_GROUPS)
-      this.#finishedGroups.delete(this.#finishedGroups.values().next().value!);
+    this.#watchdog?.forgetGroup(`a${group}`);
+    this.#watchdog?.addGroup(`f${group}`);
+    if (this.#finishedGroups.size > MAX_GROUPS) {
+      const oldest = this.#finishedGroups.values().next().value!;
+      this.#finishedGroups.delete(oldest);
+      this.#watchdog?.forgetGroup(`f${oldest}`);
+    }
   }
 
   async #closeMaster(): Promise<void> {
