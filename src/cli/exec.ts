@@ -61,6 +61,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     if (name === undefined) env = await createEnvironment(config);
     else if (stored !== undefined) env = await reopen(stored, store, { overrides: cap });
     else {
+      store.markPending(name);
       config = namedConfig(name, config, store);
       env = await createEnvironment(config);
     }

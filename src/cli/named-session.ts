@@ -12,8 +12,11 @@ import type { SessionStore, StoredSession } from "./session-store.js";
 /** The config of a new named session: the backend's state must outlive this process. */
 export function namedConfig(name: string, config: EnvironmentConfig, store: SessionStore): EnvironmentConfig {
   switch (config.backend ?? "local") {
+    // Its background jobs and files wait for `shellwright close NAME`, not for this process.
     case "local":
-      return { ...config, stateDir: store.dir(name) } as EnvironmentConfig;
+      return { ...config, stateDir: store.dir(name), outliveOwner: true } as EnvironmentConfig;
+    case "ssh":
+      return { ...config, outliveOwner: true } as EnvironmentConfig;
     case "docker":
       return { containerName: `shellwright-${name}`, keepContainer: true, ...config } as EnvironmentConfig;
     default:
@@ -39,6 +42,9 @@ export function reopen(
   };
   if (config.backend === undefined || config.backend === "local")
     (config as { stateDir?: string }).stateDir = store.dir(stored.name);
+  // Sessions stored before the option existed must not end with this process either.
+  if (config.backend === undefined || config.backend === "local" || config.backend === "ssh")
+    (config as { outliveOwner?: boolean }).outliveOwner = true;
   if (options.forClose && config.backend === "docker") config.keepContainer = false;
   return createEnvironment(config);
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { EnvironmentConfig } from "../backends/index.js";
 import type { SessionState } from "../core/environment.js";
+import { ownerAliveHere, readOwner, writeOwner } from "../backends/shared/owner.js";
 import { UsageError } from "./args.js";
 
 export interface StoredSession {
@@ -78,6 +79,33 @@ export class SessionStore {
     return names
       .map((name) => this.load(name))
       .filter((session): session is StoredSession => session !== undefined)
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Marks a new name as being created by this process, before its first
+   * command runs: if the process dies before state.json is written, the
+   * directory is still found (and pruned) by `shellwright sessions`.
+   */
+  markPending(name: string): void {
+    writeOwner(this.dir(name));
+  }
+
+  /** Directories without a state.json: a first command still running, or one killed before it finished. */
+  unfinished(): { name: string; dir: string; owner: string | undefined; ownerAlive: boolean }[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.root);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((name) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) && this.load(name) === undefined)
+      .map((name) => {
+        const dir = join(this.root, name);
+        const owner = readOwner(dir);
+        return { name, dir, owner, ownerAlive: owner !== undefined && ownerAliveHere(owner) };
+      })
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 

@@ -155,11 +155,18 @@ export const mcp: CommandSpec = {
 
 export const sessions: CommandSpec = {
   name: "sessions",
-  summary: "Lists named sessions and the Docker containers Shellwright labelled. Env values are never shown.",
+  summary:
+    "Lists named sessions, the Docker containers Shellwright labelled, and what processes that are gone left behind. Env values are never shown.",
   positionals: "",
   minPositionals: 0,
   maxPositionals: 0,
-  options: { json: { type: "boolean", help: "one JSON object: {sessions, containers}" } },
+  options: {
+    json: { type: "boolean", help: "one JSON object: {sessions, containers, leftovers}" },
+    prune: {
+      type: "boolean",
+      help: "remove the leftovers first: state dirs, ssh masters, unfinished named sessions, containers of dead owners",
+    },
+  },
 };
 
 export const close: CommandSpec = {

@@ -30,6 +30,8 @@ import {
 } from "../../core/call-marks.js";
 import { parseSweep, sweepScript, type SweepTarget } from "../shared/sweep-script.js";
 import { WrapperPids } from "../shared/wrapper-pids.js";
+import { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { shellQuote } from "../../core/script.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -49,6 +51,8 @@ export class DockerTransport implements Transport {
   readonly #hit = new WeakMap<ProcessHandle, string[]>();
   /** Why the container is unusable (it stopped or was removed), until it is replaced. */
   #gone: string | undefined;
+  /** Removes the container if this process dies without close() (a kept one is meant to outlive it). */
+  #watchdog: OwnerWatchdog | undefined;
 
   constructor(options: DockerTransportOptions) {
     this.#options = options;
@@ -67,6 +71,20 @@ export class DockerTransport implements Transport {
   async start(): Promise<void> {
     await this.#engine.ping();
     await this.#attachOrCreate();
+    this.#guard();
+  }
+
+  /** The owner watchdog's pid, while the session is open. */
+  get watchdogPid(): number | undefined {
+    return this.#watchdog?.pid;
+  }
+
+  #guard(): void {
+    this.#watchdog?.release();
+    this.#watchdog = undefined;
+    if (this.#options.keepContainer || this.#containerId === "") return;
+    const docker = shellQuote(this.#options.dockerPath ?? "docker");
+    this.#watchdog = new OwnerWatchdog({ cleanup: `${docker} rm -f ${shellQuote(this.#containerId)} >/dev/null 2>&1` });
   }
 
   /**
@@ -79,6 +97,7 @@ export class DockerTransport implements Transport {
     await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`).catch(() => undefined);
     this.#gone = undefined;
     await this.#attachOrCreate();
+    this.#guard();
     return "restarted";
   }
 
@@ -235,6 +254,8 @@ export class DockerTransport implements Transport {
       }
     } finally {
       this.#engine.close();
+      this.#watchdog?.release();
+      this.#watchdog = undefined;
     }
   }
 

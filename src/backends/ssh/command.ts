@@ -96,6 +96,8 @@ export interface WrapOptions {
   scriptFile?: string | undefined;
   /** `NAME=value` marks every process of the call carries (src/core/call-marks.ts). */
   marks?: readonly string[] | undefined;
+  /** Append the call's process group here, for a later process to close the session (a CLI named session). */
+  groupsFile?: string | undefined;
 }
 
 /**
@@ -118,7 +120,8 @@ export function wrapScript(script: string, options: WrapOptions): string {
     run = `${env}bash ${bashArgs}`;
   }
   const cleanup = options.scriptFile === undefined ? "" : `; rm -f ${shellQuote(options.scriptFile)}`;
-  return `printf '__SHELLWRIGHT_GROUP_%s__\\n' "$$" >&2; ${run}; __sw_rc=$?${cleanup}; printf '__SHELLWRIGHT_EXIT_%s__\\n' "$__sw_rc" >&2`;
+  const record = options.groupsFile === undefined ? "" : ` echo "$$" >> ${shellQuote(options.groupsFile)} 2>/dev/null;`;
+  return `printf '__SHELLWRIGHT_GROUP_%s__\\n' "$$" >&2;${record} ${run}; __sw_rc=$?${cleanup}; printf '__SHELLWRIGHT_EXIT_%s__\\n' "$__sw_rc" >&2`;
 }
 
 /**

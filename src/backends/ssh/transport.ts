@@ -196,9 +196,14 @@ export class SshTransport implements Transport {
     }
   }
 
+  /** A session that outlives this process records its groups on the host, for whoever closes it. */
+  get #groupsFile(): string | undefined {
+    return this.#options.outliveOwner || !this.#ownsTempDir ? `${this.#tempDir}/groups` : undefined;
+  }
+
   runBash(script: string, options: RunOptions): ProcessHandle {
     const marks = callMarks(this.#sessionMark);
-    const wrap = { ...options, envFile: this.#envFile, marks: markAssignments(marks) };
+    const wrap = { ...options, envFile: this.#envFile, marks: markAssignments(marks), groupsFile: this.#groupsFile };
     let command = wrapScript(script, wrap);
     let args: Promise<string[]>;
     if (Buffer.byteLength(command) <= MAX_INLINE_SCRIPT_BYTES) {
@@ -266,7 +271,8 @@ export class SshTransport implements Transport {
   async stop(): Promise<void> {
     if (this.#controlDir === "") return;
     const cleanup: string[] = [];
-    if (this.#activeGroups.size + this.#finishedGroups.size > 0) {
+    const groupsFile = this.#groupsFile;
+    if (this.#activeGroups.size + this.#finishedGroups.size > 0 || groupsFile !== undefined) {
       // Background children of the session end with it, as on the local backend.
       // A finished call's group is killed only while its leader (the outer
       // shell, dead by now) has not been replaced: PIDs wrap quickly (often at
@@ -276,6 +282,11 @@ export class SshTransport implements Transport {
         `for g in ${[...this.#finishedGroups].join(" ")}; do [ -e /proc/$g ] && continue; case "$live" in *" $g "*) kill -s KILL -- -$g 2>/dev/null;; esac; done`,
         ...[...this.#activeGroups].map((group) => `kill -s KILL -- -${group} 2>/dev/null`),
       );
+      // Groups of earlier processes on this session (a named session's earlier execs), under the same rule.
+      if (groupsFile !== undefined)
+        cleanup.push(
+          `if [ -f ${shellQuote(groupsFile)} ]; then for g in $(cat ${shellQuote(groupsFile)}); do [ -e /proc/$g ] && continue; case "$live" in *" $g "*) kill -s KILL -- -$g 2>/dev/null;; esac; done; rm -f ${shellQuote(groupsFile)}; fi`,
+        );
     }
     // Everything the session started, however it detached from its call's group.
     cleanup.push(`bash -c ${shellQuote(sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0))}`);
