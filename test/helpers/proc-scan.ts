@@ -1,0 +1,31 @@
+/** Finding processes by command line and ending them by pid, for tests that prove something is gone. */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { alive } from "./processes.js";
+
+/** Pids of live processes whose command line contains every one of `parts`. */
+export function pidsWithCmdline(...parts: string[]): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ");
+    } catch {
+      continue;
+    }
+    if (parts.every((p) => cmdline.includes(p)) && alive(Number(name))) found.push(Number(name));
+  }
+  return found;
+}
+
+/** Ends the given processes if they still live (tests end only what they started). */
+export function killAll(pids: Iterable<number>): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
