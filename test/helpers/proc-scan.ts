@@ -29,3 +29,18 @@ export function killAll(pids: Iterable<number>): void {
     }
   }
 }
+
+/** Pids of live processes whose argv is exactly `argv` (a command line that merely mentions it does not count). */
+export function pidsWithArgv(...argv: string[]): number[] {
+  const wanted = `${argv.join("\0")}\0`;
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8") === wanted && alive(Number(name))) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
