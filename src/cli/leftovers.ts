@@ -36,12 +36,13 @@ export interface Leftover {
 /** Everything a dead owner left: nothing here belongs to a live process. */
 export async function findLeftovers(store: SessionStore): Promise<Leftover[]> {
   const found: Leftover[] = [];
-  for (const dir of ownedDirs(/^shellwright-(?!ssh-)/)) found.push({ kind: "state-dir", what: dir.path, owner: dir.owner });
-  for (const dir of ownedDirs(/^shellwright-ssh-/)) found.push({ kind: "ssh-control", what: dir.path, owner: dir.owner });
+  for (const dir of ownedDirs(/^shellwright-(?!ssh-)/))
+    found.push({ kind: "state-dir", what: dir.path, owner: dir.owner });
+  for (const dir of ownedDirs(/^shellwright-ssh-/))
+    found.push({ kind: "ssh-control", what: dir.path, owner: dir.owner });
   for (const s of store.unfinished())
     if (!s.ownerAlive) found.push({ kind: "unfinished-session", what: s.name, owner: s.owner ?? "unknown" });
-  for (const c of await deadContainers())
-    found.push({ kind: "docker-container", what: c.name, owner: c.owner });
+  for (const c of await deadContainers()) found.push({ kind: "docker-container", what: c.name, owner: c.owner });
   return found;
 }
 

@@ -62,9 +62,15 @@ describe("named sessions' leftovers", () => {
     started.add(child.pid!);
     // A short line may wait in the stream for more output: find the job in /proc instead.
     let pid = 0;
-    await eventually(() => (pid = pidsWithArgv("sleep", "4732").find((p) => !before.has(p)) ?? 0) > 0, "the job starts");
+    await eventually(
+      () => (pid = pidsWithArgv("sleep", "4732").find((p) => !before.has(p)) ?? 0) > 0,
+      "the job starts",
+    );
     started.add(pid);
-    await eventually(() => pidsWithArgv("sleep", "600").some((p) => !before600.has(p)), "the foreground command starts");
+    await eventually(
+      () => pidsWithArgv("sleep", "600").some((p) => !before600.has(p)),
+      "the foreground command starts",
+    );
     const foreground = pidsWithArgv("sleep", "600").filter((p) => !before600.has(p));
     child.kill("SIGKILL");
     await exited(child);
@@ -112,8 +118,13 @@ describe("named sessions' leftovers", () => {
       const name = `shellwright-leftover-${process.pid}`;
       const run = spawnSync(
         "docker",
-        ["run", "-d", "--name", name, "--label", "shellwright=1", "--label", "shellwright.keep=0"]
-          .concat(["--label", `shellwright.owner=${hostname()}/${deadPid()}`, image, "sleep", "infinity"]),
+        ["run", "-d", "--name", name, "--label", "shellwright=1", "--label", "shellwright.keep=0"].concat([
+          "--label",
+          `shellwright.owner=${hostname()}/${deadPid()}`,
+          image,
+          "sleep",
+          "infinity",
+        ]),
         { encoding: "utf8" },
       );
       expect(run.status).toBe(0);
@@ -121,7 +132,9 @@ describe("named sessions' leftovers", () => {
         spawnSync("docker", ["ps", "-a", "-q", "--filter", `name=^${name}$`], { encoding: "utf8" }).stdout.trim() !==
         "";
       try {
-        expect(sessionsJson().leftovers).toContainEqual(expect.objectContaining({ kind: "docker-container", what: name }));
+        expect(sessionsJson().leftovers).toContainEqual(
+          expect.objectContaining({ kind: "docker-container", what: name }),
+        );
         sessionsJson("--prune");
         expect(exists()).toBe(false);
       } finally {
@@ -149,7 +162,11 @@ describe("named sessions' leftovers", () => {
         `sleep 4733 >/dev/null 2>&1 & while [ ! -e ${flag} ]; do sleep 0.1; done`,
       ]);
       let pid = 0;
-      await eventually(() => (pid = pidsWithArgv("sleep", "4733").find((p) => !before.has(p)) ?? 0) > 0, "the remote job starts", 60_000);
+      await eventually(
+        () => (pid = pidsWithArgv("sleep", "4733").find((p) => !before.has(p)) ?? 0) > 0,
+        "the remote job starts",
+        60_000,
+      );
       started.add(pid);
       const controlDir = readdirSync(tmpdir())
         .map((n) => join(tmpdir(), n))

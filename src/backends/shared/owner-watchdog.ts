@@ -47,13 +47,17 @@ export class OwnerWatchdog {
   #released = false;
 
   constructor(options: OwnerWatchdogOptions) {
-    this.#child = spawn(options.bashPath ?? "bash", ["--norc", "--noprofile", "-c", WATCHDOG_SCRIPT, "shellwright-watchdog", options.cleanup], {
-      // Its own session: neither a Ctrl-C at the owner's terminal nor a kill of the owner's group reaches it.
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"],
-      // SHLVL=1: Debian's bash would read ~/.bashrc with a socket as stdin (see local/transport.ts).
-      env: { ...withoutCredentials(process.env), ...options.env, SHLVL: "1" },
-    });
+    this.#child = spawn(
+      options.bashPath ?? "bash",
+      ["--norc", "--noprofile", "-c", WATCHDOG_SCRIPT, "shellwright-watchdog", options.cleanup],
+      {
+        // Its own session: neither a Ctrl-C at the owner's terminal nor a kill of the owner's group reaches it.
+        detached: true,
+        stdio: ["pipe", "ignore", "ignore"],
+        // SHLVL=1: Debian's bash would read ~/.bashrc with a socket as stdin (see local/transport.ts).
+        env: { ...withoutCredentials(process.env), ...options.env, SHLVL: "1" },
+      },
+    );
     this.#child.on("error", () => undefined); // no bash: the session still works, unguarded
     this.#child.stdin?.on("error", () => undefined); // it was killed: nothing left to tell
     this.#child.unref();

@@ -51,7 +51,7 @@ export function sshWatchdogCleanup(options: SshCleanup): string {
   if (options.remote !== undefined) {
     lines.push(
       `remote=${shellQuote(remoteCleanupScript(options.remote.dir, options.remote.sweep))}`,
-      'remote=${remote//@GROUPS@/$*}',
+      "remote=${remote//@GROUPS@/$*}",
       // sshArgs takes the remote command last: the placeholder is replaced by "$remote".
       `$t ${ssh} ${words(sshArgs(options.target, "@").slice(0, -1))} "$remote" </dev/null >/dev/null 2>&1`,
     );
