@@ -141,7 +141,9 @@ ${script}`;
       // The first shell gets the same guard when this process has no shell level of its own.
       // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
       env: {
-        ...(options.cleanEnv ? { SHLVL: "1" } : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env }),
+        ...(options.cleanEnv
+          ? { SHLVL: "1" }
+          : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env }),
         ...markEnv(marks),
       },
     });
