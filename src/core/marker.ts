@@ -1,7 +1,7 @@
 /**
  * Finds the in-band markers in a command's output stream and strips them.
  *
- * The end marker (`\n__SHELLWRIGHT_END_<secret>__<payload>__SHELLWRIGHT_END_<secret>__\n`)
+ * The end marker (`__SHELLWRIGHT_END_<secret>__<payload>__SHELLWRIGHT_END_<secret>__\n`)
  * is the last thing the outer shell prints: seeing it means the command's
  * output is complete even while a backgrounded child still holds the pipe
  * open. It is keyed by the call's secret, which the command cannot read, so a
@@ -28,7 +28,7 @@ export class MarkerScanner {
    */
   constructor(secret: string, options: { expectPid?: boolean; sessionId?: string } = {}) {
     const open = markerOpen(secret);
-    this.#needle = Buffer.from(`\n${open}`);
+    this.#needle = Buffer.from(open);
     this.#close = Buffer.from(`${open}\n`);
     this.#pidPrefix = options.expectPid ? Buffer.from(pidMarker(options.sessionId ?? secret)) : undefined;
   }

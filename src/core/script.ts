@@ -203,7 +203,9 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
     );
   }
   lines.push(
-    `builtin printf '\\n__SHELLWRIGHT_END_%s__%s__SHELLWRIGHT_END_%s__\\n' "$__sw_key" "$__sw_out" "$__sw_key"`,
+    // No newline in front: the scanner would have to hold back every trailing
+    // newline of the output until more came, and a streamed line would arrive late.
+    `builtin printf '__SHELLWRIGHT_END_%s__%s__SHELLWRIGHT_END_%s__\\n' "$__sw_key" "$__sw_out" "$__sw_key"`,
     "builtin exit $__sw_rc",
   );
   return lines.join("\n");

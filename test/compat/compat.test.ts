@@ -279,6 +279,28 @@ for (const backend of compatBackends) {
         });
       });
 
+      it("streams a whole line while the command still runs (no newline held back)", async () => {
+        await withSession({}, async (session) => {
+          const flag = `/tmp/sw-stream-${Math.random().toString(36).slice(2)}`;
+          let seen = "";
+          let touched: Promise<unknown> | undefined;
+          // The command waits (up to 10 s) for a file the test creates only once
+          // the streamed output holds the complete first line, newline included.
+          const r = await session.execute(
+            `echo first; for i in $(seq 1 200); do [ -e ${flag} ] && break; sleep 0.05; done; [ -e ${flag} ] && echo seen || echo not-seen; rm -f ${flag}`,
+            {
+              onOutput: (text) => {
+                seen += text;
+                if (touched === undefined && seen.startsWith("first\n"))
+                  touched = session.execute(`touch ${flag}`, { isolated: true });
+              },
+            },
+          );
+          await touched;
+          expect(r.output).toBe("first\nseen\n");
+        });
+      });
+
       it("drops private functions by name without breaking the snapshot", async () => {
         const home = await homeWithProfile(
           "_private_helper() { local x=1; return 0; echo unreachable; }\nafter_private() { echo still-here; }\nalias ap='echo alias-after'\nexport AFTER_PRIVATE=yes\n",

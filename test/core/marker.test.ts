@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MarkerScanner } from "../../src/core/marker.js";
 
 const SID = "0123456789ab";
-const marker = (cwd: string) => `\n__SHELLWRIGHT_END_${SID}__${cwd}__SHELLWRIGHT_END_${SID}__\n`;
+const marker = (cwd: string) => `__SHELLWRIGHT_END_${SID}__${cwd}__SHELLWRIGHT_END_${SID}__\n`;
 
 /** Feeds `text` in the given chunk sizes and returns what the scanner let through. */
 function scan(text: string, sizes: number[], options: { expectPid?: boolean } = {}) {
@@ -25,6 +25,13 @@ describe("MarkerScanner", () => {
     expect(scan(`abc${marker("/tmp")}`, [1000]).output).toBe("abc");
     expect(scan(`abc\n${marker("/tmp")}`, [1000]).output).toBe("abc\n");
     expect(scan(marker("/x y"), [1000]).scanner.payload).toBe("/x y");
+  });
+
+  it("passes a trailing newline through at once: only a possible marker start is held", () => {
+    const scanner = new MarkerScanner(SID);
+    expect(scanner.push(Buffer.from("line\n")).toString()).toBe("line\n");
+    expect(scanner.push(Buffer.from("next__SHELL")).toString()).toBe("next");
+    expect(scanner.push(Buffer.from("X")).toString()).toBe("__SHELLX");
   });
 
   it("reports an empty payload as it came", () => {
@@ -74,8 +81,8 @@ describe("MarkerScanner", () => {
 describe("MarkerScanner keyed by a call secret", () => {
   it("treats a marker with another key as plain output", () => {
     const scanner = new MarkerScanner("secret0000000000", { expectPid: true, sessionId: SID });
-    const forged = `\n__SHELLWRIGHT_END_${SID}__C:/etc__SHELLWRIGHT_END_${SID}__\n`;
-    const real = `\n__SHELLWRIGHT_END_secret0000000000__N__SHELLWRIGHT_END_secret0000000000__\n`;
+    const forged = `__SHELLWRIGHT_END_${SID}__C:/etc__SHELLWRIGHT_END_${SID}__\n`;
+    const real = `__SHELLWRIGHT_END_secret0000000000__N__SHELLWRIGHT_END_secret0000000000__\n`;
     const out = scanner.push(Buffer.from(`__SHELLWRIGHT_PID_${SID}__42__\nbefore${forged}after${real}`));
     expect(out.toString()).toBe(`before${forged}after`);
     expect(scanner.pid).toBe(42);

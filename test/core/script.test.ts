@@ -48,14 +48,14 @@ describe("buildCommandScript", () => {
   it("never holds the secret in the script: the outer shell reads it from stdin", () => {
     const script = buildCommandScript({ ...base, snapshotReady: false, renameInScript: false });
     expect(script).not.toContain(SECRET);
-    expect(run(script)).toBe(`hi\n\n__SHELLWRIGHT_END_${SECRET}__C:/tmp__SHELLWRIGHT_END_${SECRET}__\n`);
+    expect(run(script)).toBe(`hi\n__SHELLWRIGHT_END_${SECRET}__C:/tmp__SHELLWRIGHT_END_${SECRET}__\n`);
   });
 
   it("gives the command an empty stdin when there is no data, and the rest of stdin when there is", () => {
     const script = (stdinOnPipe: boolean) =>
       buildCommandScript({ ...base, command: "cat", snapshotReady: false, renameInScript: false, stdinOnPipe });
-    expect(run(script(false), `${SECRET}\nnot for the command`)).toMatch(/^\n__SHELLWRIGHT_END_/);
-    expect(run(script(true), `${SECRET}\nfor the command`)).toMatch(/^for the command\n__SHELLWRIGHT_END_/);
+    expect(run(script(false), `${SECRET}\nnot for the command`)).toMatch(/^__SHELLWRIGHT_END_/);
+    expect(run(script(true), `${SECRET}\nfor the command`)).toMatch(/^for the command__SHELLWRIGHT_END_/);
   });
 
   it("moves the dump into place with mv only when told to", () => {
@@ -71,7 +71,7 @@ describe("buildCommandScript", () => {
 
   it("commits nothing for an isolated call, and still completes", () => {
     const script = buildCommandScript({ ...base, isolated: true, snapshotReady: false });
-    expect(run(script)).toBe(`hi\n\n__SHELLWRIGHT_END_${SECRET}__N__SHELLWRIGHT_END_${SECRET}__\n`);
+    expect(run(script)).toBe(`hi\n__SHELLWRIGHT_END_${SECRET}__N__SHELLWRIGHT_END_${SECRET}__\n`);
   });
 
   it("embeds stdin (secret line first) as base64 that decodes byte-exact", () => {
