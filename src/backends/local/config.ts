@@ -6,6 +6,7 @@
 import { optionalShellString, rejectUnknown, stringRecord } from "../../core/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import type { LocalTransportOptions } from "./transport.js";
+import { normalizeSandbox, type SandboxConfig } from "./sandbox/config.js";
 
 export interface LocalConfig extends CommonConfig {
   backend?: "local";
@@ -15,9 +16,15 @@ export interface LocalConfig extends CommonConfig {
   stateDir?: string;
   /** @default the first bash on PATH */
   bashPath?: string;
+  /**
+   * Run every command (and so every tool) inside a bubblewrap sandbox (Linux).
+   * `true`: the cwd writable, the usual credential dirs unreadable, no network.
+   * See docs/sandbox.md. @default false
+   */
+  sandbox?: boolean | SandboxConfig;
 }
 
-export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath"]);
+export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath", "sandbox"]);
 
 export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
   rejectUnknown("local backend", raw, LOCAL_KEYS);
@@ -25,5 +32,6 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
     env: stringRecord("env", raw.env),
     stateDir: optionalShellString("stateDir", raw.stateDir),
     bashPath: optionalShellString("bashPath", raw.bashPath),
+    sandbox: normalizeSandbox(raw.sandbox),
   };
 }

@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import {
   accessSync,
+  chmodSync,
   constants as fsConstants,
   mkdirSync,
   readFileSync,
@@ -21,6 +22,8 @@ import { randomBytes } from "node:crypto";
 import { withoutCredentials } from "../../core/credentials.js";
 import { SpawnError } from "../../core/errors.js";
 import { checkBash, requirePosix } from "./preflight.js";
+import type { SandboxOptions } from "./sandbox/config.js";
+import { LocalSandbox } from "./sandbox/sandbox.js";
 import {
   MAX_INLINE_SCRIPT_BYTES,
   type BackendFiles,
@@ -37,6 +40,10 @@ export interface LocalTransportOptions {
   stateDir?: string | undefined;
   /** Path of bash; default: the first `bash` on PATH. */
   bashPath?: string | undefined;
+  /** Run every command inside a bubblewrap sandbox (src/backends/local/sandbox/). */
+  sandbox?: SandboxOptions | undefined;
+  /** The session's first cwd, which the sandbox's relative paths resolve against; default: this process's cwd. */
+  cwd?: string | undefined;
 }
 
 interface LocalHandle extends ProcessHandle {
@@ -52,6 +59,7 @@ export class LocalTransport implements Transport {
   #stateDir = "";
   #ownsStateDir = false;
   #bash = "";
+  #sandbox: LocalSandbox | undefined;
   /** Process groups that may still have members (a backgrounded child outlives its call). */
   readonly #groups = new Set<number>();
 
@@ -74,6 +82,29 @@ export class LocalTransport implements Transport {
       this.#stateDir = this.#options.stateDir;
       mkdirSync(this.#stateDir, { recursive: true, mode: 0o700 });
     }
+    if (this.#options.sandbox !== undefined) {
+      // Writable inside the sandbox, so it must be unreadable to everyone else outside it.
+      chmodSync(this.#stateDir, 0o700);
+      const sandbox = new LocalSandbox(this.#options.sandbox);
+      try {
+        await sandbox.start({
+          cwd: this.#options.cwd ?? process.cwd(),
+          stateDir: this.#stateDir,
+          privateRoot: fastTempRoot(),
+          bash: this.#bash,
+        });
+      } catch (error) {
+        await sandbox.stop();
+        if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+        throw error;
+      }
+      this.#sandbox = sandbox;
+    }
+  }
+
+  /** The session's sandbox, when it has one. */
+  get sandbox(): LocalSandbox | undefined {
+    return this.#sandbox;
   }
 
   runBash(script: string, options: RunOptions): LocalHandle {
@@ -88,13 +119,15 @@ export class LocalTransport implements Transport {
     }
     if (options.login) args.unshift("-l");
 
-    const child = spawn(this.#bash, args, {
+    // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run
+    // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
+    // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
+    const env = options.cleanEnv ? { SHLVL: "1" } : { ...withoutCredentials(process.env), ...this.#options.env };
+    const launch = this.#sandbox?.wrap([this.#bash, ...args], env) ?? { argv: [this.#bash, ...args], env };
+    const child = spawn(launch.argv[0]!, launch.argv.slice(1), {
       detached: true, // its own process group: the unit a timeout kills
       stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "ignore"],
-      // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run
-      // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
-      // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
-      env: options.cleanEnv ? { SHLVL: "1" } : { ...withoutCredentials(process.env), ...this.#options.env },
+      env: launch.env,
     });
     const pid = child.pid;
     // A pipe's Readable is a net.Socket, which can be unref'd.
@@ -143,6 +176,7 @@ export class LocalTransport implements Transport {
     // A session's background processes end with it.
     for (const pid of this.#groups) killGroup(pid, "KILL");
     this.#groups.clear();
+    await this.#sandbox?.stop();
     if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
   }
 }
