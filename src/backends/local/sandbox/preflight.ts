@@ -27,23 +27,23 @@ const USERNS_HELP =
   "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile that allows userns for bwrap). " +
   "Inside a container, run it with --security-opt seccomp=unconfined or a profile that allows unshare/clone(CLONE_NEWUSER).";
 
-/** Resolves the tools' absolute paths and proves bwrap can build a sandbox here. */
-export async function checkSandboxSupport(): Promise<SandboxTools> {
+/** Resolves the tools' absolute paths (on `searchPath`) and proves bwrap can build a sandbox here. */
+export async function checkSandboxSupport(searchPath = process.env.PATH): Promise<SandboxTools> {
   if (process.platform !== "linux") {
     throw new BackendUnavailableError(
       `The local sandbox needs Linux with bubblewrap; this is ${process.platform}. Run Shellwright in a Linux VM or use the docker backend.`,
       { backend: "local" },
     );
   }
-  const bwrap = findTool("bwrap");
+  const bwrap = findTool("bwrap", searchPath);
   if (bwrap === undefined) {
     throw new BackendUnavailableError(
       "The local sandbox needs bubblewrap (bwrap), which is not on PATH: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap).",
       { backend: "local" },
     );
   }
-  const nsenter = findTool("nsenter");
-  const setpriv = findTool("setpriv");
+  const nsenter = findTool("nsenter", searchPath);
+  const setpriv = findTool("setpriv", searchPath);
   if (nsenter === undefined || setpriv === undefined) {
     throw new BackendUnavailableError(
       `The local sandbox needs nsenter and setpriv from util-linux; ${nsenter === undefined ? "nsenter" : "setpriv"} is not on PATH: install util-linux (Debian/Ubuntu: apt-get install util-linux).`,
@@ -100,9 +100,9 @@ function nsenterHasUserParent(nsenter: string): Promise<boolean> {
   });
 }
 
-function findTool(name: string): string | undefined {
-  const dirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
-  for (const dir of [...dirs, "/usr/bin", "/bin", "/usr/sbin", "/sbin"]) {
+function findTool(name: string, searchPath: string | undefined): string | undefined {
+  const dirs = searchPath === undefined ? ["/usr/bin", "/bin", "/usr/sbin", "/sbin"] : searchPath.split(delimiter);
+  for (const dir of dirs.filter(Boolean)) {
     const candidate = join(dir, name);
     try {
       accessSync(candidate, fsConstants.X_OK);

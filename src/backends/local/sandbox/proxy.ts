@@ -46,7 +46,7 @@ export async function startAllowlistProxy(socketPath: string, allow: readonly Al
         headers: withoutHopHeaders(req),
       },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        res.writeHead(answer.statusCode ?? 502, withoutHopHeaders(answer));
         answer.pipe(res);
       },
     );

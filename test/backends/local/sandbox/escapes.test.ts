@@ -4,7 +4,7 @@
  * Real bubblewrap; skipped only when bwrap is not installed.
  */
 
-import { linkSync, symlinkSync, writeFileSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,7 +65,11 @@ const ESCAPES: Escape[] = [
     name: "writes outside `writable` from execute_code",
     async attempt(env, world, tag) {
       const path = join(world.outside, `code-${tag}`);
-      await callTool("execute_code", { code: `open(${JSON.stringify(path)}, "w").write("pwned\\n")` }, { session: env });
+      await callTool(
+        "execute_code",
+        { code: `open(${JSON.stringify(path)}, "w").write("pwned\\n")` },
+        { session: env },
+      );
       return read(path) === "pwned\n";
     },
   },
@@ -132,7 +136,9 @@ const ESCAPES: Escape[] = [
   {
     name: "mounts a filesystem",
     async attempt(env, _world, tag) {
-      const out = await env.execute(`mkdir -p m-${tag} && mount -t tmpfs none m-${tag} && umount m-${tag} && echo ESCAPED`);
+      const out = await env.execute(
+        `mkdir -p m-${tag} && mount -t tmpfs none m-${tag} && umount m-${tag} && echo ESCAPED`,
+      );
       return out.output.includes("ESCAPED");
     },
   },

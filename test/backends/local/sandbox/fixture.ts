@@ -43,7 +43,15 @@ export function makeWorld(): World {
   const secretFile = join(root, "token.txt");
   writeFileSync(join(secretDir, "key"), secret);
   writeFileSync(secretFile, secret);
-  return { root, work, outside, secretDir, secretFile, secret, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root,
+    work,
+    outside,
+    secretDir,
+    secretFile,
+    secret,
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 export function sandboxFor(world: World, network: SandboxConfig["network"] = "none"): SandboxConfig {
