@@ -11,6 +11,8 @@ const benches = [
   { name: "gateway", file: "bench/gateway.mjs" },
   { name: "mcp", file: "bench/mcp.mjs" },
   { name: "cli-startup", file: "bench/cli-startup.mjs" },
+  // Needs bubblewrap; says so and exits 0 without it.
+  { name: "sandbox", file: "bench/sandbox.mjs" },
   { name: "ssh", file: "bench/ssh.mjs" },
   // Needs a Docker Engine and the test image (scripts/test-env/docker.sh).
   { name: "docker", file: "bench/docker.mjs", needs: () => process.env.SHELLWRIGHT_TEST_DOCKER === "1" },

@@ -2,6 +2,7 @@ export { createEnvironment, BACKENDS } from "./backends/index.js";
 export type { BackendName, Environment, EnvironmentConfig } from "./backends/index.js";
 export type { CommonConfig } from "./backends/shared/config.js";
 export type { LocalConfig } from "./backends/local/config.js";
+export type { SandboxConfig, SandboxNetwork } from "./backends/local/sandbox/config.js";
 export type { DockerConfig } from "./backends/docker/config.js";
 export type { SshConfig } from "./backends/ssh/config.js";
 export type { DockerCall } from "./backends/docker/engine.js";

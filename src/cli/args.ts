@@ -199,3 +199,15 @@ export function positiveValue(values: Values, name: string, unit: string): numbe
     throw new UsageError(`--${name} must be a positive number of ${unit}, got ${JSON.stringify(text)}`);
   return value;
 }
+
+/**
+ * `--sandbox`: the local backend's `sandbox: true`. Other backends have their
+ * own isolation (a container, a remote machine), so the flag is refused there.
+ */
+export function sandboxFlag(values: Values, backend: string | undefined): { sandbox?: true } {
+  if (values.sandbox !== true) return {};
+  if (backend !== undefined && backend !== "local") {
+    throw new UsageError(`--sandbox is for the local backend; the ${backend} backend already runs elsewhere`);
+  }
+  return { sandbox: true };
+}

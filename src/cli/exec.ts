@@ -12,7 +12,15 @@
 import { fstatSync, readFileSync } from "node:fs";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
-import { integerValue, positiveValue, stringValue, UsageError, usageLine, type ParsedCommand } from "./args.js";
+import {
+  integerValue,
+  positiveValue,
+  sandboxFlag,
+  stringValue,
+  UsageError,
+  usageLine,
+  type ParsedCommand,
+} from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { catchInterrupts } from "./interrupt.js";
 import { namedConfig, rememberedConfig, reopen } from "./named-session.js";
@@ -52,7 +60,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   rememberSecrets(stored?.config);
   // The library's cap shapes the result, which only --json prints; a stream is capped here instead.
   const cap = json && maxOutputBytes !== undefined ? { maxOutputChars: maxOutputBytes } : {};
-  let config = { ...fileConfig, backend, ...cap } as EnvironmentConfig;
+  let config = { ...fileConfig, backend, ...cap, ...sandboxFlag(values, backend) } as EnvironmentConfig;
 
   // Caught from here on: a signal while the session opens still closes it.
   const interrupt = catchInterrupts();

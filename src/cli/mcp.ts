@@ -14,7 +14,7 @@ import { MCP_TOKEN_ENV_VAR, scrubCredentials } from "../core/credentials.js";
 import { loadToken } from "../http/token-source.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
-import { integerValue, parseCommand, stringValue, UsageError, type ParsedCommand } from "./args.js";
+import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { mcp as spec } from "./specs.js";
 
@@ -33,6 +33,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
   config.backend = backend as EnvironmentConfig["backend"];
+  Object.assign(config, sandboxFlag(values, backend));
   const cwd = stringValue(values, "cwd");
   if (cwd !== undefined) config.cwd = cwd;
   const createSession = () => createEnvironment(config);

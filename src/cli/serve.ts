@@ -12,6 +12,7 @@ import {
   helpText,
   integerValue,
   parseCommand,
+  sandboxFlag,
   stringValue,
   UsageError,
   type ParsedCommand,
@@ -164,6 +165,7 @@ function serveArgs(values: Values): ParsedServeArgs {
   options.backend = {
     ...backendConfig,
     ...(backendName === undefined ? {} : { backend: backendName }),
+    ...sandboxFlag(values, backendName ?? (backendConfig.backend as string | undefined)),
   } as EnvironmentConfig;
   return { options, tokenFile: stringValue(values, "token-file"), insecureNoAuth: values["insecure-no-auth"] === true };
 }

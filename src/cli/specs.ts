@@ -50,6 +50,10 @@ const port = (fallback: string): OptionSpec => ({
 const host: OptionSpec = { type: "string", value: "ADDR", help: "address to bind (default 127.0.0.1)" };
 const tokenFile: OptionSpec = { type: "string", value: "FILE", help: "file holding the bearer token, mode 600" };
 const insecure: OptionSpec = { type: "boolean", help: "serve without a token (loopback only)" };
+const sandbox: OptionSpec = {
+  type: "boolean",
+  help: "local backend: run inside a bubblewrap sandbox (cwd writable, credential dirs hidden, no network; docs/sandbox.md)",
+};
 
 export const exec: CommandSpec = {
   name: "exec",
@@ -75,6 +79,7 @@ export const exec: CommandSpec = {
     },
     "max-output": maxOutputAlias,
     json: { type: "boolean", help: "print nothing while it runs, then the result as one JSON object" },
+    sandbox,
   },
   details:
     "Piped stdin becomes the command's stdin. Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the command and its\n" +
@@ -127,6 +132,7 @@ export const serve: CommandSpec = {
     "max-concurrent": { type: "string", value: "N", help: "executions at once across sessions (default 32)" },
     "idle-timeout-ms": { type: "string", value: "MS", help: "close a session idle this long (default 1800000)" },
     "max-body-bytes": { type: "string", value: "BYTES", help: "request body limit (default 8388608)" },
+    sandbox,
   },
   details: "Prints the gateway's URL on stdout once it listens; runs until SIGINT or SIGTERM.",
 };
@@ -150,6 +156,7 @@ export const mcp: CommandSpec = {
     port: { ...port("8808"), help: "with --http: port, 0 for any free one (default 8808)" },
     "token-file": { ...tokenFile, help: "with --http: file holding the bearer token, mode 600" },
     "insecure-no-auth": { ...insecure, help: "with --http: serve without a token (loopback only)" },
+    sandbox,
   },
 };
 

@@ -6,6 +6,7 @@
 import { optionalBoolean, optionalShellString, rejectUnknown, stringRecord } from "../../core/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
 import type { LocalTransportOptions } from "./transport.js";
+import { normalizeSandbox, type SandboxConfig } from "./sandbox/config.js";
 
 export interface LocalConfig extends CommonConfig {
   backend?: "local";
@@ -22,9 +23,15 @@ export interface LocalConfig extends CommonConfig {
    * watchdog ends them. @default false
    */
   outliveOwner?: boolean;
+  /**
+   * Run every command (and so every tool) inside a bubblewrap sandbox (Linux).
+   * `true`: the cwd writable, the usual credential dirs unreadable, no network.
+   * See docs/sandbox.md. @default false
+   */
+  sandbox?: boolean | SandboxConfig;
 }
 
-export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath", "outliveOwner"]);
+export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath", "outliveOwner", "sandbox"]);
 
 export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
   rejectUnknown("local backend", raw, LOCAL_KEYS);
@@ -33,5 +40,6 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
     stateDir: optionalShellString("stateDir", raw.stateDir),
     bashPath: optionalShellString("bashPath", raw.bashPath),
     outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
+    sandbox: normalizeSandbox(raw.sandbox),
   };
 }

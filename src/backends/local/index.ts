@@ -9,6 +9,8 @@ import { normalizeLocalConfig } from "./config.js";
 import { LocalTransport } from "./transport.js";
 
 export function openLocal(raw: Record<string, unknown>): Promise<Environment> {
-  const transport = new LocalTransport(normalizeLocalConfig(raw));
-  return Session.open(transport, sessionOptions(raw, process.cwd()));
+  const local = normalizeLocalConfig(raw);
+  const options = sessionOptions(raw, process.cwd());
+  const transport = new LocalTransport({ ...local, cwd: options.cwd });
+  return Session.open(transport, options);
 }

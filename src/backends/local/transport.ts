@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import {
   accessSync,
+  chmodSync,
   constants as fsConstants,
   mkdirSync,
   readFileSync,
@@ -25,6 +26,8 @@ import { withoutCredentials } from "../../core/credentials.js";
 import { shellQuote } from "../../core/script.js";
 import { SpawnError } from "../../core/errors.js";
 import { checkBash, requirePosix } from "./preflight.js";
+import type { SandboxOptions } from "./sandbox/config.js";
+import { LocalSandbox } from "./sandbox/sandbox.js";
 import {
   MAX_INLINE_SCRIPT_BYTES,
   type BackendFiles,
@@ -49,6 +52,10 @@ export interface LocalTransportOptions {
   bashPath?: string | undefined;
   /** Leave the session's processes and files alone when this process dies without close() (CLI named sessions). */
   outliveOwner?: boolean | undefined;
+  /** Run every command inside a bubblewrap sandbox (src/backends/local/sandbox/). */
+  sandbox?: SandboxOptions | undefined;
+  /** The session's first cwd, which the sandbox's relative paths resolve against; default: this process's cwd. */
+  cwd?: string | undefined;
 }
 
 interface LocalHandle extends ProcessHandle {
@@ -67,6 +74,7 @@ export class LocalTransport implements Transport {
   #stateDir = "";
   #ownsStateDir = false;
   #bash = "";
+  #sandbox: LocalSandbox | undefined;
   /** Process groups that may still have members (a backgrounded child outlives its call). */
   readonly #groups = new Set<number>();
   readonly #sessionMark = newMarkValue();
@@ -93,6 +101,25 @@ export class LocalTransport implements Transport {
       this.#stateDir = this.#options.stateDir;
       mkdirSync(this.#stateDir, { recursive: true, mode: 0o700 });
     }
+    // First: a sandbox that cannot start leaves nothing else to undo.
+    if (this.#options.sandbox !== undefined) {
+      // Writable inside the sandbox, so it must be unreadable to everyone else outside it.
+      chmodSync(this.#stateDir, 0o700);
+      const sandbox = new LocalSandbox(this.#options.sandbox);
+      try {
+        await sandbox.start({
+          cwd: this.#options.cwd ?? process.cwd(),
+          stateDir: this.#stateDir,
+          privateRoot: fastTempRoot(),
+          bash: this.#bash,
+        });
+      } catch (error) {
+        await sandbox.stop();
+        if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+        throw error;
+      }
+      this.#sandbox = sandbox;
+    }
     this.#cgroup = SessionCgroup.create();
     // A stray dir's owner tells `shellwright sessions --prune` whether it is still in use.
     if (this.#ownsStateDir) writeOwner(this.#stateDir);
@@ -114,6 +141,11 @@ export class LocalTransport implements Transport {
     return this.#watchdog?.pid;
   }
 
+  /** The session's sandbox, when it has one. */
+  get sandbox(): LocalSandbox | undefined {
+    return this.#sandbox;
+  }
+
   runBash(script: string, options: RunOptions): LocalHandle {
     // The wrapper joins the session cgroup before its first fork: Node's write
     // after the spawn (below) can lose that race, this line cannot. A builtin,
@@ -133,19 +165,19 @@ ${script}`;
     if (options.login) args.unshift("-l");
     const marks = callMarks(this.#sessionMark);
 
-    const child = spawn(this.#bash, args, {
+    // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run
+    // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
+    // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
+    // The first shell gets the same guard when this process has no shell level of its own.
+    const env = {
+      ...(options.cleanEnv ? { SHLVL: "1" } : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env }),
+      ...markEnv(marks),
+    };
+    const launch = this.#sandbox?.wrap([this.#bash, ...args], env) ?? { argv: [this.#bash, ...args], env };
+    const child = spawn(launch.argv[0]!, launch.argv.slice(1), {
       detached: true, // its own process group: the unit a timeout kills
       stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "ignore"],
-      // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run
-      // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
-      // The first shell gets the same guard when this process has no shell level of its own.
-      // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
-      env: {
-        ...(options.cleanEnv
-          ? { SHLVL: "1" }
-          : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env }),
-        ...markEnv(marks),
-      },
+      env: launch.env,
     });
     const pid = child.pid;
     // Also covers what a login shell's profile starts before the script runs.
@@ -242,6 +274,7 @@ ${script}`;
     }
     // Groups of earlier processes that shared this state dir (a named session's earlier execs).
     if (!this.#ownsStateDir && this.#stateDir !== "") killRecordedGroups(this.#stateDir);
+    await this.#sandbox?.stop();
     if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
     this.#watchdog?.release();
     this.#watchdog = undefined;

@@ -1,0 +1,192 @@
+/**
+ * The sandbox proved by escapes: each one is tried without the sandbox (where
+ * it must succeed, or the test proves nothing) and with it (where it must fail).
+ * Real bubblewrap; skipped only when bwrap is not installed.
+ */
+
+import { symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Environment } from "../../../../src/index.js";
+import { callTool } from "../../../../src/tools/registry.js";
+import { HAVE_BWRAP, makeWorld, open, pidsWithMark, read, SKIP_REASON, waitGone, type World } from "./fixture.js";
+
+interface Escape {
+  name: string;
+  /** Runs the attempt in `env`; true when it got out. */
+  attempt(env: Environment, world: World, tag: string): Promise<boolean>;
+}
+
+let listener: Server;
+let listenerPort = 0;
+let connections = 0;
+
+const ESCAPES: Escape[] = [
+  {
+    name: "writes outside `writable` by absolute path",
+    async attempt(env, world, tag) {
+      await env.execute(`echo pwned > ${join(world.outside, `abs-${tag}`)}`);
+      return read(join(world.outside, `abs-${tag}`)) === "pwned\n";
+    },
+  },
+  {
+    name: "writes outside `writable` through ..",
+    async attempt(env, world, tag) {
+      await env.execute(`echo pwned > ../outside/dotdot-${tag}`);
+      return read(join(world.outside, `dotdot-${tag}`)) === "pwned\n";
+    },
+  },
+  {
+    name: "writes through a symlink planted in the writable dir",
+    async attempt(env, world, tag) {
+      symlinkSync(world.outside, join(world.work, `link-${tag}`));
+      await env.execute(`echo pwned > link-${tag}/sym-${tag}`);
+      return read(join(world.outside, `sym-${tag}`)) === "pwned\n";
+    },
+  },
+  {
+    name: "writes through a hard link made from inside",
+    async attempt(env, world, tag) {
+      const target = join(world.outside, `hard-${tag}`);
+      writeFileSync(target, "original\n");
+      await env.execute(`ln ${target} hl-${tag} && echo pwned > hl-${tag}`);
+      return read(target) === "pwned\n";
+    },
+  },
+  {
+    name: "writes outside `writable` with the write_file tool",
+    async attempt(env, world, tag) {
+      await callTool("write_file", { path: join(world.outside, `tool-${tag}`), content: "pwned\n" }, { session: env });
+      return read(join(world.outside, `tool-${tag}`)) === "pwned\n";
+    },
+  },
+  {
+    name: "writes outside `writable` from execute_code",
+    async attempt(env, world, tag) {
+      const path = join(world.outside, `code-${tag}`);
+      await callTool(
+        "execute_code",
+        { code: `open(${JSON.stringify(path)}, "w").write("pwned\\n")` },
+        { session: env },
+      );
+      return read(path) === "pwned\n";
+    },
+  },
+  {
+    name: "reads a denyRead directory's file",
+    async attempt(env, world) {
+      return (await env.execute(`cat ${world.secretDir}/key`)).output.includes(world.secret);
+    },
+  },
+  {
+    name: "reads a denyRead file",
+    async attempt(env, world) {
+      return (await env.execute(`cat ${world.secretFile}`)).output.includes(world.secret);
+    },
+  },
+  {
+    name: "reads a denyRead file via /proc/self/root",
+    async attempt(env, world) {
+      return (await env.execute(`cat /proc/self/root${world.secretDir}/key`)).output.includes(world.secret);
+    },
+  },
+  {
+    name: "reads a denyRead file via a planted symlink",
+    async attempt(env, world, tag) {
+      symlinkSync(join(world.secretDir, "key"), join(world.work, `secret-link-${tag}`));
+      return (await env.execute(`cat secret-link-${tag}`)).output.includes(world.secret);
+    },
+  },
+  {
+    name: "reads a denyRead file with the read_file tool",
+    async attempt(env, world) {
+      const result = await callTool("read_file", { path: world.secretFile }, { session: env });
+      return JSON.stringify(result).includes(world.secret);
+    },
+  },
+  {
+    name: "connects to a listening loopback port on the host",
+    async attempt(env) {
+      const before = connections;
+      await env.execute(`exec 3<>/dev/tcp/127.0.0.1/${listenerPort} && echo hi >&3`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return connections > before;
+    },
+  },
+  {
+    name: "creates a user namespace (unshare -U)",
+    async attempt(env) {
+      return (await env.execute("unshare -U -r true && echo ESCAPED")).output.includes("ESCAPED");
+    },
+  },
+  {
+    name: "creates a mount namespace (unshare -m)",
+    async attempt(env) {
+      return (await env.execute("unshare -m true && echo ESCAPED")).output.includes("ESCAPED");
+    },
+  },
+  {
+    name: "enters a host process's namespaces (nsenter)",
+    async attempt(env) {
+      const out = await env.execute(`nsenter -t ${process.pid} -m -n true && echo ESCAPED`);
+      return out.output.includes("ESCAPED");
+    },
+  },
+  {
+    name: "mounts a filesystem",
+    async attempt(env, _world, tag) {
+      const out = await env.execute(
+        `mkdir -p m-${tag} && mount -t tmpfs none m-${tag} && umount m-${tag} && echo ESCAPED`,
+      );
+      return out.output.includes("ESCAPED");
+    },
+  },
+  {
+    name: "keeps a background process (left its process group) alive after close",
+    async attempt(env, _world, tag) {
+      const mark = `sw-bg-${tag}`;
+      await env.execute(`setsid bash -c 'exec -a ${mark} sleep 300' >/dev/null 2>&1 &`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (pidsWithMark(mark).length === 0) throw new Error("the background process did not start");
+      await env.close();
+      const left = await waitGone(mark, 1500);
+      for (const pid of left) process.kill(pid, "SIGKILL"); // ours: started by this test
+      return left.length > 0;
+    },
+  },
+];
+
+describe.skipIf(!HAVE_BWRAP)(`local sandbox escapes (${HAVE_BWRAP ? "bwrap" : SKIP_REASON})`, () => {
+  const world = makeWorld();
+  let plain: Environment;
+  let boxed: Environment;
+
+  beforeAll(async () => {
+    listener = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    listenerPort = (listener.address() as { port: number }).port;
+    plain = await open(world, false);
+    boxed = await open(world, true);
+  });
+
+  afterAll(async () => {
+    await plain?.close();
+    await boxed?.close();
+    listener?.close();
+    world.cleanup();
+  });
+
+  for (const [index, escape] of ESCAPES.entries()) {
+    it(`${escape.name}: works without the sandbox, fails inside it`, async () => {
+      const last = escape.name.includes("after close");
+      const without = last ? await open(world, false) : plain;
+      const inside = last ? await open(world, true) : boxed;
+      expect(await escape.attempt(without, world, `plain${index}`)).toBe(true);
+      expect(await escape.attempt(inside, world, `boxed${index}`)).toBe(false);
+    }, 30_000);
+  }
+});

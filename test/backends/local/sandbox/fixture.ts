@@ -1,0 +1,101 @@
+/**
+ * The sandbox tests' world: a writable work dir, a sibling dir it must not
+ * write, a secret it must not read, all under /var/tmp (not /tmp: the sandbox
+ * has a private /tmp, and a path hidden by it would prove nothing), and a way
+ * to open the same session with and without the sandbox, so every escape is
+ * shown to work without it.
+ */
+
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createEnvironment, type Environment } from "../../../../src/index.js";
+import type { SandboxConfig } from "../../../../src/backends/local/sandbox/config.js";
+
+export const HAVE_BWRAP = (() => {
+  try {
+    execFileSync("bwrap", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+export const SKIP_REASON = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap";
+
+export interface World {
+  root: string;
+  work: string;
+  outside: string;
+  secretDir: string;
+  secretFile: string;
+  secret: string;
+  cleanup(): void;
+}
+
+export function makeWorld(): World {
+  const root = mkdtempSync("/var/tmp/shellwright-sandbox-test-");
+  const work = join(root, "work");
+  const outside = join(root, "outside");
+  const secretDir = join(root, "secret");
+  for (const dir of [work, outside, secretDir]) mkdirSync(dir);
+  const secret = `TOPSECRET-${Math.random().toString(36).slice(2)}`;
+  const secretFile = join(root, "token.txt");
+  writeFileSync(join(secretDir, "key"), secret);
+  writeFileSync(secretFile, secret);
+  return {
+    root,
+    work,
+    outside,
+    secretDir,
+    secretFile,
+    secret,
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+export function sandboxFor(world: World, network: SandboxConfig["network"] = "none"): SandboxConfig {
+  return { writable: ["."], denyRead: [world.secretDir, world.secretFile], network };
+}
+
+export async function open(world: World, sandboxed: boolean, network?: SandboxConfig["network"]): Promise<Environment> {
+  return createEnvironment({
+    backend: "local",
+    cwd: world.work,
+    ...(sandboxed ? { sandbox: sandboxFor(world, network) } : {}),
+  });
+}
+
+export function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Host pids whose command line contains `mark`. */
+export function pidsWithMark(mark: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (cmdline.includes(mark) && !/\) Z /.test(stat)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+export async function waitGone(mark: string, ms = 3000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let pids = pidsWithMark(mark);
+  while (pids.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    pids = pidsWithMark(mark);
+  }
+  return pids;
+}
