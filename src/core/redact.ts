@@ -156,12 +156,13 @@ export class Redactor {
 
   /**
    * Where a secret may begin that the next chunk would complete: the start of
-   * the trailing run of non-space characters, of a trailing `Bearer `, of an
-   * unfinished private key block, or of the longest ending that begins a
-   * known value (values may hold spaces). text.length when there is none.
+   * a trailing word that begins (or may become) a key shape, of a trailing
+   * `Bearer …`, of an unfinished private key block, or of the longest ending
+   * that begins a known value (values may hold spaces). text.length when
+   * there is none, so ordinary output is never held back.
    */
   holdFrom(text: string, carry: Carry = "none"): number {
-    let hold = /\S*$/.exec(text)!.index;
+    let hold = shapeStart(text);
     const window = Math.max(0, text.length - 4096);
     const bearer = /\bBearer(?:[ \t]+\S*)?$/i.exec(text.slice(window));
     if (bearer !== null) hold = Math.min(hold, window + bearer.index);
@@ -216,6 +217,24 @@ export class Redactor {
     ranges.push([start + (bearer === null ? 0 : bearer[0].length), text.length]);
     return "token";
   }
+}
+
+/** How key shapes begin (a trailing word that starts one of these, or may still become one, is held back). */
+const SHAPE_STARTS = ["sk-", "github_pat_", "AKIA", "ASIA", "-----BEGIN"]
+  .concat([..."pousr"].map((c) => `gh${c}_`))
+  .concat([..."abposr"].map((c) => `xox${c}-`));
+const isWordChar = (char: string | undefined): boolean => char !== undefined && /[A-Za-z0-9_]/.test(char);
+
+/** The start of a trailing word that begins a key shape or may still become one; text.length when none. */
+function shapeStart(text: string): number {
+  const run = /[A-Za-z0-9_-]*$/.exec(text)!;
+  for (let at = Math.max(run.index, text.length - 4096); at < text.length; at++) {
+    if (text[at] !== "-" && (!isWordChar(text[at]) || isWordChar(text[at - 1]))) continue;
+    const word = text.slice(at);
+    if (SHAPE_STARTS.some((start) => start.startsWith(word) || word.startsWith(start))) return at;
+    if ("bearer".startsWith(word.toLowerCase())) return at;
+  }
+  return text.length;
 }
 
 /** Masks private key blocks from `from` on: BEGIN to END, or to the end of the piece ("key" runs on). */

@@ -88,8 +88,8 @@ describe("StreamRedactor", () => {
   });
 
   it("passes ordinary text through without holding whole lines back", () => {
-    const out = stream(redactor, ["line one\n", "line two\n"]);
-    expect(out).toEqual(["line one\n", "line two\n", ""]);
+    const out = stream(redactor, ["line one\n", "started", "\n", "a-b ok"]);
+    expect(out).toEqual(["line one\n", "started", "\n", "a-b ok", ""]);
   });
 
   it("masks a private key block streamed in many pieces", () => {
