@@ -10,7 +10,6 @@ import { createEnvironment, type Environment } from "../../../src/index.js";
 import { REDACTED } from "../../../src/core/redact.js";
 import { callTool } from "../../../src/tools/registry.js";
 import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
-import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 
 const TOKEN = "tok-9f8e7d6c5b4a3210-zyx";
 const LISTED = "listed-secret-value-42";
