@@ -8,6 +8,7 @@ const benches = [
   { name: "session", file: "bench/run.mjs" },
   { name: "process-poll", file: "bench/process-poll.mjs" },
   { name: "file-tools", file: "bench/file-tools.mjs" },
+  { name: "redaction", file: "bench/redaction.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },
   { name: "mcp", file: "bench/mcp.mjs" },
   { name: "cli-startup", file: "bench/cli-startup.mjs" },

@@ -39,10 +39,11 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const createSession = () => createEnvironment(config);
   // The cap the model sees is the terminal tool's inline output.
   const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
-  const common = {
-    createSession,
-    ...(maxOutputBytes === undefined ? {} : { settings: { inlineOutputChars: maxOutputBytes } }),
+  const settings = {
+    ...(maxOutputBytes === undefined ? {} : { inlineOutputChars: maxOutputBytes }),
+    ...(values["no-redact"] === true ? { redactSecrets: false } : {}),
   };
+  const common = { createSession, ...(Object.keys(settings).length === 0 ? {} : { settings }) };
 
   if (values.http !== true) {
     for (const flag of ["host", "port", "token-file", "insecure-no-auth"]) {

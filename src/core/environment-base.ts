@@ -34,7 +34,15 @@ export abstract class EnvironmentBase implements Environment {
   readonly #closeHooks = new Set<CloseHook>();
   #closing: Promise<void> | undefined;
 
-  protected constructor(state: SessionState, paths: SessionPaths, defaultTimeoutMs: number) {
+  readonly #secretValues: readonly string[];
+
+  protected constructor(
+    state: SessionState,
+    paths: SessionPaths,
+    defaultTimeoutMs: number,
+    secretValues: readonly string[] = [],
+  ) {
+    this.#secretValues = Object.freeze([...secretValues]);
     this.#id = state.sessionId;
     this.#cwd = state.cwd;
     this.#snapshotReady = state.snapshotReady;
@@ -56,6 +64,9 @@ export abstract class EnvironmentBase implements Environment {
   }
   get paths(): SessionPaths {
     return this.#paths;
+  }
+  get secretValues(): readonly string[] {
+    return this.#secretValues;
   }
 
   state(): SessionState {

@@ -73,6 +73,13 @@ export interface Environment {
   readonly closed: boolean;
   /** The snapshot and cwd files, as paths inside the backend. */
   readonly paths: SessionPaths;
+  /**
+   * Values the tools mask in what a model sees: the `secrets` option and the
+   * secret-looking variables passed through `env` / `forwardEnv`. Never
+   * printed, logged or sent anywhere. Optional so that an Environment written
+   * elsewhere still fits; missing means none (key shapes are masked anyway).
+   */
+  readonly secretValues?: readonly string[];
   state(): SessionState;
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
   /**

@@ -49,6 +49,8 @@ export interface SessionOptions {
   warn: (message: string) => void;
   /** Reattach to a session whose snapshot already exists (the CLI's named sessions). */
   resume?: SessionState;
+  /** Values the tools mask in what a model sees (Environment.secretValues). @default none */
+  secretValues?: readonly string[];
 }
 
 interface RunLimits {
@@ -95,6 +97,7 @@ export class Session extends EnvironmentBase {
       { sessionId: id, cwd: options.resume?.cwd ?? options.cwd, snapshotReady: options.resume?.snapshotReady ?? false },
       sessionPaths(transport.tempDir, id),
       options.timeoutMs,
+      options.secretValues,
     );
     this.#transport = transport;
     this.#options = options;

@@ -21,7 +21,7 @@ describe("shellwright sessions", () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(SECRET);
     const { sessions } = JSON.parse(listed.stdout) as { sessions: { name: string; config: { env: object } }[] };
-    expect(sessions.find((s) => s.name === "secretive")!.config.env).toEqual({ API_TOKEN: "[hidden]" });
+    expect(sessions.find((s) => s.name === "secretive")!.config.env).toEqual({ API_TOKEN: "[REDACTED]" });
     expect(cli(where, ["sessions"]).stdout).not.toContain(SECRET);
     expect(cli(where, ["close", "secretive"]).code).toBe(0);
   });

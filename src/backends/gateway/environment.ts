@@ -48,6 +48,8 @@ export interface GatewayClientOptions {
   maxOutputChars: number;
   outputHeadFraction: number;
   warn: (message: string) => void;
+  /** What the tools mask: the client's own `secrets` and secret-looking `env` values (the gateway's config is not known here). */
+  secretValues?: readonly string[];
 }
 
 // With a timeout set, Node closes an idle kept-alive socket 1 s before the
@@ -66,7 +68,12 @@ export class GatewayEnvironment extends EnvironmentBase {
   readonly #options: GatewayClientOptions;
 
   private constructor(client: GatewayClient, options: GatewayClientOptions, info: SessionInfo) {
-    super({ sessionId: info.id, cwd: info.cwd, snapshotReady: info.snapshotReady }, info.paths, options.timeoutMs);
+    super(
+      { sessionId: info.id, cwd: info.cwd, snapshotReady: info.snapshotReady },
+      info.paths,
+      options.timeoutMs,
+      options.secretValues,
+    );
     this.#client = client;
     this.#options = options;
   }

@@ -34,6 +34,7 @@ export function openGateway(raw: Record<string, unknown>): Promise<Environment> 
       maxOutputChars: session.maxOutputChars,
       outputHeadFraction: session.outputHeadFraction,
       warn: session.warn,
+      secretValues: session.secretValues ?? [],
     },
     request,
     session.resume,

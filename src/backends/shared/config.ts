@@ -5,8 +5,10 @@
  */
 
 import { InvalidOptionError } from "../../core/errors.js";
+import { isSecretName, secretEnvValues } from "../../core/redact.js";
 import {
   describe,
+  describeSecret,
   fraction,
   optionalShellString,
   plainObject,
@@ -37,6 +39,13 @@ export interface CommonConfig {
   onWarning?: (message: string) => void;
   /** Reattach to an existing session (see Session.state()). */
   resume?: SessionState;
+  /**
+   * Values the tools mask in what the model sees, on top of the values of
+   * `env` (and docker's `forwardEnv`) variables whose names look secret
+   * (`*TOKEN*`, `*SECRET*`, `*KEY*`, `*PASSWORD*`, `*CREDENTIAL*`). Values under
+   * 6 characters are not masked. See docs/secrets.md.
+   */
+  secrets?: string[];
 }
 
 /** The common options that tune the session itself (what a gateway client passes on to the server). */
@@ -49,7 +58,7 @@ export const SESSION_KEYS = [
   "initTimeoutMs",
 ] as const;
 
-export const COMMON_KEYS = ["backend", ...SESSION_KEYS, "onWarning", "resume"] as const;
+export const COMMON_KEYS = ["backend", ...SESSION_KEYS, "onWarning", "resume", "secrets"] as const;
 
 /** The options a backend adds to CommonConfig. */
 export type OwnOption<T> = Exclude<keyof T & string, keyof CommonConfig | "backend">;
@@ -84,9 +93,44 @@ export function sessionOptions(config: CommonConfig, defaultCwd: string): Sessio
     killGraceMs: positiveNumber("killGraceMs", config.killGraceMs, 1000),
     initTimeoutMs: positiveNumber("initTimeoutMs", config.initTimeoutMs, 30_000),
     warn,
+    secretValues: secretValues(config),
   };
   if (config.resume !== undefined) options.resume = resumeState(config.resume);
   return options;
+}
+
+/**
+ * The values the tools mask for this session: the `secrets` option, the
+ * secret-looking `env` values, and the secret-looking `forwardEnv` variables'
+ * values in this process's environment now (what the backend forwards).
+ * Errors name the option and the position, never a value.
+ */
+export function secretValues(config: { env?: unknown; forwardEnv?: unknown; secrets?: unknown }): string[] {
+  const values: string[] = [];
+  if (config.secrets !== undefined) {
+    if (!Array.isArray(config.secrets))
+      throw new InvalidOptionError(
+        "secrets",
+        `secrets must be an array of strings, got ${describeSecret(config.secrets)}`,
+      );
+    config.secrets.forEach((value: unknown, index) => {
+      if (typeof value !== "string" || value === "")
+        throw new InvalidOptionError(
+          "secrets",
+          `secrets[${index}] must be a non-empty string, got ${describeSecret(value)}`,
+        );
+      values.push(value);
+    });
+  }
+  if (typeof config.env === "object" && config.env !== null)
+    values.push(...secretEnvValues(config.env as Record<string, string | undefined>));
+  if (Array.isArray(config.forwardEnv)) {
+    for (const name of config.forwardEnv) {
+      const value = typeof name === "string" && isSecretName(name) ? process.env[name] : undefined;
+      if (value !== undefined && value !== "") values.push(value);
+    }
+  }
+  return [...new Set(values)];
 }
 
 function resumeState(value: unknown): SessionState {

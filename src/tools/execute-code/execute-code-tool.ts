@@ -16,6 +16,7 @@
  */
 
 import { z } from "zod";
+import { DEFAULT_TOOL_SETTINGS } from "../shared/tool-settings.js";
 import type { Environment } from "../../core/environment.js";
 import {
   defineTool,
@@ -176,8 +177,11 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
         const tool = typeof request.tool === "string" ? byName.get(request.tool) : undefined;
         if (!tool)
           return { error: `Tool '${String(request.tool)}' is not available in execute_code. Available: ${names}` };
-        // The caller's whole context (limits, hooks) applies to the script's calls too.
-        return runTool(tool, request.args ?? {}, context);
+        // The caller's whole context (limits, hooks) applies to the script's calls too, except
+        // redaction: the script gets real data (a file it reads and writes back must not come
+        // back masked); what it prints is masked when execute_code's own result is.
+        const settings = context.settings ?? DEFAULT_TOOL_SETTINGS;
+        return runTool(tool, request.args ?? {}, { ...context, settings: { ...settings, redactSecrets: false } });
       }
     },
   });

@@ -8,6 +8,7 @@
 
 import { posix } from "node:path";
 import { z } from "zod";
+import { redactorFor } from "../shared/redaction.js";
 import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
 import { parseFramed, quotePath, runOnBackend } from "../shared/backend-io.js";
 import { BINARY_EXTENSIONS, IMAGE_EXTENSIONS, extensionOf, looksBinary } from "./file-kinds.js";
@@ -148,7 +149,8 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
       `Reads exceeding ~${maxChars.toLocaleString("en-US")} characters are rejected: use offset and limit. ` +
       "Binary files are refused, images are detected; use the terminal for those. A missing file gets suggestions of similar names.",
     inputSchema: schema,
-    async handler({ path, offset, limit: requested }, { session, signal }): Promise<ToolResult> {
+    async handler({ path, offset, limit: requested }, context): Promise<ToolResult> {
+      const { session, signal } = context;
       const limit = Math.min(requested, READ_MAX_LIMIT);
       if (isDevicePath(path)) {
         return { error: `Cannot read '${path}': this is a device file that would block or produce infinite output.` };
@@ -243,7 +245,10 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
       }
 
       const page = body.subarray(sampleLength);
-      const lines = pageLines(page.subarray(0, pageCap), offset === 1);
+      const redactor = redactorFor(context);
+      let lines = pageLines(page.subarray(0, pageCap), offset === 1);
+      // Masked before long lines are cut (a cut must not leave half a secret) and line by line (numbers stay right).
+      if (redactor !== undefined) lines = redactor.redact(lines.join("\n"), { keepLines: true }).split("\n");
       const content = formatLines(lines, offset);
       if (page.length > pageCap || content.length > maxChars) {
         const produced =

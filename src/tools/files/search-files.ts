@@ -7,6 +7,8 @@
  */
 
 import { z } from "zod";
+import type { Redactor } from "../../core/redact.js";
+import { redactorFor } from "../shared/redaction.js";
 import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
 import { parseFramed, quotePath, runOnBackend, shellQuote } from "../shared/backend-io.js";
 
@@ -159,14 +161,16 @@ interface SearchRecord {
 }
 
 /** `path\0N:content` (a match) or `path\0N-content` (context); `--` separators are skipped. */
-function parseRecords(text: string): SearchRecord[] {
+function parseRecords(text: string, redactor: Redactor | undefined): SearchRecord[] {
   const records: SearchRecord[] = [];
   for (const raw of text.split("\n")) {
     const nul = raw.indexOf("\0");
     if (nul === -1) continue;
     const rest = /^(\d+)([:-])(.*)$/s.exec(raw.slice(nul + 1));
     if (!rest) continue;
-    const content = rest[3]!.replace(/\r$/, "");
+    // Masked before the cut, so that a cut never leaves half a secret.
+    const line = rest[3]!.replace(/\r$/, "");
+    const content = redactor === undefined ? line : redactor.redact(line);
     records.push({
       path: raw.slice(0, nul),
       line: Number(rest[1]),
@@ -203,7 +207,8 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
       "Results are sorted by path and paginated: total_count is the true total, use offset to get the next page. " +
       "Hidden files and directories are skipped (ripgrep also skips .gitignored files).",
     inputSchema: schema,
-    async handler(input, { session, signal }): Promise<ToolResult> {
+    async handler(input, context): Promise<ToolResult> {
+      const { session, signal } = context;
       const plan = buildPlan(input);
       const result = await runOnBackend(session, buildProducer(input, plan, useRipgrep), { signal });
       const { fields, body } = parseFramed(result.stdout);
@@ -236,7 +241,7 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
         }
         out.counts = counts;
       } else {
-        let records = parseRecords(text);
+        let records = parseRecords(text, redactorFor(context));
         if (plan.paging === "context") records = pageWithContext(records, input.offset, input.limit, input.context);
         out.matches = records.map((r) => ({
           path: relative(r.path),

@@ -13,6 +13,8 @@ import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
+import { Redactor } from "../../core/redact.js";
+import { stripAnsi } from "../shared/text.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
 import {
   closeStdinScript,
@@ -114,9 +116,12 @@ export class ProcessRegistry {
   readonly #events: CompletionEvent[] = [];
   readonly #watchers = new Map<string, AbortController>();
   readonly #stateDir: string;
+  /** Masks completion events; the tools set it from their settings (undefined: redaction off). */
+  redactor: Redactor | undefined;
 
   constructor(session: Environment, settings: ProcessSettings) {
     this.#session = session;
+    this.redactor = new Redactor(session.secretValues ?? []);
     this.#settings = settings;
     this.#stateDir = posix.dirname(session.paths.snapshot);
     session.beforeClose(() => this.close());
@@ -356,7 +361,7 @@ export class ProcessRegistry {
     process.stdinOpen = false;
     this.#watchers.get(process.id)?.abort();
     this.#watchers.delete(process.id);
-    if (process.notifyOnComplete) this.#events.push(completionEvent(process));
+    if (process.notifyOnComplete) this.#events.push(completionEvent(process, this.redactor));
   }
 
   /** One waiting command inside the backend per watched process; it ends when the process does. */
@@ -411,8 +416,23 @@ const reapEntry = (process: BackgroundProcess) => ({
   running: process.status === "running",
 });
 
-function completionEvent(process: BackgroundProcess): CompletionEvent {
-  const output = process.output.slice(-2000);
+/**
+ * The kept output as a model may see it: without terminal escapes, secrets
+ * masked, also one cut by the dropped start of the buffer or still being
+ * printed (the end of a running process's output is open).
+ */
+export function shownOutput(process: BackgroundProcess, redactor: Redactor | undefined): string {
+  const text = stripAnsi(process.output);
+  if (redactor === undefined) return text;
+  return redactor.redact(text, {
+    openStart: process.droppedChars > 0,
+    openEnd: process.status === "running",
+    keepLines: true,
+  });
+}
+
+function completionEvent(process: BackgroundProcess, redactor: Redactor | undefined): CompletionEvent {
+  const output = shownOutput(process, redactor).slice(-2000);
   const how =
     process.status === "killed"
       ? "was killed"
@@ -430,7 +450,7 @@ function completionEvent(process: BackgroundProcess): CompletionEvent {
     status: process.status,
     exitCode: process.exitCode,
     output,
-    message: `[IMPORTANT: Background process ${process.id} ${how}${code}.\nCommand: ${process.command}\nOutput:\n${output}]`,
+    message: `[IMPORTANT: Background process ${process.id} ${how}${code}.\nCommand: ${redactor?.redact(process.command) ?? process.command}\nOutput:\n${output}]`,
   };
 }
 

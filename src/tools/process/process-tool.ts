@@ -5,9 +5,10 @@
  */
 
 import { z } from "zod";
-import { processRegistry, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
+import type { Redactor } from "../../core/redact.js";
+import { processRegistry, shownOutput, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
+import { redactorFor } from "../shared/redaction.js";
 import { DEFAULT_TOOL_SETTINGS } from "../shared/tool-settings.js";
-import { stripAnsi } from "../shared/text.js";
 import { defineTool, type ToolResult } from "../shared/tool-definition.js";
 
 const ACTIONS = ["list", "poll", "log", "wait", "kill", "write", "submit", "close"] as const;
@@ -45,9 +46,11 @@ export const processTool = defineTool({
   async handler(input, context): Promise<ToolResult> {
     const settings = context.settings ?? DEFAULT_TOOL_SETTINGS;
     const registry = processRegistry(context.session, settings.processes);
+    const redactor = redactorFor(context);
+    registry.redactor = redactor;
     if (input.action === "list") {
       await registry.refresh();
-      return { processes: registry.all().map(listEntry) };
+      return { processes: registry.all().map((process) => listEntry(process, redactor)) };
     }
     if (input.session_id === undefined || input.session_id === "") {
       return { error: `session_id is required for ${input.action}; process(action="list") shows the session ids.` };
@@ -63,13 +66,13 @@ export const processTool = defineTool({
     switch (input.action) {
       case "poll": {
         await registry.refresh([process]);
-        return poll(process);
+        return poll(process, redactor);
       }
       case "log":
         await registry.refresh([process]);
-        return log(process, input.offset ?? 0, input.limit ?? 200);
+        return log(process, input.offset ?? 0, input.limit ?? 200, redactor);
       case "wait":
-        return wait(registry, process, input.timeout, settings.maxForegroundTimeoutSeconds, context.signal);
+        return wait(registry, process, input.timeout, settings.maxForegroundTimeoutSeconds, context.signal, redactor);
       case "kill": {
         if (process.status !== "running") {
           // Its command ended, but what it started in the background may still run.
@@ -117,7 +120,7 @@ function exitFields(process: BackgroundProcess): ToolResult {
 const uptime = (process: BackgroundProcess): number =>
   Math.round(((process.finishedAt ?? Date.now()) - process.startedAt) / 1000);
 
-function listEntry(process: BackgroundProcess): ToolResult {
+function listEntry(process: BackgroundProcess, redactor: Redactor | undefined): ToolResult {
   return {
     session_id: process.id,
     command: process.command.slice(0, 200),
@@ -126,12 +129,12 @@ function listEntry(process: BackgroundProcess): ToolResult {
     started_at: new Date(process.startedAt).toISOString().slice(0, 19),
     uptime_seconds: uptime(process),
     status: process.status,
-    output_preview: stripAnsi(process.output.slice(-200)),
+    output_preview: shownOutput(process, redactor).slice(-200),
     ...exitFields(process),
   };
 }
 
-function poll(process: BackgroundProcess): ToolResult {
+function poll(process: BackgroundProcess, redactor: Redactor | undefined): ToolResult {
   if (process.status !== "running") process.endSeen = true;
   return {
     session_id: process.id,
@@ -139,14 +142,14 @@ function poll(process: BackgroundProcess): ToolResult {
     status: process.status,
     pid: process.pid,
     uptime_seconds: uptime(process),
-    output_preview: stripAnsi(process.output.slice(-1000)),
+    output_preview: shownOutput(process, redactor).slice(-1000),
     ...exitFields(process),
   };
 }
 
-function log(process: BackgroundProcess, offset: number, limit: number): ToolResult {
+function log(process: BackgroundProcess, offset: number, limit: number, redactor: Redactor | undefined): ToolResult {
   if (process.status !== "running") process.endSeen = true;
-  const lines = stripAnsi(process.output).split("\n");
+  const lines = shownOutput(process, redactor).split("\n");
   if (lines.at(-1) === "") lines.pop();
   const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
   const reply: ToolResult = {
@@ -169,6 +172,7 @@ async function wait(
   requested: number | undefined,
   capSeconds: number,
   signal: AbortSignal | undefined,
+  redactor: Redactor | undefined,
 ): Promise<ToolResult> {
   const seconds = Math.min(requested ?? DEFAULT_WAIT_SECONDS, capSeconds);
   const note =
@@ -183,7 +187,7 @@ async function wait(
       session_id: process.id,
       status: process.status,
       ...exitFields(process),
-      output: stripAnsi(process.output.slice(-2000)),
+      output: shownOutput(process, redactor).slice(-2000),
       ...extra,
     };
   }
@@ -191,14 +195,14 @@ async function wait(
     return {
       session_id: process.id,
       status: "interrupted",
-      output: stripAnsi(process.output.slice(-1000)),
+      output: shownOutput(process, redactor).slice(-1000),
       note: "The wait was interrupted; the process is still running.",
     };
   }
   return {
     session_id: process.id,
     status: "timeout",
-    output: stripAnsi(process.output.slice(-1000)),
+    output: shownOutput(process, redactor).slice(-1000),
     timeout_note: note ?? `Waited ${seconds}s, process still running`,
   };
 }

@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
+import { redactingOutput, redactorFor, redactResult } from "./redaction.js";
 import type { ToolSettings } from "./tool-settings.js";
 
 /** A JSON-serialisable tool result; failures carry `error`. */
@@ -45,8 +46,24 @@ export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
   return z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
 }
 
-/** Validates the arguments and runs the tool; every failure becomes `{error}`. */
+/**
+ * Validates the arguments and runs the tool; every failure becomes `{error}`.
+ * Secrets are masked in the result and in what `onOutput` receives, unless
+ * the settings turn `redactSecrets` off.
+ */
 export async function runTool(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
+  const redactor = redactorFor(context);
+  if (redactor === undefined) return runRaw(tool, args, context);
+  const output = redactingOutput(context.onOutput, redactor);
+  try {
+    const result = await runRaw(tool, args, { ...context, ...(output.onOutput ? { onOutput: output.onOutput } : {}) });
+    return redactResult(result, redactor);
+  } finally {
+    output.end();
+  }
+}
+
+async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
   const parsed = tool.inputSchema.safeParse(withoutNullArguments(tool.inputSchema, args ?? {}));
   if (!parsed.success) {
     const problems = parsed.error.issues

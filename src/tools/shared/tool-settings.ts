@@ -46,6 +46,12 @@ export interface ToolSettings {
   turnBudgetChars: number;
   /** Where results go when the sandbox write fails; must be a directory of ours, mode 0700. @default `<os tmpdir>/shellwright-results-<uid>` */
   hostResultsDir: string | undefined;
+  /**
+   * Mask secrets in every result and streamed output a tool gives: the
+   * session's secret values (Environment.secretValues) and well-known key
+   * shapes, as `[REDACTED]` (docs/secrets.md). `execute()` itself stays raw. @default true
+   */
+  redactSecrets: boolean;
   processes: ProcessSettings;
 }
 
@@ -70,6 +76,7 @@ export const DEFAULT_TOOL_SETTINGS: Readonly<ToolSettings> = Object.freeze({
   previewChars: 1500,
   turnBudgetChars: 200_000,
   hostResultsDir: undefined,
+  redactSecrets: true,
   processes: DEFAULT_PROCESS_SETTINGS,
 });
 
@@ -102,6 +109,12 @@ export function toolSettings(input: ToolSettingsInput | ToolSettings = {}): Tool
       `hostResultsDir must be a directory path, got ${describe(raw.hostResultsDir)}`,
     );
   }
+  if (raw.redactSecrets !== undefined && typeof raw.redactSecrets !== "boolean") {
+    throw new InvalidOptionError(
+      "redactSecrets",
+      `redactSecrets must be a boolean, got ${describe(raw.redactSecrets)}`,
+    );
+  }
   return {
     maxForegroundTimeoutSeconds: positiveSeconds(
       "maxForegroundTimeoutSeconds",
@@ -117,6 +130,7 @@ export function toolSettings(input: ToolSettingsInput | ToolSettings = {}): Tool
     previewChars: positiveInteger("previewChars", raw.previewChars, d.previewChars),
     turnBudgetChars: positiveInteger("turnBudgetChars", raw.turnBudgetChars, d.turnBudgetChars),
     hostResultsDir: raw.hostResultsDir as string | undefined,
+    redactSecrets: raw.redactSecrets ?? d.redactSecrets,
     processes: {
       bufferChars: positiveInteger("processes.bufferChars", rawProcesses.bufferChars, p.bufferChars),
       maxProcesses: positiveInteger("processes.maxProcesses", rawProcesses.maxProcesses, p.maxProcesses),

@@ -16,6 +16,7 @@ import { foregroundGuidance } from "./foreground-guard.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
 import { processRegistry } from "../process/process-registry.js";
 import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "../shared/tool-settings.js";
+import { redactorFor } from "../shared/redaction.js";
 import { cutHeadTail, stripAnsi, TextCapture } from "../shared/text.js";
 import { truncationNotice } from "../../core/output.js";
 import { defineTool, type ToolContext, type ToolResult } from "../shared/tool-definition.js";
@@ -120,6 +121,8 @@ async function runForeground(
     output = notice === "" ? text : text === "" ? notice : `${text}\n${notice}`;
   }
   output = stripAnsi(output);
+  // Masked before it is saved or cut: the saved file holds no secret, and the limits count the masked text.
+  output = redactorFor(context)?.redact(output) ?? output;
 
   if (output.length > settings.inlineOutputChars) {
     const saved = await saveText(session, output, {
@@ -151,6 +154,7 @@ async function startBackground(
   settings: ToolSettings,
 ): Promise<ToolResult> {
   const registry = processRegistry(context.session, settings.processes);
+  registry.redactor = redactorFor(context);
   try {
     const process = await registry.spawn(command, { ...(cwd === undefined ? {} : { cwd }), notifyOnComplete: notify });
     const reply: ToolResult = {

@@ -1,0 +1,41 @@
+/**
+ * The common options' secret values: which env / forwardEnv values and which
+ * `secrets` a session masks, and validation that never shows a value.
+ */
+
+import { afterEach, describe, expect, it } from "vitest";
+import { secretValues } from "../../../src/backends/shared/config.js";
+import { InvalidOptionError } from "../../../src/core/errors.js";
+
+describe("secretValues", () => {
+  afterEach(() => {
+    delete process.env.SW_TEST_FORWARDED_TOKEN;
+    delete process.env.SW_TEST_FORWARDED_PLAIN;
+  });
+
+  it("takes secret-looking env values, forwarded secret-looking variables' values now, and the secrets option", () => {
+    process.env.SW_TEST_FORWARDED_TOKEN = "forwarded-token-value";
+    process.env.SW_TEST_FORWARDED_PLAIN = "forwarded-plain-value";
+    expect(
+      secretValues({
+        env: { GITHUB_TOKEN: "env-token-value", Db_Password: "pw-value", HOME: "/root" },
+        forwardEnv: ["SW_TEST_FORWARDED_TOKEN", "SW_TEST_FORWARDED_PLAIN", "SW_TEST_UNSET_KEY"],
+        secrets: ["listed-value", "env-token-value"],
+      }).sort(),
+    ).toEqual(["env-token-value", "forwarded-token-value", "listed-value", "pw-value"]);
+  });
+
+  it("rejects a bad secrets option by name and position, never by value", () => {
+    for (const secrets of ["top-secret-value", [" ok-value ", ""], [{ value: "top-secret-value" }]]) {
+      let error: unknown;
+      try {
+        secretValues({ secrets });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect((error as InvalidOptionError).option).toBe("secrets");
+      expect((error as Error).message).not.toContain("top-secret");
+    }
+  });
+});
