@@ -61,8 +61,13 @@ describe("shellwright serve, as a process", () => {
     const error = await running;
     expect(error).toBeInstanceOf(BackendUnavailableError);
     expect((error as Error).message).toContain("lost mid-request");
-    // A SIGKILLed server cannot clean up after itself; end what it left.
-    process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+    // The SIGKILLed server's sessions end on their own: their owner watchdog kills what they left.
+    const sleeper = Number(readFileSync(pidFile, "utf8"));
+    try {
+      await eventually(() => !alive(sleeper));
+    } finally {
+      if (alive(sleeper)) process.kill(sleeper, "SIGKILL"); // ours: started by this test
+    }
 
     const second = startServe(["--port", port, "--allow-root", scratch.path]);
     children.push(second.child);
