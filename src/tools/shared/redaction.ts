@@ -7,12 +7,15 @@
 
 import type { Environment } from "../../core/environment.js";
 import { Redactor, StreamRedactor } from "../../core/redact.js";
-import type { ToolContext, ToolResult } from "./tool-definition.js";
 
 const cache = new WeakMap<Environment, { values: readonly string[] | undefined; redactor: Redactor }>();
 
 /** The session's redactor, or undefined when the call's settings turn redaction off. */
-export function redactorFor(context: Pick<ToolContext, "session" | "settings">): Redactor | undefined {
+// Structural, not ToolContext: tool-definition.ts imports this module.
+export function redactorFor(context: {
+  session: Environment;
+  settings?: { redactSecrets?: boolean } | undefined;
+}): Redactor | undefined {
   if (context.settings?.redactSecrets === false) return undefined;
   const { session } = context;
   const cached = cache.get(session);
@@ -23,8 +26,8 @@ export function redactorFor(context: Pick<ToolContext, "session" | "settings">):
 }
 
 /** Every string in the result masked (nested lists and objects too); the result itself is not changed. */
-export function redactResult(result: ToolResult, redactor: Redactor | undefined): ToolResult {
-  return redactor === undefined ? result : (redactValue(result, redactor) as ToolResult);
+export function redactResult<T extends object>(result: T, redactor: Redactor | undefined): T {
+  return redactor === undefined ? result : (redactValue(result, redactor) as T);
 }
 
 function redactValue(value: unknown, redactor: Redactor): unknown {
