@@ -22,9 +22,15 @@ export interface LocalConfig extends CommonConfig {
    * watchdog ends them. @default false
    */
   outliveOwner?: boolean;
+  /**
+   * Run calls through the session's fast-path helper when it is available
+   * (docs/fast-path.md): same results, a fraction of the cost per call.
+   * false: every call is a fresh `bash` (the plain model). @default true
+   */
+  fastPath?: boolean;
 }
 
-export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath", "outliveOwner"]);
+export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath", "outliveOwner", "fastPath"]);
 
 export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
   rejectUnknown("local backend", raw, LOCAL_KEYS);
@@ -33,5 +39,6 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
     stateDir: optionalShellString("stateDir", raw.stateDir),
     bashPath: optionalShellString("bashPath", raw.bashPath),
     outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
+    fastPath: optionalBoolean("fastPath", raw.fastPath),
   };
 }
