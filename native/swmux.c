@@ -60,23 +60,36 @@
 /* Consecutive launcher deaths before it said ready: then give up (Node falls back and restarts us later). */
 #define MAX_FAILED_STARTS 3
 
+#define MAXLAUNCHERS 16
+
 struct call {
-  uint32_t id;
+  uint32_t id, gen;
   int used, outfd, pidfd, killed, started, has_stdin;
   pid_t pid;
 };
 
+/* The current launcher, and retiring ones: after a state change the old
+ * launcher's control pipe is closed; it still starts the calls already sent
+ * to it (they started from the old state), then exits. */
+struct launcher {
+  int used, ready, ctl, rep;
+  uint32_t gen;
+  pid_t pid;
+  char buf[8192];
+  size_t len;
+};
+
 static struct call calls[MAXCALLS];
+static struct launcher launchers[MAXLAUNCHERS];
+static struct launcher *cur;
+static uint32_t next_gen = 1;
 static char dir[4096], snap[4096];
 static char **launcher_argv;
-static int ctl_w = -1, rep_r = -1, launcher_ready, failed_starts;
-static pid_t launcher = -1;
+static int failed_starts;
 static char *state;
 static size_t state_len;
 static dev_t snap_dev;
 static ino_t snap_ino;
-static char repbuf[8192];
-static size_t replen;
 
 static void cleanup_dir(void) {
   DIR *d = opendir(dir);
@@ -92,7 +105,8 @@ static void cleanup_dir(void) {
 }
 
 static void quit(int code) {
-  if (launcher > 0) kill(launcher, SIGKILL);
+  for (int i = 0; i < MAXLAUNCHERS; i++)
+    if (launchers[i].used && launchers[i].pid > 0) kill(launchers[i].pid, SIGKILL);
   cleanup_dir();
   _exit(code);
 }
@@ -191,13 +205,14 @@ static void load_snapshot(void) {
   if (!state) state = calloc(1, 1);
 }
 
-static void close_launcher_pipes(void) {
-  if (ctl_w >= 0) close(ctl_w);
-  if (rep_r >= 0) close(rep_r);
-  ctl_w = rep_r = -1;
-}
-
 static void start_launcher(void) {
+  struct launcher *l = NULL;
+  for (int i = 0; i < MAXLAUNCHERS; i++)
+    if (!launchers[i].used) {
+      l = &launchers[i];
+      break;
+    }
+  if (!l) quit(4); /* sixteen launchers retiring at once: something is wrong */
   char base[4200];
   snprintf(base, sizeof base, "%s/base.sh", dir);
   if (write_file(base, state, state_len)) quit(4);
@@ -221,26 +236,22 @@ static void start_launcher(void) {
   }
   close(c[0]);
   close(r[1]);
-  ctl_w = c[1];
-  rep_r = r[0];
-  launcher = pid;
-  launcher_ready = 0;
-  /* Requests sent before the launcher is ready wait in the control pipe. */
-  for (int i = 0; i < MAXCALLS; i++) {
-    struct call *k = &calls[i];
-    if (!k->used || k->started) continue;
-    char line[64];
-    int m = snprintf(line, sizeof line, "C %u %d\n", k->id, k->has_stdin);
-    wr_all(ctl_w, line, (size_t)m);
-  }
+  memset(l, 0, sizeof *l);
+  l->used = 1;
+  l->ctl = c[1];
+  l->rep = r[0];
+  l->pid = pid;
+  l->gen = next_gen++;
+  cur = l;
 }
 
-/* The old launcher ends (its running jobs do not: they are in their own groups). */
+/* A state change: the current launcher retires (it starts what it was sent, then exits) and a fresh one starts. */
 static void replace_launcher(void) {
-  if (launcher > 0) kill(launcher, SIGKILL);
-  launcher = -1;
-  close_launcher_pipes();
-  replen = 0;
+  if (cur && cur->ctl >= 0) {
+    close(cur->ctl);
+    cur->ctl = -1;
+  }
+  cur = NULL;
   frame('B', 0, NULL, 0);
   start_launcher();
 }
@@ -379,12 +390,14 @@ static void on_request(void) {
       return;
     }
     check_snapshot();
-    char cp[4200], ip[4200], op[4200];
+    char cp[4200], ip[4200], op[4200], sp[4200];
     path(cp, id, "c");
     path(ip, id, "i");
     path(op, id, "o");
+    path(sp, id, "s");
     int has = p[0] ? 1 : 0;
-    if ((has && write_file(ip, p + 5, sl)) || write_file(cp, p + 5 + sl, len - 5 - sl)) {
+    /* The dump file exists before the job, private: it becomes the snapshot (mode 0600) by a rename. */
+    if ((has && write_file(ip, p + 5, sl)) || write_file(cp, p + 5 + sl, len - 5 - sl) || write_file(sp, "", 0)) {
       refuse(id);
       free(p);
       return;
@@ -406,9 +419,10 @@ static void on_request(void) {
     k->outfd = ofd;
     k->pidfd = -1;
     k->has_stdin = has;
+    k->gen = cur->gen;
     char line[64];
     int m = snprintf(line, sizeof line, "C %u %d\n", id, has);
-    if (ctl_w >= 0) wr_all(ctl_w, line, (size_t)m);
+    wr_all(cur->ctl, line, (size_t)m);
   } else if (h[0] == 'K') {
     struct call *k = find(id);
     int sig = len ? (unsigned char)p[0] : SIGKILL;
@@ -434,52 +448,55 @@ static void on_started(uint32_t id, pid_t pid) {
   if (k->pidfd < 0) finish(k); /* already gone */
 }
 
-/* The launcher died (killed by a command, OOM): calls it never started are
- * answered "not started" (Node runs them on the plain path); running jobs are
- * not its children any more and keep their pidfds. */
-static void launcher_died(void) {
-  int was_ready = launcher_ready;
-  launcher = -1;
-  close_launcher_pipes();
-  replen = 0;
-  frame('B', 0, NULL, 0);
+/* A launcher's report pipe ended: it exited (retired) or died (killed by a
+ * command, OOM). Calls it never started are answered "not started" (Node
+ * runs them on the plain path); running jobs keep their pidfds. */
+static void launcher_gone(struct launcher *l) {
+  int was_current = l == cur, was_ready = l->ready;
+  uint32_t gen = l->gen;
+  if (l->ctl >= 0) close(l->ctl);
+  close(l->rep);
+  l->used = 0;
   for (int i = 0; i < MAXCALLS; i++) {
     struct call *k = &calls[i];
-    if (!k->used || k->started) continue;
+    if (!k->used || k->started || k->gen != gen) continue;
     uint32_t id = k->id;
     release(k);
     frame('X', id, "125 0 0 0 ", 10);
   }
+  if (!was_current) return;
+  cur = NULL;
+  frame('B', 0, NULL, 0);
   failed_starts = was_ready ? 0 : failed_starts + 1;
   if (failed_starts >= MAX_FAILED_STARTS) quit(3);
   start_launcher();
 }
 
-static void on_report(void) {
-  ssize_t r = read(rep_r, repbuf + replen, sizeof repbuf - replen);
+static void on_report(struct launcher *l) {
+  ssize_t r = read(l->rep, l->buf + l->len, sizeof l->buf - l->len);
   if (r < 0 && errno == EINTR) return;
   if (r <= 0) {
-    launcher_died();
+    launcher_gone(l);
     return;
   }
-  replen += (size_t)r;
+  l->len += (size_t)r;
   char *nl;
-  while ((nl = memchr(repbuf, '\n', replen))) {
+  while ((nl = memchr(l->buf, '\n', l->len))) {
     *nl = 0;
     unsigned id;
     int pid;
-    if (sscanf(repbuf, "S %u %d", &id, &pid) == 2 && pid > 0) {
+    if (sscanf(l->buf, "S %u %d", &id, &pid) == 2 && pid > 0) {
       on_started(id, pid);
-    } else if (strcmp(repbuf, "H") == 0) {
-      launcher_ready = 1;
+    } else if (strcmp(l->buf, "H") == 0) {
+      l->ready = 1;
       failed_starts = 0;
-      frame('H', 0, NULL, 0);
+      if (l == cur) frame('H', 0, NULL, 0);
     }
-    size_t used = (size_t)(nl - repbuf) + 1;
-    memmove(repbuf, repbuf + used, replen - used);
-    replen -= used;
+    size_t used = (size_t)(nl - l->buf) + 1;
+    memmove(l->buf, l->buf + used, l->len - used);
+    l->len -= used;
   }
-  if (replen == sizeof repbuf) replen = 0; /* a line this long is not ours */
+  if (l->len == sizeof l->buf) l->len = 0; /* a line this long is not ours */
 }
 
 static int stdin_ready(void) {
@@ -514,16 +531,23 @@ int main(int argc, char **argv) {
   load_snapshot();
   start_launcher();
   for (;;) {
-    struct pollfd f[MAXCALLS * 2 + 2];
-    struct call *who[MAXCALLS * 2 + 2];
-    uint32_t ids[MAXCALLS * 2 + 2];
-    int nf = 0;
+    struct pollfd f[MAXCALLS * 2 + MAXLAUNCHERS + 1];
+    struct call *who[MAXCALLS * 2 + MAXLAUNCHERS + 1];
+    uint32_t ids[MAXCALLS * 2 + MAXLAUNCHERS + 1];
+    int nf = 0, nl = 0;
+    struct launcher *lw[MAXLAUNCHERS];
     f[nf].fd = 0;
     f[nf].events = POLLIN;
     who[nf++] = NULL;
-    f[nf].fd = rep_r;
-    f[nf].events = POLLIN;
-    who[nf++] = NULL;
+    for (int i = 0; i < MAXLAUNCHERS; i++)
+      if (launchers[i].used) {
+        lw[nl++] = &launchers[i];
+        f[nf].fd = launchers[i].rep;
+        f[nf].events = POLLIN;
+        ids[nf] = launchers[i].gen;
+        who[nf++] = NULL;
+      }
+    int first_call = nf;
     for (int i = 0; i < MAXCALLS; i++)
       if (calls[i].used) {
         f[nf].fd = calls[i].outfd;
@@ -547,8 +571,9 @@ int main(int argc, char **argv) {
      * job must be seen before that job's exit (a killed call commits nothing). */
     if (f[0].revents) do on_request();
       while (stdin_ready());
-    if (rep_r >= 0 && f[1].revents) on_report();
-    for (int i = 2; i < nf; i++) {
+    for (int i = 0; i < nl; i++)
+      if (f[1 + i].revents && lw[i]->used && lw[i]->gen == ids[1 + i]) on_report(lw[i]);
+    for (int i = first_call; i < nf; i++) {
       struct call *k = who[i];
       /* The slot may have been finished and reused while this round ran. */
       if (!f[i].revents || !k->used || k->id != ids[i]) continue;
