@@ -10,6 +10,7 @@ const benches = [
   { name: "file-tools", file: "bench/file-tools.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },
   { name: "mcp", file: "bench/mcp.mjs" },
+  { name: "fast-path", file: "bench/fast-path.mjs" },
   { name: "cli-startup", file: "bench/cli-startup.mjs" },
   { name: "ssh", file: "bench/ssh.mjs" },
   // Needs a Docker Engine and the test image (scripts/test-env/docker.sh).

@@ -35,6 +35,8 @@ export function encodeRun(id: number, script: string, stdin: Uint8Array | undefi
 export class FrameDecoder {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
+  /** Bytes the partial frame needs in all, once its header is in (0: not known yet). */
+  #needed = 0;
 
   push(chunk: Buffer, onFrame: (frame: Frame) => void): void {
     let buffer = chunk;
@@ -42,14 +44,17 @@ export class FrameDecoder {
       this.#pending.push(chunk);
       this.#pendingBytes += chunk.length;
       if (this.#pendingBytes < HEADER_BYTES) return;
-      const head = this.#pending.length > 1 ? Buffer.concat(this.#pending) : this.#pending[0]!;
-      if (this.#pendingBytes < HEADER_BYTES + head.readUInt32BE(5)) {
+      // Copy a big frame's pieces together once, when all of it is in.
+      if (this.#needed === 0) {
+        const head = Buffer.concat(this.#pending);
         this.#pending = [head];
-        return;
+        this.#needed = HEADER_BYTES + head.readUInt32BE(5);
       }
-      buffer = head;
+      if (this.#pendingBytes < this.#needed) return;
+      buffer = this.#pending.length > 1 ? Buffer.concat(this.#pending) : this.#pending[0]!;
       this.#pending = [];
       this.#pendingBytes = 0;
+      this.#needed = 0;
     }
     let offset = 0;
     while (buffer.length - offset >= HEADER_BYTES) {
