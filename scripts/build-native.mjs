@@ -19,7 +19,9 @@ if (process.platform !== "linux") {
 const cc = process.env.CC || "cc";
 mkdirSync(outDir, { recursive: true });
 const tmp = `${out}.${process.pid}.tmp`;
-const result = spawnSync(cc, ["-O2", "-Wall", "-Wextra", "-o", tmp, source], { stdio: ["ignore", "inherit", "inherit"] });
+const result = spawnSync(cc, ["-O2", "-Wall", "-Wextra", "-o", tmp, source], {
+  stdio: ["ignore", "inherit", "inherit"],
+});
 if (result.error !== undefined || result.status !== 0) {
   rmSync(tmp, { force: true });
   const why = result.error !== undefined ? `${cc} not found` : `${cc} failed`;

@@ -16,15 +16,7 @@
  */
 
 import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
-import {
-  enterCwd,
-  NEXT_CWD,
-  quoteCwd,
-  shellQuote,
-  TRAP_FUNCTION,
-  UNSHADOW,
-  type CommandPlan,
-} from "./script.js";
+import { enterCwd, NEXT_CWD, quoteCwd, shellQuote, TRAP_FUNCTION, UNSHADOW, type CommandPlan } from "./script.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 /**
@@ -47,15 +39,15 @@ export function buildLauncherScript(): string {
     // TMOUT would be read's default timeout.
     "while TMOUT= IFS=' ' builtin read -r __swl_t __swl_id __swl_a; do",
     "  [[ $__swl_t == C ]] || continue",
-    '  __swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i',
+    "  __swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i",
     // Redirections on the subshell itself: they happen in the child (`builtin exec >x` would not stick).
     "  (",
     "    builtin set +m",
     // Read and eval'd rather than sourced: error messages then say `bash: line N:` as on the plain path.
     '    ( IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" )',
-    "    builtin printf '#END %s\\n' \"$?\" >>\"$__swl_d/$__swl_id.s\"",
+    '    builtin printf \'#END %s\\n\' "$?" >>"$__swl_d/$__swl_id.s"',
     '  ) <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
-    "  builtin printf 'S %s %s\\n' \"$__swl_id\" \"$!\"",
+    '  builtin printf \'S %s %s\\n\' "$__swl_id" "$!"',
     // The shell still reaps them; its job table does not grow with every call.
     "  builtin disown -a 2>/dev/null",
     "done",

@@ -221,7 +221,11 @@ export class Session extends EnvironmentBase {
       knownCwd: this.cwd,
       sessionCwd: cwd === undefined,
     });
-    const handle = fastPath.tryRun({ snapshot: this.paths.snapshot, script, ...(stdin === undefined ? {} : { stdin }) });
+    const handle = fastPath.tryRun({
+      snapshot: this.paths.snapshot,
+      script,
+      ...(stdin === undefined ? {} : { stdin }),
+    });
     if (handle === undefined) return undefined;
     const controller = new AbortController();
     this.#running.add(controller);
@@ -378,7 +382,12 @@ export class Session extends EnvironmentBase {
     }
   }
 
-  #collect(handle: ProcessHandle, limits: RunLimits, closing: AbortSignal, detector?: EndDetector): Promise<RunOutcome> {
+  #collect(
+    handle: ProcessHandle,
+    limits: RunLimits,
+    closing: AbortSignal,
+    detector?: EndDetector,
+  ): Promise<RunOutcome> {
     const transport = this.#transport;
     const scanner =
       detector ??

@@ -138,7 +138,13 @@ export class LocalTransport implements Transport {
    * sandbox can wrap the helper (and with it every job) once per session.
    */
   fastPathCommand(helper: string, snapshot: string): HelperCommand {
-    return helperCommand({ helper, bash: this.#bash, snapshot, workDir: this.#stateDir, sessionMark: this.#sessionMark });
+    return helperCommand({
+      helper,
+      bash: this.#bash,
+      snapshot,
+      workDir: this.#stateDir,
+      sessionMark: this.#sessionMark,
+    });
   }
 
   #startFastPath(): void {
@@ -163,7 +169,10 @@ export class LocalTransport implements Transport {
 
   #tryFast(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
     const marks = callMarks(this.#sessionMark);
-    const handle = runner.tryRun({ ...request, script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}` });
+    const handle = runner.tryRun({
+      ...request,
+      script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}`,
+    });
     if (!(handle instanceof FastCall)) return handle;
     this.#fastMarks.set(handle, marks);
     // A job group that outlives its call (a background child) is the session's to end at close.

@@ -17,7 +17,9 @@ import { localHelperPath } from "../../../src/backends/shared/fast-path/helper-p
 const built = localHelperPath() !== undefined;
 const open: Session[] = [];
 
-async function openSession(extra: Record<string, unknown> = {}): Promise<{ session: Session; transport: LocalTransport }> {
+async function openSession(
+  extra: Record<string, unknown> = {},
+): Promise<{ session: Session; transport: LocalTransport }> {
   const { fastPathHelper, ...rest } = extra;
   const transport = new LocalTransport({
     ...normalizeLocalConfig(rest),
