@@ -11,6 +11,7 @@ const benches = [
   { name: "redaction", file: "bench/redaction.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },
   { name: "mcp", file: "bench/mcp.mjs" },
+  { name: "fast-path", file: "bench/fast-path.mjs" },
   { name: "cli-startup", file: "bench/cli-startup.mjs" },
   // Needs bubblewrap; says so and exits 0 without it.
   { name: "sandbox", file: "bench/sandbox.mjs" },

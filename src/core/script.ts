@@ -95,12 +95,12 @@ export interface ScriptPlan {
  * before any function of that name, then puts POSIX mode back as it was.
  * Only assignments and quoted words: safe to parse with the user's aliases on.
  */
-const UNSHADOW =
+export const UNSHADOW =
   "__sw_px=$SHELLOPTS; POSIXLY_CORRECT=1; \\unset -f builtin command; \\unset POSIXLY_CORRECT; " +
   "[[ :$__sw_px: != *:posix:* ]] || \\builtin set -o posix";
 
 /** The cwd the state records: the one the call moved to, else the session's own. */
-const NEXT_CWD =
+export const NEXT_CWD =
   'builtin cd -P . 2>/dev/null && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_next=$PWD || __sw_next=$__sw_scwd';
 
 function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunctions?: boolean }): string {
@@ -303,7 +303,7 @@ export function buildCommandScript(plan: CommandPlan): string {
  * keeps an EXIT action aside for the epilogue to run. It runs in POSIX mode,
  * where `trap` and `unset` are the special builtins whatever the user defined.
  */
-const TRAP_FUNCTION = [
+export const TRAP_FUNCTION = [
   "trap() {",
   "  __sw_tp=${POSIXLY_CORRECT-$'\\1'}; POSIXLY_CORRECT=1",
   '  __sw_ta=("$@") __sw_ts=() __sw_tx=',
@@ -312,7 +312,7 @@ const TRAP_FUNCTION = [
   "    if [[ $__sw_tp == $'\\1' ]]; then unset POSIXLY_CORRECT; else POSIXLY_CORRECT=$__sw_tp; fi",
   // The listing shows the user's EXIT action (or none) in place of the epilogue.
   // In a subshell the EXIT trap is left alone: setting one there would run it at the subshell's exit.
-  '    if [[ $BASHPID == "$$" ]]; then builtin trap -- "${__sw_uexit:--}" EXIT; builtin trap "$@"; __sw_tx=$?; builtin trap -- "$__sw_epi" EXIT',
+  '    if [[ $BASHPID == "${__sw_jpid:-$$}" ]]; then builtin trap -- "${__sw_uexit:--}" EXIT; builtin trap "$@"; __sw_tx=$?; builtin trap -- "$__sw_epi" EXIT',
   '    else builtin trap "$@"; __sw_tx=$?; fi; POSIXLY_CORRECT=1;; *)',
   '    [[ $1 == -- ]] && __sw_ta=("${@:2}")',
   '    if ((${#__sw_ta[@]} == 1)); then __sw_tact=-; else __sw_tact=${__sw_ta[0]}; __sw_ta=("${__sw_ta[@]:1}"); fi',
@@ -331,7 +331,7 @@ const TRAP_FUNCTION = [
  * 126 forever, even for `cd /tmp`: the command then runs in the nearest
  * ancestor that exists, says so, and the session moves there.
  */
-function enterCwd(plan: CommandPlan): string[] {
+export function enterCwd(plan: CommandPlan): string[] {
   if (!plan.sessionCwd) return [`builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`, "__sw_start=$PWD"];
   return [
     'if builtin cd -P -- "$__sw_scwd" 2>/dev/null; then __sw_start=$PWD; else',

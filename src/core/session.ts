@@ -24,7 +24,8 @@ import {
   type MarkerPayload,
   type ScriptPlan,
 } from "./script.js";
-import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
+import type { FastCallEnd, FastCallHandle, ProcessHandle, RunOptions, Transport } from "./transport.js";
+import { buildFastCallScript } from "./fast-script.js";
 import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "./environment.js";
 import { EnvironmentBase } from "./environment-base.js";
 
@@ -59,6 +60,42 @@ interface RunLimits {
   secret: string;
   signal?: AbortSignal | undefined;
   onOutput?: ((text: string) => void) | undefined;
+}
+
+/** What #collect needs from whatever tells it where a call ends: the end marker, or the fast path's exit report. */
+interface EndDetector {
+  readonly done: boolean;
+  readonly payload: string | undefined;
+  readonly pid: number | undefined;
+  push(chunk: Uint8Array): Uint8Array;
+  flush(): Uint8Array;
+}
+
+/** A fast-path call ends with the helper's report: no marker is scanned, the output passes through. */
+class FastEndDetector implements EndDetector {
+  readonly pid = undefined;
+  #end: FastCallEnd | undefined;
+
+  constructor(handle: FastCallHandle) {
+    void handle.end.then((end) => (this.#end = end));
+  }
+
+  /** Never "done" early: the call ends when its output iterable does (after the last chunk) and its status is in. */
+  readonly done = false;
+
+  get payload(): string | undefined {
+    const end = this.#end;
+    if (end === undefined || end.killed) return undefined;
+    return end.committed ? `C:${end.cwd}` : "N";
+  }
+
+  push(chunk: Uint8Array): Uint8Array {
+    return chunk;
+  }
+
+  flush(): Uint8Array {
+    return new Uint8Array(0);
+  }
 }
 
 interface RunOutcome {
@@ -107,6 +144,7 @@ export class Session extends EnvironmentBase {
   static async open(transport: Transport, options: SessionOptions): Promise<Session> {
     await transport.start();
     const session = new Session(transport, options);
+    if (options.resume?.snapshotReady === true) transport.fastPath?.prepare(session.paths.snapshot);
     if (options.resume === undefined) {
       try {
         await session.#init();
@@ -147,6 +185,85 @@ export class Session extends EnvironmentBase {
     const secret = newSecret();
     const ready = this.snapshotReady;
     const userStdin = stdin === undefined || stdin.length === 0 ? undefined : stdin;
+    const limits = { timeoutMs, signal, onOutput, secret };
+    const fast = ready && !isolated ? await this.#runFast(command, cwd, userStdin, limits) : undefined;
+    const outcome = fast ?? (await this.#runPlain(command, cwd, userStdin, callId, ready, isolated, limits));
+    const newCwd = this.#settle(outcome, callId, ready && !isolated && fast === undefined);
+    if (newCwd) this.setCwd(newCwd);
+
+    let output = outcome.text;
+    if (outcome.timedOut) output = appendNotice(output, `[Command timed out after ${formatSeconds(timeoutMs)}s]`);
+    else if (outcome.interrupted) output = appendNotice(output, "[Command interrupted]");
+    return {
+      output,
+      exitCode: outcome.exitCode,
+      cwd: this.cwd,
+      timedOut: outcome.timedOut,
+      interrupted: outcome.interrupted,
+      truncated: outcome.truncated,
+      durationMs: Math.round(performance.now() - started),
+    };
+  }
+
+  /**
+   * The call on the backend's fast path (docs/fast-path.md), when it has one
+   * that takes it now; undefined: run it on the plain path. The helper has
+   * committed the state already when the outcome says so.
+   */
+  async #runFast(
+    command: string,
+    cwd: string | undefined,
+    stdin: Uint8Array | undefined,
+    limits: RunLimits,
+  ): Promise<RunOutcome | undefined> {
+    const fastPath = this.#transport.fastPath;
+    if (fastPath === undefined) return undefined;
+    const script = buildFastCallScript({
+      command,
+      cwd: cwd ?? this.cwd,
+      knownCwd: this.cwd,
+      sessionCwd: cwd === undefined,
+    });
+    const handle = fastPath.tryRun({
+      snapshot: this.paths.snapshot,
+      script,
+      ...(stdin === undefined ? {} : { stdin }),
+    });
+    if (handle === undefined) return undefined;
+    const controller = new AbortController();
+    this.#running.add(controller);
+    let outcome: RunOutcome;
+    try {
+      outcome = await this.#collect(handle, limits, controller.signal, new FastEndDetector(handle));
+    } finally {
+      this.#running.delete(controller);
+    }
+    const end = await Promise.race([handle.end, Promise.resolve(undefined)]);
+    if (end === undefined) return outcome;
+    if (!end.started && !end.killed && !outcome.timedOut && !outcome.interrupted) return undefined;
+    // A stop that came after the job had finished by itself: the call completed (and may have committed).
+    if ((outcome.timedOut || outcome.interrupted) && end.started && !end.killed && end.status < 128) {
+      return {
+        ...outcome,
+        exitCode: end.status,
+        timedOut: false,
+        interrupted: false,
+        marker: end.committed ? { committed: true, cwd: decodeCwd(end.cwd) } : { committed: false },
+      };
+    }
+    return outcome;
+  }
+
+  async #runPlain(
+    command: string,
+    cwd: string | undefined,
+    userStdin: Uint8Array | undefined,
+    callId: string,
+    ready: boolean,
+    isolated: boolean,
+    limits: RunLimits,
+  ): Promise<RunOutcome> {
+    const { secret } = limits;
     // The secret travels as the first line of stdin: never in argv or the environment.
     const stdinBytes = withSecret(secret, userStdin);
     const embedded = this.#transport.stdinMode === "heredoc";
@@ -162,27 +279,12 @@ export class Session extends EnvironmentBase {
       isolated,
       ...(embedded ? { embeddedStdin: stdinBytes } : {}),
     });
-    const outcome = await this.#run(
+    return this.#run(
       script,
       // The inner shell is the login shell after a failed init; the outer one never is.
       { login: false, cleanEnv: ready, ...(embedded ? {} : { stdin: stdinBytes }) },
-      { timeoutMs, signal, onOutput, secret },
+      limits,
     );
-    const newCwd = this.#settle(outcome, callId, ready && !isolated);
-    if (newCwd) this.setCwd(newCwd);
-
-    let output = outcome.text;
-    if (outcome.timedOut) output = appendNotice(output, `[Command timed out after ${formatSeconds(timeoutMs)}s]`);
-    else if (outcome.interrupted) output = appendNotice(output, "[Command interrupted]");
-    return {
-      output,
-      exitCode: outcome.exitCode,
-      cwd: this.cwd,
-      timedOut: outcome.timedOut,
-      interrupted: outcome.interrupted,
-      truncated: outcome.truncated,
-      durationMs: Math.round(performance.now() - started),
-    };
   }
 
   /** After the close hooks: interrupts running commands, removes the session's files and stops the backend. */
@@ -219,6 +321,7 @@ export class Session extends EnvironmentBase {
       if (cwd) {
         this.setCwd(cwd);
         this.setSnapshotReady(true);
+        this.#transport.fastPath?.prepare(this.paths.snapshot);
         return;
       }
     }
@@ -282,12 +385,19 @@ export class Session extends EnvironmentBase {
     }
   }
 
-  #collect(handle: ProcessHandle, limits: RunLimits, closing: AbortSignal): Promise<RunOutcome> {
+  #collect(
+    handle: ProcessHandle,
+    limits: RunLimits,
+    closing: AbortSignal,
+    detector?: EndDetector,
+  ): Promise<RunOutcome> {
     const transport = this.#transport;
-    const scanner = new MarkerScanner(limits.secret, {
-      expectPid: transport.needsRemotePid === true,
-      sessionId: this.id,
-    });
+    const scanner =
+      detector ??
+      new MarkerScanner(limits.secret, {
+        expectPid: transport.needsRemotePid === true,
+        sessionId: this.id,
+      });
     const collector = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
     const decoder = limits.onOutput ? new TextDecoder() : undefined;
     let finished = false;
@@ -405,6 +515,10 @@ export class Session extends EnvironmentBase {
       );
     });
   }
+}
+
+function decodeCwd(encoded: string): string {
+  return encoded.replace(/%(25|0A)/g, (_, code: string) => (code === "25" ? "%" : "\n"));
 }
 
 function appendNotice(output: string, notice: string): string {

@@ -67,6 +67,8 @@ export interface Transport {
   readonly files?: BackendFiles;
   /** True when the wrapper must print its PID first so killTree can find it inside the backend. */
   readonly needsRemotePid?: boolean;
+  /** A faster way to run calls, when the backend has one and it is on (docs/fast-path.md). */
+  readonly fastPath?: FastPath | undefined;
 
   start(): Promise<void>;
   runBash(script: string, options: RunOptions): ProcessHandle;
@@ -90,4 +92,44 @@ export interface Transport {
    */
   beforeExecute?(): Promise<"restarted" | undefined | void>;
   stop(): Promise<void>;
+}
+
+/** How a fast-path call ended, as the helper reported it. */
+export interface FastCallEnd {
+  /** The command's exit status (128 + signal when it was killed). */
+  status: number;
+  /** The job dumped its state completely and the call was not killed (its state is now the snapshot's). */
+  committed: boolean;
+  /** The session's cwd after the call, %-encoded like the end marker's (empty when not committed). */
+  cwd: string;
+  /** A kill reached the job before it finished. */
+  killed: boolean;
+  /** False when the helper never started the job (its launcher or the helper died first): run it on the plain path. */
+  started: boolean;
+}
+
+/** A call running on the fast path. Its output ends when the call ends, never later. */
+export interface FastCallHandle extends ProcessHandle {
+  readonly end: Promise<FastCallEnd>;
+}
+
+export interface FastCallRequest {
+  /** The session's snapshot: the state the helper's launcher starts from and commits to. */
+  snapshot: string;
+  /** The job script (core/fast-script.ts). */
+  script: string;
+  /** The command's stdin; absent means /dev/null. */
+  stdin?: Uint8Array;
+}
+
+/**
+ * Optional capability of a transport: a long-lived helper that runs calls
+ * without a new bash each (docs/fast-path.md). The session asks per call and
+ * uses the plain path whenever it answers undefined.
+ */
+export interface FastPath {
+  /** Starts the helper for this snapshot in the background, so the next call can use it. */
+  prepare(snapshot: string): void;
+  /** A handle running the call, or undefined: use the plain path now. Never throws. */
+  tryRun(request: FastCallRequest): FastCallHandle | undefined;
 }

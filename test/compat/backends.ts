@@ -33,10 +33,23 @@ export interface CompatBackend {
 
 export const compatBackends: CompatBackend[] = [
   {
+    // The fast path on (the default): calls run through the helper once it is ready (docs/fast-path.md).
     name: "local",
     enabled: true,
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
+  },
+  {
+    // The same contract with the fast path forced off: every call a fresh bash.
+    name: "local-plain",
+    enabled: true,
+    create: ({ home, env, ...rest } = {}) =>
+      createEnvironment({
+        backend: "local",
+        fastPath: false,
+        ...rest,
+        env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+      }),
   },
   {
     // gateway → serve → local, over real loopback HTTP (needs nothing external).

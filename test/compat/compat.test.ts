@@ -136,7 +136,8 @@ for (const backend of compatBackends) {
 
     describe("session state and completion", () => {
       /** Rounds of the two-call race: the issue's numbers on docker and ssh, fewer where a round is slow or fake. */
-      const raceRounds = backend.name === "docker" || backend.name === "ssh" || backend.name === "local" ? 150 : 25;
+      const raceRounds =
+        backend.name === "docker" || backend.name === "ssh" || backend.name.startsWith("local") ? 150 : 25;
 
       it(`never tears env from cwd when two calls race (${raceRounds} rounds)`, async () => {
         await withSession({}, async (session) => {

@@ -55,7 +55,7 @@ describe("limits", () => {
   });
 
   it("reports a signal death as 128 + the signal", async () => {
-    expect((await env.execute("kill -9 $$")).exitCode).toBe(137);
+    expect((await env.execute("kill -9 $BASHPID")).exitCode).toBe(137);
   });
 
   it("answers an already-aborted signal without running anything", async () => {

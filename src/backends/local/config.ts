@@ -29,9 +29,22 @@ export interface LocalConfig extends CommonConfig {
    * See docs/sandbox.md. @default false
    */
   sandbox?: boolean | SandboxConfig;
+  /**
+   * Run calls through the session's fast-path helper when it is available
+   * (docs/fast-path.md): same results, a fraction of the cost per call.
+   * false: every call is a fresh `bash` (the plain model). @default true
+   */
+  fastPath?: boolean;
 }
 
-export const LOCAL_KEYS = optionKeys<LocalConfig>()(["env", "stateDir", "bashPath", "outliveOwner", "sandbox"]);
+export const LOCAL_KEYS = optionKeys<LocalConfig>()([
+  "env",
+  "stateDir",
+  "bashPath",
+  "outliveOwner",
+  "sandbox",
+  "fastPath",
+]);
 
 export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
   rejectUnknown("local backend", raw, LOCAL_KEYS);
@@ -41,5 +54,6 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
     bashPath: optionalShellString("bashPath", raw.bashPath),
     outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
     sandbox: normalizeSandbox(raw.sandbox),
+    fastPath: optionalBoolean("fastPath", raw.fastPath),
   };
 }

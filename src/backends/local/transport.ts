@@ -42,6 +42,11 @@ import { SessionCgroup } from "./session-cgroup.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { writeOwner } from "../shared/owner.js";
 import { killRecordedGroups, recordGroup } from "./groups-file.js";
+import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
+import { FastCall } from "../shared/fast-path/helper-client.js";
+import { localHelperPath } from "../shared/fast-path/helper-path.js";
+import { helperCommand, spawnHelper, type HelperCommand } from "./fast-path.js";
+import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/transport.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -56,6 +61,10 @@ export interface LocalTransportOptions {
   sandbox?: SandboxOptions | undefined;
   /** The session's first cwd, which the sandbox's relative paths resolve against; default: this process's cwd. */
   cwd?: string | undefined;
+  /** Run calls through the fast-path helper when it is available (docs/fast-path.md); default true. */
+  fastPath?: boolean | undefined;
+  /** The helper program; default: the one built into this package (tests point it elsewhere). */
+  fastPathHelper?: string | undefined;
 }
 
 interface LocalHandle extends ProcessHandle {
@@ -81,6 +90,10 @@ export class LocalTransport implements Transport {
   #cgroup: SessionCgroup | undefined;
   /** Ends the session's processes (and its own state dir) if this process dies without close(). */
   #watchdog: OwnerWatchdog | undefined;
+  #fast: FastPathRunner | undefined;
+  #fastPath: FastPath | undefined;
+  /** The kill marks of each fast-path call (the job exports the call mark before the command). */
+  readonly #fastMarks = new WeakMap<FastCall, CallMarks>();
 
   constructor(options: LocalTransportOptions) {
     this.#options = options;
@@ -134,6 +147,96 @@ export class LocalTransport implements Transport {
       ];
       this.#watchdog = new OwnerWatchdog({ bashPath: this.#bash, cleanup: cleanup.filter(Boolean).join("\n") });
     }
+    this.#startFastPath();
+  }
+
+  /** The fast path, when it is on and its helper was built; undefined: every call takes the plain path. */
+  get fastPath(): FastPath | undefined {
+    return this.#fastPath;
+  }
+
+  /** The fast path's runner (tests and benchmarks: readiness, killing the helper). */
+  get fastPathRunner(): FastPathRunner | undefined {
+    return this.#fast;
+  }
+
+  /**
+   * The helper's argv and environment: the one place that builds them, so a
+   * sandbox can wrap the helper (and with it every job) once per session.
+   */
+  fastPathCommand(helper: string, snapshot: string): HelperCommand {
+    const command = helperCommand({
+      helper,
+      bash: this.#bash,
+      snapshot,
+      workDir: this.#stateDir,
+      sessionMark: this.#sessionMark,
+    });
+    if (this.#sandbox === undefined) return command;
+    // Inside the sandbox, the helper, its launcher and every job it forks.
+    const launch = this.#sandbox.wrap(command.argv, command.env);
+    return { argv: launch.argv, env: launch.env as Record<string, string> };
+  }
+
+  #startFastPath(): void {
+    if (this.#options.fastPath === false) return;
+    const helper = this.#options.fastPathHelper ?? localHelperPath();
+    if (helper === undefined) return;
+    this.#fast = new FastPathRunner({
+      start: (snapshot) =>
+        spawnHelper(this.fastPathCommand(helper, snapshot), (pid) => {
+          this.#cgroup?.adopt(pid);
+          this.#groups.add(pid);
+          this.#watchdog?.addGroup(pid);
+        }),
+      onOrphan: (pid) => killGroup(pid, "KILL"),
+    });
+    const runner = this.#fast;
+    this.#fastPath = {
+      prepare: (snapshot) => runner.prepare(snapshot),
+      tryRun: (request) => this.#tryFast(runner, request),
+    };
+  }
+
+  #tryFast(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
+    const marks = callMarks(this.#sessionMark);
+    const handle = runner.tryRun({
+      ...request,
+      script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}`,
+    });
+    if (!(handle instanceof FastCall)) return handle;
+    this.#fastMarks.set(handle, marks);
+    // A job group that outlives its call (a background child) is the session's to end at close.
+    void handle.end.then(() => {
+      const pid = handle.pid;
+      if (pid === undefined || !groupAlive(pid)) return;
+      this.#groups.add(pid);
+      this.#watchdog?.addGroup(pid);
+      if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+    });
+    return handle;
+  }
+
+  /** A fast-path call: the helper signals the job's group first (so a killed call never commits), then the sweep. */
+  async #killFast(call: FastCall, signal: KillSignal, graceMs: number): Promise<boolean> {
+    await call.signal(signal);
+    const pid = call.pid;
+    if (pid !== undefined) killGroup(pid, signal);
+    const marks = this.#fastMarks.get(call);
+    const hit = (call as FastCall & { hit?: string[] }).hit;
+    const result = await runSweep(
+      this.#bash,
+      {
+        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
+        root: pid,
+        groups: pid === undefined ? [] : [pid],
+        remembered: hit,
+      },
+      signal,
+      graceMs,
+    );
+    (call as FastCall & { hit?: string[] }).hit = [...new Set([...(hit ?? []), ...result.hit])];
+    return result.clean && pid !== undefined;
   }
 
   /** The owner watchdog's pid, while the session is open. */
@@ -233,6 +336,7 @@ ${script}`;
    * Resolves true when nothing the call started is left.
    */
   async killTree(handle: ProcessHandle, signal: KillSignal, _remotePid?: number, graceMs = 1000): Promise<boolean> {
+    if (handle instanceof FastCall) return this.#killFast(handle, signal, graceMs);
     const local = handle as LocalHandle;
     if (local.pid === undefined) {
       handle.kill();
@@ -256,6 +360,10 @@ ${script}`;
   }
 
   async stop(): Promise<void> {
+    // The helper and its launcher first: nothing new may start while the groups are killed.
+    this.#fast?.stop();
+    this.#fast = undefined;
+    this.#fastPath = undefined;
     // A session's background processes end with it, however they detached.
     for (const pid of this.#groups) killGroup(pid, "KILL");
     if (this.#bash !== "") {

@@ -95,6 +95,8 @@ export function enterArgs(plan: EnterPlan): string[] {
     "--inh-caps=-all",
     "--ambient-caps=-all",
     "--no-new-privs",
+    // nsenter forks the process inside: it must not outlive nsenter, which is what the host kills.
+    "--pdeathsig=KILL",
     "--",
   ];
 }

@@ -125,6 +125,7 @@ describe("bwrap and nsenter command lines", () => {
       "--inh-caps=-all",
       "--ambient-caps=-all",
       "--no-new-privs",
+      "--pdeathsig=KILL",
       "--",
     ]);
     expect(enterArgs({ nsenter: "/n", setpriv: "/s", initPid: 42, ownNetwork: false, root: false })).toEqual(

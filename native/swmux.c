@@ -1,0 +1,588 @@
+/*
+ * swmux: the session fast path's helper (docs/fast-path.md).
+ *
+ * Why it exists: bash alone cannot wait for new requests and for the exits of
+ * its jobs at once (a CHLD trap does not run while `read` blocks), and Node
+ * cannot watch a process exit it did not spawn nor drain "at most one pipe
+ * size after the exit". This small program can, and it never runs user code:
+ * one stuck command cannot wedge the session.
+ *
+ * Node talks to it over its stdin/stdout (a child pipe locally; any byte
+ * stream later: `docker exec -i`, an ssh channel). It forks a bash launcher
+ * that has sourced the session snapshot; the launcher forks one background
+ * job per call (its own process group), and tells us the job's pid. We watch
+ * the job with a pidfd; when it fires the job has exited, everything it wrote
+ * is in its FIFO, and we drain at most one pipe size: a background child that
+ * keeps writing cannot hold the call open or reach another call (each call
+ * has a fresh FIFO, closed and unlinked here).
+ *
+ * State: the job dumps the session state into DIR/ID.s, ending with a line
+ * "#OK cwd"; its waiter appends "#END status". When the dump is complete,
+ * the call was not killed and the dump differs from the committed state, we
+ * rename it over the snapshot (the atomic commit) and start a fresh launcher
+ * from it. The snapshot file stays the durable truth: if anyone else replaces
+ * it (the plain path), we notice on the next request and restart too.
+ *
+ * Frames, both directions: type:u8 id:u32be len:u32be payload[len].
+ *   Node -> swmux  'R' run: u8 hasStdin, u32be stdinLen, stdin, script
+ *                  'K' kill: u8 signal    'Q' quit
+ *   swmux -> Node  'H' launcher ready     'B' launcher restarting (not ready)
+ *                  'S' job started: u32be pid
+ *                  'O' output bytes
+ *                  'X' exit: "STATUS COMMITTED KILLED STARTED CWD" (cwd %-encoded, may be empty)
+ *
+ * Usage: swmux SNAPSHOT WORKDIR -- LAUNCHER-ARGV...
+ * (the private directory it makes under WORKDIR is appended to the argv).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+#define MAXCALLS 512
+#define READ_CHUNK (256 * 1024)
+/* Consecutive launcher deaths before it said ready: then give up (Node falls back and restarts us later). */
+#define MAX_FAILED_STARTS 3
+
+#define MAXLAUNCHERS 16
+
+struct call {
+  uint32_t id, gen;
+  int used, outfd, pidfd, killed, started, has_stdin;
+  pid_t pid;
+};
+
+/* The current launcher, and retiring ones: after a state change the old
+ * launcher's control pipe is closed; it still starts the calls already sent
+ * to it (they started from the old state), then exits. */
+struct launcher {
+  int used, ready, ctl, rep;
+  uint32_t gen;
+  pid_t pid;
+  char buf[8192];
+  size_t len;
+};
+
+static struct call calls[MAXCALLS];
+static struct launcher launchers[MAXLAUNCHERS];
+static struct launcher *cur;
+static uint32_t next_gen = 1;
+static char dir[4096], snap[4096];
+static char **launcher_argv;
+static int failed_starts;
+static char *state;
+static size_t state_len;
+static dev_t snap_dev;
+static ino_t snap_ino;
+
+static void cleanup_dir(void) {
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      if (e->d_name[0] == '.') continue;
+      unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+static void quit(int code) {
+  for (int i = 0; i < MAXLAUNCHERS; i++)
+    if (launchers[i].used && launchers[i].pid > 0) kill(launchers[i].pid, SIGKILL);
+  cleanup_dir();
+  _exit(code);
+}
+
+static void wr_all(int fd, const void *b, size_t n) {
+  const char *p = b;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) {
+        struct pollfd q = {fd, POLLOUT, 0};
+        poll(&q, 1, -1);
+        continue;
+      }
+      if (fd == 1) quit(0); /* Node is gone */
+      return;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+static void frame(char t, uint32_t id, const void *b, uint32_t n) {
+  unsigned char h[9] = {(unsigned char)t, id >> 24, id >> 16, id >> 8, id, n >> 24, n >> 16, n >> 8, n};
+  struct iovec v[2] = {{h, 9}, {(void *)b, n}};
+  ssize_t w;
+  do w = writev(1, v, n ? 2 : 1);
+  while (w < 0 && errno == EINTR);
+  if (w < 0) quit(0);
+  size_t done = (size_t)w;
+  if (done < 9) {
+    wr_all(1, h + done, 9 - done);
+    done = 9;
+  }
+  if (done - 9 < n) wr_all(1, (const char *)b + (done - 9), n - (done - 9));
+}
+
+static int rd_all(int fd, void *b, size_t n) {
+  char *p = b;
+  while (n) {
+    ssize_t r = read(fd, p, n);
+    if (r == 0) return -1;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+static char *slurp_fd(int fd, size_t *len) {
+  size_t cap = 65536, n = 0;
+  char *b = malloc(cap + 1);
+  for (;;) {
+    if (n == cap) b = realloc(b, (cap *= 2) + 1);
+    ssize_t r = read(fd, b + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += (size_t)r;
+  }
+  b[n] = 0;
+  *len = n;
+  return b;
+}
+
+static void path(char *out, uint32_t id, const char *ext) { snprintf(out, 4200, "%s/%u.%s", dir, id, ext); }
+
+static int write_file(const char *p, const char *b, size_t n) {
+  int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  wr_all(fd, b, n);
+  close(fd);
+  return 0;
+}
+
+/* Loads the snapshot as it is now: the state the next launcher starts from. */
+static void load_snapshot(void) {
+  int fd = open(snap, O_RDONLY | O_CLOEXEC);
+  free(state);
+  state = NULL;
+  state_len = 0;
+  snap_dev = 0;
+  snap_ino = 0;
+  if (fd >= 0) {
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+      snap_dev = st.st_dev;
+      snap_ino = st.st_ino;
+    }
+    state = slurp_fd(fd, &state_len);
+    close(fd);
+  }
+  if (!state) state = calloc(1, 1);
+}
+
+static void start_launcher(void) {
+  struct launcher *l = NULL;
+  for (int i = 0; i < MAXLAUNCHERS; i++)
+    if (!launchers[i].used) {
+      l = &launchers[i];
+      break;
+    }
+  if (!l) quit(4); /* sixteen launchers retiring at once: something is wrong */
+  char base[4200];
+  snprintf(base, sizeof base, "%s/base.sh", dir);
+  if (write_file(base, state, state_len)) quit(4);
+  int c[2], r[2];
+  if (pipe2(c, O_CLOEXEC) || pipe2(r, O_CLOEXEC)) quit(4);
+  pid_t pid = fork();
+  if (pid < 0) quit(4);
+  if (pid == 0) {
+    /* The launcher and every job start with default signals and no mask: a
+     * job must die of SIGPIPE when its call's FIFO is gone. */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
+    dup2(c[0], 0);
+    dup2(r[1], 1);
+    int n = open("/dev/null", O_WRONLY);
+    if (n >= 0) dup2(n, 2);
+    execvp(launcher_argv[0], launcher_argv);
+    _exit(127);
+  }
+  close(c[0]);
+  close(r[1]);
+  memset(l, 0, sizeof *l);
+  l->used = 1;
+  l->ctl = c[1];
+  l->rep = r[0];
+  l->pid = pid;
+  l->gen = next_gen++;
+  cur = l;
+}
+
+/* A state change: the current launcher retires (it starts what it was sent, then exits) and a fresh one starts. */
+static void replace_launcher(void) {
+  if (cur && cur->ctl >= 0) {
+    close(cur->ctl);
+    cur->ctl = -1;
+  }
+  cur = NULL;
+  frame('B', 0, NULL, 0);
+  start_launcher();
+}
+
+static void drain(struct call *k, size_t cap) {
+  static char buf[READ_CHUNK];
+  size_t got = 0;
+  for (;;) {
+    ssize_t r = read(k->outfd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    frame('O', k->id, buf, (uint32_t)r);
+    got += (size_t)r;
+    if (cap && got >= cap) break;
+  }
+}
+
+static void remove_files(uint32_t id) {
+  const char *exts[] = {"s", "c", "i", "o"};
+  char p[4200];
+  for (int i = 0; i < 4; i++) {
+    path(p, id, exts[i]);
+    unlink(p);
+  }
+}
+
+static void release(struct call *k) {
+  if (k->outfd >= 0) close(k->outfd);
+  if (k->pidfd >= 0) close(k->pidfd);
+  remove_files(k->id);
+  k->used = 0;
+}
+
+/* A line of s[0..n) that starts at `at`, or NULL. */
+static const char *last_line(const char *s, size_t n, size_t *start) {
+  if (n == 0 || s[n - 1] != '\n') return NULL;
+  size_t i = n - 1;
+  while (i > 0 && s[i - 1] != '\n') i--;
+  *start = i;
+  return s + i;
+}
+
+static void finish(struct call *k) {
+  /* The job has exited: what it wrote is in the pipe, at most its size. */
+  int psz = fcntl(k->outfd, F_GETPIPE_SZ);
+  drain(k, psz > 0 ? (size_t)psz : 65536);
+  char sp[4200];
+  path(sp, k->id, "s");
+  int status = k->killed ? 128 + k->killed : 137, committed = 0, restart = 0;
+  char cwd[4200] = "";
+  int fd = open(sp, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    size_t n = 0, end = 0, ok = 0;
+    char *s = slurp_fd(fd, &n);
+    close(fd);
+    const char *e = last_line(s, n, &end);
+    if (e && strncmp(e, "#END ", 5) == 0) {
+      if (!k->killed) status = atoi(e + 5);
+      const char *o = last_line(s, end, &ok);
+      if (o && strncmp(o, "#OK ", 4) == 0 && !k->killed) {
+        size_t cl = end - ok - 5;
+        if (cl >= sizeof cwd) cl = sizeof cwd - 1;
+        memcpy(cwd, o + 4, cl);
+        cwd[cl] = 0;
+        committed = 1;
+        if (end != state_len || memcmp(s, state, end) != 0) {
+          /* The commit: one rename; the body (without the status) becomes the state. */
+          int tfd = open(sp, O_WRONLY | O_CLOEXEC);
+          int cut = tfd >= 0 && ftruncate(tfd, (off_t)end) == 0;
+          if (tfd >= 0) close(tfd);
+          if (cut && rename(sp, snap) == 0) {
+            struct stat st;
+            if (stat(snap, &st) == 0) {
+              snap_dev = st.st_dev;
+              snap_ino = st.st_ino;
+            }
+            free(state);
+            state = s;
+            state_len = end;
+            s = NULL;
+            restart = 1;
+          } else {
+            committed = 0;
+          }
+        }
+      }
+    }
+    free(s);
+  }
+  int started = k->started, killed = k->killed ? 1 : 0;
+  uint32_t id = k->id;
+  release(k);
+  if (restart) replace_launcher();
+  char st[4300];
+  int m = snprintf(st, sizeof st, "%d %d %d %d %s", status, committed, killed, started, cwd);
+  frame('X', id, st, (uint32_t)m);
+}
+
+static struct call *find(uint32_t id) {
+  for (int i = 0; i < MAXCALLS; i++)
+    if (calls[i].used && calls[i].id == id) return &calls[i];
+  return NULL;
+}
+
+static void refuse(uint32_t id) { frame('X', id, "125 0 0 0 ", 10); }
+
+/* Someone else replaced the snapshot (the plain path): the launcher is stale. */
+static void check_snapshot(void) {
+  struct stat st;
+  if (stat(snap, &st) != 0) return;
+  if (st.st_ino == snap_ino && st.st_dev == snap_dev) return;
+  load_snapshot();
+  replace_launcher();
+}
+
+static void on_request(void) {
+  unsigned char h[9];
+  if (rd_all(0, h, 9)) quit(0);
+  uint32_t id = (uint32_t)h[1] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 8 | h[4];
+  uint32_t len = (uint32_t)h[5] << 24 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 8 | h[8];
+  char *p = malloc((size_t)len + 1);
+  if (!p || (len && rd_all(0, p, len))) quit(0);
+  if (h[0] == 'R') {
+    struct call *k = NULL;
+    for (int i = 0; i < MAXCALLS; i++)
+      if (!calls[i].used) {
+        k = &calls[i];
+        break;
+      }
+    uint32_t sl = len >= 5 ? (uint32_t)(unsigned char)p[1] << 24 | (uint32_t)(unsigned char)p[2] << 16 |
+                                 (uint32_t)(unsigned char)p[3] << 8 | (unsigned char)p[4]
+                           : 0;
+    if (!k || len < 5 || sl > len - 5) {
+      refuse(id);
+      free(p);
+      return;
+    }
+    check_snapshot();
+    char cp[4200], ip[4200], op[4200], sp[4200];
+    path(cp, id, "c");
+    path(ip, id, "i");
+    path(op, id, "o");
+    path(sp, id, "s");
+    int has = p[0] ? 1 : 0;
+    /* The dump file exists before the job, private: it becomes the snapshot (mode 0600) by a rename. */
+    if ((has && write_file(ip, p + 5, sl)) || write_file(cp, p + 5 + sl, len - 5 - sl) || write_file(sp, "", 0)) {
+      refuse(id);
+      free(p);
+      return;
+    }
+    /* A fresh FIFO per call, opened read-write and non-blocking before the
+     * job exists: its open never blocks and no EOF is ever needed. */
+    unlink(op);
+    int ofd = mkfifo(op, 0600) == 0 ? open(op, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (ofd < 0) {
+      remove_files(id);
+      refuse(id);
+      free(p);
+      return;
+    }
+    fcntl(ofd, F_SETPIPE_SZ, 1 << 20);
+    memset(k, 0, sizeof *k);
+    k->id = id;
+    k->used = 1;
+    k->outfd = ofd;
+    k->pidfd = -1;
+    k->has_stdin = has;
+    k->gen = cur->gen;
+    char line[64];
+    int m = snprintf(line, sizeof line, "C %u %d\n", id, has);
+    wr_all(cur->ctl, line, (size_t)m);
+  } else if (h[0] == 'K') {
+    struct call *k = find(id);
+    int sig = len ? (unsigned char)p[0] : SIGKILL;
+    if (k) {
+      if (!k->killed || sig == SIGKILL) k->killed = sig;
+      if (k->pid > 0) kill(-k->pid, sig);
+    }
+  } else if (h[0] == 'Q') {
+    quit(0);
+  }
+  free(p);
+}
+
+static void on_started(uint32_t id, pid_t pid) {
+  struct call *k = find(id);
+  if (!k) return;
+  k->pid = pid;
+  k->started = 1;
+  unsigned char b[4] = {pid >> 24, pid >> 16, pid >> 8, pid};
+  frame('S', id, b, 4);
+  if (k->killed) kill(-pid, k->killed);
+  k->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (k->pidfd < 0) finish(k); /* already gone */
+}
+
+/* A launcher's report pipe ended: it exited (retired) or died (killed by a
+ * command, OOM). Calls it never started are answered "not started" (Node
+ * runs them on the plain path); running jobs keep their pidfds. */
+static void launcher_gone(struct launcher *l) {
+  int was_current = l == cur, was_ready = l->ready;
+  uint32_t gen = l->gen;
+  if (l->ctl >= 0) close(l->ctl);
+  close(l->rep);
+  l->used = 0;
+  for (int i = 0; i < MAXCALLS; i++) {
+    struct call *k = &calls[i];
+    if (!k->used || k->started || k->gen != gen) continue;
+    uint32_t id = k->id;
+    release(k);
+    frame('X', id, "125 0 0 0 ", 10);
+  }
+  if (!was_current) return;
+  cur = NULL;
+  frame('B', 0, NULL, 0);
+  failed_starts = was_ready ? 0 : failed_starts + 1;
+  if (failed_starts >= MAX_FAILED_STARTS) quit(3);
+  start_launcher();
+}
+
+static void on_report(struct launcher *l) {
+  ssize_t r = read(l->rep, l->buf + l->len, sizeof l->buf - l->len);
+  if (r < 0 && errno == EINTR) return;
+  if (r <= 0) {
+    launcher_gone(l);
+    return;
+  }
+  l->len += (size_t)r;
+  char *nl;
+  while ((nl = memchr(l->buf, '\n', l->len))) {
+    *nl = 0;
+    unsigned id;
+    int pid;
+    if (sscanf(l->buf, "S %u %d", &id, &pid) == 2 && pid > 0) {
+      on_started(id, pid);
+    } else if (strcmp(l->buf, "H") == 0) {
+      l->ready = 1;
+      failed_starts = 0;
+      if (l == cur) frame('H', 0, NULL, 0);
+    }
+    size_t used = (size_t)(nl - l->buf) + 1;
+    memmove(l->buf, l->buf + used, l->len - used);
+    l->len -= used;
+  }
+  if (l->len == sizeof l->buf) l->len = 0; /* a line this long is not ours */
+}
+
+static int stdin_ready(void) {
+  struct pollfd q = {0, POLLIN, 0};
+  return poll(&q, 1, 0) > 0 && q.revents;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 5 || strcmp(argv[3], "--") != 0) {
+    fprintf(stderr, "usage: swmux SNAPSHOT WORKDIR -- LAUNCHER-ARGV...\n");
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  snprintf(snap, sizeof snap, "%s", argv[1]);
+  snprintf(dir, sizeof dir, "%s/swmux.XXXXXX", argv[2]);
+  if (!mkdtemp(dir)) {
+    perror("swmux: mkdtemp");
+    return 4;
+  }
+  /* Probe pidfd support now: without it (Linux < 5.3) there is no fast path. */
+  int probe = (int)syscall(SYS_pidfd_open, getpid(), 0);
+  if (probe < 0) {
+    fprintf(stderr, "swmux: pidfd_open unavailable\n");
+    cleanup_dir();
+    return 5;
+  }
+  close(probe);
+  int n = argc - 4;
+  launcher_argv = calloc((size_t)n + 2, sizeof *launcher_argv);
+  for (int i = 0; i < n; i++) launcher_argv[i] = argv[4 + i];
+  launcher_argv[n] = dir;
+  load_snapshot();
+  start_launcher();
+  for (;;) {
+    struct pollfd f[MAXCALLS * 2 + MAXLAUNCHERS + 1];
+    struct call *who[MAXCALLS * 2 + MAXLAUNCHERS + 1];
+    uint32_t ids[MAXCALLS * 2 + MAXLAUNCHERS + 1];
+    int nf = 0, nl = 0;
+    struct launcher *lw[MAXLAUNCHERS];
+    f[nf].fd = 0;
+    f[nf].events = POLLIN;
+    who[nf++] = NULL;
+    for (int i = 0; i < MAXLAUNCHERS; i++)
+      if (launchers[i].used) {
+        lw[nl++] = &launchers[i];
+        f[nf].fd = launchers[i].rep;
+        f[nf].events = POLLIN;
+        ids[nf] = launchers[i].gen;
+        who[nf++] = NULL;
+      }
+    int first_call = nf;
+    for (int i = 0; i < MAXCALLS; i++)
+      if (calls[i].used) {
+        f[nf].fd = calls[i].outfd;
+        f[nf].events = POLLIN;
+        ids[nf] = calls[i].id;
+        who[nf++] = &calls[i];
+        if (calls[i].pidfd >= 0) {
+          f[nf].fd = calls[i].pidfd;
+          f[nf].events = POLLIN;
+          ids[nf] = calls[i].id;
+          who[nf++] = &calls[i];
+        }
+      }
+    if (poll(f, (nfds_t)nf, -1) < 0) {
+      if (errno == EINTR) continue;
+      quit(4);
+    }
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    /* Requests first, all of them: a kill Node sent before it signalled the
+     * job must be seen before that job's exit (a killed call commits nothing). */
+    if (f[0].revents) do on_request();
+      while (stdin_ready());
+    for (int i = 0; i < nl; i++)
+      if (f[1 + i].revents && lw[i]->used && lw[i]->gen == ids[1 + i]) on_report(lw[i]);
+    for (int i = first_call; i < nf; i++) {
+      struct call *k = who[i];
+      /* The slot may have been finished and reused while this round ran. */
+      if (!f[i].revents || !k->used || k->id != ids[i]) continue;
+      if (f[i].fd == k->outfd) drain(k, 1 << 20);
+      else if (f[i].fd == k->pidfd) {
+        if (stdin_ready()) do on_request();
+          while (stdin_ready());
+        if (k->used && k->id == ids[i]) finish(k);
+      }
+    }
+  }
+}

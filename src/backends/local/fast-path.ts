@@ -1,0 +1,77 @@
+/**
+ * The local backend's fast path (docs/fast-path.md): the helper runs as a
+ * child of this process, on its stdin and stdout, in the session's cgroup,
+ * with the session's mark in its environment (so the close sweep and the
+ * owner watchdog find it, its launcher and every job).
+ *
+ * `helperCommand` is the one place that builds the helper's argv and
+ * environment: a sandbox wraps it there, once per session.
+ */
+
+import { spawn } from "node:child_process";
+import { buildLauncherScript } from "../../core/fast-script.js";
+import { SESSION_MARK } from "../../core/call-marks.js";
+import type { HelperStream } from "../shared/fast-path/helper-client.js";
+
+export interface HelperCommand {
+  argv: string[];
+  env: Record<string, string>;
+}
+
+export interface HelperCommandOptions {
+  helper: string;
+  bash: string;
+  snapshot: string;
+  /** Where the helper makes its private per-session directory (stdin, FIFOs, dumps). */
+  workDir: string;
+  sessionMark: string;
+}
+
+export function helperCommand(options: HelperCommandOptions): HelperCommand {
+  return {
+    argv: [options.helper, options.snapshot, options.workDir, "--", options.bash, "-c", buildLauncherScript(), "bash"],
+    // The launcher starts like the plain path's clean shell: the snapshot is the whole environment.
+    env: { SHLVL: "1", [SESSION_MARK]: options.sessionMark },
+  };
+}
+
+/** Spawns the helper; onPid lets the transport put it into the session's cgroup and groups. */
+export function spawnHelper(command: HelperCommand, onPid: (pid: number) => void): HelperStream {
+  const [file, ...args] = command.argv;
+  const child = spawn(file!, args, { detached: true, stdio: ["pipe", "pipe", "ignore"], env: command.env });
+  const closed = new Promise<void>((resolve) => {
+    child.once("error", () => resolve());
+    child.once("close", () => resolve());
+  });
+  if (child.pid !== undefined) onPid(child.pid);
+  const stdout = child.stdout as unknown as { ref(): void; unref(): void };
+  const stdin = child.stdin as unknown as { ref?(): void; unref?(): void };
+  const hold = (busy: boolean): void => {
+    if (busy) {
+      child.ref();
+      stdout.ref();
+      stdin.ref?.();
+    } else {
+      child.unref();
+      stdout.unref();
+      stdin.unref?.();
+    }
+  };
+  // An idle helper never keeps this process alive (a session left open does not hold the event loop).
+  hold(false);
+  return {
+    hold,
+    input: child.stdin,
+    output: child.stdout,
+    closed,
+    kill: () => {
+      // The group: in a sandbox the helper is nsenter's child, not this one's.
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}

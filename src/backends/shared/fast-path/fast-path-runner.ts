@@ -1,0 +1,126 @@
+/**
+ * The fast path's lifecycle for one session, for any backend that can start
+ * the helper on a byte stream (docs/fast-path.md). It starts the helper in
+ * the background, hands calls to it while it is alive, and answers
+ * "undefined: use the plain path" whenever it is not: never started, could
+ * not start, died. A dead helper is started again in the background, after a
+ * delay that grows with each failure in a row.
+ */
+
+import type { FastCallHandle, FastCallRequest, FastPath } from "../../../core/transport.js";
+import { HelperClient, type FastCall, type HelperStream } from "./helper-client.js";
+
+export interface FastPathRunnerOptions {
+  /** Starts the helper for this snapshot; throws or returns undefined when it cannot. */
+  start(snapshot: string): HelperStream | undefined;
+  /** A started job whose helper died: kill its group (the call's kill guarantees). */
+  onOrphan(pid: number): void;
+  /** Called with each new call, for the backend to track (groups, marks). */
+  onCall?(call: FastCall): void;
+}
+
+/** First wait before starting a helper again after a failure; it doubles up to the maximum. */
+export const RESTART_DELAY_MS = 200;
+export const MAX_RESTART_DELAY_MS = 30_000;
+
+export class FastPathRunner implements FastPath {
+  readonly #options: FastPathRunnerOptions;
+  #client: HelperClient | undefined;
+  #snapshot: string | undefined;
+  #failures = 0;
+  #retryAt = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(options: FastPathRunnerOptions) {
+    this.#options = options;
+  }
+
+  /** True while a helper is running (whether or not its launcher is ready yet). */
+  get running(): boolean {
+    return this.#client?.alive === true;
+  }
+
+  /** Resolves true once a helper's launcher is ready (tests and benchmarks). */
+  async whenReady(): Promise<boolean> {
+    return (await this.#client?.firstReady) === true;
+  }
+
+  prepare(snapshot: string): void {
+    this.#snapshot = snapshot;
+    if (this.#stopped || this.running || this.#timer !== undefined) return;
+    if (Date.now() < this.#retryAt) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.prepare(snapshot);
+      }, this.#retryAt - Date.now());
+      this.#timer.unref();
+      return;
+    }
+    this.#launch(snapshot);
+  }
+
+  tryRun(request: FastCallRequest): FastCallHandle | undefined {
+    if (this.#stopped) return undefined;
+    const client = this.#client;
+    if (client?.alive !== true || this.#snapshot !== request.snapshot) {
+      this.prepare(request.snapshot);
+      return undefined;
+    }
+    try {
+      const call = client.run(request.script, request.stdin);
+      this.#options.onCall?.(call);
+      return call;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Ends the helper (its launcher with it); jobs are the backend's to kill. */
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const client = this.#client;
+    this.#client = undefined;
+    if (client !== undefined) {
+      client.quit();
+      client.kill();
+    }
+  }
+
+  /** Kills the running helper as a crash would (tests). */
+  killHelper(): void {
+    this.#client?.kill();
+  }
+
+  #launch(snapshot: string): void {
+    let stream: HelperStream | undefined;
+    try {
+      stream = this.#options.start(snapshot);
+    } catch {
+      stream = undefined;
+    }
+    if (stream === undefined) {
+      this.#failed();
+      return;
+    }
+    const client = new HelperClient(stream, (pid) => this.#options.onOrphan(pid));
+    this.#client = client;
+    void client.firstReady.then((ready) => {
+      if (ready) this.#failures = 0;
+    });
+    void stream.closed.then(() => {
+      if (this.#client !== client) return;
+      this.#client = undefined;
+      this.#failed();
+      if (this.#snapshot !== undefined) this.prepare(this.#snapshot);
+    });
+  }
+
+  #failed(): void {
+    const delay = Math.min(RESTART_DELAY_MS * 2 ** this.#failures, MAX_RESTART_DELAY_MS);
+    this.#failures++;
+    this.#retryAt = Date.now() + delay;
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The local fast path with real processes: the helper, its launcher and the
+ * jobs (docs/fast-path.md). The compat suite runs the whole contract with
+ * the fast path on and off; these are the fast path's own failure modes.
+ */
+
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidOptionError } from "../../../src/core/errors.js";
+import { Session } from "../../../src/core/session.js";
+import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
+import { LocalTransport } from "../../../src/backends/local/transport.js";
+import { sessionOptions } from "../../../src/backends/shared/config.js";
+import { localHelperPath } from "../../../src/backends/shared/fast-path/helper-path.js";
+
+const built = localHelperPath() !== undefined;
+const open: Session[] = [];
+
+async function openSession(
+  extra: Record<string, unknown> = {},
+): Promise<{ session: Session; transport: LocalTransport }> {
+  const { fastPathHelper, ...rest } = extra;
+  const transport = new LocalTransport({
+    ...normalizeLocalConfig(rest),
+    ...(typeof fastPathHelper === "string" ? { fastPathHelper } : {}),
+  });
+  const session = await Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
+  open.push(session);
+  await transport.fastPathRunner?.whenReady();
+  return { session, transport };
+}
+
+/** The pid of the launcher that forked the call (`$$` is the launcher's on the fast path). */
+async function launcherPid(session: Session): Promise<number> {
+  return Number((await session.execute("echo $$")).output);
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not reached");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+afterEach(async () => {
+  for (const session of open.splice(0)) await session.close();
+});
+
+describe("fastPath option", () => {
+  it("is validated", () => {
+    expect(() => normalizeLocalConfig({ fastPath: "yes" })).toThrow(InvalidOptionError);
+    expect(() => normalizeLocalConfig({ fastPath: "yes" })).toThrow(/fastPath must be true or false, got "yes"/);
+    expect(normalizeLocalConfig({ fastPath: false }).fastPath).toBe(false);
+  });
+
+  it("false runs every call as a fresh bash", async () => {
+    const { session, transport } = await openSession({ fastPath: false });
+    expect(transport.fastPath).toBeUndefined();
+    expect(await launcherPid(session)).not.toBe(await launcherPid(session));
+  });
+
+  it("falls back to the plain path when the helper cannot start", async () => {
+    const { session, transport } = await openSession({ fastPathHelper: "/nonexistent/swmux" });
+    await session.execute("export KEPT=1; cd /");
+    expect(transport.fastPathRunner?.running).toBe(false);
+    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "1\n/\n" });
+  });
+});
+
+describe.skipIf(!built)("local fast path", () => {
+  it("runs calls in one launcher and keeps the state a call changes", async () => {
+    const { session } = await openSession();
+    // The first call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.
+    await session.execute("true");
+    const pid = await launcherPid(session);
+    expect(await launcherPid(session)).toBe(pid);
+    await session.execute("export A=1; f() { echo fn; }; alias al='echo alias'; cd /; umask 027; set -o pipefail");
+    expect(await session.execute("echo $A; f; al; pwd; umask; set -o | grep -c 'pipefail.*on'")).toMatchObject({
+      exitCode: 0,
+      output: "1\nfn\nalias\n/\n0027\n1\n",
+      cwd: "/",
+    });
+  });
+
+  it("survives its helper being killed: the next calls work, the state is kept", async () => {
+    const { session, transport } = await openSession();
+    await session.execute("export KEPT=before; cd /");
+    transport.fastPathRunner!.killHelper();
+    await until(() => transport.fastPathRunner!.running === false);
+    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
+    await until(async () => (await transport.fastPathRunner!.whenReady()) === true, 15_000);
+    expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
+    expect((await session.execute("echo $KEPT")).output).toBe("after\n");
+  });
+
+  it("survives a command that kills the launcher (kill -9 $$)", async () => {
+    const { session } = await openSession();
+    await session.execute("export KEPT=yes");
+    const pid = await launcherPid(session);
+    const r = await session.execute("kill -9 $$; echo still-here");
+    expect(r).toMatchObject({ exitCode: 0, output: "still-here\n" });
+    await until(() => !alive(pid));
+    expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
+    expect(await launcherPid(session)).not.toBe(pid);
+  });
+
+  it("survives a command that kills the helper (kill -9 $PPID)", async () => {
+    const { session, transport } = await openSession();
+    await session.execute("export KEPT=yes; cd /");
+    const r = await session.execute("kill -9 $PPID; sleep 1; echo never");
+    expect(r.exitCode).toBe(137);
+    expect(r.output).not.toContain("never");
+    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "yes\n/\n" });
+    await until(async () => (await transport.fastPathRunner!.whenReady()) === true, 15_000);
+    expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
+  });
+
+  it("never shows a chatty background job's output in a later call, nor waits for it", async () => {
+    const { session } = await openSession();
+    const first = await session.execute("while :; do echo x; done & echo started");
+    expect(first.output.startsWith("started\n")).toBe(true);
+    for (let i = 0; i < 5; i++) expect(await session.execute(`echo own-${i}`)).toMatchObject({ output: `own-${i}\n` });
+  });
+
+  it("passes stdin byte for byte, NUL included", async () => {
+    const { session } = await openSession();
+    const stdin = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256));
+    const r = await session.execute("sha256sum | cut -c1-64", { stdin });
+    expect(r.output.trim()).toBe(createHash("sha256").update(stdin).digest("hex"));
+  });
+
+  it("streams 135 MB of output completely", async () => {
+    const { session } = await openSession();
+    let bytes = 0;
+    const r = await session.execute("head -c 141557760 /dev/zero", { onOutput: (text) => (bytes += text.length) });
+    expect(r.exitCode).toBe(0);
+    expect(r.truncated).toBe(true);
+    expect(bytes).toBe(141557760);
+  });
+
+  it("says 124, 130 and 126 like the plain path, and a stopped call commits nothing", async () => {
+    const { session } = await openSession();
+    const timedOut = await session.execute("export LOST=1; cd /; sleep 30", { timeoutMs: 300 });
+    expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/tmp" });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    expect(await session.execute("export LOST=2; sleep 30", { signal: controller.signal })).toMatchObject({
+      exitCode: 130,
+      interrupted: true,
+    });
+    expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/tmp\n");
+    expect((await session.execute("true", { cwd: "/nonexistent-fast-path-dir" })).exitCode).toBe(126);
+    expect((await session.execute("exec sh -c 'exit 3'")).exitCode).toBe(3);
+  });
+
+  it("runs parallel calls, each from the state it started with", async () => {
+    const { session } = await openSession();
+    await session.execute("export BASE=b");
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => session.execute(`sleep 0.2; echo $BASE-${i}; export P${i}=${i}`)),
+    );
+    results.forEach((r, i) => expect(r).toMatchObject({ exitCode: 0, output: `b-${i}\n` }));
+    const count = Number((await session.execute("env | grep -c '^P[0-9]='")).output);
+    expect(count).toBeGreaterThanOrEqual(1);
+  });
+
+  it("keeps a heavy state (150 functions, 150 aliases)", async () => {
+    const { session } = await openSession();
+    const define = Array.from({ length: 150 }, (_, i) => `fn_${i}() { echo "f${i} $1"; }; alias al_${i}='echo a${i}'`);
+    await session.execute(define.join("\n"));
+    const snapshot = readFileSync(session.paths.snapshot, "utf8");
+    expect(snapshot).toContain("fn_149");
+    expect((await session.execute("fn_77 x; al_149")).output).toBe("f77 x\na149\n");
+    expect((await session.execute("fn_0; al_0")).output).toBe("f0 \na0\n");
+  });
+
+  it("kills what a timed-out call started, however it detached", async () => {
+    const { session } = await openSession();
+    const r = await session.execute("setsid sleep 300 & echo $!; sleep 30", { timeoutMs: 400 });
+    const pid = Number(r.output.split("\n")[0]);
+    expect(r.exitCode).toBe(124);
+    await until(() => !alive(pid));
+  });
+});
