@@ -193,7 +193,11 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   );
   if (options.commit) {
     const commit = plan.renameInScript
-      ? `__sw_t=$EPOCHREALTIME; command -p mv -f -- ${shellQuote(pending)} ${shellQuote(plan.paths.snapshot)} && __sw_out=C$__sw_t:\${BASH_REMATCH[2]}`
+      ? // Stamp after the rename, then report the cwd of the snapshot as it is
+        // now: whatever order the renames and stamps interleave in, the report
+        // with the latest stamp read the snapshot after the last rename.
+        `command -p mv -f -- ${shellQuote(pending)} ${shellQuote(plan.paths.snapshot)} && { __sw_t=$EPOCHREALTIME; __sw_c=\${BASH_REMATCH[2]}; ` +
+        `IFS= builtin read -r __sw_h < ${shellQuote(plan.paths.snapshot)} 2>/dev/null && [[ $__sw_h =~ $__sw_re ]] && __sw_c=\${BASH_REMATCH[2]}; __sw_out=C$__sw_t:$__sw_c; }`
       : "__sw_out=C:${BASH_REMATCH[2]}";
     lines.push(
       "__sw_re='^#([0-9]+) (.*)$'",

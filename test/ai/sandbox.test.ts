@@ -20,8 +20,7 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
 
 /**
  * Reads until the text seen so far is `expected` (chunks may split anywhere).
- * A trailing newline arrives only with the next output: the session holds it
- * back because it could be the start of its end marker.
+ * A line arrives whole, newline included, while the command still runs.
  */
 async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, expected: string): Promise<string> {
   let seen = "";
@@ -133,11 +132,11 @@ describe("createSandboxSession", () => {
       });
       expect(process.pid).toBeUndefined();
       const reader = process.stdout.getReader();
-      expect(await readUntil(reader, "first")).toBe("first");
+      expect(await readUntil(reader, "first\n")).toBe("first\n");
       writeFileSync(gate, "");
       let rest = "";
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += text(chunk.value);
-      expect(rest).toBe("\nsecond\n");
+      expect(rest).toBe("second\n");
       expect(await readAll(process.stderr)).toBe("warn\n");
       expect(await process.wait()).toEqual({ exitCode: 7 });
     });
@@ -146,7 +145,7 @@ describe("createSandboxSession", () => {
       const pidFile = join(scratch, "spawn-kill.pid");
       const process = await sandbox.spawn({ command: `bash -c 'echo $$ > ${pidFile}; echo up; exec sleep 300'` });
       const reader = process.stdout.getReader();
-      expect(await readUntil(reader, "up")).toBe("up");
+      expect(await readUntil(reader, "up\n")).toBe("up\n");
       const pid = Number(readFileSync(pidFile, "utf8"));
       await process.kill();
       await process.kill();
@@ -157,7 +156,7 @@ describe("createSandboxSession", () => {
     it("abortSignal kills the process and wait() rejects with the reason", async () => {
       const controller = new AbortController();
       const process = await sandbox.spawn({ command: "echo up; sleep 300", abortSignal: controller.signal });
-      expect(await readUntil(process.stdout.getReader(), "up")).toBe("up");
+      expect(await readUntil(process.stdout.getReader(), "up\n")).toBe("up\n");
       controller.abort(new Error("aborted by caller"));
       await expect(process.wait()).rejects.toThrow("aborted by caller");
     });

@@ -161,20 +161,22 @@ for (const backend of compatBackends) {
         });
       }, 300_000);
 
-      it("reports the cwd of the state the next call starts from", async () => {
+      it("reports the cwd of the state the next call starts from (10 rounds of two racing calls)", async () => {
         await withSession({}, async (session) => {
           await session.execute(`mkdir -p ${scratch}/rep-a ${scratch}/rep-b`);
-          await Promise.all([
-            session.execute(`cd ${scratch}/rep-a; export R=a`),
-            session.execute(`cd ${scratch}/rep-b; export R=b`),
-          ]);
-          const reported = session.cwd;
-          const next = await session.execute(`echo "$R"; pwd`);
-          const [r, pwd] = next.output.trim().split("\n");
-          expect(pwd).toBe(`${scratch}/rep-${r}`);
-          expect(reported).toBe(pwd);
+          for (let round = 0; round < 10; round++) {
+            await Promise.all([
+              session.execute(`cd ${scratch}/rep-a; export R=a`),
+              session.execute(`cd ${scratch}/rep-b; export R=b`),
+            ]);
+            const reported = session.cwd;
+            const next = await session.execute(`echo "$R"; pwd`);
+            const [r, pwd] = next.output.trim().split("\n");
+            expect(pwd).toBe(`${scratch}/rep-${r}`);
+            expect(`round ${round}: ${reported}`).toBe(`round ${round}: ${pwd}`);
+          }
         });
-      });
+      }, 120_000);
 
       for (const how of ["timeout", "interrupt"] as const) {
         it(`commits nothing from a call stopped by ${how}`, async () => {
