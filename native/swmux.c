@@ -449,8 +449,9 @@ static void on_started(uint32_t id, pid_t pid) {
 }
 
 /* A launcher's report pipe ended: it exited (retired) or died (killed by a
- * command, OOM). Calls it never started are answered "not started" (Node
- * runs them on the plain path); running jobs keep their pidfds. */
+ * command, OOM). Calls it certainly never started are answered "not started"
+ * (Node runs them on the plain path), calls it may have started "maybe";
+ * running jobs keep their pidfds. */
 static void launcher_gone(struct launcher *l) {
   int was_current = l == cur, was_ready = l->ready;
   uint32_t gen = l->gen;
@@ -462,7 +463,9 @@ static void launcher_gone(struct launcher *l) {
     if (!k->used || k->started || k->gen != gen) continue;
     uint32_t id = k->id;
     release(k);
-    frame('X', id, "125 0 0 0 ", 10);
+    /* A ready launcher may have forked the job before dying without reporting
+     * it: "2" (maybe started) is never run again; "0" (certainly not) is. */
+    frame('X', id, was_ready ? "125 0 0 2 " : "125 0 0 0 ", 10);
   }
   if (!was_current) return;
   cur = NULL;

@@ -108,6 +108,10 @@ interface RunOutcome {
   interrupted: boolean;
 }
 
+/** A fast-path call whose launcher died as it started: it may have run, and is not run again. */
+const MAYBE_RAN =
+  "[shellwright: the session's launcher died while this command was starting; it may or may not have run, and it was not run again]";
+
 /** After the process exits, how long to wait for the rest of its output when no marker came. */
 const DRAIN_AFTER_EXIT_MS = 250;
 /** After SIGKILL, how long to wait for an exit before giving up on the process. */
@@ -240,6 +244,15 @@ export class Session extends EnvironmentBase {
     }
     const end = await Promise.race([handle.end, Promise.resolve(undefined)]);
     if (end === undefined) return outcome;
+    if (end.uncertain === true && !outcome.timedOut && !outcome.interrupted) {
+      // Running it again could run it twice: say so instead.
+      return {
+        ...outcome,
+        text: outcome.text === "" ? MAYBE_RAN : `${outcome.text}\n${MAYBE_RAN}`,
+        exitCode: 125,
+        marker: { committed: false },
+      };
+    }
     if (!end.started && !end.killed && !outcome.timedOut && !outcome.interrupted) return undefined;
     // A stop that came after the job had finished by itself: the call completed (and may have committed).
     if ((outcome.timedOut || outcome.interrupted) && end.started && !end.killed && end.status < 128) {

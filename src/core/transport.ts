@@ -106,6 +106,11 @@ export interface FastCallEnd {
   killed: boolean;
   /** False when the helper never started the job (its launcher or the helper died first): run it on the plain path. */
   started: boolean;
+  /**
+   * The launcher (or the helper) died between receiving the job and reporting
+   * it, so the job may have run: the call fails and is never run again.
+   */
+  uncertain?: boolean;
 }
 
 /** A call running on the fast path. Its output ends when the call ends, never later. */

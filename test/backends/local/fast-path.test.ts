@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/core/errors.js";
 import { Session } from "../../../src/core/session.js";
+import type { FastCallEnd, FastPath } from "../../../src/core/transport.js";
 import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
@@ -75,6 +76,43 @@ describe("fastPath option", () => {
     await session.execute("export KEPT=1; cd /");
     expect(transport.fastPathRunner?.running).toBe(false);
     expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "1\n/\n" });
+  });
+});
+
+describe("a call whose launcher died as it started", () => {
+  /** A local transport whose fast path answers every call with `end` and never runs anything. */
+  async function stubbed(end: FastCallEnd): Promise<Session> {
+    class Stub extends LocalTransport {
+      override get fastPath(): FastPath {
+        return {
+          prepare: () => undefined,
+          tryRun: () => ({
+            output: (async function* () {})(),
+            wait: async () => end.status,
+            kill: () => undefined,
+            end: Promise.resolve(end),
+          }),
+        };
+      }
+    }
+    const session = await Session.open(
+      new Stub({ ...normalizeLocalConfig({ fastPath: false }) }),
+      sessionOptions({ timeoutMs: 20_000 }, "/tmp"),
+    );
+    open.push(session);
+    return session;
+  }
+
+  it("is never run again when it may have run; one certainly not started runs on the plain path", async () => {
+    const file = `/tmp/sw-maybe-${process.pid}-${Date.now()}`;
+    const base = { status: 125, committed: false, killed: false, started: false, cwd: "" };
+    const maybe = await stubbed({ ...base, uncertain: true });
+    const r = await maybe.execute(`echo ran >> ${file}`);
+    expect(r.exitCode).toBe(125);
+    expect(r.output).toContain("may or may not have run");
+    expect(() => readFileSync(file, "utf8")).toThrow();
+    const notStarted = await stubbed(base);
+    expect((await notStarted.execute(`echo ran >> ${file}; cat ${file}; rm -f ${file}`)).output).toBe("ran\n");
   });
 });
 

@@ -174,6 +174,7 @@ export class HelperClient {
           committed: committed === "1",
           killed: killed === "1",
           started: started === "1",
+          ...(started === "2" ? { uncertain: true } : {}),
           cwd,
         });
         return;
@@ -185,12 +186,22 @@ export class HelperClient {
 
   #gone(): void {
     if (!this.#alive) return;
+    // A helper that was ready may have handed a call to its launcher already.
+    const wasReady = this.#ready;
     this.#alive = false;
     this.#ready = false;
     this.#firstReady(false);
     for (const call of this.#calls.values()) {
       if (call.pid !== undefined) this.#onOrphan(call.pid);
-      call.settle({ status: 137, committed: false, killed: false, started: call.pid !== undefined, cwd: "" });
+      const started = call.pid !== undefined;
+      call.settle({
+        status: 137,
+        committed: false,
+        killed: false,
+        started,
+        ...(!started && wasReady ? { uncertain: true } : {}),
+        cwd: "",
+      });
     }
     this.#calls.clear();
   }
