@@ -188,6 +188,7 @@ export class LocalTransport implements Transport {
           this.#cgroup?.adopt(pid);
           this.#groups.add(pid);
           this.#watchdog?.addGroup(pid);
+          if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
         }),
       onOrphan: (pid) => killGroup(pid, "KILL"),
     });
@@ -206,13 +207,17 @@ export class LocalTransport implements Transport {
     });
     if (!(handle instanceof FastCall)) return handle;
     this.#fastMarks.set(handle, marks);
+    // Recorded at once, not when the call ends: an owner killed mid-call (a CLI
+    // exec) must leave the job's group where the watchdog and `close`/`--prune` find it.
+    handle.onStart = (pid) => {
+      this.#watchdog?.addGroup(pid);
+      if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+    };
     // A job group that outlives its call (a background child) is the session's to end at close.
     void handle.end.then(() => {
       const pid = handle.pid;
       if (pid === undefined || !groupAlive(pid)) return;
       this.#groups.add(pid);
-      this.#watchdog?.addGroup(pid);
-      if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
     });
     return handle;
   }

@@ -31,6 +31,8 @@ export class FastCall implements FastCallHandle {
   readonly end: Promise<FastCallEnd>;
   /** The job's pid (its process group), once the helper reported it. */
   pid: number | undefined;
+  /** Told the job's pid as soon as the helper reports it (the transport records the group for whoever cleans up). */
+  onStart: ((pid: number) => void) | undefined;
   #resolve!: (end: FastCallEnd) => void;
   #done = false;
   readonly #client: HelperClient;
@@ -153,7 +155,10 @@ export class HelperClient {
         return;
       case "S": {
         const call = this.#calls.get(frame.id);
-        if (call && frame.payload.length === 4) call.pid = frame.payload.readUInt32BE(0);
+        if (call && frame.payload.length === 4) {
+          call.pid = frame.payload.readUInt32BE(0);
+          call.onStart?.(call.pid);
+        }
         return;
       }
       case "O":
