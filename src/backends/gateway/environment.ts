@@ -125,7 +125,11 @@ export class GatewayEnvironment extends EnvironmentBase {
     if (stdin !== undefined && stdin.length > 0) body.stdinBase64 = Buffer.from(stdin).toString("base64");
 
     const path = `/sessions/${this.id}/executions`;
-    const deadlineMs = timeoutMs + this.#options.killGraceMs + SERVER_GIVE_UP_MS + this.#options.requestTimeoutMs;
+    // Capped at the longest timer Node can set: a "forever" timeout plus the margins overflows it.
+    const deadlineMs = Math.min(
+      timeoutMs + this.#options.killGraceMs + SERVER_GIVE_UP_MS + this.#options.requestTimeoutMs,
+      2 ** 31 - 1,
+    );
     const busyUntil = Date.now() + this.#options.busyTimeoutMs;
     for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
       if (signal?.aborted) return interrupted();

@@ -64,6 +64,20 @@ describe("gateway backend", () => {
     ).rejects.toMatchObject({ option: "persistent" });
   });
 
+  it("takes a timeout as long as Node's longest timer without a timer overflow warning", async () => {
+    const env = await connect(await gatewayFor());
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      expect((await env.execute("echo ok", { timeoutMs: 2 ** 31 - 1 })).output).toBe("ok\n");
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a later tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).not.toContain("TimeoutOverflowWarning");
+  });
+
   it("throws BackendUnavailableError when nothing listens, after retrying briefly", async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const error = await createEnvironment({ backend: "gateway", url, token: TOKEN, connectRetryMs: 200 }).catch(
