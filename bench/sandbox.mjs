@@ -63,15 +63,19 @@ for (let i = 0; i < 10; i++) {
 
 const plain = await createEnvironment({ backend: "local", cwd: work });
 const boxed = await createEnvironment({ backend: "local", cwd: work, sandbox: true });
+// The plain model (fastPath: false, or while the fast path is down) enters the sandbox per call.
+const plainNoFast = await createEnvironment({ backend: "local", cwd: work, fastPath: false });
+const boxedNoFast = await createEnvironment({ backend: "local", cwd: work, sandbox: true, fastPath: false });
 const session = await interleave(
   {
     "execute('true'), unsandboxed (floor)": () => plain.execute("true"),
     "execute('true'), sandbox: true": () => boxed.execute("true"),
+    "fastPath: false, unsandboxed": () => plainNoFast.execute("true"),
+    "fastPath: false, sandbox: true": () => boxedNoFast.execute("true"),
   },
   iterations,
 );
-await plain.close();
-await boxed.close();
+for (const env of [plain, boxed, plainNoFast, boxedNoFast]) await env.close();
 
 const transport = new LocalTransport({ env: {}, sandbox: normalizeSandbox(true), cwd: work });
 await transport.start();
@@ -125,6 +129,9 @@ const floor = table("Per call, through the session", session, "execute('true'), 
 table("Per launch, bare (spawnSync)", launch, "bash -c true (floor)");
 table("Per session (10 each)", opens, "open + close, unsandboxed");
 const ratio = quantile(session["execute('true'), sandbox: true"], 0.5) / floor;
+const ratioNoFast =
+  quantile(session["fastPath: false, sandbox: true"], 0.5) / quantile(session["fastPath: false, unsandboxed"], 0.5);
 console.log(
   `\nsandboxed / unsandboxed execute('true') p50: ${ratio.toFixed(2)}x (target at most 2.00x: ${ratio <= 2 ? "met" : "missed"})`,
 );
+console.log(`the same with fastPath: false (the sandbox entered per call): ${ratioNoFast.toFixed(2)}x`);
