@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createEnvironment } from "../dist/index.js";
 import { LocalTransport } from "../dist/backends/local/transport.js";
 import { normalizeSandbox } from "../dist/backends/local/sandbox/config.js";
+import { bwrapArgs } from "../dist/backends/local/sandbox/bwrap-args.js";
 
 const iterations = Number(process.argv[2] ?? 200);
 if (spawnSync("bwrap", ["--version"]).status !== 0) {
@@ -81,34 +82,10 @@ const transport = new LocalTransport({ env: {}, sandbox: normalizeSandbox(true),
 await transport.start();
 const bash = spawnSync("sh", ["-c", "command -v bash"], { encoding: "utf8" }).stdout.trim();
 const entered = transport.sandbox.wrap([bash, "-c", "true"], process.env);
-const bwrapPerCall = [
-  "bwrap",
-  "--unshare-user",
-  "--unshare-ipc",
-  "--unshare-pid",
-  "--unshare-uts",
-  "--unshare-net",
-  "--disable-userns",
-  "--cap-drop",
-  "ALL",
-  "--die-with-parent",
-  "--ro-bind",
-  "/",
-  "/",
-  "--dev",
-  "/dev",
-  "--proc",
-  "/proc",
-  "--tmpfs",
-  "/tmp",
-  "--bind",
-  work,
-  work,
-  "--",
-  bash,
-  "-c",
-  "true",
-];
+// The session's own bwrap arguments (what a per-call bwrap would have to run), minus the info fd.
+const sessionArgs = bwrapArgs({ sandbox: transport.sandbox.resolved, stateDir: work });
+const infoFd = sessionArgs.indexOf("--info-fd");
+const bwrapPerCall = ["bwrap", ...sessionArgs.filter((_, i) => i !== infoFd && i !== infoFd + 1), bash, "-c", "true"];
 const run = (argv) => () => {
   const result = spawnSync(argv[0], argv.slice(1), { env: entered.env, stdio: "ignore" });
   if (result.status !== 0) throw new Error(`${argv[0]} exited ${result.status}`);
