@@ -25,11 +25,36 @@ export interface HelperCommandOptions {
   /** Where the helper makes its private per-session directory (stdin, FIFOs, dumps). */
   workDir: string;
   sessionMark: string;
+  /** The session cgroup: the helper joins it before it forks its launcher. */
+  cgroupPath?: string | undefined;
 }
 
 export function helperCommand(options: HelperCommandOptions): HelperCommand {
+  const helper = [
+    options.helper,
+    options.snapshot,
+    options.workDir,
+    "--",
+    options.bash,
+    "-c",
+    buildLauncherScript(),
+    "bash",
+  ];
+  // Joining from Node after the spawn races the helper's first fork (its
+  // launcher, which every job comes from): a shell joins first and execs it.
+  const argv =
+    options.cgroupPath === undefined
+      ? helper
+      : [
+          options.bash,
+          "-c",
+          'builtin echo $$ > "$1/cgroup.procs" 2>/dev/null; shift; exec "$@"',
+          "bash",
+          options.cgroupPath,
+          ...helper,
+        ];
   return {
-    argv: [options.helper, options.snapshot, options.workDir, "--", options.bash, "-c", buildLauncherScript(), "bash"],
+    argv,
     // The launcher starts like the plain path's clean shell: the snapshot is the whole environment.
     env: { SHLVL: "1", [SESSION_MARK]: options.sessionMark },
   };

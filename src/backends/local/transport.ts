@@ -6,26 +6,19 @@
  */
 
 import { spawn } from "node:child_process";
-import {
-  accessSync,
-  chmodSync,
-  constants as fsConstants,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
-import { constants as osConstants, tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { constants as osConstants } from "node:os";
+import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { callMarks, CALL_MARK, markEnv, newMarkValue, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
 import { withoutCredentials } from "../../core/credentials.js";
 import { shellQuote } from "../../core/script.js";
 import { SpawnError } from "../../core/errors.js";
 import { checkBash, requirePosix } from "./preflight.js";
+import { localFiles } from "./files.js";
+import { fastTempRoot, findBash } from "./paths.js";
+import { groupAlive, killGroup } from "./process-groups.js";
 import type { SandboxOptions } from "./sandbox/config.js";
 import { LocalSandbox } from "./sandbox/sandbox.js";
 import {
@@ -171,6 +164,7 @@ export class LocalTransport implements Transport {
       snapshot,
       workDir: this.#stateDir,
       sessionMark: this.#sessionMark,
+      cgroupPath: this.#cgroup?.path,
     });
     if (this.#sandbox === undefined) return command;
     // Inside the sandbox, the helper, its launcher and every job it forks.
@@ -402,79 +396,4 @@ ${script}`;
     this.#cgroup?.remove();
     this.#cgroup = undefined;
   }
-}
-
-const localFiles: BackendFiles = {
-  readText(path) {
-    try {
-      return readFileSync(path, "utf8");
-    } catch {
-      return undefined;
-    }
-  },
-  rename(from, to) {
-    try {
-      renameSync(from, to);
-    } catch {
-      // the call never wrote it
-    }
-  },
-  remove(path) {
-    try {
-      unlinkSync(path);
-    } catch {
-      // already gone
-    }
-  },
-};
-
-function killGroup(pid: number, signal: KillSignal): void {
-  try {
-    process.kill(-pid, signal === "TERM" ? "SIGTERM" : "SIGKILL");
-  } catch {
-    // the group is already empty
-  }
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Every call rewrites the snapshot. On a disk filesystem each truncate-and-write
- * costs about as much as the rest of the wrapper (measured here: 0.1–0.2 ms per
- * dump on ext4 against 0.01–0.03 ms on tmpfs), so prefer a RAM-backed directory.
- */
-function fastTempRoot(): string {
-  for (const dir of [process.env.XDG_RUNTIME_DIR, "/dev/shm"]) {
-    if (dir === undefined || dir === "") continue;
-    try {
-      accessSync(dir, fsConstants.W_OK | fsConstants.X_OK);
-      return dir;
-    } catch {
-      // not usable here
-    }
-  }
-  return tmpdir();
-}
-
-function findBash(): string {
-  const dirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
-  for (const dir of [...dirs, "/usr/bin", "/bin"]) {
-    const candidate = join(dir, "bash");
-    try {
-      accessSync(candidate, fsConstants.X_OK);
-      return candidate;
-    } catch {
-      // keep looking
-    }
-  }
-  throw new SpawnError("bash was not found on PATH, /usr/bin or /bin; install bash or pass bashPath", {
-    backend: "local",
-  });
 }

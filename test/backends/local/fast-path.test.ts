@@ -157,7 +157,10 @@ describe.skipIf(!built)("local fast path", () => {
     const { session, transport } = await openSession();
     await session.execute("export KEPT=yes; cd /");
     const r = await session.execute("kill -9 $PPID; sleep 1; echo never");
-    expect(r.exitCode).toBe(137);
+    // Killed with the helper (137), or, when the helper died before it could
+    // report the job, failed as "may have run" (125): never run a second time.
+    if (r.exitCode === 125) expect(r.output).toContain("may or may not have run");
+    else expect(r.exitCode).toBe(137);
     expect(r.output).not.toContain("never");
     expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "yes\n/\n" });
     await until(async () => (await transport.fastPathRunner!.whenReady()) === true, 15_000);
@@ -167,7 +170,8 @@ describe.skipIf(!built)("local fast path", () => {
   it("never shows a chatty background job's output in a later call, nor waits for it", async () => {
     const { session } = await openSession();
     const first = await session.execute("while :; do echo x; done & echo started");
-    expect(first.output.startsWith("started\n")).toBe(true);
+    // The loop may print before `echo started` does: only the later calls must be clean.
+    expect(first.output).toMatch(/^(x\n)*started\n/);
     for (let i = 0; i < 5; i++) expect(await session.execute(`echo own-${i}`)).toMatchObject({ output: `own-${i}\n` });
   });
 
