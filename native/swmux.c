@@ -90,6 +90,18 @@ static char *state;
 static size_t state_len;
 static dev_t snap_dev;
 static ino_t snap_ino;
+/* With the inode: a filesystem that reuses inode numbers (ext4 under overlayfs,
+ * a container's /tmp) can give two plain-path commits in a row the number we
+ * loaded; the change time and size tell them apart. */
+static struct timespec snap_ctim;
+static off_t snap_size;
+
+static void remember_snapshot(const struct stat *st) {
+  snap_dev = st->st_dev;
+  snap_ino = st->st_ino;
+  snap_ctim = st->st_ctim;
+  snap_size = st->st_size;
+}
 
 static void cleanup_dir(void) {
   DIR *d = opendir(dir);
@@ -193,12 +205,10 @@ static void load_snapshot(void) {
   state_len = 0;
   snap_dev = 0;
   snap_ino = 0;
+  snap_size = -1;
   if (fd >= 0) {
     struct stat st;
-    if (fstat(fd, &st) == 0) {
-      snap_dev = st.st_dev;
-      snap_ino = st.st_ino;
-    }
+    if (fstat(fd, &st) == 0) remember_snapshot(&st);
     state = slurp_fd(fd, &state_len);
     close(fd);
   }
@@ -324,10 +334,7 @@ static void finish(struct call *k) {
           if (tfd >= 0) close(tfd);
           if (cut && rename(sp, snap) == 0) {
             struct stat st;
-            if (stat(snap, &st) == 0) {
-              snap_dev = st.st_dev;
-              snap_ino = st.st_ino;
-            }
+            if (stat(snap, &st) == 0) remember_snapshot(&st);
             free(state);
             state = s;
             state_len = end;
@@ -362,7 +369,9 @@ static void refuse(uint32_t id) { frame('X', id, "125 0 0 0 ", 10); }
 static void check_snapshot(void) {
   struct stat st;
   if (stat(snap, &st) != 0) return;
-  if (st.st_ino == snap_ino && st.st_dev == snap_dev) return;
+  if (st.st_ino == snap_ino && st.st_dev == snap_dev && st.st_size == snap_size &&
+      st.st_ctim.tv_sec == snap_ctim.tv_sec && st.st_ctim.tv_nsec == snap_ctim.tv_nsec)
+    return;
   load_snapshot();
   replace_launcher();
 }
