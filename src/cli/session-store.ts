@@ -27,8 +27,10 @@ export function shellwrightHome(): string {
   return process.env.SHELLWRIGHT_HOME || join(homedir(), ".shellwright");
 }
 
+const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 export function validateSessionName(name: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+  if (!SESSION_NAME.test(name)) {
     throw new UsageError(
       `invalid session name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`,
     );
@@ -69,14 +71,17 @@ export class SessionStore {
     renameSync(temp, file);
   }
 
-  list(): StoredSession[] {
-    let names: string[];
+  /** The entries of the store's directory; none when it does not exist yet. */
+  #names(): string[] {
     try {
-      names = readdirSync(this.root);
+      return readdirSync(this.root);
     } catch {
       return [];
     }
-    return names
+  }
+
+  list(): StoredSession[] {
+    return this.#names()
       .map((name) => this.load(name))
       .filter((session): session is StoredSession => session !== undefined)
       .sort((a, b) => a.name.localeCompare(b.name));
@@ -93,14 +98,8 @@ export class SessionStore {
 
   /** Directories without a state.json: a first command still running, or one killed before it finished. */
   unfinished(): { name: string; dir: string; owner: string | undefined; ownerAlive: boolean }[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.root);
-    } catch {
-      return [];
-    }
-    return names
-      .filter((name) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) && this.load(name) === undefined)
+    return this.#names()
+      .filter((name) => SESSION_NAME.test(name) && this.load(name) === undefined)
       .map((name) => {
         const dir = join(this.root, name);
         const owner = readOwner(dir);
