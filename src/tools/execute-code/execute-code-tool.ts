@@ -52,6 +52,11 @@ interface RpcRequest {
   args?: unknown;
 }
 
+/** The pump found the channel's directory removed: the script's command is over or ending. */
+const CHANNEL_GONE = Symbol("channel gone");
+/** The pump's exit status for CHANNEL_GONE. */
+const GONE_STATUS = 3;
+
 /** How long the pump may wait for a request: as long as the script may run. */
 const PUMP_SLACK_MS = 5000;
 
@@ -135,6 +140,9 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
       try {
         while (!finished) {
           const request = await Promise.race([rpc.next(response), mainDone.then(() => undefined)]);
+          // The script's own command removed the channel: it ended (or is ending) by itself, and no
+          // request can come any more. Not a broken channel: its result is whatever it returns.
+          if (request === CHANNEL_GONE) break;
           if (request === undefined) {
             if (!finished && !signal?.aborted) {
               channelBroken = true;
@@ -202,10 +210,17 @@ class RpcPump {
     signal?.addEventListener("abort", () => this.#controller.abort(), { once: true });
   }
 
-  /** Delivers the previous response (if any) and waits for the next request; undefined when stopped. */
-  next(response: string | undefined): Promise<RpcRequest | undefined> {
+  /**
+   * Delivers the previous response (if any) and waits for the next request;
+   * undefined when stopped or failed, CHANNEL_GONE when the directory is gone.
+   * The script's command removes the directory as it ends, which can happen
+   * before this command opens `req` (a slow start under load): that is the
+   * script finishing, not the channel breaking.
+   */
+  next(response: string | undefined): Promise<RpcRequest | undefined | typeof CHANNEL_GONE> {
     const q = shellQuote(this.#dir);
-    const producer = `${response === undefined ? "" : `cat > ${q}/res || exit 1\n`}exec cat ${q}/req`;
+    const gone = `{ [ -d ${q} ] || exit ${GONE_STATUS}; exit 1; }`;
+    const producer = `${response === undefined ? "" : `cat > ${q}/res || ${gone}\n`}cat ${q}/req || ${gone}`;
     const run = runOnBackend(this.#session, producer, {
       cwd: "/",
       timeoutMs: this.#timeoutMs,
@@ -215,6 +230,7 @@ class RpcPump {
     this.#running = run.catch(() => undefined);
     return run.then(
       (result) => {
+        if (result.exitCode === GONE_STATUS) return CHANNEL_GONE;
         if (result.exitCode !== 0) return undefined;
         try {
           return JSON.parse(result.stdout.toString("utf8")) as RpcRequest;

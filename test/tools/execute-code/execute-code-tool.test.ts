@@ -60,7 +60,7 @@ for (const backend of toolBackends) {
         tool_calls_made: 11,
       });
       // Plumbing: setup, the script, and one pump per call plus the first; the rest are the tools' own commands.
-      const pumps = commands.filter((c) => /exec cat .*\/req/.test(c)).length;
+      const pumps = commands.filter((c) => /cat \S+\/req \|\|/.test(c)).length;
       expect(pumps).toBeLessThanOrEqual(11 + 1);
       expect(await t.sh(`cat ${t.scratch}/code/a.txt`)).toBe("alpha\ngamma\n");
     });
@@ -123,6 +123,34 @@ for (const backend of toolBackends) {
         { session: t.session, signal: controller.signal },
       );
       expect(result.status).toBe("interrupted");
+    });
+
+    it("lets a script whose channel is already gone run to its end (the pump started late)", async (context) => {
+      await skipWithoutPython(context);
+      // The pump's first wait starts a second late, after the script removed the channel's
+      // directory: as when a script ends and its command cleans up before a slow pump
+      // opens the request FIFO. That is the script ending, not a broken channel.
+      let delayed = false;
+      const session = new Proxy(t.session, {
+        get(target, key) {
+          if (key === "execute") {
+            return async (command: string, options?: ExecuteOptions) => {
+              if (!delayed && /\/req /.test(command)) {
+                delayed = true;
+                await new Promise((resolve) => setTimeout(resolve, 1000));
+              }
+              return target.execute(command, options);
+            };
+          }
+          const value = Reflect.get(target, key, target) as unknown;
+          return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const code = 'import os, shutil, time\nshutil.rmtree(os.environ["SHELLWRIGHT_RPC_DIR"])\ntime.sleep(2)\nprint("ran to the end")';
+      const result = await runTool(executeCodeTool, { code }, { session });
+      expect(delayed).toBe(true);
+      expect(result).toMatchObject({ status: "success", output: "ran to the end\n", tool_calls_made: 0 });
+      expect(result.error).toBeUndefined();
     });
 
     it("serialises calls from several threads", async (context) => {
