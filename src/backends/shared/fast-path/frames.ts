@@ -31,46 +31,63 @@ export function encodeRun(id: number, script: string, stdin: Uint8Array | undefi
   return encodeFrame("R", id, Buffer.concat([head, stdin ?? new Uint8Array(0), Buffer.from(script)]));
 }
 
-/** Splits a byte stream into frames; keeps at most one partial frame. */
+/**
+ * Splits a byte stream into frames. An output frame ('O') is handed on in
+ * pieces as its bytes arrive, each a view of the chunk it came in: a big
+ * output frame is never copied together, so a fast command's output costs one
+ * allocation per chunk (Node's own read), not two. Every other frame is small
+ * and is handed on whole.
+ */
 export class FrameDecoder {
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
-  /** Bytes the partial frame needs in all, once its header is in (0: not known yet). */
-  #needed = 0;
+  /** A header cut across chunks. */
+  #header = Buffer.alloc(HEADER_BYTES);
+  #headerBytes = 0;
+  /** The frame whose payload is arriving, once its header is in. */
+  #type: FrameType | undefined;
+  #id = 0;
+  #remaining = 0;
+  /** A non-output frame's payload pieces, joined when complete. */
+  #pieces: Buffer[] = [];
 
   push(chunk: Buffer, onFrame: (frame: Frame) => void): void {
-    let buffer = chunk;
-    if (this.#pendingBytes > 0) {
-      this.#pending.push(chunk);
-      this.#pendingBytes += chunk.length;
-      if (this.#pendingBytes < HEADER_BYTES) return;
-      // Copy a big frame's pieces together once, when all of it is in.
-      if (this.#needed === 0) {
-        const head = Buffer.concat(this.#pending);
-        this.#pending = [head];
-        this.#needed = HEADER_BYTES + head.readUInt32BE(5);
-      }
-      if (this.#pendingBytes < this.#needed) return;
-      buffer = this.#pending.length > 1 ? Buffer.concat(this.#pending) : this.#pending[0]!;
-      this.#pending = [];
-      this.#pendingBytes = 0;
-      this.#needed = 0;
-    }
     let offset = 0;
-    while (buffer.length - offset >= HEADER_BYTES) {
-      const length = buffer.readUInt32BE(offset + 5);
-      if (buffer.length - offset < HEADER_BYTES + length) break;
-      onFrame({
-        type: String.fromCharCode(buffer[offset]!) as FrameType,
-        id: buffer.readUInt32BE(offset + 1),
-        payload: buffer.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length),
-      });
-      offset += HEADER_BYTES + length;
+    while (offset < chunk.length || (this.#type !== undefined && this.#remaining === 0)) {
+      if (this.#type === undefined) {
+        const take = Math.min(HEADER_BYTES - this.#headerBytes, chunk.length - offset);
+        if (this.#headerBytes === 0 && take === HEADER_BYTES) {
+          this.#start(chunk, offset);
+        } else {
+          chunk.copy(this.#header, this.#headerBytes, offset, offset + take);
+          this.#headerBytes += take;
+          if (this.#headerBytes < HEADER_BYTES) return;
+          this.#start(this.#header, 0);
+        }
+        offset += take;
+        continue;
+      }
+      const take = Math.min(this.#remaining, chunk.length - offset);
+      const piece = chunk.subarray(offset, offset + take);
+      offset += take;
+      this.#remaining -= take;
+      if (this.#type === "O") {
+        if (take > 0) onFrame({ type: "O", id: this.#id, payload: piece });
+      } else if (take > 0) {
+        this.#pieces.push(piece);
+      }
+      if (this.#remaining > 0) return;
+      if (this.#type !== "O") {
+        const payload = this.#pieces.length === 1 ? this.#pieces[0]! : Buffer.concat(this.#pieces);
+        onFrame({ type: this.#type, id: this.#id, payload });
+      }
+      this.#type = undefined;
+      this.#pieces = [];
     }
-    if (offset < buffer.length) {
-      const rest = buffer.subarray(offset);
-      this.#pending = [rest];
-      this.#pendingBytes = rest.length;
-    }
+  }
+
+  #start(bytes: Buffer, at: number): void {
+    this.#type = String.fromCharCode(bytes[at]!) as FrameType;
+    this.#id = bytes.readUInt32BE(at + 1);
+    this.#remaining = bytes.readUInt32BE(at + 5);
+    this.#headerBytes = 0;
   }
 }

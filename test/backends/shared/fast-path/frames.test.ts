@@ -1,14 +1,26 @@
 /** The helper protocol's framing: any split of the byte stream gives back the same frames. */
 
 import { describe, expect, it } from "vitest";
-import { encodeFrame, encodeRun, FrameDecoder, type Frame } from "../../../../src/backends/shared/fast-path/frames.js";
+import { encodeFrame, encodeRun, FrameDecoder, HEADER_BYTES, type Frame } from "../../../../src/backends/shared/fast-path/frames.js";
 
-function decodeIn(pieces: Buffer[]): Frame[] {
+/** Decodes, joining an output frame's pieces back into one frame; also returns how many pieces each had. */
+function decodeIn(pieces: Buffer[]): { frames: Frame[]; outputPieces: number } {
   const decoder = new FrameDecoder();
   const frames: Frame[] = [];
+  let outputPieces = 0;
+  let joining = false;
   for (const piece of pieces)
-    decoder.push(piece, (frame) => frames.push({ ...frame, payload: Buffer.from(frame.payload) }));
-  return frames;
+    decoder.push(piece, (frame) => {
+      const last = frames.at(-1);
+      if (frame.type === "O") outputPieces++;
+      if (frame.type === "O" && joining && last?.type === "O" && last.id === frame.id) {
+        last.payload = Buffer.concat([last.payload, frame.payload]);
+      } else {
+        frames.push({ ...frame, payload: Buffer.from(frame.payload) });
+      }
+      joining = frame.type === "O";
+    });
+  return { frames, outputPieces };
 }
 
 describe("frames", () => {
@@ -23,7 +35,11 @@ describe("frames", () => {
   it.each([1, 5, 9, 10, 4096, 65_536, stream.length])("decodes a stream cut every %i bytes", (size) => {
     const pieces: Buffer[] = [];
     for (let i = 0; i < stream.length; i += size) pieces.push(stream.subarray(i, i + size));
-    const frames = decodeIn(pieces);
+    const { frames, outputPieces } = decodeIn(pieces);
+    // The output frame comes in as many pieces as the chunks it spans, never copied together.
+    const start = 2 * HEADER_BYTES; // after the H frame and the O frame's header
+    const end = start + big.length;
+    expect(outputPieces).toBe(Math.floor((end - 1) / size) - Math.floor(start / size) + 1);
     expect(frames.map((f) => [f.type, f.id, f.payload.length])).toEqual([
       ["H", 0, 0],
       ["O", 7, big.length],
