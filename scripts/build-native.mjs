@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Builds the fast-path helper (native/swmux.c) into native/build/swmux-<arch>
-// with the C compiler when there is one. Without one it says so in one line
-// and succeeds: the fast path is then unavailable and every call takes the
-// plain path (docs/fast-path.md).
+// with the C compiler when there is one, and a static copy,
+// native/build/swmux-<arch>-static, for backends that run it in a system whose
+// libc is unknown (docker: it is copied into the container). Without a
+// compiler (or a static libc) it says so in one line and succeeds: the fast
+// path is then unavailable there and every call takes the plain path
+// (docs/fast-path.md).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,15 +21,23 @@ if (process.platform !== "linux") {
 }
 const cc = process.env.CC || "cc";
 mkdirSync(outDir, { recursive: true });
-const tmp = `${out}.${process.pid}.tmp`;
-const result = spawnSync(cc, ["-O2", "-Wall", "-Wextra", "-o", tmp, source], {
-  stdio: ["ignore", "inherit", "inherit"],
-});
-if (result.error !== undefined || result.status !== 0) {
-  rmSync(tmp, { force: true });
-  const why = result.error !== undefined ? `${cc} not found` : `${cc} failed`;
-  console.log(`build-native: ${why}; the fast-path helper was not built, every call takes the plain path`);
-  process.exit(0);
+
+/** Builds one variant; false (after one line saying why) when the compiler could not. */
+function build(target, extraFlags, what) {
+  const tmp = `${target}.${process.pid}.tmp`;
+  const result = spawnSync(cc, ["-O2", "-Wall", "-Wextra", ...extraFlags, "-o", tmp, source], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (result.error !== undefined || result.status !== 0) {
+    rmSync(tmp, { force: true });
+    const why = result.error !== undefined ? `${cc} not found` : `${cc} failed`;
+    console.log(`build-native: ${why}; ${what}`);
+    return false;
+  }
+  renameSync(tmp, target);
+  console.log(`build-native: built ${target.slice(root.length)}`);
+  return true;
 }
-renameSync(tmp, out);
-console.log(`build-native: built ${out.slice(root.length)}`);
+
+if (build(out, [], "the fast-path helper was not built, every call takes the plain path"))
+  build(`${out}-static`, ["-static", "-s"], "no static helper (needs a static libc), docker calls take the plain path");
