@@ -75,6 +75,8 @@ export interface DockerConfig extends CommonConfig {
   socketPath?: string;
   /** Receives every engine call and CLI invocation the backend makes (for debugging and tests). */
   trace?: (call: DockerCall) => void;
+  /** Run calls through the fast-path helper, copied into the container once (docs/fast-path.md). @default true */
+  fastPath?: boolean;
 }
 
 export const DOCKER_KEYS = optionKeys<DockerConfig>()([
@@ -101,6 +103,7 @@ export const DOCKER_KEYS = optionKeys<DockerConfig>()([
   "dockerPath",
   "socketPath",
   "trace",
+  "fastPath",
 ]);
 
 /** Options after validation: defaults filled in. */
@@ -128,6 +131,8 @@ export interface DockerTransportOptions {
   dockerPath: string | undefined;
   socketPath: string | undefined;
   trace: ((call: DockerCall) => void) | undefined;
+  /** Absent means on. */
+  fastPath?: boolean | undefined;
 }
 
 export function normalizeDockerConfig(
@@ -214,6 +219,7 @@ export function normalizeDockerConfig(
     dockerPath: optionalShellString("dockerPath", raw.dockerPath),
     socketPath: optionalShellString("socketPath", raw.socketPath),
     trace: trace as DockerTransportOptions["trace"],
+    fastPath: bool("fastPath", raw.fastPath, true),
   };
 }
 

@@ -32,6 +32,11 @@ import { parseSweep, sweepScript, type SweepTarget } from "../shared/sweep-scrip
 import { WrapperPids } from "../shared/wrapper-pids.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { shellQuote } from "../../core/script.js";
+import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/transport.js";
+import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
+import { FastCall } from "../shared/fast-path/helper-client.js";
+import { staticHelperPath } from "../shared/fast-path/helper-path.js";
+import { execText, HelperUnsupported, installHelper, startDockerHelper } from "./fast-path.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -48,11 +53,19 @@ export class DockerTransport implements Transport {
   /** Wrappers of this session's calls (each leads its own session): close() takes their orphans. */
   readonly #leaders = new WrapperPids();
   /** What an earlier kill round of a call hit (`pid:starttime`). */
-  readonly #hit = new WeakMap<ProcessHandle, string[]>();
+  readonly #hit = new WeakMap<ProcessHandle | FastCall, string[]>();
   /** Why the container is unusable (it stopped or was removed), until it is replaced. */
   #gone: string | undefined;
   /** Removes the container if this process dies without close() (a kept one is meant to outlive it). */
   #watchdog: OwnerWatchdog | undefined;
+  #fast: FastPathRunner | undefined;
+  #fastPath: FastPath | undefined;
+  /** The helper's path in the current container, once copied there (undefined: not yet, or it failed). */
+  #helperInstall: Promise<string> | undefined;
+  /** Set when the helper can never run in this container: calls stay on the plain path. */
+  #helperUnsupported = false;
+  /** The kill marks of each fast-path call (the job exports the call mark before the command). */
+  readonly #fastMarks = new WeakMap<FastCall, CallMarks>();
 
   constructor(options: DockerTransportOptions) {
     this.#options = options;
@@ -72,6 +85,89 @@ export class DockerTransport implements Transport {
     await this.#engine.ping();
     await this.#attachOrCreate();
     this.#guard();
+    this.#startFastPath();
+  }
+
+  /** The fast path, when it is on and its static helper was built; undefined: every call takes the plain path. */
+  get fastPath(): FastPath | undefined {
+    return this.#fastPath;
+  }
+
+  /** The fast path's runner (tests and benchmarks: readiness, killing the helper). */
+  get fastPathRunner(): FastPathRunner | undefined {
+    return this.#fast;
+  }
+
+  #startFastPath(): void {
+    if (this.#options.fastPath === false) return;
+    const helper = staticHelperPath();
+    if (helper === undefined) return;
+    const runner = new FastPathRunner({
+      start: (snapshot) => {
+        if (this.#helperUnsupported || this.#gone !== undefined) return undefined;
+        const containerId = this.#containerId;
+        return startDockerHelper(
+          this.#engine,
+          this.#installedHelper(helper).then((path) => ({
+            containerId,
+            helper: path,
+            snapshot,
+            workDir: this.tempDir,
+            sessionMark: this.#sessionMark,
+          })),
+        );
+      },
+      // A started job whose helper died: its group, inside the container.
+      onOrphan: (pid) => void this.#sweep({ marks: [], groups: [pid] }, "KILL", 0).catch(() => undefined),
+    });
+    this.#fast = runner;
+    this.#fastPath = {
+      prepare: (snapshot) => runner.prepare(snapshot),
+      tryRun: (request) => this.#tryFast(runner, request),
+    };
+  }
+
+  /** Copies the helper into the container once; a failed copy is tried again at the helper's next start. */
+  #installedHelper(helper: string): Promise<string> {
+    const install = (this.#helperInstall ??= installHelper(this.#engine, this.#containerId, this.tempDir, helper));
+    install.catch((error: unknown) => {
+      if (error instanceof HelperUnsupported) this.#helperUnsupported = true;
+      if (this.#helperInstall === install) this.#helperInstall = undefined;
+    });
+    return install;
+  }
+
+  #tryFast(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
+    // A helper still being copied in or started would hold the call back longer than a plain exec takes.
+    if (!runner.ready) {
+      if (!runner.running) runner.prepare(request.snapshot);
+      return undefined;
+    }
+    const marks = callMarks(this.#sessionMark);
+    const handle = runner.tryRun({ ...request, script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}` });
+    if (handle instanceof FastCall) this.#fastMarks.set(handle, marks);
+    return handle;
+  }
+
+  /** A fast-path call: the helper signals the job's group first (so a killed call never commits), then the sweep. */
+  async #killFast(call: FastCall, signal: KillSignal, graceMs: number): Promise<boolean> {
+    await call.signal(signal);
+    const pid = call.pid;
+    const marks = this.#fastMarks.get(call);
+    const before = this.#hit.get(call) ?? [];
+    const output = await this.#sweep(
+      {
+        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
+        root: pid,
+        groups: pid === undefined ? [] : [pid],
+        remembered: before,
+      },
+      signal,
+      graceMs,
+    );
+    const sweep = parseSweep(output);
+    this.#hit.set(call, [...new Set([...before, ...sweep.hit])]);
+    return sweep.clean && pid !== undefined;
   }
 
   /** The owner watchdog's pid, while the session is open. */
@@ -96,6 +192,10 @@ export class DockerTransport implements Transport {
     if (this.#options.keepContainer) throw new BackendUnavailableError(this.#goneMessage(), { backend: this.name });
     await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`).catch(() => undefined);
     this.#gone = undefined;
+    // The helper went with the old container: the new one gets its own copy.
+    this.#fast?.killHelper();
+    this.#helperInstall = undefined;
+    this.#helperUnsupported = false;
     await this.#attachOrCreate();
     this.#guard();
     return "restarted";
@@ -193,6 +293,7 @@ export class DockerTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
+    if (handle instanceof FastCall) return this.#killFast(handle, signal, graceMs ?? 1000);
     const marks = this.#marks.get(handle);
     if (remotePid === undefined && marks === undefined) {
       handle.kill();
@@ -230,6 +331,12 @@ export class DockerTransport implements Transport {
   }
 
   async stop(): Promise<void> {
+    // The helper and its launcher first: nothing new may start while the session's processes are killed.
+    this.#fast?.stop();
+    this.#fast = undefined;
+    this.#fastPath = undefined;
+    const helperInstall = this.#helperInstall;
+    this.#helperInstall = undefined;
     try {
       // A kept container outlives the session: what the session started must not.
       if (this.#options.keepContainer && this.#containerId !== "" && this.#gone === undefined)
@@ -243,6 +350,12 @@ export class DockerTransport implements Transport {
           "KILL",
           0,
         ).catch(() => undefined);
+      // A kept container keeps no copy of the helper either.
+      const helper = this.#options.keepContainer ? await helperInstall?.catch(() => undefined) : undefined;
+      if (helper !== undefined && this.#gone === undefined)
+        await execText(this.#engine, this.#containerId, ["rm", "-rf", helper.slice(0, helper.lastIndexOf("/"))]).catch(
+          () => undefined,
+        );
       if (!this.#options.keepContainer && this.#containerId !== "") {
         const response = await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`);
         if (response.status !== 204 && response.status !== 404) {

@@ -41,6 +41,11 @@ export class FastPathRunner implements FastPath {
     return this.#client?.alive === true;
   }
 
+  /** True while a helper's launcher is ready (or restarting after a state change, with requests queued for it). */
+  get ready(): boolean {
+    return this.#client?.alive === true && this.#client.ready;
+  }
+
   /** Resolves true once a helper's launcher is ready (tests and benchmarks). */
   async whenReady(): Promise<boolean> {
     return (await this.#client?.firstReady) === true;

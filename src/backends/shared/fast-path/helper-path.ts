@@ -1,8 +1,9 @@
 /**
  * Where the built fast-path helper is: native/build/swmux-<arch> in the
- * package (scripts/build-native.mjs builds it at `npm run build`). Absent
- * when no C compiler was there: the fast path is then unavailable and every
- * call takes the plain path.
+ * package (scripts/build-native.mjs builds it at `npm run build`), and its
+ * static copy swmux-<arch>-static for systems whose libc is unknown (a
+ * container). Absent when no C compiler (or static libc) was there: the fast
+ * path is then unavailable and every call takes the plain path.
  */
 
 import { accessSync, constants } from "node:fs";
@@ -10,8 +11,22 @@ import { fileURLToPath } from "node:url";
 
 /** The helper for this machine's architecture, or undefined when it was not built or cannot run. */
 export function localHelperPath(): string | undefined {
+  return builtHelper(`swmux-${process.arch}`);
+}
+
+/** The statically linked helper for this machine's architecture, or undefined when it was not built. */
+export function staticHelperPath(): string | undefined {
+  return builtHelper(`swmux-${process.arch}-static`);
+}
+
+/** `uname -m` of the systems the built helpers run on (they are built for this machine's architecture). */
+export function helperMachine(): string | undefined {
+  return ({ x64: "x86_64", arm64: "aarch64" } as Record<string, string>)[process.arch];
+}
+
+function builtHelper(name: string): string | undefined {
   // src/backends/shared/fast-path/ and dist/backends/shared/fast-path/ are both four levels below the package root.
-  const path = fileURLToPath(new URL(`../../../../native/build/swmux-${process.arch}`, import.meta.url));
+  const path = fileURLToPath(new URL(`../../../../native/build/${name}`, import.meta.url));
   try {
     accessSync(path, constants.X_OK);
     return path;

@@ -1,0 +1,183 @@
+/**
+ * The docker backend's fast path (docs/fast-path.md, "Docker"): the static
+ * helper is copied into the container once per session, then runs there as
+ * ONE long-lived `docker exec` with stdin attached; its framed protocol rides
+ * on the exec's stdin and on the stdout stream of the engine's multiplexed
+ * output. A call then costs a fork inside the container instead of an Engine
+ * API exec (tens of ms).
+ */
+
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { Socket } from "node:net";
+import { PassThrough, type Duplex } from "node:stream";
+import { buildLauncherScript } from "../../core/fast-script.js";
+import { SESSION_MARK } from "../../core/call-marks.js";
+import type { HelperStream } from "../shared/fast-path/helper-client.js";
+import { helperMachine } from "../shared/fast-path/helper-path.js";
+import { ApiError, FrameDecoder, type EngineApi } from "./engine.js";
+import { startExec } from "./exec.js";
+import { tarArchive } from "./tar.js";
+
+/**
+ * Starts the helper: prints its pid on stderr (so it can be killed inside the
+ * container), then execs it with the environment the plain path's clean
+ * shell gets: nothing but the shell level and the session's mark (the
+ * snapshot is the whole environment). Arguments, never interpolated:
+ * helper, snapshot, work dir, launcher script, session mark.
+ */
+const START = [
+  'b=$(command -v bash) || exit 127',
+  'printf "%s\\n" "$$" >&2',
+  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" "$2" "$3" -- "$b" -c "$4" bash`,
+].join("\n");
+
+/** Why the helper cannot be installed in this container for good (another architecture, no static build). */
+export class HelperUnsupported extends Error {}
+
+/**
+ * Copies the static helper into a new directory under `parent` in the
+ * container and resolves its path there. Throws HelperUnsupported when it
+ * could never run there, any other error when this attempt failed.
+ */
+export async function installHelper(
+  engine: EngineApi,
+  containerId: string,
+  parent: string,
+  helper: string,
+): Promise<string> {
+  const machine = (await execText(engine, containerId, ["uname", "-m"])).trim();
+  if (machine !== helperMachine()) throw new HelperUnsupported(`the container runs on ${machine || "an unknown machine"}`);
+  const dir = `shellwright-swmux-${randomBytes(6).toString("hex")}`;
+  // Root-owned and not writable by others: nobody in the container can replace the program.
+  const tar = tarArchive([
+    { name: `${dir}/`, mode: 0o755 },
+    { name: `${dir}/swmux`, mode: 0o755, data: readFileSync(helper) },
+  ]);
+  const response = await engine.putArchive(containerId, parent, tar);
+  if (response.status !== 200) throw new ApiError(response.status, response.text, `/containers/${containerId}/archive`);
+  return `${parent}/${dir}/swmux`;
+}
+
+export interface DockerHelperLaunch {
+  containerId: string;
+  /** The helper's path inside the container. */
+  helper: string;
+  snapshot: string;
+  /** Where the helper makes its private directory (stdin files, FIFOs, dumps). */
+  workDir: string;
+  sessionMark: string;
+}
+
+/**
+ * The helper's exec as a HelperStream, available at once: requests written
+ * before the exec runs wait in `input`. When `launch` rejects, or the exec
+ * cannot start or ends, `closed` resolves (the runner then falls back to the
+ * plain path and tries again later).
+ */
+export function startDockerHelper(engine: EngineApi, launch: Promise<DockerHelperLaunch>): HelperStream {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let socket: Duplex | undefined;
+  let containerId: string | undefined;
+  let pid: number | undefined;
+  let killed = false;
+  let busy = true;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    input.unpipe();
+    output.end();
+    markClosed();
+  };
+  const hold = (next: boolean): void => {
+    busy = next;
+    const s = socket as Socket | undefined;
+    if (busy) s?.ref?.();
+    else s?.unref?.();
+  };
+
+  void (async () => {
+    const target = await launch;
+    containerId = target.containerId;
+    if (killed) return end();
+    const body = {
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      Cmd: [
+        "sh",
+        "-c",
+        START,
+        "sh",
+        target.helper,
+        target.snapshot,
+        target.workDir,
+        buildLauncherScript(),
+        target.sessionMark,
+      ],
+    };
+    const created = await engine.request("POST", `/containers/${target.containerId}/exec`, body);
+    if (created.status !== 201)
+      throw new ApiError(created.status, created.text, `/containers/${target.containerId}/exec`);
+    const stream = await engine.startExec((created.json as { Id: string }).Id);
+    socket = stream;
+    if (killed) {
+      stream.destroy();
+      return end();
+    }
+    hold(busy);
+    const decoder = new FrameDecoder();
+    let stderr = "";
+    stream.on("data", (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) {
+        if (frame.stream === 1) {
+          // The helper's stream is shared by every call: a slow consumer pauses all of it.
+          if (!output.write(frame.payload)) {
+            stream.pause();
+            output.once("drain", () => stream.resume());
+          }
+        } else if (pid === undefined) {
+          stderr += frame.payload.toString("latin1");
+          const line = /^(\d+)\n/.exec(stderr);
+          if (line) pid = Number(line[1]);
+        }
+      }
+    });
+    stream.on("error", () => undefined); // the close decides
+    stream.once("close", end);
+    input.pipe(stream);
+  })().catch(end);
+
+  return {
+    input,
+    output,
+    closed,
+    hold,
+    kill: () => {
+      killed = true;
+      // Closing the stream ends the helper too (EOF on its stdin); the kill is for a helper that is stuck.
+      socket?.destroy();
+      if (containerId !== undefined && pid !== undefined)
+        void execText(engine, containerId, ["sh", "-c", 'kill -9 "$1" 2>/dev/null', "sh", String(pid)]).catch(
+          () => undefined,
+        );
+      end();
+    },
+  };
+}
+
+/** Runs a short command in the container and resolves its output. */
+export async function execText(engine: EngineApi, containerId: string, cmd: string[]): Promise<string> {
+  const exec = startExec(engine, { containerId, cmd });
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of exec.output) text += decoder.decode(chunk as Uint8Array, { stream: true });
+  const code = await exec.wait();
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited with ${code}`);
+  return text;
+}
