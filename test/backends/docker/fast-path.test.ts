@@ -1,0 +1,124 @@
+/**
+ * The docker fast path against a real Docker Engine (SHELLWRIGHT_TEST_DOCKER=1):
+ * the static helper copied into the container, one long-lived exec
+ * (docs/fast-path.md, "Docker"). The compat suite runs the whole contract
+ * with it on (`docker`) and off (`docker-plain`); these are its own failure modes.
+ */
+
+import { execFileSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidOptionError } from "../../../src/core/errors.js";
+import { Session } from "../../../src/core/session.js";
+import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
+import { DockerTransport } from "../../../src/backends/docker/transport.js";
+import { sessionOptions } from "../../../src/backends/shared/config.js";
+import { staticHelperPath } from "../../../src/backends/shared/fast-path/helper-path.js";
+
+const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1" && staticHelperPath() !== undefined;
+const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
+const open: Session[] = [];
+
+async function openSession(
+  extra: Record<string, unknown> = {},
+): Promise<{ session: Session; transport: DockerTransport }> {
+  const transport = new DockerTransport(normalizeDockerConfig({ image, network: false, ...extra }, () => undefined));
+  const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/root"));
+  open.push(session);
+  await transport.fastPathRunner?.whenReady();
+  return { session, transport };
+}
+
+function docker(...args: string[]): string {
+  return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not reached");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+afterEach(async () => {
+  for (const session of open.splice(0)) await session.close();
+});
+
+describe("docker fastPath option", () => {
+  it("is validated and on by default", () => {
+    expect(() => normalizeDockerConfig({ image: "x", fastPath: "yes" }, () => undefined)).toThrow(InvalidOptionError);
+    expect(() => normalizeDockerConfig({ image: "x", fastPath: "yes" }, () => undefined)).toThrow(
+      /fastPath must be a boolean, got "yes"/,
+    );
+    expect(normalizeDockerConfig({ image: "x" }, () => undefined).fastPath).toBe(true);
+    expect(normalizeDockerConfig({ image: "x", fastPath: false }, () => undefined).fastPath).toBe(false);
+  });
+});
+
+describe.skipIf(!enabled)("docker fast path (real engine)", () => {
+  it("runs calls in one launcher inside the container and keeps their state", async () => {
+    const { session, transport } = await openSession();
+    expect(transport.fastPathRunner?.ready).toBe(true);
+    await session.execute("true");
+    const pid = (await session.execute("echo $$")).output;
+    expect((await session.execute("echo $$")).output).toBe(pid);
+    await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
+    expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
+      exitCode: 0,
+      output: "1\nfn\n/\n0027\n",
+      cwd: "/",
+    });
+    // The session's and the call's marks are on every job, for the kill sweeps.
+    expect((await session.execute("env | grep -c '^SHELLWRIGHT_\\(SESSION\\|CALL\\)='")).output).toBe("2\n");
+  });
+
+  it("false runs every call as its own exec", async () => {
+    const { session, transport } = await openSession({ fastPath: false });
+    expect(transport.fastPath).toBeUndefined();
+    expect((await session.execute("echo $$")).output).not.toBe((await session.execute("echo $$")).output);
+  });
+
+  it("survives its helper being killed inside the container: the next calls work, the state is kept", async () => {
+    const { session, transport } = await openSession();
+    await session.execute("export KEPT=before; cd /");
+    // A job's parent is the launcher ($$); the launcher's parent is the helper.
+    const helper = (await session.execute("ps -o ppid= -p $$")).output.trim();
+    expect(Number(helper)).toBeGreaterThan(1);
+    docker("exec", transport.containerId, "kill", "-9", helper);
+    await until(() => transport.fastPathRunner!.running === false);
+    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
+    await until(async () => (await transport.fastPathRunner!.whenReady()) === true);
+    expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
+    expect((await session.execute("echo $KEPT")).output).toBe("after\n");
+    expect(transport.fastPathRunner!.ready).toBe(true);
+  });
+
+  it("never shows a chatty background job's output in a later call, nor waits for it", async () => {
+    const { session } = await openSession();
+    const first = await session.execute("while :; do echo x; done & echo started");
+    expect(first.output.startsWith("started\n")).toBe(true);
+    for (let i = 0; i < 5; i++) expect(await session.execute(`echo own-${i}`)).toMatchObject({ output: `own-${i}\n` });
+  });
+
+  it("says 124 and 130 like the plain path, and a stopped call commits nothing", async () => {
+    const { session } = await openSession();
+    const timedOut = await session.execute("export LOST=1; cd /; sleep 30", { timeoutMs: 500 });
+    expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/root" });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 500);
+    expect(await session.execute("export LOST=2; sleep 30", { signal: controller.signal })).toMatchObject({
+      exitCode: 130,
+      interrupted: true,
+    });
+    expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/root\n");
+    // Nothing of the stopped calls is left in the container.
+    expect((await session.execute("ps -eo args | grep -c '^sleep 30' || true")).output).toBe("0\n");
+  });
+
+  it("falls back to the plain path when the helper cannot run (a noexec temp dir)", async () => {
+    const { session, transport } = await openSession({ extraArgs: ["--tmpfs", "/tmp:noexec"] });
+    expect(transport.fastPathRunner?.ready).toBe(false);
+    await session.execute("export KEPT=1; cd /");
+    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "1\n/\n" });
+  });
+});
