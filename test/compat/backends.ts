@@ -79,9 +79,16 @@ export const compatBackends: CompatBackend[] = [
   },
   {
     // A real Docker Engine: scripts/test-env/docker.sh (run by .ci/run) starts it and builds the image.
+    // The fast path on (the default): calls run through the helper copied into the container.
     name: "docker",
     enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
     create: (options) => createDockerSession(options),
+  },
+  {
+    // The same container setup with the fast path off: every call its own Engine API exec.
+    name: "docker-plain",
+    enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
+    create: (options) => createDockerSession(options, false),
   },
 ];
 
@@ -109,9 +116,10 @@ function sharedGateway(): Promise<Gateway> {
  */
 const dockerCompat = { name: `shellwright-compat-${process.pid}`, open: 0 };
 
-async function createDockerSession({ home, env, ...rest }: CompatOptions = {}): Promise<Environment> {
+async function createDockerSession({ home, env, ...rest }: CompatOptions = {}, fastPath = true): Promise<Environment> {
   const session = await createEnvironment({
     backend: "docker",
+    fastPath,
     image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
     containerName: dockerCompat.name,
     keepContainer: true,
