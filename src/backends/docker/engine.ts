@@ -44,24 +44,6 @@ export class EngineApi {
   request(method: string, path: string, body?: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<ApiResponse> {
     this.#trace?.({ via: "api", method, path, ...(body === undefined ? {} : { body }) });
     const data = body === undefined ? undefined : JSON.stringify(body);
-    return this.#send(method, path, data === undefined ? {} : jsonHeaders(data), data, timeoutMs);
-  }
-
-  /** Extracts a tar archive into a directory of the container (the archive's bytes are not traced). */
-  putArchive(containerId: string, dir: string, tar: Buffer): Promise<ApiResponse> {
-    const path = `/containers/${containerId}/archive?path=${encodeURIComponent(dir)}`;
-    this.#trace?.({ via: "api", method: "PUT", path, body: `<tar, ${tar.length} bytes>` });
-    const headers = { "Content-Type": "application/x-tar", "Content-Length": tar.length };
-    return this.#send("PUT", path, headers, tar, REQUEST_TIMEOUT_MS);
-  }
-
-  #send(
-    method: string,
-    path: string,
-    headers: Record<string, string | number>,
-    data: string | Buffer | undefined,
-    timeoutMs: number,
-  ): Promise<ApiResponse> {
     return new Promise<ApiResponse>((resolve, reject) => {
       const request = http.request(
         {
@@ -69,7 +51,7 @@ export class EngineApi {
           method,
           path,
           agent: this.#agent,
-          headers,
+          headers: data === undefined ? {} : jsonHeaders(data),
           timeout: timeoutMs,
         },
         (response) => {

@@ -17,7 +17,6 @@ import type { HelperStream } from "../shared/fast-path/helper-client.js";
 import { helperMachine } from "../shared/fast-path/helper-path.js";
 import { ApiError, FrameDecoder, type EngineApi } from "./engine.js";
 import { startExec } from "./exec.js";
-import { tarArchive } from "./tar.js";
 
 /**
  * Starts the helper: prints its pid on stderr (so it can be killed inside the
@@ -27,18 +26,26 @@ import { tarArchive } from "./tar.js";
  * helper, snapshot, work dir, launcher script, session mark.
  */
 const START = [
-  'b=$(command -v bash) || exit 127',
+  "b=$(command -v bash) || exit 127",
   'printf "%s\\n" "$$" >&2',
   `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" "$2" "$3" -- "$b" -c "$4" bash`,
 ].join("\n");
 
-/** Why the helper cannot be installed in this container for good (another architecture, no static build). */
+/** Why the helper cannot be installed in this container for good (another architecture). */
 export class HelperUnsupported extends Error {}
 
 /**
  * Copies the static helper into a new directory under `parent` in the
- * container and resolves its path there. Throws HelperUnsupported when it
- * could never run there, any other error when this attempt failed.
+ * container, on an exec's stdin, and resolves its path there. Throws
+ * HelperUnsupported when it could never run there, any other error when this
+ * attempt failed.
+ *
+ * Not the engine's archive endpoint: the engine holds the container's lock
+ * while it reads an archive's body, so every inspect or exec of the
+ * container (the user's `docker inspect` too) waits until the upload ends,
+ * and forever if this process stalls mid-upload (measured: a synchronous
+ * child_process call right after a session opened hung `docker inspect` for
+ * its whole 60 s timeout). An exec's stdin holds no lock.
  */
 export async function installHelper(
   engine: EngineApi,
@@ -46,17 +53,18 @@ export async function installHelper(
   parent: string,
   helper: string,
 ): Promise<string> {
-  const machine = (await execText(engine, containerId, ["uname", "-m"])).trim();
-  if (machine !== helperMachine()) throw new HelperUnsupported(`the container runs on ${machine || "an unknown machine"}`);
-  const dir = `shellwright-swmux-${randomBytes(6).toString("hex")}`;
-  // Root-owned and not writable by others: nobody in the container can replace the program.
-  const tar = tarArchive([
-    { name: `${dir}/`, mode: 0o755 },
-    { name: `${dir}/swmux`, mode: 0o755, data: readFileSync(helper) },
-  ]);
-  const response = await engine.putArchive(containerId, parent, tar);
-  if (response.status !== 200) throw new ApiError(response.status, response.text, `/containers/${containerId}/archive`);
-  return `${parent}/${dir}/swmux`;
+  const dir = `${parent}/shellwright-swmux-${randomBytes(6).toString("hex")}`;
+  // Not writable by others: nobody else in the container can replace the program.
+  const script = [
+    'm=$(uname -m); [ "$m" = "$1" ] || { echo "$m"; exit 3; }',
+    'umask 022 && mkdir "$2" && cat > "$2/swmux" && chmod 755 "$2/swmux"',
+  ].join("\n");
+  const { code, text } = await execText(engine, containerId, ["sh", "-c", script, "sh", helperMachine() ?? "", dir], {
+    stdin: readFileSync(helper),
+  });
+  if (code === 3) throw new HelperUnsupported(`the container runs on ${text.trim() || "an unknown machine"}`);
+  if (code !== 0) throw new Error(`copying the fast-path helper into the container failed (${code}): ${text.trim()}`);
+  return `${dir}/swmux`;
 }
 
 export interface DockerHelperLaunch {
@@ -171,13 +179,16 @@ export function startDockerHelper(engine: EngineApi, launch: Promise<DockerHelpe
   };
 }
 
-/** Runs a short command in the container and resolves its output. */
-export async function execText(engine: EngineApi, containerId: string, cmd: string[]): Promise<string> {
-  const exec = startExec(engine, { containerId, cmd });
+/** Runs a short command in the container and resolves its exit code and output. */
+export async function execText(
+  engine: EngineApi,
+  containerId: string,
+  cmd: string[],
+  options: { stdin?: Uint8Array } = {},
+): Promise<{ code: number; text: string }> {
+  const exec = startExec(engine, { containerId, cmd, ...options });
   const decoder = new TextDecoder();
   let text = "";
   for await (const chunk of exec.output) text += decoder.decode(chunk as Uint8Array, { stream: true });
-  const code = await exec.wait();
-  if (code !== 0) throw new Error(`${cmd.join(" ")} exited with ${code}`);
-  return text;
+  return { code: await exec.wait(), text };
 }

@@ -66,6 +66,10 @@ export class DockerTransport implements Transport {
   #helperUnsupported = false;
   /** The kill marks of each fast-path call (the job exports the call mark before the command). */
   readonly #fastMarks = new WeakMap<FastCall, CallMarks>();
+  /** The helper's call behind each fast-path handle the session holds. */
+  readonly #fastCalls = new WeakMap<ProcessHandle, FastCall>();
+  /** The helper's path in the container, once copied there (close removes it from a kept container). */
+  #helperPath: string | undefined;
 
   constructor(options: DockerTransportOptions) {
     this.#options = options;
@@ -130,10 +134,13 @@ export class DockerTransport implements Transport {
   /** Copies the helper into the container once; a failed copy is tried again at the helper's next start. */
   #installedHelper(helper: string): Promise<string> {
     const install = (this.#helperInstall ??= installHelper(this.#engine, this.#containerId, this.tempDir, helper));
-    install.catch((error: unknown) => {
-      if (error instanceof HelperUnsupported) this.#helperUnsupported = true;
-      if (this.#helperInstall === install) this.#helperInstall = undefined;
-    });
+    install.then(
+      (path) => (this.#helperPath = path),
+      (error: unknown) => {
+        if (error instanceof HelperUnsupported) this.#helperUnsupported = true;
+        if (this.#helperInstall === install) this.#helperInstall = undefined;
+      },
+    );
     return install;
   }
 
@@ -144,8 +151,22 @@ export class DockerTransport implements Transport {
       return undefined;
     }
     const marks = callMarks(this.#sessionMark);
-    const handle = runner.tryRun({ ...request, script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}` });
-    if (handle instanceof FastCall) this.#fastMarks.set(handle, marks);
+    const call = runner.tryRun({ ...request, script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}` });
+    if (!(call instanceof FastCall)) return call;
+    this.#fastMarks.set(call, marks);
+    let checked: Promise<number> | undefined;
+    const handle: FastCallHandle = {
+      output: call.output,
+      end: call.end,
+      kill: () => call.kill(),
+      // A helper that died with its container shows up as a killed call: only then is it worth asking.
+      wait: () =>
+        (checked ??= call.wait().then(async (code) => {
+          if (code >= 128) await this.#assertRunning();
+          return code;
+        })),
+    };
+    this.#fastCalls.set(handle, call);
     return handle;
   }
 
@@ -195,6 +216,7 @@ export class DockerTransport implements Transport {
     // The helper went with the old container: the new one gets its own copy.
     this.#fast?.killHelper();
     this.#helperInstall = undefined;
+    this.#helperPath = undefined;
     this.#helperUnsupported = false;
     await this.#attachOrCreate();
     this.#guard();
@@ -293,7 +315,8 @@ export class DockerTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
-    if (handle instanceof FastCall) return this.#killFast(handle, signal, graceMs ?? 1000);
+    const fast = this.#fastCalls.get(handle);
+    if (fast !== undefined) return this.#killFast(fast, signal, graceMs ?? 1000);
     const marks = this.#marks.get(handle);
     if (remotePid === undefined && marks === undefined) {
       handle.kill();
@@ -335,8 +358,9 @@ export class DockerTransport implements Transport {
     this.#fast?.stop();
     this.#fast = undefined;
     this.#fastPath = undefined;
-    const helperInstall = this.#helperInstall;
+    const helper = this.#helperPath;
     this.#helperInstall = undefined;
+    this.#helperPath = undefined;
     try {
       // A kept container outlives the session: what the session started must not.
       if (this.#options.keepContainer && this.#containerId !== "" && this.#gone === undefined)
@@ -351,8 +375,7 @@ export class DockerTransport implements Transport {
           0,
         ).catch(() => undefined);
       // A kept container keeps no copy of the helper either.
-      const helper = this.#options.keepContainer ? await helperInstall?.catch(() => undefined) : undefined;
-      if (helper !== undefined && this.#gone === undefined)
+      if (this.#options.keepContainer && helper !== undefined && this.#gone === undefined)
         await execText(this.#engine, this.#containerId, ["rm", "-rf", helper.slice(0, helper.lastIndexOf("/"))]).catch(
           () => undefined,
         );

@@ -96,7 +96,8 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
   it("never shows a chatty background job's output in a later call, nor waits for it", async () => {
     const { session } = await openSession();
     const first = await session.execute("while :; do echo x; done & echo started");
-    expect(first.output.startsWith("started\n")).toBe(true);
+    // The job may print before or after "started": only later calls must never see it.
+    expect(first.output.split("\n")).toContain("started");
     for (let i = 0; i < 5; i++) expect(await session.execute(`echo own-${i}`)).toMatchObject({ output: `own-${i}\n` });
   });
 

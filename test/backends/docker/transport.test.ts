@@ -94,7 +94,9 @@ describe.skipIf(!enabled)("docker backend (real engine)", () => {
       process.env.SW_TEST_FORWARDED = "forwarded-value";
       process.env.SW_TEST_EMPTY = "";
       try {
+        // The plain path's execs (the fast path runs later calls without one).
         const { env, calls } = await session({
+          fastPath: false,
           forwardEnv: ["SW_TEST_FORWARDED", "SW_TEST_EMPTY", "SW_TEST_MISSING"],
           env: { SW_TEST_SET: "set-value" },
         });
@@ -286,7 +288,8 @@ for k in kids:
 
   describe("completion", () => {
     it("learns each exit in-band, never waiting on the engine, even with background jobs holding the stream", async () => {
-      const { env, calls } = await session();
+      // One exec per call: the plain path (the fast path's completion is tested in fast-path.test.ts).
+      const { env, calls } = await session({ fastPath: false });
       calls.length = 0;
       for (const command of ["sleep 30 &", "sleep 31 & echo started", "echo plain", "exit 3"]) {
         const result = await env.execute(command, { timeoutMs: 20_000 });
