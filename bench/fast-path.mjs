@@ -5,6 +5,7 @@
 //   bare spawn('bash', ['-c', 'true'])                      targets ≤ 0.6x / ≤ 0.8x
 //   8 concurrent calls/s, fast vs plain (fastPath: false)   target  ≥ 2x
 //   135 MB of output vs a bare spawn whose bytes Node only counts   target ≤ 1.2x, flat memory
+//   docker execute('true') vs one Engine API exec (SHELLWRIGHT_TEST_DOCKER=1)   target ≤ 0.15x
 import { spawn } from "node:child_process";
 import { createEnvironment } from "../dist/index.js";
 
@@ -64,7 +65,8 @@ const heavyState = Array.from(
   { length: 150 },
   (_, i) => `fn_${i}() { echo "f${i} $1"; }; alias al_${i}='echo a${i}'`,
 ).join("\n");
-for (const kind of ["light", "heavy"]) {
+// BENCH_ONLY=docker skips the local cases.
+for (const kind of process.env.BENCH_ONLY === "docker" ? [] : ["light", "heavy"]) {
   const fast = await openReady({});
   const plain = await openReady({ fastPath: false });
   if (kind === "heavy")
@@ -117,10 +119,58 @@ for (const kind of ["light", "heavy"]) {
   await fast.close();
   await plain.close();
 }
+// Docker (with SHELLWRIGHT_TEST_DOCKER=1): execute('true') on the fast path
+// (the helper in the container, one long-lived exec) and on the plain path,
+// against one bare Engine API exec of `true` in the same container.
+if (process.env.SHELLWRIGHT_TEST_DOCKER === "1") {
+  const { EngineApi, defaultSocketPath } = await import("../dist/backends/docker/engine.js");
+  const { startExec } = await import("../dist/backends/docker/exec.js");
+  const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
+  const calls = [];
+  const fast = await createEnvironment({ backend: "docker", image, network: false, trace: (c) => calls.push(c) });
+  const plain = await createEnvironment({ backend: "docker", image, network: false, fastPath: false });
+  for (const env of [fast, plain]) await env.execute("true");
+  await new Promise((r) => setTimeout(r, 1000));
+  const containerId = calls.flatMap((c) =>
+    c.via === "api" ? (/^\/containers\/([0-9a-f]{64})\/exec$/.exec(c.path)?.[1] ?? []) : [],
+  )[0];
+  const engine = new EngineApi(defaultSocketPath());
+  const apiExec = async () => {
+    const exec = startExec(engine, { containerId, cmd: ["true"] });
+    for await (const chunk of exec.output) void chunk;
+    await exec.wait();
+  };
+  const n = Number(process.env.N_DOCKER ?? 150);
+  const floor = [],
+    f = [],
+    p = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    floor.push(await p50Of(n / ROUNDS, apiExec));
+    f.push(await p50Of(n / ROUNDS, () => fast.execute("true")));
+    p.push(await p50Of(n / ROUNDS, () => plain.execute("true")));
+  }
+  out.docker = {
+    floor_api_exec_ms: round2(median(floor)),
+    fast_ms: round2(median(f)),
+    plain_ms: round2(median(p)),
+    fast_ratio: round2(median(f) / median(floor)),
+    plain_ratio: round2(median(p) / median(floor)),
+  };
+  engine.close();
+  await fast.close();
+  await plain.close();
+}
 out.targets = {
-  light_le_0_6: out.light.fast_ratio <= 0.6,
-  heavy_le_0_8: out.heavy.fast_ratio <= 0.8,
-  concurrent8_ge_2: out.concurrent8.ratio >= 2,
-  output135mb_le_1_2: out.output135mb.ratio <= 1.2,
+  ...(out.light === undefined ? {} : localTargets()),
+  ...(out.docker === undefined ? {} : { docker_le_0_15: out.docker.fast_ratio <= 0.15 }),
 };
 console.log(JSON.stringify(out, null, 1));
+
+function localTargets() {
+  return {
+    light_le_0_6: out.light.fast_ratio <= 0.6,
+    heavy_le_0_8: out.heavy.fast_ratio <= 0.8,
+    concurrent8_ge_2: out.concurrent8.ratio >= 2,
+    output135mb_le_1_2: out.output135mb.ratio <= 1.2,
+  };
+}
