@@ -6,6 +6,7 @@
  */
 
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/core/errors.js";
 import { Session } from "../../../src/core/session.js";
@@ -114,6 +115,37 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/root\n");
     // Nothing of the stopped calls is left in the container.
     expect((await session.execute("ps -eo args | grep -c '^sleep 30' || true")).output).toBe("0\n");
+  });
+
+  it("streams large output completely and passes stdin byte for byte", async () => {
+    const { session } = await openSession();
+    let bytes = 0;
+    const r = await session.execute("head -c 20000000 /dev/zero", { onOutput: (text) => (bytes += text.length) });
+    expect(r.exitCode).toBe(0);
+    expect(bytes).toBe(20_000_000);
+    const stdin = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256));
+    expect((await session.execute("od -An -tx1 | tr -d ' \\n' | md5sum", { stdin })).output).toBe(
+      `${createHash("md5").update(stdin.toString("hex")).digest("hex")}  -\n`,
+    );
+  });
+
+  it("leaves neither its helper nor its copy of it in a kept container", async () => {
+    const name = `sw-test-fast-kept-${process.pid}`;
+    try {
+      const { session, transport } = await openSession({ containerName: name, keepContainer: true });
+      const helper = (await session.execute("ps -o ppid= -p $$")).output.trim();
+      await session.execute("sleep 300 &");
+      open.splice(open.indexOf(session), 1);
+      await session.close();
+      const processes = docker("exec", name, "ps", "-eo", "pid=,args=");
+      expect(processes).not.toContain("sleep 300");
+      expect(processes).not.toContain("swmux");
+      expect(processes).not.toMatch(new RegExp(`^\\s*${helper}\\s`, "m"));
+      expect(docker("exec", name, "ls", "-a", "/tmp")).not.toContain("swmux");
+      expect(transport.fastPathRunner).toBeUndefined();
+    } finally {
+      docker("rm", "-f", name);
+    }
   });
 
   it("falls back to the plain path when the helper cannot run (a noexec temp dir)", async () => {
