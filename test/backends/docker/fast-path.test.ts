@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidOptionError } from "../../../src/core/errors.js";
+import { BackendUnavailableError, InvalidOptionError } from "../../../src/core/errors.js";
 import { Session } from "../../../src/core/session.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
@@ -146,6 +146,23 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     } finally {
       docker("rm", "-f", name);
     }
+  });
+
+  it("reports a container killed under a fast call as gone, then runs fast again in the new one", async () => {
+    const { session, transport } = await openSession();
+    await session.execute("export BEFORE=1");
+    const running = session.execute("sleep 30", { timeoutMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const old = transport.containerId;
+    docker("kill", old);
+    await expect(running).rejects.toBeInstanceOf(BackendUnavailableError);
+    expect((await session.execute("echo [${BEFORE-unset}]")).output).toBe("[unset]\n");
+    expect(transport.containerId).not.toBe(old);
+    docker("rm", "-f", old);
+    await until(() => transport.fastPathRunner!.ready);
+    await session.execute("export AFTER=2");
+    const pid = (await session.execute("echo $$")).output;
+    expect(await session.execute("echo $AFTER $$")).toMatchObject({ output: `2 ${pid}` });
   });
 
   it("falls back to the plain path when the helper cannot run (a noexec temp dir)", async () => {
