@@ -34,3 +34,22 @@ function builtHelper(name: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The statically linked helper (native/build/swmux-<arch>-static), for hosts
+ * whose libc may differ from this machine's, with the `uname -m` name of the
+ * machines it runs on; undefined when it was not built.
+ */
+export function staticHelper(): { path: string; machine: string } | undefined {
+  const machine = UNAME_MACHINE[process.arch];
+  if (machine === undefined) return undefined;
+  const path = fileURLToPath(new URL(`../../../../native/build/swmux-${process.arch}-static`, import.meta.url));
+  try {
+    accessSync(path, constants.R_OK);
+    return { path, machine };
+  } catch {
+    return undefined;
+  }
+}
+
+const UNAME_MACHINE: Partial<Record<string, string>> = { x64: "x86_64", arm64: "aarch64" };
