@@ -54,6 +54,15 @@ export interface SshConfig extends CommonConfig {
    * ends them. @default false
    */
   outliveOwner?: boolean;
+  /**
+   * Run calls through the session's fast-path helper on the host
+   * (docs/fast-path.md): copied once into the session's directory, then one
+   * long-lived channel over the master carries every call. Only on hosts of
+   * this machine's architecture (else, or where it cannot run: the plain
+   * path). false: every
+   * call is its own `ssh` command (the plain model). @default true
+   */
+  fastPath?: boolean;
 }
 
 export const SSH_KEYS = optionKeys<SshConfig>()([
@@ -72,6 +81,7 @@ export const SSH_KEYS = optionKeys<SshConfig>()([
   "sync",
   "sshPath",
   "rsyncPath",
+  "fastPath",
 ]);
 
 /** Options the transport sets itself; ssh keeps the first value it sees, so a later one would be silently ignored. */
@@ -146,6 +156,7 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
     sshPath: optionalShellString("sshPath", raw.sshPath) ?? "ssh",
     rsyncPath: optionalShellString("rsyncPath", raw.rsyncPath) ?? "rsync",
     outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
+    fastPath: optionalBoolean("fastPath", raw.fastPath),
     warn,
   };
 }

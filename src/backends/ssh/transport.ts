@@ -8,7 +8,8 @@
  */
 
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +24,27 @@ import {
 } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import type {
+  FastCallHandle,
+  FastCallRequest,
+  FastPath,
+  KillSignal,
+  ProcessHandle,
+  RunOptions,
+  Transport,
+} from "../../core/transport.js";
+import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
+import { FastCall } from "../shared/fast-path/helper-client.js";
+import { staticHelper } from "../shared/fast-path/helper-path.js";
+import {
+  helperRemoteCommand,
+  installScript,
+  installWorked,
+  parseProbe,
+  probeScript,
+  recordJobGroupLine,
+  spawnSshHelper,
+} from "./fast-path.js";
 import { FileSync } from "../../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { SshCall, type CallEnd } from "./call.js";
@@ -47,6 +68,10 @@ export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "ss
   warn: (message: string) => void;
   /** Leave the remote processes and directory alone when this process dies without close() (CLI named sessions). */
   outliveOwner?: boolean | undefined;
+  /** Run calls through the fast-path helper on the host when it can run there (docs/fast-path.md); default true. */
+  fastPath?: boolean | undefined;
+  /** The helper to copy to the host; default: the static one built into this package (tests point it elsewhere). */
+  fastPathHelper?: string | undefined;
 }
 
 /** Control calls (connect, kill, cleanup) that take longer than this are given up. */
@@ -85,6 +110,10 @@ export class SshTransport implements Transport {
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Ends the remote side and the master if this process dies without close(). */
   #watchdog: OwnerWatchdog | undefined;
+  #fast: FastPathRunner | undefined;
+  #fastPath: FastPath | undefined;
+  /** The remote group of the running helper's channel (sshd's shell, exec'd into the helper). */
+  #helperGroup: number | undefined;
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -194,6 +223,150 @@ export class SshTransport implements Transport {
       });
       this.#sync = new FileSync(transfer, { ...o.sync, backend: this.name });
     }
+    this.#startFastPath();
+  }
+
+  /** The fast path, once its helper is on the host; undefined: every call takes the plain path. */
+  get fastPath(): FastPath | undefined {
+    return this.#fastPath;
+  }
+
+  /** The fast path's runner (tests and benchmarks: readiness, killing the helper). */
+  get fastPathRunner(): FastPathRunner | undefined {
+    return this.#fast;
+  }
+
+  /** The remote pid of the running helper (tests). */
+  get fastPathHelperPid(): number | undefined {
+    return this.#fast?.running === true ? this.#helperGroup : undefined;
+  }
+
+  /**
+   * Copies the helper to the host in the background (the session opens
+   * without waiting); calls take the plain path until it is there. A host
+   * of another architecture, or one where it cannot run, keeps the plain path.
+   */
+  #startFastPath(): void {
+    if (this.#options.fastPath === false) return;
+    const local = staticHelper();
+    const path = this.#options.fastPathHelper ?? local?.path;
+    if (path === undefined || local === undefined) return;
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(path);
+    } catch {
+      return;
+    }
+    const remote = `${this.#tempDir}/swmux-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}`;
+    let wanted: string | undefined;
+    let runner: FastPathRunner | undefined;
+    this.#fastPath = {
+      prepare: (snapshot) => {
+        wanted = snapshot;
+        runner?.prepare(snapshot);
+      },
+      tryRun: (request) => {
+        if (runner === undefined) {
+          wanted = request.snapshot;
+          return undefined;
+        }
+        return this.#tryFast(runner, request);
+      },
+    };
+    const fastPath = this.#fastPath;
+    void (async () => {
+      const probe = parseProbe((await this.#exec(probeScript(remote))).stdout);
+      if (probe === undefined || probe.machine !== local.machine) return undefined;
+      if (!probe.present && !installWorked((await this.#exec(installScript(remote), { stdin: bytes })).stdout))
+        return undefined;
+      return probe.bash;
+    })()
+      .catch(() => undefined)
+      .then((bash) => {
+        if (this.#fastPath !== fastPath) return; // closed meanwhile
+        if (bash === undefined) {
+          this.#fastPath = undefined;
+          return;
+        }
+        runner = this.#newRunner(remote, bash);
+        this.#fast = runner;
+        if (wanted !== undefined) runner.prepare(wanted);
+      });
+  }
+
+  #newRunner(helper: string, bash: string): FastPathRunner {
+    return new FastPathRunner({
+      start: (snapshot) => {
+        this.#helperGroup = undefined;
+        const command = helperRemoteCommand({
+          helper,
+          bash,
+          snapshot,
+          workDir: this.#tempDir,
+          sessionMark: this.#sessionMark,
+          groupsFile: this.#groupsFile,
+        });
+        let group: number | undefined;
+        const stream = spawnSshHelper(this.#options.sshPath, sshArgs(this.#target, command), (pid) => {
+          group = pid;
+          this.#helperGroup = pid;
+          this.#activeGroups.add(pid);
+          this.#watchdog?.addGroup(`a${pid}`);
+        });
+        // Its launcher may have left nothing behind, but a dead leader's group is checked at close like a call's.
+        void stream.closed.then(() => {
+          if (group !== undefined) this.#finished(group);
+        });
+        return stream;
+      },
+      // The helper died under a started job: its group is killed on the host, as a timeout would.
+      onOrphan: (pid) => {
+        void this.#exec(`kill -s KILL -- -${pid} 2>/dev/null; true`).catch(() => undefined);
+      },
+    });
+  }
+
+  #tryFast(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
+    const marks = callMarks(this.#sessionMark);
+    const groupsFile = this.#groupsFile;
+    const handle = runner.tryRun({
+      ...request,
+      script: [
+        `builtin export ${CALL_MARK}=${marks.call}`,
+        // Recorded as the job starts, on the host: an owner killed mid-call leaves it for `close`.
+        ...(groupsFile === undefined ? [] : [recordJobGroupLine(groupsFile)]),
+        request.script,
+      ].join("\n"),
+    });
+    if (!(handle instanceof FastCall)) return handle;
+    this.#marks.set(handle, marks);
+    handle.onStart = (pid) => {
+      this.#activeGroups.add(pid);
+      this.#watchdog?.addGroup(`a${pid}`);
+    };
+    // A finished job's group may keep background children: killed at close while its leader stays dead.
+    void handle.end.then(() => {
+      if (handle.pid !== undefined) this.#finished(handle.pid);
+    });
+    return handle;
+  }
+
+  /** A fast-path call: the helper signals the job's group first (so a killed call never commits), then the host's sweep. */
+  async #killFast(call: FastCall, signal: KillSignal, graceMs: number | undefined): Promise<boolean> {
+    await call.signal(signal);
+    const marks = this.#marks.get(call);
+    const pid = call.pid;
+    const script = sweepScript(
+      {
+        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
+        root: pid,
+        groups: pid === undefined ? [] : [pid],
+      },
+      signal,
+      graceMs ?? 1000,
+    );
+    const r = await this.#exec(script, { timeoutMs: CONTROL_TIMEOUT_MS + (graceMs ?? 0) }).catch(() => undefined);
+    return r !== undefined && r.code === 0 && parseSweep(r.stdout).clean && pid !== undefined;
   }
 
   /** A session that outlives this process records its groups on the host, for whoever closes it. */
@@ -238,6 +411,7 @@ export class SshTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
+    if (handle instanceof FastCall) return this.#killFast(handle, signal, graceMs);
     const call = handle as SshCall;
     call.markKilled();
     // A call stopped right after it began may not have reported its group yet:
@@ -269,6 +443,10 @@ export class SshTransport implements Transport {
   }
 
   async stop(): Promise<void> {
+    // The helper and its launcher first: nothing new may start while the groups are killed.
+    this.#fast?.stop();
+    this.#fast = undefined;
+    this.#fastPath = undefined;
     if (this.#controlDir === "") return;
     const cleanup: string[] = [];
     const groupsFile = this.#groupsFile;
@@ -367,11 +545,14 @@ export class SshTransport implements Transport {
   }
 
   /** Runs a short remote command over the master and collects its output. */
-  #exec(command: string, options: { stdin?: string | undefined; timeoutMs?: number } = {}): Promise<ExecResult> {
+  #exec(
+    command: string,
+    options: { stdin?: string | Buffer | undefined; timeoutMs?: number } = {},
+  ): Promise<ExecResult> {
     return this.#spawnCollect(sshArgs(this.#target, command), options.stdin, options.timeoutMs ?? CONTROL_TIMEOUT_MS);
   }
 
-  #spawnCollect(args: string[], stdin: string | undefined, timeoutMs: number): Promise<ExecResult> {
+  #spawnCollect(args: string[], stdin: string | Buffer | undefined, timeoutMs: number): Promise<ExecResult> {
     return new Promise((resolve, reject) => {
       const child = spawn(this.#options.sshPath, args, {
         stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
