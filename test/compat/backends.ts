@@ -67,12 +67,24 @@ export const compatBackends: CompatBackend[] = [
     },
   },
   {
-    // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it.
+    // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it. The fast path is on (the default).
     name: "ssh",
     enabled: sshTestEnabled,
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({
         ...sshTestConfig(),
+        ...rest,
+        env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+      }),
+  },
+  {
+    // The same sshd with the fast path forced off: every call its own `ssh` command over the master.
+    name: "ssh-plain",
+    enabled: sshTestEnabled,
+    create: ({ home, env, ...rest } = {}) =>
+      createEnvironment({
+        ...sshTestConfig(),
+        fastPath: false,
         ...rest,
         env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
       }),

@@ -1,0 +1,157 @@
+/**
+ * The ssh fast path against the real test sshd (docs/fast-path.md, "SSH"):
+ * the helper copied to the host and run on one channel over the master. The
+ * compat suite runs the whole contract with it on (`ssh`) and off
+ * (`ssh-plain`); these are the fast path's own failure modes on ssh.
+ */
+
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidOptionError } from "../../../src/core/errors.js";
+import { Session } from "../../../src/core/session.js";
+import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
+import { SshTransport } from "../../../src/backends/ssh/transport.js";
+import { sessionOptions } from "../../../src/backends/shared/config.js";
+import { staticHelper } from "../../../src/backends/shared/fast-path/helper-path.js";
+import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
+
+const run = promisify(execFile);
+const built = staticHelper() !== undefined;
+const open: Session[] = [];
+
+async function openSession(
+  extra: Record<string, unknown> = {},
+): Promise<{ session: Session; transport: SshTransport }> {
+  const { fastPathHelper, ...rest } = extra;
+  const transport = new SshTransport({
+    ...normalizeSshConfig({ ...sshTestConfig(), ...rest }, () => undefined),
+    ...(typeof fastPathHelper === "string" ? { fastPathHelper } : {}),
+  });
+  const session = await Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
+  open.push(session);
+  // The helper is copied in the background; the first calls may take the plain path.
+  await until(async () => {
+    await session.execute("true");
+    return (await transport.fastPathRunner?.whenReady()) === true || transport.fastPath === undefined;
+  });
+  return { session, transport };
+}
+
+/** A plain command on the host over the session's master, beside the helper's channel. */
+async function onHost(transport: SshTransport, command: string): Promise<string> {
+  const c = sshTestConfig();
+  const { stdout } = await run("ssh", [
+    "-o",
+    `ControlPath=${transport.controlPath}`,
+    "-p",
+    String(c.port),
+    "-l",
+    c.user!,
+    c.host,
+    command,
+  ]);
+  return stdout;
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+};
+
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not reached");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+afterEach(async () => {
+  for (const session of open.splice(0)) await session.close();
+});
+
+describe("ssh fastPath option", () => {
+  it("is validated", () => {
+    const base = { host: "example.org" };
+    expect(() => normalizeSshConfig({ ...base, fastPath: "yes" }, () => undefined)).toThrow(InvalidOptionError);
+    expect(() => normalizeSshConfig({ ...base, fastPath: "yes" }, () => undefined)).toThrow(
+      /fastPath must be true or false, got "yes"/,
+    );
+    expect(normalizeSshConfig({ ...base, fastPath: false }, () => undefined).fastPath).toBe(false);
+  });
+});
+
+describe.skipIf(!sshTestEnabled || !built)("ssh fast path", () => {
+  it("runs calls in one launcher on the host and keeps the state a call changes", async () => {
+    const { session } = await openSession();
+    const pid = (await session.execute("echo $$")).output;
+    expect((await session.execute("echo $$")).output).toBe(pid);
+    await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
+    expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
+      exitCode: 0,
+      output: "1\nfn\n/\n0027\n",
+      cwd: "/",
+    });
+  });
+
+  it("false runs every call as its own ssh command", async () => {
+    const { session, transport } = await openSession({ fastPath: false });
+    expect(transport.fastPath).toBeUndefined();
+    expect((await session.execute("echo $$")).output).not.toBe((await session.execute("echo $$")).output);
+  });
+
+  it("falls back to the plain path when the helper cannot run on the host", async () => {
+    const { session, transport } = await openSession({ fastPathHelper: "/etc/hostname" });
+    expect(transport.fastPath).toBeUndefined();
+    await session.execute("export KEPT=1; cd /");
+    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "1\n/\n" });
+  });
+
+  it("survives its helper being killed on the host: the next calls work, the state is kept", async () => {
+    const { session, transport } = await openSession();
+    await session.execute("export KEPT=before; cd /");
+    const helper = transport.fastPathHelperPid!;
+    expect(helper).toBeGreaterThan(1);
+    await onHost(transport, `kill -9 ${helper}`);
+    await until(() => transport.fastPathRunner!.running === false);
+    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
+    await until(async () => (await transport.fastPathRunner!.whenReady()) === true);
+    expect(transport.fastPathHelperPid).not.toBe(helper);
+    expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
+    expect((await session.execute("echo $KEPT; pwd")).output).toBe("after\n/\n");
+  });
+
+  it("a chatty background job does not reach later calls", async () => {
+    const { session } = await openSession();
+    const r = await session.execute("(while :; do echo chatter; done) & echo started");
+    expect(r.output.startsWith("started\n") || r.output.includes("started")).toBe(true);
+    for (let i = 0; i < 3; i++) expect((await session.execute(`echo call-${i}`)).output).toBe(`call-${i}\n`);
+  });
+
+  it("a timeout is 124 and an interrupt 130, and neither commits anything", async () => {
+    const { session } = await openSession();
+    await session.execute("cd /tmp && export T=kept");
+    const timedOut = await session.execute("export T=leaked; cd /; sleep 30", { timeoutMs: 1000 });
+    expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 1000);
+    const interrupted = await session.execute("export T=leaked; cd /; sleep 30", { signal: controller.signal });
+    expect(interrupted).toMatchObject({ exitCode: 130, interrupted: true });
+    expect(await session.execute('echo "$T $PWD"')).toMatchObject({ output: "kept /tmp\n", cwd: "/tmp" });
+  });
+
+  it("close() ends the helper and the jobs on the host", async () => {
+    const { session, transport } = await openSession();
+    const helper = transport.fastPathHelperPid!;
+    const bg = Number((await session.execute("sleep 300 >/dev/null 2>&1 & echo $!")).output);
+    expect(alive(helper) && alive(bg)).toBe(true);
+    await session.close();
+    open.splice(open.indexOf(session), 1);
+    await until(() => !alive(helper) && !alive(bg), 5000);
+  });
+});
