@@ -67,8 +67,7 @@ export interface HelperCommandOptions {
  * the launcher's whole state, as on the plain path's clean start.
  */
 export function helperRemoteCommand(options: HelperCommandOptions): string {
-  const record =
-    options.groupsFile === undefined ? "" : ` echo "$$" >> ${shellQuote(options.groupsFile)} 2>/dev/null;`;
+  const record = options.groupsFile === undefined ? "" : ` echo "$$" >> ${shellQuote(options.groupsFile)} 2>/dev/null;`;
   const argv = [
     "env",
     "-i",
@@ -95,21 +94,35 @@ export function recordJobGroupLine(groupsFile: string): string {
   return `{ builtin read -r __sw_g < /proc/$BASHPID/stat; __sw_g=\${__sw_g##*) }; __sw_g=\${__sw_g#* * }; builtin echo "\${__sw_g%% *}" >> ${shellQuote(groupsFile)}; } 2>/dev/null`;
 }
 
+/** How the helper's `ssh` client ended: its exit code and the end of its stderr (to tell a lost connection). */
+export interface ChannelEnd {
+  code: number;
+  stderr: string;
+}
+
 /** Starts the helper's channel; onGroup gets the helper's remote group once sshd's shell reports it. */
-export function spawnSshHelper(sshPath: string, args: string[], onGroup: (group: number) => void): HelperStream {
+export function spawnSshHelper(
+  sshPath: string,
+  args: string[],
+  onGroup: (group: number) => void,
+): HelperStream & { ended: Promise<ChannelEnd> } {
   const child = spawn(sshPath, args, { stdio: ["pipe", "pipe", "pipe"] });
-  const closed = new Promise<void>((resolve) => {
-    child.once("error", () => resolve());
-    child.once("close", () => resolve());
+  let stderr = "";
+  const ended = new Promise<ChannelEnd>((resolve) => {
+    child.once("error", (error) => resolve({ code: 255, stderr: error.message }));
+    child.once("close", (code) => resolve({ code: code ?? 255, stderr }));
   });
-  // Only the group line is read; the rest of stderr (ssh's own messages) is dropped.
-  let head: string | undefined = "";
+  const closed = ended.then(() => undefined);
+  let reported = false;
   child.stderr.setEncoding("utf8").on("data", (text: string) => {
-    if (head === undefined) return;
-    head += text;
-    const match = GROUP_PATTERN.exec(head);
-    if (match) onGroup(Number(match[1]));
-    if (match || head.length > 4096) head = undefined;
+    // Only the group line and the last messages (ssh's own, when the connection drops) are kept.
+    stderr = (stderr + text).slice(-4096);
+    if (reported) return;
+    const match = GROUP_PATTERN.exec(stderr);
+    if (match) {
+      reported = true;
+      onGroup(Number(match[1]));
+    }
   });
   const streams = [child.stdout, child.stderr, child.stdin] as unknown as { ref?(): void; unref?(): void }[];
   const hold = (busy: boolean): void => {
@@ -127,6 +140,7 @@ export function spawnSshHelper(sshPath: string, args: string[], onGroup: (group:
     input: child.stdin,
     output: child.stdout,
     closed,
+    ended,
     kill: () => {
       try {
         child.kill("SIGKILL");

@@ -37,6 +37,7 @@ import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper } from "../shared/fast-path/helper-path.js";
 import {
+  type ChannelEnd,
   helperRemoteCommand,
   installScript,
   installWorked,
@@ -114,6 +115,8 @@ export class SshTransport implements Transport {
   #fastPath: FastPath | undefined;
   /** The remote group of the running helper's channel (sshd's shell, exec'd into the helper). */
   #helperGroup: number | undefined;
+  /** How the current helper's channel ends (a lost connection, or the helper's own death). */
+  #channel: Promise<ChannelEnd> | undefined;
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -313,6 +316,7 @@ export class SshTransport implements Transport {
           this.#activeGroups.add(pid);
           this.#watchdog?.addGroup(`a${pid}`);
         });
+        this.#channel = stream.ended;
         // Its launcher may have left nothing behind, but a dead leader's group is checked at close like a call's.
         void stream.closed.then(() => {
           if (group !== undefined) this.#finished(group);
@@ -340,6 +344,23 @@ export class SshTransport implements Transport {
     });
     if (!(handle instanceof FastCall)) return handle;
     this.#marks.set(handle, marks);
+    const channel = this.#channel;
+    // A call cut off by its helper's death reports 137; when the connection is what died,
+    // the call fails as a plain one does (its result is unknown, the next call reconnects).
+    handle.wait = async () => {
+      const end = await handle.end;
+      if (!end.started || end.killed || end.committed || end.status !== 137 || channel === undefined) return end.status;
+      const gone = await Promise.race([channel, Promise.resolve(undefined)]);
+      if (gone === undefined) return end.status;
+      await this.#settle({
+        reported: undefined,
+        killed: false,
+        clientCode: gone.code,
+        stderr: gone.stderr,
+        started: true,
+      });
+      return end.status;
+    };
     handle.onStart = (pid) => {
       this.#activeGroups.add(pid);
       this.#watchdog?.addGroup(`a${pid}`);

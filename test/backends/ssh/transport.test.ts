@@ -142,7 +142,8 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
 
     it("reports exit codes, including a wrapper killed by a signal", async () => {
       expect((await session.execute("exit 7")).exitCode).toBe(7);
-      expect((await session.execute("kill -9 $$")).exitCode).toBe(137);
+      // $BASHPID: the shell running the command on both paths ($$ is the launcher's on the fast path).
+      expect((await session.execute("kill -9 $BASHPID")).exitCode).toBe(137);
       expect((await session.execute("echo still fine")).output).toBe("still fine\n");
     });
   });
@@ -161,7 +162,8 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
     it("carries every command, parallel ones too, over one TCP connection", async () => {
       const port = Number(sshd.vars.SHELLWRIGHT_TEST_SSH_PORT);
       expect(establishedTo(port)).toBe(0);
-      const { session, transport } = await openSsh(sshd.config());
+      // The plain path's process tree (the fast path's calls descend from its helper: see the next test).
+      const { session, transport } = await openSsh({ ...sshd.config(), fastPath: false });
       try {
         // The wrapper's grandparent is sshd's process for the connection.
         const connectionOf = async (): Promise<string> =>
@@ -178,6 +180,25 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
           (error: { stderr: string }) => error,
         );
         expect(check.stderr).toMatch(/Master running \(pid=\d+\)/);
+      } finally {
+        await session.close();
+      }
+      expect(establishedTo(port)).toBe(0);
+    });
+
+    it("runs the fast path's helper over the same one TCP connection", async () => {
+      const port = Number(sshd.vars.SHELLWRIGHT_TEST_SSH_PORT);
+      const { session, transport } = await openSsh(sshd.config());
+      try {
+        for (let i = 0; i < 50 && (await transport.fastPathRunner?.whenReady()) !== true; i++)
+          await session.execute("sleep 0.1");
+        expect(await transport.fastPathRunner?.whenReady()).toBe(true);
+        // The first fast call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.
+        await session.execute("true");
+        const pid = (await session.execute("echo $$")).output;
+        await Promise.all(Array.from({ length: 8 }, () => session.execute("echo $$")));
+        expect((await session.execute("echo $$")).output).toBe(pid);
+        expect(establishedTo(port)).toBe(1);
       } finally {
         await session.close();
       }
