@@ -6,7 +6,7 @@
  */
 
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/core/errors.js";
@@ -143,6 +143,21 @@ describe.skipIf(!sshTestEnabled || !built)("ssh fast path", () => {
     const interrupted = await session.execute("export T=leaked; cd /; sleep 30", { signal: controller.signal });
     expect(interrupted).toMatchObject({ exitCode: 130, interrupted: true });
     expect(await session.execute('echo "$T $PWD"')).toMatchObject({ output: "kept /tmp\n", cwd: "/tmp" });
+  });
+
+  it("a named session records the helper's and each job's group on the host as they start", async () => {
+    const dir = `/tmp/sw-fp-named-${process.pid}-${Date.now()}`;
+    try {
+      const { session, transport } = await openSession({ remoteTempDir: dir });
+      const group = (await session.execute('read -r s < /proc/$BASHPID/stat; s=${s##*) }; set -- $s; echo $3')).output;
+      const recorded = (await onHost(transport, `cat ${dir}/groups`)).split("\n");
+      expect(recorded).toContain(group.trim());
+      expect(recorded).toContain(String(transport.fastPathHelperPid));
+      await session.close();
+      open.splice(open.indexOf(session), 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("close() ends the helper and the jobs on the host", async () => {
