@@ -6,8 +6,14 @@
 //   8 concurrent calls/s, fast vs plain (fastPath: false)   target  ≥ 2x
 //   135 MB of output vs a bare spawn whose bytes Node only counts   target ≤ 1.2x, flat memory
 //   docker execute('true') vs one Engine API exec (SHELLWRIGHT_TEST_DOCKER=1)   target ≤ 0.15x
+//   ssh (when the test sshd runs: SHELLWRIGHT_TEST_SSH=1, scripts/test-env/sshd.sh):
+//   execute('true'), fast and plain, vs a bare `ssh host true` over the session's master   target ≤ 0.4x
 import { spawn } from "node:child_process";
 import { createEnvironment } from "../dist/index.js";
+import { normalizeSshConfig } from "../dist/backends/ssh/config.js";
+import { SshTransport } from "../dist/backends/ssh/transport.js";
+import { Session } from "../dist/core/session.js";
+import { sessionOptions } from "../dist/backends/shared/config.js";
 
 const N = Number(process.env.N ?? 300);
 const ROUNDS = 3;
@@ -160,9 +166,11 @@ if (process.env.SHELLWRIGHT_TEST_DOCKER === "1") {
   await fast.close();
   await plain.close();
 }
+if (process.env.SHELLWRIGHT_TEST_SSH === "1") out.ssh = await sshCase();
 out.targets = {
   ...(out.light === undefined ? {} : localTargets()),
   ...(out.docker === undefined ? {} : { docker_le_0_15: out.docker.fast_ratio <= 0.15 }),
+  ...(out.ssh === undefined ? {} : { ssh_le_0_4: out.ssh.fast_ratio <= 0.4 }),
 };
 console.log(JSON.stringify(out, null, 1));
 
@@ -172,5 +180,61 @@ function localTargets() {
     heavy_le_0_8: out.heavy.fast_ratio <= 0.8,
     concurrent8_ge_2: out.concurrent8.ratio >= 2,
     output135mb_le_1_2: out.output135mb.ratio <= 1.2,
+  };
+}
+
+/** The ssh fast path against a bare `ssh host true` through the fast session's own master, interleaved. */
+async function sshCase() {
+  const e = process.env;
+  const config = {
+    host: e.SHELLWRIGHT_TEST_SSH_HOST,
+    port: Number(e.SHELLWRIGHT_TEST_SSH_PORT),
+    user: e.SHELLWRIGHT_TEST_SSH_USER,
+    keyPath: e.SHELLWRIGHT_TEST_SSH_KEY,
+    knownHostsFile: e.SHELLWRIGHT_TEST_SSH_KNOWN_HOSTS,
+    strictHostKeyChecking: "yes",
+  };
+  const open = async (fastPath) => {
+    const transport = new SshTransport(normalizeSshConfig({ ...config, fastPath }, () => undefined));
+    const session = await Session.open(transport, sessionOptions({}, "/tmp"));
+    for (let i = 0; i < 50 && (await transport.fastPathRunner?.whenReady()) !== true; i++) {
+      await session.execute("true");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await session.execute("true");
+    return { session, transport };
+  };
+  const fast = await open(true);
+  const plain = await open(false);
+  const args = [
+    "-o",
+    `ControlPath=${fast.transport.controlPath}`,
+    "-p",
+    String(config.port),
+    "-l",
+    config.user,
+    "-T",
+    config.host,
+    "true",
+  ];
+  const bareSsh = () =>
+    new Promise((resolve) => spawn("ssh", args, { stdio: ["ignore", "ignore", "ignore"] }).on("close", resolve));
+  const n = Math.max(30, Math.round(N / 3));
+  const floor = [],
+    f = [],
+    p = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    floor.push(await p50Of(n / ROUNDS, bareSsh));
+    f.push(await p50Of(n / ROUNDS, () => fast.session.execute("true")));
+    p.push(await p50Of(n / ROUNDS, () => plain.session.execute("true")));
+  }
+  await fast.session.close();
+  await plain.session.close();
+  return {
+    floor_bare_ssh_true_ms: round2(median(floor)),
+    fast_ms: round2(median(f)),
+    plain_ms: round2(median(p)),
+    fast_ratio: round2(median(f) / median(floor)),
+    plain_ratio: round2(median(p) / median(floor)),
   };
 }

@@ -2,7 +2,7 @@
 // Builds the fast-path helper (native/swmux.c) into native/build/swmux-<arch>
 // with the C compiler when there is one, and a static copy,
 // native/build/swmux-<arch>-static, for backends that run it in a system whose
-// libc is unknown (docker: it is copied into the container). Without a
+// libc is unknown (docker and ssh: it is copied into the container or onto the host). Without a
 // compiler (or a static libc) it says so in one line and succeeds: the fast
 // path is then unavailable there and every call takes the plain path
 // (docs/fast-path.md).
