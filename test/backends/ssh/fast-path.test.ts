@@ -15,6 +15,7 @@ import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
 import { SshTransport } from "../../../src/backends/ssh/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { staticHelper } from "../../../src/backends/shared/fast-path/helper-path.js";
+import { helperRemoteCommand, installWorked, parseProbe } from "../../../src/backends/ssh/fast-path.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
 
 const run = promisify(execFile);
@@ -86,6 +87,37 @@ describe("ssh fastPath option", () => {
   });
 });
 
+describe("ssh fast path commands", () => {
+  it("reads the host's machine, bash and whether the helper is there", () => {
+    expect(parseProbe("aarch64\n/usr/bin/bash\nmissing\n")).toEqual({
+      machine: "aarch64",
+      bash: "/usr/bin/bash",
+      present: false,
+    });
+    expect(parseProbe("x86_64\n/bin/bash\nhave\n")?.present).toBe(true);
+    expect(parseProbe("x86_64\n")).toBeUndefined();
+  });
+
+  it("accepts the copy only when the helper ran and gave its usage exit", () => {
+    expect(installWorked("rc=2\n")).toBe(true);
+    expect(installWorked("rc=126\n")).toBe(false);
+    expect(installWorked("")).toBe(false);
+  });
+
+  it("runs the helper with a clean environment and the session mark, every word quoted", () => {
+    const command = helperRemoteCommand({
+      helper: "/tmp/d x/swmux-1",
+      bash: "/bin/bash",
+      snapshot: "/tmp/d x/snap",
+      workDir: "/tmp/d x",
+      sessionMark: "m1",
+      groupsFile: "/tmp/d x/groups",
+    });
+    expect(command).toContain(`echo "$$" >> '/tmp/d x/groups'`);
+    expect(command).toContain(`exec 'env' '-i' 'SHLVL=1' 'SHELLWRIGHT_SESSION=m1' '/tmp/d x/swmux-1' '/tmp/d x/snap'`);
+  });
+});
+
 describe.skipIf(!sshTestEnabled || !built)("ssh fast path", () => {
   it("runs calls in one launcher on the host and keeps the state a call changes", async () => {
     const { session } = await openSession();
@@ -149,7 +181,7 @@ describe.skipIf(!sshTestEnabled || !built)("ssh fast path", () => {
     const dir = `/tmp/sw-fp-named-${process.pid}-${Date.now()}`;
     try {
       const { session, transport } = await openSession({ remoteTempDir: dir });
-      const group = (await session.execute('read -r s < /proc/$BASHPID/stat; s=${s##*) }; set -- $s; echo $3')).output;
+      const group = (await session.execute("read -r s < /proc/$BASHPID/stat; s=${s##*) }; set -- $s; echo $3")).output;
       const recorded = (await onHost(transport, `cat ${dir}/groups`)).split("\n");
       expect(recorded).toContain(group.trim());
       expect(recorded).toContain(String(transport.fastPathHelperPid));
