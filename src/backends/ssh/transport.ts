@@ -280,6 +280,8 @@ export class SshTransport implements Transport {
     void (async () => {
       const probe = parseProbe((await this.#exec(probeScript(remote))).stdout);
       if (probe === undefined || probe.machine !== local.machine) return undefined;
+      // Closed meanwhile: a command now would open a new connection.
+      if (this.#fastPath !== fastPath) return undefined;
       if (!probe.present && !installWorked((await this.#exec(installScript(remote), { stdin: bytes })).stdout))
         return undefined;
       return probe.bash;
@@ -325,6 +327,7 @@ export class SshTransport implements Transport {
       },
       // The helper died under a started job: its group is killed on the host, as a timeout would.
       onOrphan: (pid) => {
+        if (this.#controlDir === "") return; // closed: the close sweep ends it
         void this.#exec(`kill -s KILL -- -${pid} 2>/dev/null; true`).catch(() => undefined);
       },
     });
