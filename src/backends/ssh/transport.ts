@@ -8,8 +8,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,28 +23,10 @@ import {
 } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
-import type {
-  FastCallHandle,
-  FastCallRequest,
-  FastPath,
-  KillSignal,
-  ProcessHandle,
-  RunOptions,
-  Transport,
-} from "../../core/transport.js";
-import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
+import type { FastPath, KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
-import { staticHelper } from "../shared/fast-path/helper-path.js";
-import {
-  type ChannelEnd,
-  helperRemoteCommand,
-  installScript,
-  installWorked,
-  parseProbe,
-  probeScript,
-  recordJobGroupLine,
-  spawnSshHelper,
-} from "./fast-path.js";
+import { SshFastPath } from "./ssh-fast-path.js";
 import { FileSync } from "../../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { SshCall, type CallEnd } from "./call.js";
@@ -82,10 +63,15 @@ const GROUP_WAIT_MS = 2000;
 /** Groups remembered for cleanup at close; the oldest are forgotten past this. */
 const MAX_GROUPS = 10_000;
 
-interface ExecResult {
+export interface ExecResult {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+export interface ExecOptions {
+  stdin?: string | Buffer | undefined;
+  timeoutMs?: number;
 }
 
 export class SshTransport implements Transport {
@@ -111,12 +97,7 @@ export class SshTransport implements Transport {
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Ends the remote side and the master if this process dies without close(). */
   #watchdog: OwnerWatchdog | undefined;
-  #fast: FastPathRunner | undefined;
-  #fastPath: FastPath | undefined;
-  /** The remote group of the running helper's channel (sshd's shell, exec'd into the helper). */
-  #helperGroup: number | undefined;
-  /** How the current helper's channel ends (a lost connection, or the helper's own death). */
-  #channel: Promise<ChannelEnd> | undefined;
+  #fast: SshFastPath | undefined;
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
@@ -231,166 +212,36 @@ export class SshTransport implements Transport {
 
   /** The fast path, once its helper is on the host; undefined: every call takes the plain path. */
   get fastPath(): FastPath | undefined {
-    return this.#fastPath;
+    return this.#fast?.fastPath;
   }
 
-  /** The fast path's runner (tests and benchmarks: readiness, killing the helper). */
+  /** The fast path's runner, once the helper is on the host (tests and benchmarks: readiness, killing the helper). */
   get fastPathRunner(): FastPathRunner | undefined {
-    return this.#fast;
+    return this.#fast?.runner;
   }
 
   /** The remote pid of the running helper (tests). */
   get fastPathHelperPid(): number | undefined {
-    return this.#fast?.running === true ? this.#helperGroup : undefined;
+    return this.#fast?.helperPid;
   }
 
-  /**
-   * Copies the helper to the host in the background (the session opens
-   * without waiting); calls take the plain path until it is there. A host
-   * of another architecture, or one where it cannot run, keeps the plain path.
-   */
   #startFastPath(): void {
     if (this.#options.fastPath === false) return;
-    const local = staticHelper();
-    const path = this.#options.fastPathHelper ?? local?.path;
-    if (path === undefined || local === undefined) return;
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-    } catch {
-      return;
-    }
-    const remote = `${this.#tempDir}/swmux-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}`;
-    let wanted: string | undefined;
-    let runner: FastPathRunner | undefined;
-    this.#fastPath = {
-      prepare: (snapshot) => {
-        wanted = snapshot;
-        runner?.prepare(snapshot);
+    this.#fast = SshFastPath.start({
+      helperFile: this.#options.fastPathHelper,
+      tempDir: this.#tempDir,
+      sessionMark: this.#sessionMark,
+      groupsFile: this.#groupsFile,
+      helperArgs: (command) => sshArgs(this.#target, command),
+      sshPath: this.#options.sshPath,
+      exec: (command, options) => this.#exec(command, options),
+      settle: (end) => this.#settle(end),
+      onGroup: (group) => {
+        this.#activeGroups.add(group);
+        this.#watchdog?.addGroup(`a${group}`);
       },
-      tryRun: (request) => {
-        if (runner === undefined) {
-          wanted = request.snapshot;
-          return undefined;
-        }
-        return this.#tryFast(runner, request);
-      },
-    };
-    const fastPath = this.#fastPath;
-    void (async () => {
-      const probe = parseProbe((await this.#exec(probeScript(remote))).stdout);
-      if (probe === undefined || probe.machine !== local.machine) return undefined;
-      // Closed meanwhile: a command now would open a new connection.
-      if (this.#fastPath !== fastPath) return undefined;
-      if (!probe.present && !installWorked((await this.#exec(installScript(remote), { stdin: bytes })).stdout))
-        return undefined;
-      return probe.bash;
-    })()
-      .catch(() => undefined)
-      .then((bash) => {
-        if (this.#fastPath !== fastPath) return; // closed meanwhile
-        if (bash === undefined) {
-          this.#fastPath = undefined;
-          return;
-        }
-        runner = this.#newRunner(remote, bash);
-        this.#fast = runner;
-        if (wanted !== undefined) runner.prepare(wanted);
-      });
-  }
-
-  #newRunner(helper: string, bash: string): FastPathRunner {
-    return new FastPathRunner({
-      start: (snapshot) => {
-        this.#helperGroup = undefined;
-        const command = helperRemoteCommand({
-          helper,
-          bash,
-          snapshot,
-          workDir: this.#tempDir,
-          sessionMark: this.#sessionMark,
-          groupsFile: this.#groupsFile,
-        });
-        let group: number | undefined;
-        const stream = spawnSshHelper(this.#options.sshPath, sshArgs(this.#target, command), (pid) => {
-          group = pid;
-          this.#helperGroup = pid;
-          this.#activeGroups.add(pid);
-          this.#watchdog?.addGroup(`a${pid}`);
-        });
-        this.#channel = stream.ended;
-        // Its launcher may have left nothing behind, but a dead leader's group is checked at close like a call's.
-        void stream.closed.then(() => {
-          if (group !== undefined) this.#finished(group);
-        });
-        return stream;
-      },
-      // The helper died under a started job: its group is killed on the host, as a timeout would.
-      onOrphan: (pid) => {
-        if (this.#controlDir === "") return; // closed: the close sweep ends it
-        void this.#exec(`kill -s KILL -- -${pid} 2>/dev/null; true`).catch(() => undefined);
-      },
+      onGroupDone: (group) => this.#finished(group),
     });
-  }
-
-  #tryFast(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
-    const marks = callMarks(this.#sessionMark);
-    const groupsFile = this.#groupsFile;
-    const handle = runner.tryRun({
-      ...request,
-      script: [
-        `builtin export ${CALL_MARK}=${marks.call}`,
-        // Recorded as the job starts, on the host: an owner killed mid-call leaves it for `close`.
-        ...(groupsFile === undefined ? [] : [recordJobGroupLine(groupsFile)]),
-        request.script,
-      ].join("\n"),
-    });
-    if (!(handle instanceof FastCall)) return handle;
-    this.#marks.set(handle, marks);
-    const channel = this.#channel;
-    // A call cut off by its helper's death reports 137; when the connection is what died,
-    // the call fails as a plain one does (its result is unknown, the next call reconnects).
-    handle.wait = async () => {
-      const end = await handle.end;
-      if (!end.started || end.killed || end.committed || end.status !== 137 || channel === undefined) return end.status;
-      const gone = await Promise.race([channel, Promise.resolve(undefined)]);
-      if (gone === undefined) return end.status;
-      await this.#settle({
-        reported: undefined,
-        killed: false,
-        clientCode: gone.code,
-        stderr: gone.stderr,
-        started: true,
-      });
-      return end.status;
-    };
-    handle.onStart = (pid) => {
-      this.#activeGroups.add(pid);
-      this.#watchdog?.addGroup(`a${pid}`);
-    };
-    // A finished job's group may keep background children: killed at close while its leader stays dead.
-    void handle.end.then(() => {
-      if (handle.pid !== undefined) this.#finished(handle.pid);
-    });
-    return handle;
-  }
-
-  /** A fast-path call: the helper signals the job's group first (so a killed call never commits), then the host's sweep. */
-  async #killFast(call: FastCall, signal: KillSignal, graceMs: number | undefined): Promise<boolean> {
-    await call.signal(signal);
-    const marks = this.#marks.get(call);
-    const pid = call.pid;
-    const script = sweepScript(
-      {
-        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
-        root: pid,
-        groups: pid === undefined ? [] : [pid],
-      },
-      signal,
-      graceMs ?? 1000,
-    );
-    const r = await this.#exec(script, { timeoutMs: CONTROL_TIMEOUT_MS + (graceMs ?? 0) }).catch(() => undefined);
-    return r !== undefined && r.code === 0 && parseSweep(r.stdout).clean && pid !== undefined;
   }
 
   /** A session that outlives this process records its groups on the host, for whoever closes it. */
@@ -435,7 +286,7 @@ export class SshTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
-    if (handle instanceof FastCall) return this.#killFast(handle, signal, graceMs);
+    if (handle instanceof FastCall) return (await this.#fast?.kill(handle, signal, graceMs)) === true;
     const call = handle as SshCall;
     call.markKilled();
     // A call stopped right after it began may not have reported its group yet:
@@ -470,7 +321,6 @@ export class SshTransport implements Transport {
     // The helper and its launcher first: nothing new may start while the groups are killed.
     this.#fast?.stop();
     this.#fast = undefined;
-    this.#fastPath = undefined;
     if (this.#controlDir === "") return;
     const cleanup: string[] = [];
     const groupsFile = this.#groupsFile;
@@ -569,10 +419,7 @@ export class SshTransport implements Transport {
   }
 
   /** Runs a short remote command over the master and collects its output. */
-  #exec(
-    command: string,
-    options: { stdin?: string | Buffer | undefined; timeoutMs?: number } = {},
-  ): Promise<ExecResult> {
+  #exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     return this.#spawnCollect(sshArgs(this.#target, command), options.stdin, options.timeoutMs ?? CONTROL_TIMEOUT_MS);
   }
 
