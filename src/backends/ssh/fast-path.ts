@@ -87,11 +87,13 @@ export function helperRemoteCommand(options: HelperCommandOptions): string {
 
 /**
  * The job script's first line on a named session: appends the job's
- * process group (the job's subshell leads it; `$$` is the launcher's) to
- * the groups file with builtins only, before the command runs.
+ * process group (the job's subshell leads it; `$$` is the launcher's) and
+ * its session (the helper's) as GROUP:SESSION to the groups file, with
+ * builtins only, before the command runs. The closer kills the group only
+ * while that pair still exists and its leader is gone (never a reused PID).
  */
 export function recordJobGroupLine(groupsFile: string): string {
-  return `{ builtin read -r __sw_g < /proc/$BASHPID/stat; __sw_g=\${__sw_g##*) }; __sw_g=\${__sw_g#* * }; builtin echo "\${__sw_g%% *}" >> ${shellQuote(groupsFile)}; } 2>/dev/null`;
+  return `{ builtin read -r __sw_g < /proc/$BASHPID/stat; __sw_g=\${__sw_g##*) }; __sw_g=\${__sw_g#* * }; __sw_s=\${__sw_g#* }; builtin echo "\${__sw_g%% *}:\${__sw_s%% *}" >> ${shellQuote(groupsFile)}; } 2>/dev/null`;
 }
 
 /** How the helper's `ssh` client ended: its exit code and the end of its stderr (to tell a lost connection). */

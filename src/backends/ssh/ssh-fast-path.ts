@@ -43,8 +43,8 @@ export interface SshFastPathHost {
   settle(end: CallEnd): Promise<number>;
   /** A remote process group the session must end at close (the helper's, a running job's). */
   onGroup(group: number): void;
-  /** That group's leader is gone (its members, if any, are still ended at close). */
-  onGroupDone(group: number): void;
+  /** That group's leader is gone (its members, if any, are still ended at close); a job's group lives in the helper's session. */
+  onGroupDone(group: number, session?: number): void;
 }
 
 /** Kill commands over the master that take longer than this (plus the grace) are given up. */
@@ -191,6 +191,8 @@ export class SshFastPath {
     if (!(handle instanceof FastCall)) return handle;
     this.#marks.set(handle, marks);
     const channel = this.#channel;
+    // sshd's shell exec'd into the helper: its pid is the session every job of this helper lives in.
+    const session = this.#helperGroup;
     // A call cut off by its helper's death reports 137; when the connection is what died,
     // the call fails as a plain one does (its result is unknown, the next call reconnects).
     handle.wait = async () => {
@@ -210,7 +212,7 @@ export class SshFastPath {
     handle.onStart = (pid) => host.onGroup(pid);
     // A finished job's group may keep background children: ended at close while its leader stays dead.
     void handle.end.then(() => {
-      if (handle.pid !== undefined) host.onGroupDone(handle.pid);
+      if (handle.pid !== undefined) host.onGroupDone(handle.pid, session);
     });
     return handle;
   }

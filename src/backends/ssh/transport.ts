@@ -92,7 +92,8 @@ export class SshTransport implements Transport {
    * children behind.
    */
   readonly #activeGroups = new Set<number>();
-  readonly #finishedGroups = new Set<number>();
+  /** Finished groups, each with the session it lives in (the group itself for a plain call; the helper's for a fast-path job). */
+  readonly #finishedGroups = new Map<number, number>();
   readonly #sessionMark = newMarkValue();
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Ends the remote side and the master if this process dies without close(). */
@@ -240,7 +241,7 @@ export class SshTransport implements Transport {
         this.#activeGroups.add(group);
         this.#watchdog?.addGroup(`a${group}`);
       },
-      onGroupDone: (group) => this.#finished(group),
+      onGroupDone: (group, session) => this.#finished(group, session),
     });
   }
 
@@ -328,16 +329,19 @@ export class SshTransport implements Transport {
       // Background children of the session end with it, as on the local backend.
       // A finished call's group is killed only while its leader (the outer
       // shell, dead by now) has not been replaced: PIDs wrap quickly (often at
-      // 32768), and a reused one may lead an unrelated session.
+      // 32768), and a reused one may lead an unrelated session. Entries are
+      // GROUP:SESSION (a fast-path job's group lives in its helper's session),
+      // or GROUP alone for a group that leads its own session (a plain call's).
+      const pairs = [...this.#finishedGroups].map(([group, session]) => `${group}:${session}`);
       cleanup.push(
-        `live=" "; for f in /proc/[0-9]*/stat; do read -r s < "$f" 2>/dev/null || continue; s=\${s##*) }; set -- $s; [ "$3" = "$4" ] && live="$live$3 "; done`,
-        `for g in ${[...this.#finishedGroups].join(" ")}; do [ -e /proc/$g ] && continue; case "$live" in *" $g "*) kill -s KILL -- -$g 2>/dev/null;; esac; done`,
+        `live=" "; for f in /proc/[0-9]*/stat; do read -r s < "$f" 2>/dev/null || continue; s=\${s##*) }; set -- $s; live="$live$3:$4 "; done`,
+        `for e in ${pairs.join(" ")}; do g=\${e%%:*}; [ -e /proc/$g ] && continue; case "$live" in *" $e "*) kill -s KILL -- -$g 2>/dev/null;; esac; done`,
         ...[...this.#activeGroups].map((group) => `kill -s KILL -- -${group} 2>/dev/null`),
       );
       // Groups of earlier processes on this session (a named session's earlier execs), under the same rule.
       if (groupsFile !== undefined)
         cleanup.push(
-          `if [ -f ${shellQuote(groupsFile)} ]; then for g in $(cat ${shellQuote(groupsFile)}); do [ -e /proc/$g ] && continue; case "$live" in *" $g "*) kill -s KILL -- -$g 2>/dev/null;; esac; done; rm -f ${shellQuote(groupsFile)}; fi`,
+          `if [ -f ${shellQuote(groupsFile)} ]; then for e in $(cat ${shellQuote(groupsFile)}); do g=\${e%%:*}; case $e in *:*) ;; *) e=$g:$g;; esac; [ -e /proc/$g ] && continue; case "$live" in *" $e "*) kill -s KILL -- -$g 2>/dev/null;; esac; done; rm -f ${shellQuote(groupsFile)}; fi`,
         );
     }
     // Everything the session started, however it detached from its call's group.
@@ -357,13 +361,14 @@ export class SshTransport implements Transport {
     return this.#watchdog?.pid;
   }
 
-  #finished(group: number): void {
+  /** `session`: the session the group lives in, when it does not lead its own (a fast-path job's). */
+  #finished(group: number, session = group): void {
     this.#activeGroups.delete(group);
-    this.#finishedGroups.add(group);
+    this.#finishedGroups.set(group, session);
     this.#watchdog?.forgetGroup(`a${group}`);
     this.#watchdog?.addGroup(`f${group}`);
     if (this.#finishedGroups.size > MAX_GROUPS) {
-      const oldest = this.#finishedGroups.values().next().value!;
+      const oldest = this.#finishedGroups.keys().next().value!;
       this.#finishedGroups.delete(oldest);
       this.#watchdog?.forgetGroup(`f${oldest}`);
     }

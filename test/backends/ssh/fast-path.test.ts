@@ -177,11 +177,12 @@ describe.skipIf(!sshTestEnabled || !built)("ssh fast path", () => {
     expect(await session.execute('echo "$T $PWD"')).toMatchObject({ output: "kept /tmp\n", cwd: "/tmp" });
   });
 
-  it("a named session records the helper's and each job's group on the host as they start", async () => {
+  it("a named session records the helper's group and each job's group:session on the host as they start", async () => {
     const dir = `/tmp/sw-fp-named-${process.pid}-${Date.now()}`;
     try {
       const { session, transport } = await openSession({ remoteTempDir: dir });
-      const group = (await session.execute("read -r s < /proc/$BASHPID/stat; s=${s##*) }; set -- $s; echo $3")).output;
+      const group = (await session.execute("read -r s < /proc/$BASHPID/stat; s=${s##*) }; set -- $s; echo $3:$4"))
+        .output;
       const recorded = (await onHost(transport, `cat ${dir}/groups`)).split("\n");
       expect(recorded).toContain(group.trim());
       expect(recorded).toContain(String(transport.fastPathHelperPid));
