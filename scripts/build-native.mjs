@@ -40,4 +40,8 @@ function build(target, extraFlags, what) {
 }
 
 if (build(out, [], "the fast-path helper was not built, every call takes the plain path"))
-  build(`${out}-static`, ["-static", "-s"], "no static helper (needs a static libc): docker and ssh calls take the plain path");
+  build(
+    `${out}-static`,
+    ["-static", "-s"],
+    "no static helper (needs a static libc): docker and ssh calls take the plain path",
+  );
