@@ -146,7 +146,8 @@ for (const backend of toolBackends) {
           return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
         },
       });
-      const code = 'import os, shutil, time\nshutil.rmtree(os.environ["SHELLWRIGHT_RPC_DIR"])\ntime.sleep(2)\nprint("ran to the end")';
+      const code =
+        'import os, shutil, time\nshutil.rmtree(os.environ["SHELLWRIGHT_RPC_DIR"])\ntime.sleep(2)\nprint("ran to the end")';
       const result = await runTool(executeCodeTool, { code }, { session });
       expect(delayed).toBe(true);
       expect(result).toMatchObject({ status: "success", output: "ran to the end\n", tool_calls_made: 0 });

@@ -1,7 +1,13 @@
 /** The helper protocol's framing: any split of the byte stream gives back the same frames. */
 
 import { describe, expect, it } from "vitest";
-import { encodeFrame, encodeRun, FrameDecoder, HEADER_BYTES, type Frame } from "../../../../src/backends/shared/fast-path/frames.js";
+import {
+  encodeFrame,
+  encodeRun,
+  FrameDecoder,
+  HEADER_BYTES,
+  type Frame,
+} from "../../../../src/backends/shared/fast-path/frames.js";
 
 /** Decodes, joining an output frame's pieces back into one frame; also returns how many pieces each had. */
 function decodeIn(pieces: Buffer[]): { frames: Frame[]; outputPieces: number } {
