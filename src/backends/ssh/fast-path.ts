@@ -1,154 +1,237 @@
 /**
- * The ssh backend's fast path (docs/fast-path.md, "SSH"): the statically
- * linked helper is copied once into the session's directory on the host,
- * then runs on ONE long-lived `ssh` channel over the master, whose
- * stdin/stdout carry the helper's frames. Pure builders for the remote
- * commands, plus the stream over the local `ssh` client.
+ * One ssh session's fast path (docs/fast-path.md, "SSH"): copies the
+ * helper to the host once, then keeps it running on one channel over the
+ * master through the shared runner, and kills its calls the way the plain
+ * path kills its own (the sweep over the master). The transport gives it
+ * the master (`exec`), its group bookkeeping and its lost-connection check.
  */
 
-import { spawn } from "node:child_process";
-import { buildLauncherScript } from "../../core/fast-script.js";
-import { SESSION_MARK } from "../../core/call-marks.js";
-import { shellQuote } from "../../core/script.js";
-import type { HelperStream } from "../shared/fast-path/helper-client.js";
-import { GROUP_PATTERN } from "./command.js";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { callMarks, CALL_MARK, type CallMarks } from "../../core/call-marks.js";
+import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../core/transport.js";
+import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
+import { FastCall } from "../shared/fast-path/helper-client.js";
+import { staticHelper } from "../shared/fast-path/helper-path.js";
+import { parseSweep, sweepScript } from "../shared/sweep-script.js";
+import type { CallEnd } from "./call.js";
+import {
+  helperRemoteCommand,
+  installScript,
+  installWorked,
+  parseProbe,
+  probeScript,
+  recordJobGroupLine,
+  spawnSshHelper,
+  type ChannelEnd,
+} from "./fast-path-commands.js";
+import type { ExecOptions, ExecResult } from "./exec.js";
 
-/**
- * One round trip: the host's machine name, its bash, and whether the helper
- * is there already (a named session reopened on the same directory).
- */
-export function probeScript(helper: string): string {
-  return `uname -m; command -v bash; if [ -x ${shellQuote(helper)} ]; then echo have; else echo missing; fi`;
-}
-
-export interface Probe {
-  machine: string;
-  bash: string;
-  present: boolean;
-}
-
-export function parseProbe(stdout: string): Probe | undefined {
-  const [machine, bash, have] = stdout.trim().split("\n");
-  if (machine === undefined || bash === undefined || !bash.startsWith("/")) return undefined;
-  return { machine: machine.trim(), bash: bash.trim(), present: have?.trim() === "have" };
-}
-
-/**
- * Writes the helper from stdin (its bytes never reach a command line), then
- * runs it once without arguments: its usage exit (2) proves it can execute
- * there (a noexec temp dir says 126).
- */
-export function installScript(helper: string): string {
-  const file = shellQuote(helper);
-  const tmp = shellQuote(`${helper}.tmp`);
-  return `umask 077 && cat > ${tmp} && chmod 700 ${tmp} && mv -f ${tmp} ${file} || exit 1
-${file} >/dev/null 2>&1; echo "rc=$?"`;
-}
-
-export function installWorked(stdout: string): boolean {
-  return /(^|\n)rc=2\s*$/.test(stdout);
-}
-
-export interface HelperCommandOptions {
-  helper: string;
-  bash: string;
-  snapshot: string;
-  /** Where the helper makes its private directory (the session's remote temp dir). */
-  workDir: string;
+export interface SshFastPathHost {
+  /** The helper to copy; default: the static one built into this package. */
+  helperFile?: string | undefined;
+  tempDir: string;
   sessionMark: string;
-  /** A named session's groups file on the host: the helper's group is recorded there. */
+  /** A named session's groups file on the host. */
   groupsFile?: string | undefined;
+  sshPath: string;
+  /** The ssh argv that runs a remote command over the master. */
+  helperArgs(command: string): string[];
+  /** A short command over the master. */
+  exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** The plain path's verdict on a channel that ended: throws when the connection was lost. */
+  settle(end: CallEnd): Promise<number>;
+  /** A remote process group the session must end at close (the helper's, a running job's). */
+  onGroup(group: number): void;
+  /** That group's leader is gone (its members, if any, are still ended at close); a job's group lives in the helper's session. */
+  onGroupDone(group: number, session?: number): void;
 }
 
-/**
- * The remote command of the helper's channel. sshd's shell reports its pid
- * (the session leader, so the group of the helper and its launcher) on
- * stderr, then execs the helper with a clean environment: the snapshot is
- * the launcher's whole state, as on the plain path's clean start.
- */
-export function helperRemoteCommand(options: HelperCommandOptions): string {
-  const record = options.groupsFile === undefined ? "" : ` echo "$$" >> ${shellQuote(options.groupsFile)} 2>/dev/null;`;
-  const argv = [
-    "env",
-    "-i",
-    "SHLVL=1",
-    `${SESSION_MARK}=${options.sessionMark}`,
-    options.helper,
-    options.snapshot,
-    options.workDir,
-    "--",
-    options.bash,
-    "-c",
-    buildLauncherScript(),
-    "bash",
-  ];
-  return `printf '__SHELLWRIGHT_GROUP_%s__\\n' "$$" >&2;${record} exec ${argv.map(shellQuote).join(" ")}`;
-}
+/** Kill commands over the master that take longer than this (plus the grace) are given up. */
+const KILL_TIMEOUT_MS = 30_000;
 
-/**
- * The job script's first line on a named session: appends the job's
- * process group (the job's subshell leads it; `$$` is the launcher's) and
- * its session (the helper's) as GROUP:SESSION to the groups file, with
- * builtins only, before the command runs. The closer kills the group only
- * while that pair still exists and its leader is gone (never a reused PID).
- */
-export function recordJobGroupLine(groupsFile: string): string {
-  return `{ builtin read -r __sw_g < /proc/$BASHPID/stat; __sw_g=\${__sw_g##*) }; __sw_g=\${__sw_g#* * }; __sw_s=\${__sw_g#* }; builtin echo "\${__sw_g%% *}:\${__sw_s%% *}" >> ${shellQuote(groupsFile)}; } 2>/dev/null`;
-}
+export class SshFastPath {
+  readonly #host: SshFastPathHost;
+  #runner: FastPathRunner | undefined;
+  #fastPath: FastPath | undefined;
+  #stopped = false;
+  /** The snapshot the session asked for before the helper was on the host. */
+  #wanted: string | undefined;
+  /** The remote group of the running helper's channel (sshd's shell, exec'd into the helper). */
+  #helperGroup: number | undefined;
+  /** How the current helper's channel ends (a lost connection, or the helper's own death). */
+  #channel: Promise<ChannelEnd> | undefined;
+  readonly #marks = new WeakMap<FastCall, CallMarks>();
 
-/** How the helper's `ssh` client ended: its exit code and the end of its stderr (to tell a lost connection). */
-export interface ChannelEnd {
-  code: number;
-  stderr: string;
-}
+  private constructor(host: SshFastPathHost) {
+    this.#host = host;
+  }
 
-/** Starts the helper's channel; onGroup gets the helper's remote group once sshd's shell reports it. */
-export function spawnSshHelper(
-  sshPath: string,
-  args: string[],
-  onGroup: (group: number) => void,
-): HelperStream & { ended: Promise<ChannelEnd> } {
-  const child = spawn(sshPath, args, { stdio: ["pipe", "pipe", "pipe"] });
-  let stderr = "";
-  const ended = new Promise<ChannelEnd>((resolve) => {
-    child.once("error", (error) => resolve({ code: 255, stderr: error.message }));
-    child.once("close", (code) => resolve({ code: code ?? 255, stderr }));
-  });
-  const closed = ended.then(() => undefined);
-  let reported = false;
-  child.stderr.setEncoding("utf8").on("data", (text: string) => {
-    // Only the group line and the last messages (ssh's own, when the connection drops) are kept.
-    stderr = (stderr + text).slice(-4096);
-    if (reported) return;
-    const match = GROUP_PATTERN.exec(stderr);
-    if (match) {
-      reported = true;
-      onGroup(Number(match[1]));
+  /**
+   * Copies the helper in the background (the session opens without
+   * waiting; calls take the plain path until it is there). Undefined when
+   * there is no helper to copy.
+   */
+  static start(host: SshFastPathHost): SshFastPath | undefined {
+    const local = staticHelper();
+    const path = host.helperFile ?? local?.path;
+    if (path === undefined || local === undefined) return undefined;
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(path);
+    } catch {
+      return undefined;
     }
-  });
-  const streams = [child.stdout, child.stderr, child.stdin] as unknown as { ref?(): void; unref?(): void }[];
-  const hold = (busy: boolean): void => {
-    if (busy) child.ref();
-    else child.unref();
-    for (const stream of streams) {
-      if (busy) stream.ref?.();
-      else stream.unref?.();
-    }
-  };
-  // An idle helper never keeps this process alive (a session left open does not hold the event loop).
-  hold(false);
-  return {
-    hold,
-    input: child.stdin,
-    output: child.stdout,
-    closed,
-    ended,
-    kill: () => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-    },
-  };
+    const fast = new SshFastPath(host);
+    const remote = `${host.tempDir}/swmux-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}`;
+    fast.#fastPath = {
+      prepare: (snapshot) => {
+        fast.#wanted = snapshot;
+        fast.#runner?.prepare(snapshot);
+      },
+      tryRun: (request) => {
+        if (fast.#runner === undefined) {
+          fast.#wanted = request.snapshot;
+          return undefined;
+        }
+        return fast.#tryRun(fast.#runner, request);
+      },
+    };
+    void fast
+      .#install(remote, bytes, local.machine)
+      .catch(() => undefined)
+      .then((bash) => {
+        if (fast.#stopped) return;
+        if (bash === undefined) {
+          // Another architecture, or it cannot run there: the plain path for the whole session.
+          fast.#fastPath = undefined;
+          return;
+        }
+        fast.#runner = fast.#newRunner(remote, bash);
+        if (fast.#wanted !== undefined) fast.#runner.prepare(fast.#wanted);
+      });
+    return fast;
+  }
+
+  get fastPath(): FastPath | undefined {
+    return this.#fastPath;
+  }
+
+  get runner(): FastPathRunner | undefined {
+    return this.#runner;
+  }
+
+  get helperPid(): number | undefined {
+    return this.#runner?.running === true ? this.#helperGroup : undefined;
+  }
+
+  /** Ends the helper (its channel, and with it its launcher); jobs are the close sweep's. */
+  stop(): void {
+    this.#stopped = true;
+    this.#fastPath = undefined;
+    this.#runner?.stop();
+  }
+
+  /** The host's bash when the helper is there and runs; undefined: no fast path. */
+  async #install(remote: string, bytes: Buffer, machine: string): Promise<string | undefined> {
+    const probe = parseProbe((await this.#host.exec(probeScript(remote))).stdout);
+    if (probe === undefined || probe.machine !== machine) return undefined;
+    // Closed meanwhile: a command now would open a new connection.
+    if (this.#stopped) return undefined;
+    if (!probe.present && !installWorked((await this.#host.exec(installScript(remote), { stdin: bytes })).stdout))
+      return undefined;
+    return probe.bash;
+  }
+
+  #newRunner(helper: string, bash: string): FastPathRunner {
+    const host = this.#host;
+    return new FastPathRunner({
+      start: (snapshot) => {
+        this.#helperGroup = undefined;
+        const command = helperRemoteCommand({
+          helper,
+          bash,
+          snapshot,
+          workDir: host.tempDir,
+          sessionMark: host.sessionMark,
+          groupsFile: host.groupsFile,
+        });
+        let group: number | undefined;
+        const stream = spawnSshHelper(host.sshPath, host.helperArgs(command), (pid) => {
+          group = pid;
+          this.#helperGroup = pid;
+          host.onGroup(pid);
+        });
+        this.#channel = stream.ended;
+        void stream.closed.then(() => {
+          if (group !== undefined) host.onGroupDone(group);
+        });
+        return stream;
+      },
+      // The helper died under a started job: its group is killed on the host, as a timeout would.
+      onOrphan: (pid) => {
+        if (this.#stopped) return; // closing: the close sweep ends it
+        void host.exec(`kill -s KILL -- -${pid} 2>/dev/null; true`).catch(() => undefined);
+      },
+    });
+  }
+
+  #tryRun(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
+    const host = this.#host;
+    const marks = callMarks(host.sessionMark);
+    const handle = runner.tryRun({
+      ...request,
+      script: [
+        `builtin export ${CALL_MARK}=${marks.call}`,
+        // Recorded as the job starts, on the host: an owner killed mid-call leaves it for `close`.
+        ...(host.groupsFile === undefined ? [] : [recordJobGroupLine(host.groupsFile)]),
+        request.script,
+      ].join("\n"),
+    });
+    if (!(handle instanceof FastCall)) return handle;
+    this.#marks.set(handle, marks);
+    const channel = this.#channel;
+    // sshd's shell exec'd into the helper: its pid is the session every job of this helper lives in.
+    const session = this.#helperGroup;
+    // A call cut off by its helper's death reports 137; when the connection is what died,
+    // the call fails as a plain one does (its result is unknown, the next call reconnects).
+    handle.wait = async () => {
+      const end = await handle.end;
+      if (!end.started || end.killed || end.committed || end.status !== 137 || channel === undefined) return end.status;
+      const gone = await Promise.race([channel, Promise.resolve(undefined)]);
+      if (gone !== undefined)
+        await host.settle({
+          reported: undefined,
+          killed: false,
+          clientCode: gone.code,
+          stderr: gone.stderr,
+          started: true,
+        });
+      return end.status;
+    };
+    handle.onStart = (pid) => host.onGroup(pid);
+    // A finished job's group may keep background children: ended at close while its leader stays dead.
+    void handle.end.then(() => {
+      if (handle.pid !== undefined) host.onGroupDone(handle.pid, session);
+    });
+    return handle;
+  }
+
+  /** The helper signals the job's group first (so a killed call never commits), then the host's sweep. */
+  async kill(call: FastCall, signal: KillSignal, graceMs = 1000): Promise<boolean> {
+    await call.signal(signal);
+    const marks = this.#marks.get(call);
+    const pid = call.pid;
+    const script = sweepScript(
+      {
+        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
+        root: pid,
+        groups: pid === undefined ? [] : [pid],
+      },
+      signal,
+      graceMs,
+    );
+    const r = await this.#host.exec(script, { timeoutMs: KILL_TIMEOUT_MS + graceMs }).catch(() => undefined);
+    return r !== undefined && r.code === 0 && parseSweep(r.stdout).clean && pid !== undefined;
+  }
 }

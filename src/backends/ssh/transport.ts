@@ -26,7 +26,8 @@ import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
 import type { FastPath, KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
-import { SshFastPath } from "./ssh-fast-path.js";
+import { SshFastPath } from "./fast-path.js";
+import type { ExecOptions, ExecResult } from "./exec.js";
 import { FileSync } from "../../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { SshCall, type CallEnd } from "./call.js";
@@ -62,17 +63,6 @@ const CONTROL_TIMEOUT_MS = 30_000;
 const GROUP_WAIT_MS = 2000;
 /** Groups remembered for cleanup at close; the oldest are forgotten past this. */
 const MAX_GROUPS = 10_000;
-
-export interface ExecResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-export interface ExecOptions {
-  stdin?: string | Buffer | undefined;
-  timeoutMs?: number;
-}
 
 export class SshTransport implements Transport {
   readonly name = "ssh";

@@ -15,7 +15,7 @@ import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
 import { SshTransport } from "../../../src/backends/ssh/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { staticHelper } from "../../../src/backends/shared/fast-path/helper-path.js";
-import { helperRemoteCommand, installWorked, parseProbe } from "../../../src/backends/ssh/fast-path.js";
+import { helperRemoteCommand, installWorked, parseProbe } from "../../../src/backends/ssh/fast-path-commands.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
 
 const run = promisify(execFile);
