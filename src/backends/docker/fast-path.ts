@@ -7,32 +7,18 @@
  * API exec (tens of ms).
  */
 
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
-import { buildLauncherScript } from "../../core/fast-script.js";
-import { SESSION_MARK } from "../../core/call-marks.js";
 import type { HelperStream } from "../shared/fast-path/helper-client.js";
-import { helperMachine } from "../shared/fast-path/helper-path.js";
+import {
+  helperInstallArgv,
+  helperStartArgv,
+  installOutcome,
+  type HelperLaunch,
+} from "../shared/fast-path/box-helper.js";
 import { ApiError, FrameDecoder, type EngineApi } from "./engine.js";
 import { startExec } from "./exec.js";
-
-/**
- * Starts the helper: prints its pid on stderr (so it can be killed inside the
- * container), then execs it with the environment the plain path's clean
- * shell gets: nothing but the shell level and the session's mark (the
- * snapshot is the whole environment). Arguments, never interpolated:
- * helper, snapshot, work dir, launcher script, session mark.
- */
-const START = [
-  "b=$(command -v bash) || exit 127",
-  'printf "%s\\n" "$$" >&2',
-  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" "$2" "$3" -- "$b" -c "$4" bash`,
-].join("\n");
-
-/** Why the helper cannot be installed in this container for good (another architecture). */
-export class HelperUnsupported extends Error {}
 
 /**
  * Copies the static helper into a new directory under `parent` in the
@@ -51,30 +37,15 @@ export async function installHelper(
   engine: EngineApi,
   containerId: string,
   parent: string,
-  helper: string,
+  helper: { path: string; machine: string },
 ): Promise<string> {
-  const dir = `${parent}/shellwright-swmux-${randomBytes(6).toString("hex")}`;
-  // Not writable by others: nobody else in the container can replace the program.
-  const script = [
-    'm=$(uname -m); [ "$m" = "$1" ] || { echo "$m"; exit 3; }',
-    'umask 022 && mkdir "$2" && cat > "$2/swmux" && chmod 755 "$2/swmux"',
-  ].join("\n");
-  const { code, text } = await execText(engine, containerId, ["sh", "-c", script, "sh", helperMachine() ?? "", dir], {
-    stdin: readFileSync(helper),
-  });
-  if (code === 3) throw new HelperUnsupported(`the container runs on ${text.trim() || "an unknown machine"}`);
-  if (code !== 0) throw new Error(`copying the fast-path helper into the container failed (${code}): ${text.trim()}`);
-  return `${dir}/swmux`;
+  const { argv, path } = helperInstallArgv(helper.machine, parent);
+  const { code, text } = await execText(engine, containerId, argv, { stdin: readFileSync(helper.path) });
+  return installOutcome(code, text, path, "the container");
 }
 
-export interface DockerHelperLaunch {
+export interface DockerHelperLaunch extends HelperLaunch {
   containerId: string;
-  /** The helper's path inside the container. */
-  helper: string;
-  snapshot: string;
-  /** Where the helper makes its private directory (stdin files, FIFOs, dumps). */
-  workDir: string;
-  sessionMark: string;
 }
 
 /**
@@ -117,17 +88,7 @@ export function startDockerHelper(engine: EngineApi, launch: Promise<DockerHelpe
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
-      Cmd: [
-        "sh",
-        "-c",
-        START,
-        "sh",
-        target.helper,
-        target.snapshot,
-        target.workDir,
-        buildLauncherScript(),
-        target.sessionMark,
-      ],
+      Cmd: helperStartArgv(target),
     };
     const created = await engine.request("POST", `/containers/${target.containerId}/exec`, body);
     if (created.status !== 201)

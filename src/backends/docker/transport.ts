@@ -35,8 +35,9 @@ import { shellQuote } from "../../core/script.js";
 import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/transport.js";
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
-import { staticHelperPath } from "../shared/fast-path/helper-path.js";
-import { execText, HelperUnsupported, installHelper, startDockerHelper } from "./fast-path.js";
+import { staticHelper } from "../shared/fast-path/helper-path.js";
+import { execText, installHelper, startDockerHelper } from "./fast-path.js";
+import { HelperUnsupported } from "../shared/fast-path/box-helper.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -104,7 +105,7 @@ export class DockerTransport implements Transport {
 
   #startFastPath(): void {
     if (this.#options.fastPath === false) return;
-    const helper = staticHelperPath();
+    const helper = staticHelper();
     if (helper === undefined) return;
     const runner = new FastPathRunner({
       start: (snapshot) => {
@@ -132,7 +133,7 @@ export class DockerTransport implements Transport {
   }
 
   /** Copies the helper into the container once; a failed copy is tried again at the helper's next start. */
-  #installedHelper(helper: string): Promise<string> {
+  #installedHelper(helper: { path: string; machine: string }): Promise<string> {
     const install = (this.#helperInstall ??= installHelper(this.#engine, this.#containerId, this.tempDir, helper));
     install.then(
       (path) => (this.#helperPath = path),

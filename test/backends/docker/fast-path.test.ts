@@ -13,9 +13,9 @@ import { Session } from "../../../src/core/session.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { staticHelperPath } from "../../../src/backends/shared/fast-path/helper-path.js";
+import { staticHelper } from "../../../src/backends/shared/fast-path/helper-path.js";
 
-const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1" && staticHelperPath() !== undefined;
+const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1" && staticHelper() !== undefined;
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const open: Session[] = [];
 

@@ -14,16 +14,6 @@ export function localHelperPath(): string | undefined {
   return builtHelper(`swmux-${process.arch}`);
 }
 
-/** The statically linked helper for this machine's architecture, or undefined when it was not built. */
-export function staticHelperPath(): string | undefined {
-  return builtHelper(`swmux-${process.arch}-static`);
-}
-
-/** `uname -m` of the systems the built helpers run on (they are built for this machine's architecture). */
-export function helperMachine(): string | undefined {
-  return ({ x64: "x86_64", arm64: "aarch64" } as Record<string, string>)[process.arch];
-}
-
 function builtHelper(name: string): string | undefined {
   // src/backends/shared/fast-path/ and dist/backends/shared/fast-path/ are both four levels below the package root.
   const path = fileURLToPath(new URL(`../../../../native/build/${name}`, import.meta.url));
@@ -42,14 +32,8 @@ function builtHelper(name: string): string | undefined {
  */
 export function staticHelper(): { path: string; machine: string } | undefined {
   const machine = UNAME_MACHINE[process.arch];
-  if (machine === undefined) return undefined;
-  const path = fileURLToPath(new URL(`../../../../native/build/swmux-${process.arch}-static`, import.meta.url));
-  try {
-    accessSync(path, constants.R_OK);
-    return { path, machine };
-  } catch {
-    return undefined;
-  }
+  const path = builtHelper(`swmux-${process.arch}-static`);
+  return machine === undefined || path === undefined ? undefined : { path, machine };
 }
 
 const UNAME_MACHINE: Partial<Record<string, string>> = { x64: "x86_64", arm64: "aarch64" };
