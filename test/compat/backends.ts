@@ -186,6 +186,34 @@ compatBackends.push({
     }),
 });
 
+// The same two with the fast path off: every call its own exec, as before it existed.
+compatBackends.push({
+  name: "apptainer-plain",
+  enabled: true,
+  create: ({ home, ...rest } = {}) =>
+    createEnvironment({
+      backend: "apptainer",
+      image: "docker://debian:bookworm-slim",
+      executable: apptainerStandIn,
+      scratchDir: join(tmpdir(), "shellwright-compat-apptainer"),
+      fastPath: false,
+      ...rest,
+      ...(home === undefined ? {} : { homeDir: home }),
+    }),
+});
+compatBackends.push({
+  name: "modal-plain",
+  enabled: true,
+  create: ({ home, env, ...rest } = {}) =>
+    createEnvironment({
+      backend: "modal",
+      client: new FakeModalClient(),
+      fastPath: false,
+      ...rest,
+      env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+    }),
+});
+
 // Daytona through its adapter, with a FAKE Daytona client at the SDK boundary
 // (test/fakes/fake-daytona.ts): Daytona's cloud cannot be reached from here, so
 // each session command runs with sh on this machine. Always on.

@@ -44,6 +44,8 @@ const ARGV_LIMIT = 65_536;
 export class FakeModalSandbox implements ModalSandbox {
   readonly sandboxId: string;
   readonly execs: FakeModalExec[] = [];
+  /** Writes to any exec's stdin (each is one SDK round trip on Modal). */
+  stdinWrites = 0;
   terminated = false;
   terminateCalls = 0;
   /** Set to make the next exec calls fail the way an SDK call fails (a rejected promise). */
@@ -86,7 +88,8 @@ export class FakeModalSandbox implements ModalSandbox {
           writer.releaseLock();
         }
       },
-      async writeBytes(bytes: Uint8Array) {
+      writeBytes: async (bytes: Uint8Array) => {
+        this.stdinWrites++;
         const writer = stdinStream.getWriter();
         try {
           await writer.write(bytes);

@@ -5,6 +5,7 @@
 
 import { InvalidOptionError } from "../../core/errors.js";
 import {
+  optionalBoolean,
   describe,
   optionalShellString,
   positiveInteger,
@@ -41,6 +42,8 @@ export interface ApptainerConfig extends CommonConfig {
   env?: Record<string, string>;
   /** Limit for `instance start` (pulling a docker:// image can be slow). @default 300000 */
   startTimeoutMs?: number;
+  /** Run calls through the fast-path helper, one long-lived `apptainer exec` (docs/fast-path.md); false: one exec per call. @default true */
+  fastPath?: boolean;
 }
 
 export const APPTAINER_KEYS = optionKeys<ApptainerConfig>()([
@@ -55,6 +58,7 @@ export const APPTAINER_KEYS = optionKeys<ApptainerConfig>()([
   "cacheDir",
   "env",
   "startTimeoutMs",
+  "fastPath",
 ]);
 
 export function normalizeApptainerConfig(raw: Record<string, unknown>): ApptainerTransportOptions {
@@ -86,5 +90,6 @@ export function normalizeApptainerConfig(raw: Record<string, unknown>): Apptaine
     cacheDir: optionalShellString("cacheDir", raw.cacheDir),
     env: stringRecord("env", raw.env),
     startTimeoutMs: positiveNumber("startTimeoutMs", raw.startTimeoutMs, 300_000),
+    fastPath: optionalBoolean("fastPath", raw.fastPath),
   };
 }

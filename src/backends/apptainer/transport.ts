@@ -16,6 +16,7 @@ import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "..
 import { bashLaunch } from "../shared/launch.js";
 import { SandboxTransport } from "../shared/sandbox-transport.js";
 import { ChunkQueue } from "../shared/sdk-handle.js";
+import { apptainerBox } from "./box.js";
 
 export interface ApptainerTransportOptions {
   /** `docker://…`, a `.sif` path, or anything else `instance start` accepts. */
@@ -39,6 +40,8 @@ export interface ApptainerTransportOptions {
   /** Variables for the session's first shell, passed as APPTAINERENV_* (never on a command line). */
   env: Record<string, string>;
   startTimeoutMs: number;
+  /** Run calls through the fast-path helper (docs/fast-path.md); false: one `apptainer exec` per call. */
+  fastPath?: boolean | undefined;
 }
 
 const CONTROL_TIMEOUT_MS = 30_000;
@@ -95,6 +98,12 @@ export class ApptainerTransport extends SandboxTransport {
       );
     }
     this.#started = true;
+    if (options.fastPath !== false)
+      this.enableFastPath(
+        apptainerBox(() => ({ executable: this.#executable, instance: this.#instance, env: this.#clientEnv(false) })),
+        () => (this.#started ? this.#instance : undefined),
+        "the Apptainer instance",
+      );
   }
 
   override runBash(script: string, options: RunOptions): ApptainerHandle {

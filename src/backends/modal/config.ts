@@ -6,6 +6,7 @@
 
 import { InvalidOptionError } from "../../core/errors.js";
 import {
+  optionalBoolean,
   describe,
   optionalShellString,
   positiveInteger,
@@ -43,6 +44,8 @@ export interface ModalConfig extends CommonConfig {
   client?: ModalApi;
   /** Files and directories mirrored into the sandbox before commands (the sandbox filesystem API). */
   sync?: SyncConfig;
+  /** Run calls through the fast-path helper, one long-lived exec in the sandbox (docs/fast-path.md); false: one exec per call. @default true */
+  fastPath?: boolean;
 }
 
 export const MODAL_KEYS = optionKeys<ModalConfig>()([
@@ -57,6 +60,7 @@ export const MODAL_KEYS = optionKeys<ModalConfig>()([
   "env",
   "client",
   "sync",
+  "fastPath",
 ]);
 
 export function normalizeModalConfig(
@@ -83,6 +87,7 @@ export function normalizeModalConfig(
     client: sdkClient<ModalApi>("client", raw.client, ["apps", "images", "sandboxes"]),
     execTimeoutMarginMs: 30_000,
     sync: normalizeSyncConfig("sync", raw.sync),
+    fastPath: optionalBoolean("fastPath", raw.fastPath),
     warn,
   };
 }

@@ -18,69 +18,30 @@ import { messageOf } from "../shared/error-message.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
+import { modalBox } from "./box.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
-// The subset of Modal's SDK this backend calls, written out here so that our
-// published types do not need the optional `modal` package. A real
-// `ModalClient` satisfies it: loadModalClient() below assigns one to it, which
-// the compiler checks against the SDK's own type definitions. Tests pass a
-// fake with the same shapes that runs commands on this machine.
+import type {
+  ModalApi,
+  ModalExecParams,
+  ModalFilesystem,
+  ModalProcess,
+  ModalSandbox,
+  ModalSandboxParams,
+} from "./sdk.js";
 
-export interface ModalApp {
-  readonly appId: string;
-}
-export interface ModalImage {
-  dockerfileCommands(commands: string[]): ModalImage;
-}
-export interface ModalReadable extends ReadableStream<Uint8Array> {
-  readBytes(): Promise<Uint8Array>;
-}
-export interface ModalWritable extends WritableStream<Uint8Array> {
-  writeBytes(bytes: Uint8Array): Promise<void>;
-}
-export interface ModalProcess {
-  readonly stdin: ModalWritable;
-  readonly stdout: ModalReadable;
-  readonly stderr: ModalReadable;
-  wait(): Promise<number>;
-}
-export interface ModalFilesystem {
-  writeBytes(data: Uint8Array, remotePath: string): Promise<void>;
-  readBytes(remotePath: string): Promise<Uint8Array>;
-  makeDirectory(remotePath: string, options?: { createParents?: boolean }): Promise<void>;
-  remove(remotePath: string, options?: { recursive?: boolean }): Promise<void>;
-}
-export interface ModalExecParams {
-  mode: "binary";
-  stdout?: "pipe" | "ignore";
-  stderr?: "pipe" | "ignore";
-  workdir?: string;
-  timeoutMs?: number;
-  env?: Record<string, string>;
-}
-export interface ModalSandboxParams {
-  cpu?: number;
-  memoryMiB?: number;
-  timeoutMs?: number;
-  idleTimeoutMs?: number;
-  env?: Record<string, string>;
-  tags?: Record<string, string>;
-}
-export interface ModalSandbox {
-  readonly sandboxId: string;
-  readonly filesystem: ModalFilesystem;
-  exec(command: string[], params: ModalExecParams): Promise<ModalProcess>;
-  terminate(): Promise<unknown>;
-  /** null while the sandbox runs, else its exit code. */
-  poll(): Promise<number | null>;
-}
-export interface ModalApi {
-  readonly apps: {
-    fromName(name: string, params?: { createIfMissing?: boolean; environment?: string }): Promise<ModalApp>;
-  };
-  readonly images: { fromRegistry(tag: string): ModalImage; fromId(imageId: string): Promise<ModalImage> };
-  readonly sandboxes: { create(app: ModalApp, image: ModalImage, params?: ModalSandboxParams): Promise<ModalSandbox> };
-}
+export type {
+  ModalApi,
+  ModalApp,
+  ModalExecParams,
+  ModalFilesystem,
+  ModalImage,
+  ModalProcess,
+  ModalReadable,
+  ModalSandbox,
+  ModalSandboxParams,
+  ModalWritable,
+} from "./sdk.js";
 
 export interface ModalTransportOptions {
   /** A registry image (`debian:bookworm-slim`) or a Modal image id (`im-…`). */
@@ -97,6 +58,8 @@ export interface ModalTransportOptions {
   env: Record<string, string>;
   /** Modal's client, or a fake with the same shape; default: `new ModalClient()` from the `modal` package. */
   client?: ModalApi | undefined;
+  /** Run calls through the fast-path helper (docs/fast-path.md); false: one exec per call. */
+  fastPath?: boolean | undefined;
   /** Extra time the server-side exec timeout gives the session's own deadline. */
   execTimeoutMarginMs: number;
   /** Files and directories mirrored into the sandbox before commands, through its filesystem API. */
@@ -132,6 +95,12 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
   constructor(options: ModalTransportOptions) {
     super("modal", "Modal", options);
     this.#options = options;
+    if (options.fastPath !== false)
+      this.enableFastPath(
+        modalBox(() => this.runningSandbox()),
+        () => this.sandbox?.sandboxId,
+        "the Modal sandbox",
+      );
   }
 
   /** The current sandbox's id (undefined before start or after a terminate). */

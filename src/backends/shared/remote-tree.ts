@@ -65,9 +65,11 @@ export class RemoteTreeKiller {
    * progress has finished, so the session's result never comes back while the
    * tree is still being taken down (the next command must not find it).
    */
-  guard<H extends ProcessHandle>(handle: H, marks?: CallMarks): H {
+  guard<H extends ProcessHandle>(handle: H, marks?: CallMarks, options: { watchPids?: boolean } = {}): H {
     const guarded: H = Object.create(handle) as H;
-    Object.defineProperty(guarded, "output", { value: this.#leaders.watch(handle.output) });
+    // A fast-path call prints no wrapper PID: its output goes through untouched.
+    if (options.watchPids !== false)
+      Object.defineProperty(guarded, "output", { value: this.#leaders.watch(handle.output) });
     Object.defineProperty(guarded, "wait", {
       value: async () => {
         const code = await handle.wait();

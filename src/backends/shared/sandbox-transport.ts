@@ -11,8 +11,12 @@
  */
 
 import { callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import type { FastPath, KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import { BoxFastPath } from "./fast-path/box-fast-path.js";
+import type { BoxExec } from "./fast-path/box-helper.js";
+import type { FastPathRunner } from "./fast-path/fast-path-runner.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
+import { sweepScript } from "./sweep-script.js";
 
 export abstract class SandboxTransport implements Transport {
   readonly name: string;
@@ -22,6 +26,7 @@ export abstract class SandboxTransport implements Transport {
   readonly tempDir = "/tmp";
   readonly #killer: RemoteTreeKiller;
   readonly #sessionMark = newMarkValue();
+  #fast: BoxFastPath | undefined;
 
   protected constructor(name: string) {
     this.name = name;
@@ -41,7 +46,34 @@ export abstract class SandboxTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
-    return this.#killer.kill(handle, signal, remotePid, graceMs);
+    return this.#fast?.kill(handle, signal, graceMs) ?? this.#killer.kill(handle, signal, remotePid, graceMs);
+  }
+
+  /** The fast path, once a backend turned it on and the static helper was built; else every call takes the plain path. */
+  get fastPath(): FastPath | undefined {
+    return this.#fast;
+  }
+
+  /** The fast path's runner (tests and benchmarks: readiness, killing the helper). */
+  get fastPathRunner(): FastPathRunner | undefined {
+    return this.#fast?.runner;
+  }
+
+  /**
+   * Turns the fast path on (docs/fast-path.md): the helper runs in the box
+   * as one long-lived program started through `box`; `currentBox` names the
+   * box running now, so a replaced box gets its own copy.
+   */
+  protected enableFastPath(box: BoxExec, currentBox: () => string | undefined, where: string): void {
+    this.#fast ??= BoxFastPath.create({
+      box,
+      currentBox,
+      where,
+      tempDir: this.tempDir,
+      sessionMark: this.#sessionMark,
+      killer: this.#killer,
+      killGroups: (groups) => this.control(sweepScript({ marks: [], groups }, "KILL", 0)),
+    });
   }
 
   /** The marks for one call's launch (bashLaunch); the handle goes through guard() with them. */
@@ -60,6 +92,8 @@ export abstract class SandboxTransport implements Transport {
    * stray session, a fake sandbox). Best effort, never throws.
    */
   protected async killSession(): Promise<void> {
+    // The helper first (its channel ends, it kills its launcher); the sweep then takes what its jobs left.
+    this.#fast?.stop();
     await this.#killer.killSession(this.#sessionMark).catch(() => undefined);
   }
 }

@@ -56,6 +56,8 @@ describe("apptainer backend (stand-in)", () => {
         memoryMiB: 512,
         cpus: 1.5,
         env: { SW_SECRET_TOKEN: "hunter2-secret-value" },
+        // The argv of each exec is what this test reads: the plain path's (the fast path has its own test).
+        fastPath: false,
       });
       const r = await env.execute("echo $SW_SECRET_TOKEN; pwd");
       expect(r.exitCode).toBe(0);

@@ -110,25 +110,30 @@ describe("modal backend (fake SDK client)", () => {
         await env.execute("true", { timeoutMs: 2 ** 31 - 1 });
         expect(client.last.execs.at(-1)!.params).toMatchObject({ mode: "binary", timeoutMs: 600_000 });
       },
-      { lifetimeMs: 600_000 },
+      // Per-exec parameters: the plain path's (a fast call is no exec of its own).
+      { lifetimeMs: 600_000, fastPath: false },
     );
   });
 
   it("terminates the sandbox only when the in-sandbox kill fails, and the next command gets a new sandbox", async () => {
-    await withModal(async (env, client) => {
-      await env.execute("export KEPT=1");
-      const first = client.last;
-      first.failExec = (argv) =>
-        isKillScript(argv) ? new Error("deadline exceeded talking to the command router") : undefined;
-      const r = await env.execute("echo partial; sleep 300", { timeoutMs: 800 });
-      expect(r).toMatchObject({ exitCode: 124, timedOut: true, output: "partial\n\n[Command timed out after 0.8s]" });
-      expect(first.terminateCalls).toBe(1);
-      const next = await env.execute("echo back");
-      expect(next).toMatchObject({ exitCode: 0 });
-      expect(next.output).toContain("back\n");
-      expect(client.sandboxesCreated).toHaveLength(2);
-      expect(client.last.terminated).toBe(false);
-    });
+    // The plain path's last resort; a fast call is killed by the helper in the sandbox instead.
+    await withModal(
+      async (env, client) => {
+        await env.execute("export KEPT=1");
+        const first = client.last;
+        first.failExec = (argv) =>
+          isKillScript(argv) ? new Error("deadline exceeded talking to the command router") : undefined;
+        const r = await env.execute("echo partial; sleep 300", { timeoutMs: 800 });
+        expect(r).toMatchObject({ exitCode: 124, timedOut: true, output: "partial\n\n[Command timed out after 0.8s]" });
+        expect(first.terminateCalls).toBe(1);
+        const next = await env.execute("echo back");
+        expect(next).toMatchObject({ exitCode: 0 });
+        expect(next.output).toContain("back\n");
+        expect(client.sandboxesCreated).toHaveLength(2);
+        expect(client.last.terminated).toBe(false);
+      },
+      { fastPath: false },
+    );
   });
 
   it("keeps the SDK's error message in a typed error, and the session stays usable", async () => {

@@ -1,0 +1,185 @@
+/**
+ * The fast path inside a box we reach only through execs (docs/fast-path.md,
+ * "Apptainer and Modal"; docker does the same over its Engine API): the
+ * static helper is copied in once per box on an exec's stdin, then runs as
+ * ONE long-lived exec whose stdin and stdout carry the frames. Each backend
+ * says how it runs a program in its box (BoxExec); the rest is here.
+ */
+
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { buildLauncherScript } from "../../../core/fast-script.js";
+import { SESSION_MARK } from "../../../core/call-marks.js";
+import type { HelperStream } from "./helper-client.js";
+
+/** A long-lived program in the box, as the backend started it. */
+export interface BoxProcess {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Resolves when the program ended, or could not start. */
+  readonly closed: Promise<void>;
+  /** Ends the local end (best effort, never throws); the helper quits at the EOF. */
+  stop(): void;
+  /** Keep this process alive while calls are open (true), not while idle (false). */
+  hold?(busy: boolean): void;
+}
+
+/** How a backend runs programs in its box. */
+export interface BoxExec {
+  /** Starts a long-lived program; a failure to start shows as `closed`. */
+  spawn(argv: string[]): BoxProcess;
+  /** Runs a short program with bytes on its stdin; its exit code and merged output. */
+  run(argv: string[], stdin?: Uint8Array): Promise<{ exitCode: number; output: string }>;
+}
+
+/** Why the helper can never run in this box (another architecture). */
+export class HelperUnsupported extends Error {}
+
+/**
+ * The copy, as an argv: checks the box's `uname -m`, then writes the program
+ * from stdin into a new directory under `parent`, not writable by others
+ * (nobody else in the box can replace it). Exit 3 and the machine name: it
+ * cannot run there.
+ */
+export function helperInstallArgv(machine: string, parent: string): { argv: string[]; path: string } {
+  const dir = `${parent}/shellwright-swmux-${randomBytes(6).toString("hex")}`;
+  const script = [
+    'm=$(uname -m); [ "$m" = "$1" ] || { echo "$m"; exit 3; }',
+    'umask 022 && mkdir "$2" && cat > "$2/swmux" && chmod 755 "$2/swmux"',
+  ].join("\n");
+  return { argv: ["sh", "-c", script, "sh", machine, dir], path: `${dir}/swmux` };
+}
+
+/** Reads what an install printed: the helper's path, or why it failed. */
+export function installOutcome(exitCode: number, output: string, path: string, where: string): string {
+  if (exitCode === 3) throw new HelperUnsupported(`${where} runs on ${output.trim() || "an unknown machine"}`);
+  if (exitCode !== 0)
+    throw new Error(`copying the fast-path helper into ${where} failed (${exitCode}): ${output.trim().slice(0, 300)}`);
+  return path;
+}
+
+/** Copies the static helper into the box; resolves its path there. */
+export async function installBoxHelper(
+  box: BoxExec,
+  helper: { path: string; machine: string },
+  parent: string,
+  where: string,
+): Promise<string> {
+  const { argv, path } = helperInstallArgv(helper.machine, parent);
+  const { exitCode, output } = await box.run(argv, readFileSync(helper.path));
+  return installOutcome(exitCode, output, path, where);
+}
+
+/**
+ * Starts the helper: prints its pid on stderr (so it can be killed inside the
+ * box), then execs it with the environment the plain path's clean shell
+ * gets: nothing but the shell level and the session's mark (the snapshot is
+ * the whole environment). Arguments, never interpolated: helper, snapshot,
+ * work dir, launcher script, session mark.
+ */
+const START = [
+  "b=$(command -v bash) || exit 127",
+  'printf "%s\\n" "$$" >&2',
+  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" "$2" "$3" -- "$b" -c "$4" bash`,
+].join("\n");
+
+export interface HelperLaunch {
+  /** The helper's path inside the box. */
+  helper: string;
+  snapshot: string;
+  /** Where the helper makes its private directory (stdin files, FIFOs, dumps). */
+  workDir: string;
+  sessionMark: string;
+}
+
+/** The argv that starts the helper in the box. */
+export function helperStartArgv(launch: HelperLaunch): string[] {
+  return [
+    "sh",
+    "-c",
+    START,
+    "sh",
+    launch.helper,
+    launch.snapshot,
+    launch.workDir,
+    buildLauncherScript(),
+    launch.sessionMark,
+  ];
+}
+
+/** Reads the helper's pid from the first line of its stderr. */
+export function pidFromStderr(stream: Readable, onPid: (pid: number) => void): void {
+  let text = "";
+  const onData = (chunk: Buffer): void => {
+    text += chunk.toString("latin1");
+    const line = /^(\d+)\n/.exec(text);
+    if (line) {
+      onPid(Number(line[1]));
+      stream.off("data", onData);
+      stream.resume();
+    } else if (text.length > 64) {
+      stream.off("data", onData);
+      stream.resume();
+    }
+  };
+  stream.on("data", onData);
+}
+
+/**
+ * The helper's exec as a HelperStream, available at once: requests written
+ * before it runs wait in `input`. When `launch` rejects, or the exec cannot
+ * start or ends, `closed` resolves (the runner then falls back to the plain
+ * path and tries again later).
+ */
+export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): HelperStream {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let running: BoxProcess | undefined;
+  let pid: number | undefined;
+  let killed = false;
+  let busy = true;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    input.unpipe();
+    output.end();
+    markClosed();
+  };
+
+  void (async () => {
+    const target = await launch;
+    if (killed) return end();
+    const started = box.spawn(helperStartArgv(target));
+    running = started;
+    started.hold?.(busy);
+    pidFromStderr(started.stderr, (found) => (pid = found));
+    started.stdin.on("error", () => undefined);
+    started.stdout.on("error", () => undefined);
+    // pipe() pauses the helper's stdout while our reader is behind: memory stays bounded.
+    started.stdout.pipe(output, { end: false });
+    input.pipe(started.stdin);
+    void started.closed.then(end);
+    if (killed) started.stop();
+  })().catch(end);
+
+  return {
+    input,
+    output,
+    closed,
+    hold: (next) => {
+      busy = next;
+      running?.hold?.(next);
+    },
+    kill: () => {
+      killed = true;
+      running?.stop();
+      if (pid !== undefined) void box.run(["sh", "-c", 'kill -9 "$1" 2>/dev/null', "sh", String(pid)]).catch(() => 0);
+      end();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * The fast path in a box reached through execs (docs/fast-path.md,
+ * "Apptainer and Modal"): Apptainer through its stand-in executable, Modal
+ * through the FAKE Modal client at the SDK boundary; both run on this
+ * machine. The compat suite runs the whole contract with the fast path on
+ * (`apptainer`, `modal`) and off (`apptainer-plain`, `modal-plain`); these
+ * are its own failure modes.
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidOptionError } from "../../../../src/core/errors.js";
+import { Session } from "../../../../src/core/session.js";
+import { normalizeApptainerConfig } from "../../../../src/backends/apptainer/config.js";
+import { ApptainerTransport } from "../../../../src/backends/apptainer/transport.js";
+import { normalizeModalConfig } from "../../../../src/backends/modal/config.js";
+import { ModalTransport } from "../../../../src/backends/modal/transport.js";
+import { sessionOptions } from "../../../../src/backends/shared/config.js";
+import { staticHelper } from "../../../../src/backends/shared/fast-path/helper-path.js";
+import { FakeModalClient } from "../../../fakes/fake-modal.js";
+
+const standIn = fileURLToPath(new URL("../../../fixtures/apptainer-standin/apptainer", import.meta.url));
+const open: Session[] = [];
+
+type BoxTransport = ApptainerTransport | ModalTransport;
+
+const boxes = [
+  {
+    name: "apptainer (stand-in)",
+    transport: (extra: Record<string, unknown> = {}): BoxTransport =>
+      new ApptainerTransport(
+        normalizeApptainerConfig({
+          image: "docker://debian:bookworm-slim",
+          executable: standIn,
+          scratchDir: join(tmpdir(), "shellwright-test-box-fast-path"),
+          ...extra,
+        }),
+      ),
+  },
+  {
+    name: "modal (fake SDK client)",
+    transport: (extra: Record<string, unknown> = {}): BoxTransport =>
+      new ModalTransport(normalizeModalConfig({ client: new FakeModalClient(), ...extra }, () => undefined)),
+  },
+];
+
+async function openSession(
+  make: (extra?: Record<string, unknown>) => BoxTransport,
+  extra: Record<string, unknown> = {},
+): Promise<{ session: Session; transport: BoxTransport }> {
+  const transport = make(extra);
+  const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
+  open.push(session);
+  await transport.fastPathRunner?.whenReady();
+  return { session, transport };
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not reached");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Processes on this machine whose command line has `word` (the boxes run here). */
+function processesWith(word: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0").includes(word)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+afterEach(async () => {
+  for (const session of open.splice(0)) await session.close();
+});
+
+describe("fastPath option on apptainer and modal", () => {
+  it("is validated, naming the option and the value", () => {
+    expect(() => normalizeApptainerConfig({ image: "x.sif", fastPath: "yes" })).toThrow(InvalidOptionError);
+    expect(() => normalizeApptainerConfig({ image: "x.sif", fastPath: "yes" })).toThrow(
+      /fastPath must be true or false, got "yes"/,
+    );
+    expect(() => normalizeModalConfig({ fastPath: 1 }, () => undefined)).toThrow(
+      /fastPath must be true or false, got 1/,
+    );
+  });
+});
+
+for (const box of boxes) {
+  describe.skipIf(staticHelper() === undefined)(`fast path on ${box.name}`, () => {
+    it("runs calls in one launcher in the box and keeps their state", async () => {
+      const { session, transport } = await openSession(box.transport);
+      expect(transport.fastPathRunner?.ready).toBe(true);
+      await session.execute("true");
+      const pid = (await session.execute("echo $$")).output;
+      expect((await session.execute("echo $$")).output).toBe(pid);
+      await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
+      expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
+        exitCode: 0,
+        output: "1\nfn\n/\n0027\n",
+        cwd: "/",
+      });
+      // The session's and the call's marks are on every job, for the kill sweeps.
+      expect((await session.execute("env | grep -c '^SHELLWRIGHT_\\(SESSION\\|CALL\\)='")).output).toBe("2\n");
+    });
+
+    it("false runs every call as its own exec", async () => {
+      const { session, transport } = await openSession(box.transport, { fastPath: false });
+      expect(transport.fastPath).toBeUndefined();
+      expect((await session.execute("echo $$")).output).not.toBe((await session.execute("echo $$")).output);
+    });
+
+    it("survives its helper being killed in the box: the next calls work, the state is kept", async () => {
+      const { session, transport } = await openSession(box.transport);
+      await session.execute("export KEPT=before; cd /");
+      // A job's parent is the launcher ($$); the launcher's parent is the helper.
+      const helper = (await session.execute("ps -o ppid= -p $$")).output.trim();
+      expect(Number(helper)).toBeGreaterThan(1);
+      process.kill(Number(helper), "SIGKILL");
+      await until(() => transport.fastPathRunner!.running === false);
+      expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
+      await until(async () => (await transport.fastPathRunner!.whenReady()) === true);
+      expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
+      expect((await session.execute("echo $KEPT")).output).toBe("after\n");
+      expect(transport.fastPathRunner!.ready).toBe(true);
+    });
+
+    it("kills a timed-out call's whole tree, detached too, and commits nothing of it", async () => {
+      const { session } = await openSession(box.transport);
+      const word = `4${process.pid}${Math.floor(Math.random() * 1000)}`;
+      const r = await session.execute(`export LOST=1; cd /; setsid sleep ${word} & trap '' TERM; sleep 30`, {
+        timeoutMs: 700,
+      });
+      expect(r).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/tmp" });
+      await until(() => processesWith(word).length === 0, 5000);
+      expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/tmp\n");
+    });
+
+    it("never shows a chatty background job's output in a later call, nor waits for it", async () => {
+      const { session } = await openSession(box.transport);
+      const first = await session.execute("while :; do echo x; done & echo started");
+      expect(first.output.split("\n")).toContain("started");
+      for (let i = 0; i < 5; i++)
+        expect(await session.execute(`echo own-${i}`)).toMatchObject({ output: `own-${i}\n` });
+    });
+
+    it("ends the helper and every job at close", async () => {
+      const { session } = await openSession(box.transport);
+      const helper = Number((await session.execute("ps -o ppid= -p $$")).output.trim());
+      const word = `5${process.pid}${Math.floor(Math.random() * 1000)}`;
+      await session.execute(`setsid sleep ${word} &`);
+      expect(processesWith(word)).toHaveLength(1);
+      open.splice(open.indexOf(session), 1);
+      await session.close();
+      await until(() => processesWith(word).length === 0, 5000);
+      await until(() => {
+        try {
+          process.kill(helper, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      }, 5000);
+    });
+  });
+}
+
+describe.skipIf(staticHelper() === undefined)("fast path on modal: SDK calls", () => {
+  it("costs no exec per call once the helper runs, and one write on its stdin", async () => {
+    const client = new FakeModalClient();
+    const transport = new ModalTransport(normalizeModalConfig({ client }, () => undefined));
+    const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
+    open.push(session);
+    await transport.fastPathRunner?.whenReady();
+    await session.execute("true");
+    const sandbox = client.last;
+    const execs = sandbox.execs.length;
+    const writes = sandbox.stdinWrites;
+    for (let i = 0; i < 10; i++) expect((await session.execute(`echo ${i}`)).output).toBe(`${i}\n`);
+    expect(sandbox.execs.length).toBe(execs);
+    expect(sandbox.stdinWrites - writes).toBe(10);
+  });
+});
