@@ -31,7 +31,10 @@
  *                  'O' output bytes
  *                  'X' exit: "STATUS COMMITTED KILLED STARTED CWD" (cwd %-encoded, may be empty)
  *
- * Usage: swmux SNAPSHOT WORKDIR -- LAUNCHER-ARGV...
+ * With -t (text mode), each frame travels as one line of base64 instead, both
+ * ways: for channels that carry text only (Daytona's session commands).
+ *
+ * Usage: swmux [-t] SNAPSHOT WORKDIR -- LAUNCHER-ARGV...
  * (the private directory it makes under WORKDIR is appended to the argv).
  */
 #define _GNU_SOURCE
@@ -142,8 +145,53 @@ static void wr_all(int fd, const void *b, size_t n) {
   }
 }
 
+/* Text mode (-t): every frame is one line of base64, both ways, for channels
+ * that carry text only (Daytona's session commands). */
+static int text_mode;
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static size_t b64_encode(const unsigned char *in, size_t n, char *out) {
+  size_t o = 0, i = 0;
+  for (; i + 2 < n; i += 3) {
+    uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+    out[o++] = B64[v >> 18 & 63], out[o++] = B64[v >> 12 & 63], out[o++] = B64[v >> 6 & 63], out[o++] = B64[v & 63];
+  }
+  if (i < n) {
+    uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0);
+    out[o++] = B64[v >> 18 & 63], out[o++] = B64[v >> 12 & 63];
+    out[o++] = i + 1 < n ? B64[v >> 6 & 63] : '=';
+    out[o++] = '=';
+  }
+  return o;
+}
+
+static void wr_all(int fd, const void *b, size_t n);
+
+static void text_frame(const unsigned char *h, const void *b, uint32_t n) {
+  static char *line;
+  static size_t cap;
+  size_t need = ((size_t)n + 9 + 2) / 3 * 4 + 1;
+  if (need > cap) {
+    free(line);
+    line = malloc(cap = need);
+    if (!line) quit(4);
+  }
+  unsigned char *raw = malloc((size_t)n + 9);
+  if (!raw) quit(4);
+  memcpy(raw, h, 9);
+  if (n) memcpy(raw + 9, b, n);
+  size_t o = b64_encode(raw, (size_t)n + 9, line);
+  free(raw);
+  line[o++] = '\n';
+  wr_all(1, line, o);
+}
+
 static void frame(char t, uint32_t id, const void *b, uint32_t n) {
   unsigned char h[9] = {(unsigned char)t, id >> 24, id >> 16, id >> 8, id, n >> 24, n >> 16, n >> 8, n};
+  if (text_mode) {
+    text_frame(h, b, n);
+    return;
+  }
   struct iovec v[2] = {{h, 9}, {(void *)b, n}};
   ssize_t w;
   do w = writev(1, v, n ? 2 : 1);
@@ -155,6 +203,81 @@ static void frame(char t, uint32_t id, const void *b, uint32_t n) {
     done = 9;
   }
   if (done - 9 < n) wr_all(1, (const char *)b + (done - 9), n - (done - 9));
+}
+
+/* Text mode's input: lines read from fd 0, decoded into `dec`, read from there. */
+static unsigned char *raw_in, *dec;
+static size_t raw_len, raw_cap, dec_len, dec_off, dec_cap;
+
+static int b64_value(unsigned char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+/* Decodes every complete line in raw_in onto dec; keeps a partial line. */
+static void decode_lines(void) {
+  size_t start = 0;
+  for (size_t i = 0; i < raw_len; i++) {
+    if (raw_in[i] != '\n') continue;
+    if (dec_len + (i - start) + 3 > dec_cap) {
+      if (dec_off > 0) {
+        memmove(dec, dec + dec_off, dec_len - dec_off);
+        dec_len -= dec_off;
+        dec_off = 0;
+      }
+      while (dec_len + (i - start) + 3 > dec_cap) dec_cap = dec_cap ? dec_cap * 2 : 65536;
+      dec = realloc(dec, dec_cap);
+      if (!dec) quit(4);
+    }
+    uint32_t v = 0;
+    int bits = 0;
+    for (size_t j = start; j < i; j++) {
+      int d = b64_value(raw_in[j]);
+      if (d < 0) continue; /* '=' padding, '\r' */
+      v = v << 6 | (uint32_t)d;
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        dec[dec_len++] = (unsigned char)(v >> bits);
+      }
+    }
+    start = i + 1;
+  }
+  memmove(raw_in, raw_in + start, raw_len - start);
+  raw_len -= start;
+}
+
+/* One read from fd 0 into raw_in, then decode; -1 at EOF or error. */
+static int fill_text(void) {
+  if (raw_len == raw_cap) {
+    raw_cap = raw_cap ? raw_cap * 2 : 65536;
+    raw_in = realloc(raw_in, raw_cap);
+    if (!raw_in) quit(4);
+  }
+  ssize_t r;
+  do r = read(0, raw_in + raw_len, raw_cap - raw_len);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0) return -1;
+  raw_len += (size_t)r;
+  decode_lines();
+  return 0;
+}
+
+static int rd_all(int fd, void *b, size_t n);
+
+/* Reads exactly n bytes of requests, in either mode; -1 when the stream ended. */
+static int in_read(void *b, size_t n) {
+  if (!text_mode) return rd_all(0, b, n);
+  while (dec_len - dec_off < n)
+    if (fill_text()) return -1;
+  memcpy(b, dec + dec_off, n);
+  dec_off += n;
+  if (dec_off == dec_len) dec_off = dec_len = 0;
+  return 0;
 }
 
 static int rd_all(int fd, void *b, size_t n) {
@@ -378,11 +501,11 @@ static void check_snapshot(void) {
 
 static void on_request(void) {
   unsigned char h[9];
-  if (rd_all(0, h, 9)) quit(0);
+  if (in_read(h, 9)) quit(0);
   uint32_t id = (uint32_t)h[1] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 8 | h[4];
   uint32_t len = (uint32_t)h[5] << 24 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 8 | h[8];
   char *p = malloc((size_t)len + 1);
-  if (!p || (len && rd_all(0, p, len))) quit(0);
+  if (!p || (len && in_read(p, len))) quit(0);
   if (h[0] == 'R') {
     struct call *k = NULL;
     for (int i = 0; i < MAXCALLS; i++)
@@ -512,13 +635,20 @@ static void on_report(struct launcher *l) {
 }
 
 static int stdin_ready(void) {
+  if (text_mode && dec_len > dec_off) return 1;
   struct pollfd q = {0, POLLIN, 0};
   return poll(&q, 1, 0) > 0 && q.revents;
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "-t") == 0) {
+    text_mode = 1;
+    argv[1] = argv[0];
+    argv++;
+    argc--;
+  }
   if (argc < 5 || strcmp(argv[3], "--") != 0) {
-    fprintf(stderr, "usage: swmux SNAPSHOT WORKDIR -- LAUNCHER-ARGV...\n");
+    fprintf(stderr, "usage: swmux [-t] SNAPSHOT WORKDIR -- LAUNCHER-ARGV...\n");
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
@@ -573,7 +703,7 @@ int main(int argc, char **argv) {
           who[nf++] = &calls[i];
         }
       }
-    if (poll(f, (nfds_t)nf, -1) < 0) {
+    if (poll(f, (nfds_t)nf, text_mode && dec_len > dec_off ? 0 : -1) < 0) {
       if (errno == EINTR) continue;
       quit(4);
     }
@@ -581,7 +711,7 @@ int main(int argc, char **argv) {
     }
     /* Requests first, all of them: a kill Node sent before it signalled the
      * job must be seen before that job's exit (a killed call commits nothing). */
-    if (f[0].revents) do on_request();
+    if (f[0].revents || (text_mode && dec_len > dec_off)) do on_request();
       while (stdin_ready());
     for (int i = 0; i < nl; i++)
       if (f[1 + i].revents && lw[i]->used && lw[i]->gen == ids[1 + i]) on_report(lw[i]);

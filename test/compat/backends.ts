@@ -228,3 +228,15 @@ compatBackends.push({
       env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
     }),
 });
+compatBackends.push({
+  name: "daytona-plain",
+  enabled: true,
+  create: ({ home, env, ...rest } = {}) =>
+    createEnvironment({
+      backend: "daytona",
+      client: new FakeDaytona(),
+      fastPath: false,
+      ...rest,
+      env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+    }),
+});

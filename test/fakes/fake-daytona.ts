@@ -35,12 +35,16 @@ interface SessionCommand {
   stderr: Buffer[];
   open: number;
   listeners: Set<() => void>;
+  /** The command's stdin: the session's pipe, never closed. */
+  stdin: NodeJS.WritableStream;
 }
 
 class FakeDaytonaProcess implements DaytonaProcess {
   readonly sessions = new Map<string, SessionCommand[]>();
   readonly executed: string[] = [];
   readonly sessionCommands: string[] = [];
+  /** Every sendSessionCommandInput (each one SDK call on Daytona). */
+  readonly inputs: { commandId: string; data: string }[] = [];
   /** Set to make executeCommand (used for control scripts) fail like an SDK call. */
   failExecuteCommand: ((command: string) => Error | undefined) | undefined;
   /** Set to make executeSessionCommand fail like an SDK call. */
@@ -100,6 +104,7 @@ class FakeDaytonaProcess implements DaytonaProcess {
       stderr: [],
       open: 2,
       listeners: new Set(),
+      stdin: child.stdin!,
     };
     const notify = (): void => record.listeners.forEach((listener) => listener());
     child.stdout!.on("data", (chunk: Buffer) => (record.stdout.push(chunk), notify()));
@@ -124,6 +129,14 @@ class FakeDaytonaProcess implements DaytonaProcess {
     return record.exitCode === undefined
       ? { id: record.id, command: record.command }
       : { id: record.id, command: record.command, exitCode: record.exitCode };
+  }
+
+  async sendSessionCommandInput(sessionId: string, commandId: string, data: string): Promise<void> {
+    this.sandbox.checkRunning();
+    const record = this.#find(sessionId, commandId);
+    this.inputs.push({ commandId, data });
+    if (record.exitCode !== undefined) throw new Error(`command ${commandId} has exited`);
+    await new Promise<void>((resolve) => record.stdin.write(data, () => resolve()));
   }
 
   getSessionCommandLogs(

@@ -6,6 +6,7 @@
 
 import { InvalidOptionError } from "../../core/errors.js";
 import {
+  optionalBoolean,
   describe,
   optionalShellString,
   plainObject,
@@ -52,6 +53,8 @@ export interface DaytonaConfig extends CommonConfig {
   client?: DaytonaApi;
   /** Files and directories mirrored into the sandbox before commands (`fs.uploadFiles`). */
   sync?: SyncConfig;
+  /** Run calls through the fast-path helper, one long-lived session command (docs/fast-path.md); false: one session command per call. @default true */
+  fastPath?: boolean;
 }
 
 export const DAYTONA_KEYS = optionKeys<DaytonaConfig>()([
@@ -70,6 +73,7 @@ export const DAYTONA_KEYS = optionKeys<DaytonaConfig>()([
   "startTimeoutMs",
   "client",
   "sync",
+  "fastPath",
 ]);
 
 const MIB_PER_GIB = 1024;
@@ -120,6 +124,7 @@ export function normalizeDaytonaConfig(
     serverTimeoutMarginMs: 30_000,
     startTimeoutSec: Math.ceil(positiveNumber("startTimeoutMs", raw.startTimeoutMs, 300_000) / 1000),
     sync: normalizeSyncConfig("sync", raw.sync),
+    fastPath: optionalBoolean("fastPath", raw.fastPath),
     warn,
   };
 }

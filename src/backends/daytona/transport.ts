@@ -22,69 +22,12 @@ import { messageOf } from "../shared/error-message.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
+import { daytonaBox } from "./box.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
-// The subset of `@daytonaio/sdk` this backend calls, written out here so that
-// our published types do not need the optional SDK. The real `Daytona` client
-// satisfies it: loadDaytonaClient() below assigns one to it, which the
-// compiler checks against the SDK's type definitions. Tests pass a fake with
-// the same shapes.
+import type { DaytonaCreateParams, DaytonaSandbox, DaytonaApi } from "./sdk.js";
 
-export interface DaytonaProcess {
-  executeCommand(
-    command: string,
-    cwd?: string,
-    env?: Record<string, string>,
-    timeout?: number,
-  ): Promise<{ exitCode: number; result: string }>;
-  createSession(sessionId: string): Promise<void>;
-  deleteSession(sessionId: string): Promise<void>;
-  executeSessionCommand(
-    sessionId: string,
-    req: { command: string; runAsync?: boolean },
-    timeout?: number,
-  ): Promise<{ cmdId: string }>;
-  getSessionCommand(sessionId: string, commandId: string): Promise<{ exitCode?: number }>;
-  getSessionCommandLogs(
-    sessionId: string,
-    commandId: string,
-    onStdout: (chunk: string) => void,
-    onStderr: (chunk: string) => void,
-  ): Promise<void>;
-}
-export interface DaytonaFileSystem {
-  uploadFile(file: Buffer, remotePath: string, timeout?: number): Promise<void>;
-  uploadFiles(files: { source: string | Buffer; destination: string }[], timeout?: number): Promise<void>;
-  createFolder(path: string, mode: string): Promise<void>;
-  deleteFile(path: string, recursive?: boolean): Promise<void>;
-  setFilePermissions(path: string, permissions: { mode?: string; owner?: string; group?: string }): Promise<void>;
-  downloadFile(remotePath: string, timeout?: number): Promise<Buffer>;
-}
-export interface DaytonaCreateParams {
-  name?: string;
-  labels?: Record<string, string>;
-  envVars?: Record<string, string>;
-  autoStopInterval?: number;
-  image?: string;
-  snapshot?: string;
-  resources?: { cpu?: number; memory?: number; disk?: number };
-}
-export interface DaytonaSandbox {
-  readonly id: string;
-  readonly name: string;
-  readonly state?: string | undefined;
-  readonly process: DaytonaProcess;
-  readonly fs: DaytonaFileSystem;
-  refreshData(): Promise<void>;
-  start(timeout?: number): Promise<void>;
-  stop(timeout?: number): Promise<void>;
-  delete(timeout?: number): Promise<void>;
-}
-export interface DaytonaApi {
-  create(params?: DaytonaCreateParams, options?: { timeout?: number }): Promise<DaytonaSandbox>;
-  get(sandboxIdOrName: string): Promise<DaytonaSandbox>;
-  list(query?: { labels?: Record<string, string>; limit?: number }): AsyncIterable<DaytonaSandbox>;
-}
+export type { DaytonaProcess, DaytonaFileSystem, DaytonaCreateParams, DaytonaSandbox, DaytonaApi } from "./sdk.js";
 
 export interface DaytonaTransportOptions {
   /** A registry image; without it (and without `snapshot`) Daytona's default snapshot. */
@@ -110,6 +53,8 @@ export interface DaytonaTransportOptions {
   startTimeoutSec: number;
   /** Files and directories mirrored into the sandbox before commands, through `fs.uploadFiles`. */
   sync?: NormalizedSyncConfig | undefined;
+  /** Run calls through the fast-path helper (docs/fast-path.md); false: one session command per call. */
+  fastPath?: boolean | undefined;
   warn: (message: string) => void;
 }
 
@@ -166,6 +111,12 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   constructor(options: DaytonaTransportOptions) {
     super("daytona", "Daytona", options);
     this.#options = options;
+    if (options.fastPath !== false)
+      this.enableFastPath(
+        daytonaBox(() => this.runningSandbox(), this.tempDir),
+        () => this.sandbox?.id,
+        "the Daytona sandbox",
+      );
   }
 
   override async start(): Promise<void> {

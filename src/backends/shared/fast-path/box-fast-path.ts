@@ -47,7 +47,7 @@ export class BoxFastPath implements FastPath {
       start: (snapshot) => {
         const box = options.currentBox();
         if (box === undefined || this.#unsupported.has(box)) return undefined;
-        return startBoxHelper(
+        const stream = startBoxHelper(
           options.box,
           this.#installed(box, helper).then((path) => ({
             helper: path,
@@ -56,6 +56,11 @@ export class BoxFastPath implements FastPath {
             sessionMark: options.sessionMark,
           })),
         );
+        // A box restarted under the same name may have lost its /tmp: the next start copies again.
+        void stream.closed.then(() => {
+          if (this.#install?.box === box) this.#install = undefined;
+        });
+        return stream;
       },
       onOrphan: (pid) => void options.killGroups([pid]).catch(() => undefined),
     });

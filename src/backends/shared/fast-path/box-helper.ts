@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { buildLauncherScript } from "../../../core/fast-script.js";
 import { SESSION_MARK } from "../../../core/call-marks.js";
 import type { HelperStream } from "./helper-client.js";
+import { framesToLines, linesToBytes } from "./text-frames.js";
 
 /** A long-lived program in the box, as the backend started it. */
 export interface BoxProcess {
@@ -28,6 +29,8 @@ export interface BoxProcess {
 
 /** How a backend runs programs in its box. */
 export interface BoxExec {
+  /** The channel carries text only: the helper then speaks its text mode (base64 lines). */
+  readonly text?: boolean;
   /** Starts a long-lived program; a failure to start shows as `closed`. */
   spawn(argv: string[]): BoxProcess;
   /** Runs a short program with bytes on its stdin; its exit code and merged output. */
@@ -82,7 +85,7 @@ export async function installBoxHelper(
 const START = [
   "b=$(command -v bash) || exit 127",
   'printf "%s\\n" "$$" >&2',
-  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" "$2" "$3" -- "$b" -c "$4" bash`,
+  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" $6 "$2" "$3" -- "$b" -c "$4" bash`,
 ].join("\n");
 
 export interface HelperLaunch {
@@ -92,6 +95,8 @@ export interface HelperLaunch {
   /** Where the helper makes its private directory (stdin files, FIFOs, dumps). */
   workDir: string;
   sessionMark: string;
+  /** The helper's text mode (`-t`), for a channel that carries text only. */
+  text?: boolean;
 }
 
 /** The argv that starts the helper in the box. */
@@ -106,6 +111,7 @@ export function helperStartArgv(launch: HelperLaunch): string[] {
     launch.workDir,
     buildLauncherScript(),
     launch.sessionMark,
+    launch.text === true ? "-t" : "",
   ];
 }
 
@@ -154,15 +160,20 @@ export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): Hel
   void (async () => {
     const target = await launch;
     if (killed) return end();
-    const started = box.spawn(helperStartArgv(target));
+    const started = box.spawn(helperStartArgv({ ...target, text: box.text === true }));
     running = started;
     started.hold?.(busy);
     pidFromStderr(started.stderr, (found) => (pid = found));
     started.stdin.on("error", () => undefined);
     started.stdout.on("error", () => undefined);
     // pipe() pauses the helper's stdout while our reader is behind: memory stays bounded.
-    started.stdout.pipe(output, { end: false });
-    input.pipe(started.stdin);
+    if (box.text === true) {
+      started.stdout.pipe(linesToBytes()).pipe(output, { end: false });
+      input.pipe(framesToLines()).pipe(started.stdin);
+    } else {
+      started.stdout.pipe(output, { end: false });
+      input.pipe(started.stdin);
+    }
     void started.closed.then(end);
     if (killed) started.stop();
   })().catch(end);

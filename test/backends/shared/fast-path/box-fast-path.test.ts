@@ -1,10 +1,9 @@
 /**
  * The fast path in a box reached through execs (docs/fast-path.md,
- * "Apptainer and Modal"): Apptainer through its stand-in executable, Modal
- * through the FAKE Modal client at the SDK boundary; both run on this
- * machine. The compat suite runs the whole contract with the fast path on
- * (`apptainer`, `modal`) and off (`apptainer-plain`, `modal-plain`); these
- * are its own failure modes.
+ * "Apptainer, Modal and Daytona"): Apptainer through its stand-in
+ * executable, Modal and Daytona through FAKE clients at the SDK boundary; all
+ * run on this machine. The compat suite runs the whole contract with the fast
+ * path on and off (`…-plain`); these are its own failure modes.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -16,16 +15,19 @@ import { InvalidOptionError } from "../../../../src/core/errors.js";
 import { Session } from "../../../../src/core/session.js";
 import { normalizeApptainerConfig } from "../../../../src/backends/apptainer/config.js";
 import { ApptainerTransport } from "../../../../src/backends/apptainer/transport.js";
+import { normalizeDaytonaConfig } from "../../../../src/backends/daytona/config.js";
+import { DaytonaTransport } from "../../../../src/backends/daytona/transport.js";
 import { normalizeModalConfig } from "../../../../src/backends/modal/config.js";
 import { ModalTransport } from "../../../../src/backends/modal/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import { staticHelper } from "../../../../src/backends/shared/fast-path/helper-path.js";
+import { FakeDaytona } from "../../../fakes/fake-daytona.js";
 import { FakeModalClient } from "../../../fakes/fake-modal.js";
 
 const standIn = fileURLToPath(new URL("../../../fixtures/apptainer-standin/apptainer", import.meta.url));
 const open: Session[] = [];
 
-type BoxTransport = ApptainerTransport | ModalTransport;
+type BoxTransport = ApptainerTransport | ModalTransport | DaytonaTransport;
 
 const boxes = [
   {
@@ -44,6 +46,11 @@ const boxes = [
     name: "modal (fake SDK client)",
     transport: (extra: Record<string, unknown> = {}): BoxTransport =>
       new ModalTransport(normalizeModalConfig({ client: new FakeModalClient(), ...extra }, () => undefined)),
+  },
+  {
+    name: "daytona (fake SDK client, text mode)",
+    transport: (extra: Record<string, unknown> = {}): BoxTransport =>
+      new DaytonaTransport(normalizeDaytonaConfig({ client: new FakeDaytona(), ...extra }, () => undefined)),
   },
 ];
 
@@ -84,7 +91,7 @@ afterEach(async () => {
   for (const session of open.splice(0)) await session.close();
 });
 
-describe("fastPath option on apptainer and modal", () => {
+describe("fastPath option on apptainer, modal and daytona", () => {
   it("is validated, naming the option and the value", () => {
     expect(() => normalizeApptainerConfig({ image: "x.sif", fastPath: "yes" })).toThrow(InvalidOptionError);
     expect(() => normalizeApptainerConfig({ image: "x.sif", fastPath: "yes" })).toThrow(
@@ -189,5 +196,24 @@ describe.skipIf(staticHelper() === undefined)("fast path on modal: SDK calls", (
     for (let i = 0; i < 10; i++) expect((await session.execute(`echo ${i}`)).output).toBe(`${i}\n`);
     expect(sandbox.execs.length).toBe(execs);
     expect(sandbox.stdinWrites - writes).toBe(10);
+  });
+});
+
+describe.skipIf(staticHelper() === undefined)("fast path on daytona: SDK calls", () => {
+  it("costs no session command per call once the helper runs, and one input write", async () => {
+    const client = new FakeDaytona();
+    const transport = new DaytonaTransport(normalizeDaytonaConfig({ client }, () => undefined));
+    const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
+    open.push(session);
+    await transport.fastPathRunner?.whenReady();
+    await session.execute("true");
+    const process = client.last.process;
+    const commands = process.sessionCommands.length;
+    const inputs = process.inputs.length;
+    // The frames travel as base64 text: multi-byte characters arrive whole.
+    expect((await session.execute("printf 'caf\\303\\251 \\342\\202\\254'")).output).toBe("café €");
+    for (let i = 0; i < 10; i++) expect((await session.execute(`echo ${i}`)).output).toBe(`${i}\n`);
+    expect(process.sessionCommands.length).toBe(commands);
+    expect(process.inputs.length - inputs).toBe(11);
   });
 });
