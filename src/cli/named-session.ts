@@ -11,6 +11,7 @@ import type { SessionStore, StoredSession } from "./session-store.js";
 
 /** The config of a new named session: the backend's state must outlive this process. */
 export function namedConfig(name: string, config: EnvironmentConfig, store: SessionStore): EnvironmentConfig {
+  config = oneShot(config);
   switch (config.backend ?? "local") {
     // Its background jobs and files wait for `shellwright close NAME`, not for this process.
     case "local":
@@ -46,7 +47,17 @@ export function reopen(
   if (config.backend === undefined || config.backend === "local" || config.backend === "ssh")
     (config as { outliveOwner?: boolean }).outliveOwner = true;
   if (options.forClose && config.backend === "docker") config.keepContainer = false;
-  return createEnvironment(config);
+  return createEnvironment(oneShot(config));
+}
+
+/**
+ * A CLI process runs one command and exits: a fast-path helper would only be
+ * started to be thrown away, and one still being copied into a container
+ * kept `shellwright close` waiting on the copy's stream for over a minute.
+ * (The gateway's server decides for its own sessions.)
+ */
+function oneShot(config: EnvironmentConfig): EnvironmentConfig {
+  return config.backend === "gateway" ? config : ({ ...config, fastPath: false } as EnvironmentConfig);
 }
 
 /** What must be remembered after the first command to reattach later. */

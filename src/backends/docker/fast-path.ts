@@ -38,9 +38,13 @@ export async function installHelper(
   containerId: string,
   parent: string,
   helper: { path: string; machine: string },
+  signal?: AbortSignal,
 ): Promise<string> {
   const { argv, path } = helperInstallArgv(helper.machine, parent);
-  const { code, text } = await execText(engine, containerId, argv, { stdin: readFileSync(helper.path) });
+  const { code, text } = await execText(engine, containerId, argv, {
+    stdin: readFileSync(helper.path),
+    ...(signal === undefined ? {} : { signal }),
+  });
   return installOutcome(code, text, path, "the container");
 }
 
@@ -145,9 +149,13 @@ export async function execText(
   engine: EngineApi,
   containerId: string,
   cmd: string[],
-  options: { stdin?: Uint8Array } = {},
+  options: { stdin?: Uint8Array; signal?: AbortSignal } = {},
 ): Promise<{ code: number; text: string }> {
-  const exec = startExec(engine, { containerId, cmd, ...options });
+  const { signal, ...request } = options;
+  const exec = startExec(engine, { containerId, cmd, ...request });
+  // Stops the local end: an exec left streaming into a container being removed kept this process alive for minutes.
+  signal?.addEventListener("abort", () => exec.kill(), { once: true });
+  if (signal?.aborted) exec.kill();
   const decoder = new TextDecoder();
   let text = "";
   for await (const chunk of exec.output) text += decoder.decode(chunk as Uint8Array, { stream: true });

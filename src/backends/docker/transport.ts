@@ -60,6 +60,8 @@ export class DockerTransport implements Transport {
   /** Removes the container if this process dies without close() (a kept one is meant to outlive it). */
   #watchdog: OwnerWatchdog | undefined;
   #fast: FastPathRunner | undefined;
+  /** Aborted at stop(): the helper's copy must not outlive the session. */
+  readonly #fastStop = new AbortController();
   #fastPath: FastPath | undefined;
   /** The helper's path in the current container, once copied there (undefined: not yet, or it failed). */
   #helperInstall: Promise<string> | undefined;
@@ -134,7 +136,13 @@ export class DockerTransport implements Transport {
 
   /** Copies the helper into the container once; a failed copy is tried again at the helper's next start. */
   #installedHelper(helper: { path: string; machine: string }): Promise<string> {
-    const install = (this.#helperInstall ??= installHelper(this.#engine, this.#containerId, this.tempDir, helper));
+    const install = (this.#helperInstall ??= installHelper(
+      this.#engine,
+      this.#containerId,
+      this.tempDir,
+      helper,
+      this.#fastStop.signal,
+    ));
     install.then(
       (path) => (this.#helperPath = path),
       (error: unknown) => {
@@ -357,6 +365,7 @@ export class DockerTransport implements Transport {
   async stop(): Promise<void> {
     // The helper and its launcher first: nothing new may start while the session's processes are killed.
     this.#fast?.stop();
+    this.#fastStop.abort();
     this.#fast = undefined;
     this.#fastPath = undefined;
     const helper = this.#helperPath;

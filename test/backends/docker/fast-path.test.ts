@@ -165,6 +165,33 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     expect(await session.execute("echo $AFTER $$")).toMatchObject({ output: `2 ${pid}` });
   });
 
+  it("lets the process exit at once when a resumed session closes while its helper is still being copied in", () => {
+    // In a process of its own, as a CLI uses it: a copy left streaming into the removed
+    // container kept Node alive for about two minutes after close().
+    const name = `sw-test-fast-resume-${process.pid}`;
+    const dist = new URL("../../../dist/index.js", import.meta.url).href;
+    const script = [
+      `import { createEnvironment } from ${JSON.stringify(dist)};`,
+      `const base = { backend: "docker", image: ${JSON.stringify(image)}, network: false, containerName: ${JSON.stringify(name)}, keepContainer: true };`,
+      "const first = await createEnvironment(base);",
+      "await first.execute('export A=1');",
+      "const state = first.state();",
+      "await first.close();",
+      "const again = await createEnvironment({ ...base, keepContainer: false, resume: state });",
+      "await again.close();",
+      "console.log('closed');",
+    ].join("\n");
+    try {
+      const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+        encoding: "utf8",
+        timeout: 45_000,
+      });
+      expect(out).toBe("closed\n");
+    } finally {
+      execFileSync("docker", ["rm", "-f", name], { stdio: "ignore" });
+    }
+  });
+
   it("falls back to the plain path when the helper cannot run (a noexec temp dir)", async () => {
     const { session, transport } = await openSession({ extraArgs: ["--tmpfs", "/tmp:noexec"] });
     expect(transport.fastPathRunner?.ready).toBe(false);
