@@ -6,6 +6,11 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Root's login profile on these machines runs `pyenv rehash`, which takes a
+    // lock file; a login shell killed mid-rehash (tests kill trees on purpose)
+    // leaves it, and every later `bash -l` would wait 60 s for it, so session
+    // inits time out. pyenv's own setting bounds that wait.
+    env: { PYENV_REHASH_TIMEOUT: process.env.PYENV_REHASH_TIMEOUT ?? "2" },
     // Vitest's own output, then one line on which backends ran and how to run the others.
     reporters: ["default", new BackendSummaryReporter()],
   },

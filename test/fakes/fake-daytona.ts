@@ -200,7 +200,12 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     this.id = `fake-sandbox-${id}`;
     this.name = params.name ?? this.id;
     this.labels = { ...params.labels };
-    this.#env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...params.envVars };
+    this.#env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/root",
+      ...pyenvWait(),
+      ...params.envVars,
+    };
     this.process = new FakeDaytonaProcess(this);
   }
 
@@ -326,4 +331,14 @@ export class FakeDaytona implements DaytonaApi {
     if (!sandbox) throw new Error("no sandbox was created");
     return sandbox;
   }
+}
+
+/**
+ * This machine's login profile runs `pyenv rehash`, which waits
+ * PYENV_REHASH_TIMEOUT seconds for a lock a killed shell may have left
+ * (vitest.config.ts bounds it); a real sandbox has no such profile.
+ */
+function pyenvWait(): Record<string, string> {
+  const wait = process.env.PYENV_REHASH_TIMEOUT;
+  return wait === undefined ? {} : { PYENV_REHASH_TIMEOUT: wait };
 }

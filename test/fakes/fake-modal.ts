@@ -59,7 +59,12 @@ export class FakeModalSandbox implements ModalSandbox {
     readonly params: ModalSdk.SandboxCreateParams,
   ) {
     this.sandboxId = `sb-fake${id}`;
-    this.#env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...params.env };
+    this.#env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/root",
+      ...pyenvWait(),
+      ...params.env,
+    };
   }
 
   async exec(argv: string[], params: ModalSdk.SandboxExecParams & { mode: "binary" }): Promise<ModalProcess> {
@@ -206,4 +211,14 @@ export class FakeModalClient implements ModalApi {
     if (!sandbox) throw new Error("no sandbox was created");
     return sandbox;
   }
+}
+
+/**
+ * This machine's login profile runs `pyenv rehash`, which waits
+ * PYENV_REHASH_TIMEOUT seconds for a lock a killed shell may have left
+ * (vitest.config.ts bounds it); a real sandbox has no such profile.
+ */
+function pyenvWait(): Record<string, string> {
+  const wait = process.env.PYENV_REHASH_TIMEOUT;
+  return wait === undefined ? {} : { PYENV_REHASH_TIMEOUT: wait };
 }

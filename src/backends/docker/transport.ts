@@ -36,8 +36,8 @@ import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/trans
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper } from "../shared/fast-path/helper-path.js";
-import { execText, installHelper, startDockerHelper } from "./fast-path.js";
-import { HelperUnsupported } from "../shared/fast-path/box-helper.js";
+import { dockerBox, execText } from "./fast-path.js";
+import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "../shared/fast-path/box-helper.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -112,11 +112,10 @@ export class DockerTransport implements Transport {
     const runner = new FastPathRunner({
       start: (snapshot) => {
         if (this.#helperUnsupported || this.#gone !== undefined) return undefined;
-        const containerId = this.#containerId;
-        return startDockerHelper(
-          this.#engine,
-          this.#installedHelper(helper).then((path) => ({
-            containerId,
+        const box = dockerBox(this.#engine, this.#containerId, this.#fastStop.signal);
+        return startBoxHelper(
+          box,
+          this.#installedHelper(box, helper).then((path) => ({
             helper: path,
             snapshot,
             workDir: this.tempDir,
@@ -135,14 +134,8 @@ export class DockerTransport implements Transport {
   }
 
   /** Copies the helper into the container once; a failed copy is tried again at the helper's next start. */
-  #installedHelper(helper: { path: string; machine: string }): Promise<string> {
-    const install = (this.#helperInstall ??= installHelper(
-      this.#engine,
-      this.#containerId,
-      this.tempDir,
-      helper,
-      this.#fastStop.signal,
-    ));
+  #installedHelper(box: BoxExec, helper: { path: string; machine: string }): Promise<string> {
+    const install = (this.#helperInstall ??= installBoxHelper(box, helper, this.tempDir, "the container"));
     install.then(
       (path) => (this.#helperPath = path),
       (error: unknown) => {

@@ -15,23 +15,26 @@ const SHORT_EXEC_TIMEOUT_MS = 60_000;
 export function modalBox(sandbox: () => ModalSandbox): BoxExec {
   return {
     spawn: (argv) => spawnInSandbox(sandbox, argv),
-    run: async (argv, stdin) => {
-      const process = await sandbox().exec(argv, {
-        mode: "binary",
-        stdout: "pipe",
-        stderr: "pipe",
-        timeoutMs: SHORT_EXEC_TIMEOUT_MS,
-      });
-      if (stdin !== undefined) await process.stdin.writeBytes(stdin);
-      await process.stdin.close();
-      const [stdout, stderr, exitCode] = await Promise.all([
-        process.stdout.readBytes(),
-        process.stderr.readBytes(),
-        process.wait(),
-      ]);
-      return { exitCode, output: Buffer.concat([stdout, stderr]).toString("utf8") };
-    },
+    run: (argv, stdin) => runInSandbox(sandbox(), argv, stdin, SHORT_EXEC_TIMEOUT_MS),
   };
+}
+
+/** A short program in the sandbox, bytes on its stdin; its exit code and merged output. */
+export async function runInSandbox(
+  sandbox: ModalSandbox,
+  argv: string[],
+  stdin: Uint8Array | undefined,
+  timeoutMs: number,
+): Promise<{ exitCode: number; output: string }> {
+  const process = await sandbox.exec(argv, { mode: "binary", stdout: "pipe", stderr: "pipe", timeoutMs });
+  if (stdin !== undefined) await process.stdin.writeBytes(stdin);
+  await process.stdin.close();
+  const [stdout, stderr, exitCode] = await Promise.all([
+    process.stdout.readBytes(),
+    process.stderr.readBytes(),
+    process.wait(),
+  ]);
+  return { exitCode, output: Buffer.concat([stdout, stderr]).toString("utf8") };
 }
 
 function spawnInSandbox(sandbox: () => ModalSandbox, argv: string[]): BoxProcess {

@@ -18,7 +18,7 @@ import { messageOf } from "../shared/error-message.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
-import { modalBox } from "./box.js";
+import { modalBox, runInSandbox } from "./box.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
 import type {
@@ -233,24 +233,12 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
 
   protected override async control(script: string): Promise<{ exitCode: number; output: string }> {
     const sandbox = this.runningSandbox();
-    const run = async () => {
-      const launch = bashLaunch(script, { login: false, cleanEnv: false }, MAX_INLINE_SCRIPT);
-      const process = await sandbox.exec(launch.argv, {
-        mode: "binary",
-        stdout: "pipe",
-        stderr: "pipe",
-        timeoutMs: CONTROL_TIMEOUT_MS,
-      });
-      if (launch.stdin !== undefined) await process.stdin.writeBytes(launch.stdin);
-      await process.stdin.close();
-      const [stdout, stderr, exitCode] = await Promise.all([
-        process.stdout.readBytes(),
-        process.stderr.readBytes(),
-        process.wait(),
-      ]);
-      return { exitCode, output: Buffer.concat([stdout, stderr]).toString("utf8") };
-    };
-    return withDeadline(run(), CONTROL_TIMEOUT_MS, "a control exec in the Modal sandbox");
+    const launch = bashLaunch(script, { login: false, cleanEnv: false }, MAX_INLINE_SCRIPT);
+    return withDeadline(
+      runInSandbox(sandbox, launch.argv, launch.stdin, CONTROL_TIMEOUT_MS),
+      CONTROL_TIMEOUT_MS,
+      "a control exec in the Modal sandbox",
+    );
   }
 }
 
