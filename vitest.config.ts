@@ -11,6 +11,8 @@ export default defineConfig({
     // leaves it, and every later `bash -l` would wait 60 s for it, so session
     // inits time out. pyenv's own setting bounds that wait.
     env: { PYENV_REHASH_TIMEOUT: process.env.PYENV_REHASH_TIMEOUT ?? "2" },
+    // ...and removes a lock left stale, so later login shells do not wait at all.
+    globalSetup: ["test/helpers/pyenv-lock.ts"],
     // Vitest's own output, then one line on which backends ran and how to run the others.
     reporters: ["default", new BackendSummaryReporter()],
   },

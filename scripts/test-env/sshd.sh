@@ -167,7 +167,14 @@ MaxStartups 64
 Subsystem sftp internal-sftp
 LogLevel VERBOSE
 EOF
-  [[ ${SHELLWRIGHT_SSHD_READ_BASHRC:-0} == 1 ]] || echo "SetEnv SHLVL=1" >>"$dir/sshd_config"
+  # pyenv's rehash in this machine's profile waits PYENV_REHASH_TIMEOUT for a lock a
+  # killed login shell may have left (vitest.config.ts bounds it for local shells).
+  # sshd takes the first SetEnv line only: one line for both.
+  if [[ ${SHELLWRIGHT_SSHD_READ_BASHRC:-0} == 1 ]]; then
+    echo "SetEnv PYENV_REHASH_TIMEOUT=2" >>"$dir/sshd_config"
+  else
+    echo "SetEnv SHLVL=1 PYENV_REHASH_TIMEOUT=2" >>"$dir/sshd_config"
+  fi
   launch
   env_lines >"$dir/env"
   log "listening on 127.0.0.1:$port (state in $dir)"
