@@ -1,9 +1,9 @@
 /**
  * One session's fast path in a box reached through execs (an Apptainer
- * instance, a Modal sandbox; docs/fast-path.md): copies the static helper
- * into the box once per box, keeps it running on one exec through the shared
- * runner, and gives each call the marks the in-box sweep finds it by. A
- * kill is the helper's `K` frame first (the job will not commit), then the
+ * instance, a Modal or Daytona sandbox; docs/fast-path.md): copies the static
+ * helper into the box once per box, keeps it running on one exec through the
+ * shared runner, and gives each call the marks the in-box sweep finds it by.
+ * A kill is the helper's `K` frame first (the job will not commit), then the
  * same sweep the plain path runs through a control exec.
  */
 
