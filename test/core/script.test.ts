@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   buildCommandScript,
   buildInitScript,
@@ -42,8 +45,12 @@ describe("quoteCwd", () => {
 describe("buildCommandScript", () => {
   const base = { ...plan, command: "echo hi", cwd: "/tmp", snapshotReady: true, stdinOnPipe: false, reportPid: false };
   const SECRET = "5ec7e75ec7e75ec7e75ec7e75ec7e7aa";
+  // The scripts run their inner shell as a login shell: an empty HOME keeps this
+  // machine's profile (whose pyenv init can print a lock warning) out of the output.
+  const home = mkdtempSync(join(tmpdir(), "sw-script-home-"));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
   const run = (script: string, stdin: string | Buffer = `${SECRET}\n`) =>
-    execFileSync("bash", ["-c", script], { input: stdin }).toString();
+    execFileSync("bash", ["-c", script], { input: stdin, env: { ...process.env, HOME: home } }).toString();
 
   it("never holds the secret in the script: the outer shell reads it from stdin", () => {
     const script = buildCommandScript({ ...base, snapshotReady: false, renameInScript: false });

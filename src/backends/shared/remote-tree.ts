@@ -98,6 +98,11 @@ export class RemoteTreeKiller {
     return killing;
   }
 
+  /** A process that leads a group and session of its own for one call (a fast-path job): close() sweeps them. */
+  noteLeader(pid: number): void {
+    this.#leaders.add(pid);
+  }
+
   /**
    * KILL for everything carrying the session's mark, and for what is left in
    * the groups and sessions its finished wrappers led.

@@ -18,6 +18,11 @@ export class WrapperPids {
     return [...this.#pids];
   }
 
+  /** A leader known another way (a fast-path job leads its own group and session). */
+  add(pid: number): void {
+    if (this.#pids.size < MAX_LEADERS) this.#pids.add(pid);
+  }
+
   /** The same output, passed through unchanged, noting the wrapper's PID on the way. */
   async *watch(output: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
     let head: string | undefined = "";
@@ -25,7 +30,7 @@ export class WrapperPids {
       if (head !== undefined) {
         head += Buffer.from(chunk).toString("latin1");
         const pid = /__SHELLWRIGHT_PID_\w+?__(\d+)__/.exec(head)?.[1];
-        if (pid !== undefined && this.#pids.size < MAX_LEADERS) this.#pids.add(Number(pid));
+        if (pid !== undefined) this.add(Number(pid));
         if (pid !== undefined || head.length > HEAD_BYTES) head = undefined;
       }
       yield chunk;

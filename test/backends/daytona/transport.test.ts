@@ -176,7 +176,8 @@ describe("daytona backend (fake SDK client)", () => {
 
   it("keeps the SDK's error message in a typed error", async () => {
     const client = new FakeDaytona();
-    await withDaytona(client, {}, async (env) => {
+    // Per-command SDK use: the plain path's (a fast call is a line on the helper's stdin).
+    await withDaytona(client, { fastPath: false }, async (env) => {
       client.last.process.failSessionCommand = new Error("Request failed with status code 502: toolbox unavailable");
       const error = await env.execute("echo hi").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BackendUnavailableError);
@@ -190,7 +191,8 @@ describe("daytona backend (fake SDK client)", () => {
 
   it("uploads a large stdin as a file, delivers it byte-exact, and removes it", async () => {
     const client = new FakeDaytona();
-    await withDaytona(client, {}, async (env) => {
+    // Per-command SDK use: the plain path's (a fast call is a line on the helper's stdin).
+    await withDaytona(client, { fastPath: false }, async (env) => {
       const data = Buffer.alloc(300_000);
       for (let i = 0; i < data.length; i++) data[i] = (i * 13 + 5) % 256;
       const r = await env.execute("sha256sum | cut -c1-64", { stdin: data });
@@ -206,7 +208,8 @@ describe("daytona backend (fake SDK client)", () => {
 
   it("fetches the output copy only for output that is not UTF-8, and removes the copies", async () => {
     const client = new FakeDaytona();
-    await withDaytona(client, {}, async (env) => {
+    // Per-command SDK use: the plain path's (a fast call is a line on the helper's stdin).
+    await withDaytona(client, { fastPath: false }, async (env) => {
       expect((await env.execute("echo plain")).output).toBe("plain\n");
       expect(client.last.fs.calls.filter((c) => c.startsWith("downloadFile"))).toEqual([]);
       expect((await env.execute("printf 'ok\\377\\376\\n'")).output).toBe("[binary output, 5 bytes]");

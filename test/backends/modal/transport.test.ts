@@ -137,15 +137,19 @@ describe("modal backend (fake SDK client)", () => {
   });
 
   it("keeps the SDK's error message in a typed error, and the session stays usable", async () => {
-    await withModal(async (env, client) => {
-      client.last.failExec = (argv) =>
-        argv.includes("-c") && !isKillScript(argv) ? new Error("UNAVAILABLE: connection reset by peer") : undefined;
-      const error = await env.execute("echo hi").catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(BackendUnavailableError);
-      expect((error as Error).message).toBe("modal exec failed: UNAVAILABLE: connection reset by peer");
-      client.last.failExec = undefined;
-      expect((await env.execute("echo hi")).output).toBe("hi\n");
-    });
+    // A failing exec: the plain path's (a fast call is no exec of its own).
+    await withModal(
+      async (env, client) => {
+        client.last.failExec = (argv) =>
+          argv.includes("-c") && !isKillScript(argv) ? new Error("UNAVAILABLE: connection reset by peer") : undefined;
+        const error = await env.execute("echo hi").catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BackendUnavailableError);
+        expect((error as Error).message).toBe("modal exec failed: UNAVAILABLE: connection reset by peer");
+        client.last.failExec = undefined;
+        expect((await env.execute("echo hi")).output).toBe("hi\n");
+      },
+      { fastPath: false },
+    );
   });
 
   it("streams output as it arrives", async () => {

@@ -82,8 +82,12 @@ async function aliveAfter(env: Environment, dir: string): Promise<string[]> {
   return result.output.split("\n").filter((line) => line.startsWith("alive"));
 }
 
-/** Backends whose wrapper shares its process group with the exec machinery (see the close() test). */
-const GROUPLESS_WRAPPER = new Set(["apptainer", "daytona"]);
+/**
+ * Backends whose plain-path wrapper shares its process group with the exec
+ * machinery (see the close() test). Their fast-path jobs lead groups of their
+ * own, but a session's first call may still take the plain path.
+ */
+const GROUPLESS_WRAPPER = new Set(["apptainer", "apptainer-plain", "daytona", "daytona-plain"]);
 
 /** An empty HOME: the host's own login profile may be slow or broken, and is not what this tests. */
 const HOME = "/tmp/shellwright-orphans-home";

@@ -82,6 +82,8 @@ export class BoxFastPath implements FastPath {
       script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}`,
     });
     if (!(call instanceof FastCall)) return call;
+    // The job leads its group: a child that emptied its environment (no mark) is found there at close.
+    call.onStart = (pid) => this.#options.killer.noteLeader(pid);
     const handle = this.#options.killer.guard(call, marks, { watchPids: false });
     this.#calls.set(handle, call);
     return handle;

@@ -161,15 +161,19 @@ for (const box of boxes) {
         expect(await session.execute(`echo own-${i}`)).toMatchObject({ output: `own-${i}\n` });
     });
 
-    it("ends the helper and every job at close", async () => {
+    it("ends the helper and every job at close, an unmarked one too", async () => {
       const { session } = await openSession(box.transport);
       const helper = Number((await session.execute("ps -o ppid= -p $$")).output.trim());
       const word = `5${process.pid}${Math.floor(Math.random() * 1000)}`;
       await session.execute(`setsid sleep ${word} &`);
+      // No mark (env -i) and no new group: only the finished job's group finds it.
+      const unmarked = `6${process.pid}${Math.floor(Math.random() * 1000)}`;
+      await session.execute(`env -i sleep ${unmarked} &`);
       expect(processesWith(word)).toHaveLength(1);
+      expect(processesWith(unmarked)).toHaveLength(1);
       open.splice(open.indexOf(session), 1);
       await session.close();
-      await until(() => processesWith(word).length === 0, 5000);
+      await until(() => processesWith(word).length === 0 && processesWith(unmarked).length === 0, 5000);
       await until(() => {
         try {
           process.kill(helper, 0);
