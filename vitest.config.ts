@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { BackendSummaryReporter } from "./test/helpers/backend-summary.js";
 
@@ -6,6 +7,10 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Most tests wait on processes, not the CPU: vitest's default (one worker
+    // fewer than the cores, so one on a 2-core machine) left the CPU mostly
+    // idle. One more worker than cores halved a whole run on 2 cores.
+    maxWorkers: availableParallelism() + 1,
     // Root's login profile on these machines runs `pyenv rehash`, which takes a
     // lock file; a login shell killed mid-rehash (tests kill trees on purpose)
     // leaves it, and every later `bash -l` would wait 60 s for it, so session

@@ -57,20 +57,28 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const token = loadToken({ tokenFile: stringValue(values, "token-file"), envVar: TOKEN_ENV });
   // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
   scrubCredentials();
-  const server = await serveHttp({
-    ...common,
-    host: stringValue(values, "host") ?? "127.0.0.1",
-    port,
-    ...(token === undefined ? {} : { token }),
-    insecureNoAuth: values["insecure-no-auth"] === true,
-  });
-  process.stderr.write(
-    `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,
-  );
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  await server.close();
-  return 0;
+  // Listening for the stop signals before the address is announced: a client
+  // that reads the address and stops the server at once must find them set.
+  let stop = (): void => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    const server = await serveHttp({
+      ...common,
+      host: stringValue(values, "host") ?? "127.0.0.1",
+      port,
+      ...(token === undefined ? {} : { token }),
+      insecureNoAuth: values["insecure-no-auth"] === true,
+    });
+    process.stderr.write(
+      `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,
+    );
+    await stopped;
+    await server.close();
+    return 0;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
 }

@@ -160,6 +160,24 @@ describe("shellwright mcp (a real process)", () => {
     await http.close();
   });
 
+  it("stops cleanly on a SIGTERM sent the moment it announces its address", async () => {
+    // The child stalls 300 ms right after printing the address (a loaded
+    // machine's scheduling): the signal lands inside that window.
+    const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0"], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: "s".repeat(32), SW_TEST_STALL_AFTER_ANNOUNCE_MS: "300" },
+    });
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    let stderr = "";
+    child.stderr.on("data", (data: Buffer) => {
+      stderr += data.toString();
+      if (stderr.includes("MCP server on")) child.kill("SIGTERM");
+    });
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+
   it("takes --token-file only when the file is private (mode 600), as serve does", async () => {
     const dir = mkdtempSync(join(tmpdir(), "shellwright-mcp-token-"));
     try {

@@ -12,21 +12,21 @@ import {
 /** Decodes, joining an output frame's pieces back into one frame; also returns how many pieces each had. */
 function decodeIn(pieces: Buffer[]): { frames: Frame[]; outputPieces: number } {
   const decoder = new FrameDecoder();
-  const frames: Frame[] = [];
+  // Each frame's payload pieces, joined once at the end (joining per piece is quadratic).
+  const frames: { frame: Frame; parts: Uint8Array[] }[] = [];
   let outputPieces = 0;
   let joining = false;
   for (const piece of pieces)
     decoder.push(piece, (frame) => {
-      const last = frames.at(-1);
+      const last = frames.at(-1)?.frame;
       if (frame.type === "O") outputPieces++;
-      if (frame.type === "O" && joining && last?.type === "O" && last.id === frame.id) {
-        last.payload = Buffer.concat([last.payload, frame.payload]);
-      } else {
-        frames.push({ ...frame, payload: Buffer.from(frame.payload) });
-      }
+      // A copy: the decoder's payloads are views of chunks that are not ours to keep.
+      const part = Buffer.from(frame.payload);
+      if (frame.type === "O" && joining && last?.type === "O" && last.id === frame.id) frames.at(-1)!.parts.push(part);
+      else frames.push({ frame, parts: [part] });
       joining = frame.type === "O";
     });
-  return { frames, outputPieces };
+  return { frames: frames.map(({ frame, parts }) => ({ ...frame, payload: Buffer.concat(parts) })), outputPieces };
 }
 
 describe("frames", () => {
