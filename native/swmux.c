@@ -17,7 +17,8 @@
  * has a fresh FIFO, closed and unlinked here).
  *
  * State: the job dumps the session state into DIR/ID.s, ending with a line
- * "#OK cwd"; its waiter appends "#END status". When the dump is complete,
+ * "#OK cwd" (or only "#SAME cwd" when the command cannot have changed the
+ * state: nothing to commit); its waiter appends "#END status". When the dump is complete,
  * the call was not killed and the dump differs from the committed state, we
  * rename it over the snapshot (the atomic commit) and start a fresh launcher
  * from it. The snapshot file stays the durable truth: if anyone else replaces
@@ -444,13 +445,15 @@ static void finish(struct call *k) {
     if (e && strncmp(e, "#END ", 5) == 0) {
       if (!k->killed) status = atoi(e + 5);
       const char *o = last_line(s, end, &ok);
-      if (o && strncmp(o, "#OK ", 4) == 0 && !k->killed) {
-        size_t cl = end - ok - 5;
+      /* #SAME: a command that cannot have changed the state wrote no dump. */
+      int same = o && strncmp(o, "#SAME ", 6) == 0;
+      if (o && (same || strncmp(o, "#OK ", 4) == 0) && !k->killed) {
+        size_t skip = same ? 6 : 4, cl = end - ok - skip - 1;
         if (cl >= sizeof cwd) cl = sizeof cwd - 1;
-        memcpy(cwd, o + 4, cl);
+        memcpy(cwd, o + skip, cl);
         cwd[cl] = 0;
         committed = 1;
-        if (end != state_len || memcmp(s, state, end) != 0) {
+        if (!same && (end != state_len || memcmp(s, state, end) != 0)) {
           /* The commit: one rename; the body (without the status) becomes the state. */
           int tfd = open(sp, O_WRONLY | O_CLOEXEC);
           int cut = tfd >= 0 && ftruncate(tfd, (off_t)end) == 0;

@@ -16,6 +16,7 @@
  */
 
 import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
+import { pureCommandWords } from "./pure-command.js";
 import { enterCwd, NEXT_CWD, quoteCwd, shellQuote, TRAP_FUNCTION, UNSHADOW, type CommandPlan } from "./script.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
@@ -58,12 +59,24 @@ export function buildLauncherScript(): string {
 /** What a fast call needs: a command plan without the plain path's file and stdin details. */
 export type FastCallPlan = Pick<CommandPlan, "command" | "cwd" | "knownCwd" | "sessionCwd">;
 
-function fastEpilogue(): string {
+/**
+ * `pure`: the command may have left the state as it was (pure-command.ts). If
+ * the job found none of its command words to be a function or an alias, and
+ * the cwd is where it was, the job writes `#SAME <cwd>` instead of the dump:
+ * the helper then commits nothing. Only such a call's epilogue has this
+ * branch, so no other command can take it by setting `__sw_pure`.
+ */
+function fastEpilogue(pure: boolean): string {
   return [
     `{ __sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN; } 2>/dev/null`,
     `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
     NEXT_CWD,
     "__sw_h=${__sw_next//[%]/%25}; __sw_h=${__sw_h//$'\\n'/%0A}",
+    ...(pure
+      ? [
+          `[[ -n $__sw_pure && $__sw_next == "$__sw_scwd" ]] && { builtin printf '#SAME %s\\n' "$__sw_h" >| "$__swl_d/$__swl_id.s" 2>/dev/null || builtin exit 125; builtin exit "$__sw_ec"; }`,
+        ]
+      : []),
     `builtin unset -v ${CALL_MARK} ${SESSION_MARK} 2>/dev/null`,
     CAPTURE_UMASK_LINE,
     // Everything the rest needs moves to the positional parameters, so no wrapper variable reaches the dump.
@@ -83,10 +96,21 @@ function fastEpilogue(): string {
  */
 export function buildFastCallScript(plan: FastCallPlan): string {
   const commandPlan = plan as CommandPlan;
+  const words = pureCommandWords(plan.command);
+  // A command word that is a function or an alias in this session may change anything.
+  const pureCheck =
+    words === undefined
+      ? []
+      : [
+          words.length === 0
+            ? "__sw_pure=1"
+            : `__sw_pure=1; for __sw_w in ${words.map(shellQuote).join(" ")}; do builtin declare -F -- "$__sw_w" >/dev/null || [[ -n \${BASH_ALIASES[$__sw_w]+x} ]] && __sw_pure=; done`,
+        ];
   return [
     `__sw_jpid=$BASHPID __sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit=`,
     ...enterCwd(commandPlan),
-    `__sw_epi=${shellQuote(fastEpilogue())}; builtin trap "$__sw_epi" EXIT`,
+    ...pureCheck,
+    `__sw_epi=${shellQuote(fastEpilogue(words !== undefined))}; builtin trap "$__sw_epi" EXIT`,
     TRAP_FUNCTION,
     `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}`,
   ].join("\n");

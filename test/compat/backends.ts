@@ -55,16 +55,14 @@ export const compatBackends: CompatBackend[] = [
     // gateway → serve → local, over real loopback HTTP (needs nothing external).
     name: "gateway",
     enabled: process.env.SHELLWRIGHT_TEST_GATEWAY !== "0",
-    create: async ({ home, env, ...rest } = {}) => {
-      const gateway = await sharedGateway();
-      return createEnvironment({
-        backend: "gateway",
-        url: gateway.url,
-        token: GATEWAY_TOKEN,
-        ...rest,
-        env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
-      });
-    },
+    create: (options) => createGatewaySession(options, true),
+  },
+  {
+    // A gateway whose server runs its local sessions with the fast path off
+    // (the server's operator chooses it; a client cannot).
+    name: "gateway-plain",
+    enabled: process.env.SHELLWRIGHT_TEST_GATEWAY !== "0",
+    create: (options) => createGatewaySession(options, false),
   },
   {
     // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it. The fast path is on (the default).
@@ -105,20 +103,38 @@ export const compatBackends: CompatBackend[] = [
 ];
 
 const GATEWAY_TOKEN = `compat-${Math.random().toString(16).slice(2)}-${Date.now()}`;
-let gatewayStarted: Promise<Gateway> | undefined;
+const gatewaysStarted = new Map<boolean, Promise<Gateway>>();
 
-/** One gateway per test file, started on first use, on a free loopback port. */
-function sharedGateway(): Promise<Gateway> {
-  gatewayStarted ??= startGateway({
+/** One gateway per test file and fast-path setting, started on first use, on a free loopback port. */
+function sharedGateway(fastPath: boolean): Promise<Gateway> {
+  let started = gatewaysStarted.get(fastPath);
+  if (started === undefined) {
+    started = startGateway({
+      token: GATEWAY_TOKEN,
+      port: 0,
+      allowedRoots: ["/"],
+      backend: { backend: "local", fastPath },
+    }).then((gateway) => {
+      gateway.server.unref();
+      return gateway;
+    });
+    gatewaysStarted.set(fastPath, started);
+  }
+  return started;
+}
+
+async function createGatewaySession(
+  { home, env, ...rest }: CompatOptions = {},
+  fastPath: boolean,
+): Promise<Environment> {
+  const gateway = await sharedGateway(fastPath);
+  return createEnvironment({
+    backend: "gateway",
+    url: gateway.url,
     token: GATEWAY_TOKEN,
-    port: 0,
-    allowedRoots: ["/"],
-    backend: { backend: "local" },
-  }).then((gateway) => {
-    gateway.server.unref();
-    return gateway;
+    ...rest,
+    env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
   });
-  return gatewayStarted;
 }
 
 /**

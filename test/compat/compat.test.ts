@@ -460,6 +460,21 @@ for (const backend of compatBackends) {
         expect((await run("pwd")).output).toBe("/\n");
       });
 
+      it("commits what a function or alias named like a program changed, and a cwd a program renamed", async () => {
+        // `ls`, `true` and `pwd` look like commands that change nothing (the fast
+        // path skips its state dump for those): here they change the state.
+        await run(`mkdir -p ${scratch}/pure && cd ${scratch}/pure`);
+        await run("shopt -s expand_aliases; ls() { export PURE_FN=1; }; alias true='cd /'; pwd() { builtin cd /tmp; }");
+        await run("ls");
+        expect((await run("echo ${PURE_FN-unset}")).output).toBe("1\n");
+        expect((await run("true")).cwd).toBe("/");
+        expect((await run("pwd")).cwd).toBe("/tmp");
+        await run(`unset -f ls pwd; unalias true; unset PURE_FN; cd ${scratch}/pure`);
+        await run(`mv ${scratch}/pure ${scratch}/pure2`);
+        expect((await run("pwd")).output).toBe(`${scratch}/pure2\n`);
+        await run("cd /");
+      });
+
       it("runs a per-call cwd without moving the session", async () => {
         await run("cd /");
         expect((await run("pwd", { cwd: scratch })).output).toBe(`${scratch}\n`);
