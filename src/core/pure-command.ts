@@ -22,14 +22,14 @@
 /** Builtins that read but never change the shell's state. */
 const PURE_BUILTINS = new Set(["true", "false", ":", "echo", "test", "[", "pwd"]);
 
-/** Every other bash builtin and keyword: any of them may change the state. */
+/** Bash's builtins (`compgen -b`, bash 5.2) and keywords (`compgen -k`): only the pure builtins above pass. */
 const SHELL_WORDS = new Set(
   (
-    "alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown " +
-    "enable eval exec exit export fc fg getopts hash help history jobs kill let local logout mapfile popd " +
-    "printf pushd read readarray readonly return set shift shopt source suspend times trap type typeset " +
-    "ulimit umask unalias unset wait . " +
-    "if then else elif fi case esac for select while until do done in function time coproc { } ! [[ ]]"
+    ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown " +
+    "echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile " +
+    "popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true " +
+    "type typeset ulimit umask unalias unset wait " +
+    "if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc"
   ).split(" "),
 );
 
@@ -67,7 +67,8 @@ export function pureCommandWords(command: string): string[] | undefined {
       if (atCommand || tokens[t + 1]?.kind !== "word") return undefined;
       t++;
     } else if (atCommand) {
-      if (!token.plain || !COMMAND_WORD.test(token.text) || SHELL_WORDS.has(token.text)) return undefined;
+      if (!token.plain || !COMMAND_WORD.test(token.text)) return undefined;
+      if (SHELL_WORDS.has(token.text) && !PURE_BUILTINS.has(token.text)) return undefined;
       // A name with a slash is run as a file: never a function or an alias.
       if (!token.text.includes("/")) words.add(token.text);
       atCommand = false;
