@@ -87,8 +87,10 @@ marked() {
 }
 # One walk over /proc: new targets get the signals in $sigs; quiet=1 when it
 # found no new target and every target is stopped or gone. A PID found clean
-# is not read again: after the first walk each one costs a glob plus the new
-# PIDs, fast enough that a PID hopper cannot hide from two walks in a row.
+# is not read again (clean holds its parent) until its parent becomes a target:
+# the walk goes in glob order, not PID order, so a child (10006) can come
+# before its parent (9990). After the first walk each PID costs a glob plus
+# the new PIDs, fast enough that a PID hopper cannot hide from two walks in a row.
 sweep() {
   local f pid line s list=()
   local -A fresh=() listed=()
@@ -110,7 +112,8 @@ sweep() {
   fi
   for f in /proc/[0-9]*; do
     pid=\${f#/proc/}
-    [[ -n \${skip[$pid]}\${clean[$pid]} ]] && continue
+    [[ -n \${skip[$pid]} ]] && continue
+    [[ -n \${clean[$pid]} && -z \${hit[\${clean[$pid]}]} ]] && continue
     { IFS= read -r line < "$f/stat"; } 2>/dev/null || continue
     set -- \${line##*) }
     [[ $2 == "$$" ]] && continue
@@ -120,9 +123,9 @@ sweep() {
     fi
     [[ $1 == [ZX] ]] && continue
     if [[ -n \${fresh[$pid]} || -n \${hit[$2]} || $pid == "$root" || $groups == *" $3 "* || $sessions == *" $4 "* || ( -n \${want[$pid]} && \${want[$pid]} == "\${20}" ) ]]; then :
-    elif [[ -n \${listed[$pid]} ]]; then clean[$pid]=1; continue
+    elif [[ -n \${listed[$pid]}\${clean[$pid]} ]]; then clean[$pid]=$2; continue
     elif marked "$pid"; then :
-    else clean[$pid]=1; continue; fi
+    else clean[$pid]=$2; continue; fi
     hit[$pid]=\${20}; quiet=0
     [[ -n \${fresh[$pid]} ]] && continue
     for s in $sigs; do kill -s "$s" "$pid" 2>/dev/null; done
