@@ -215,11 +215,12 @@ class RpcPump {
    * undefined when stopped or failed, CHANNEL_GONE when the directory is gone.
    * The script's command removes the directory as it ends, which can happen
    * before this command opens `req` (a slow start under load): that is the
-   * script finishing, not the channel breaking.
+   * script finishing, not the channel breaking. `rm -rf` unlinks the FIFOs
+   * before the directory, so a missing `req` already means it is going.
    */
   next(response: string | undefined): Promise<RpcRequest | undefined | typeof CHANNEL_GONE> {
     const q = shellQuote(this.#dir);
-    const gone = `{ [ -d ${q} ] || exit ${GONE_STATUS}; exit 1; }`;
+    const gone = `{ [ -p ${q}/req ] || exit ${GONE_STATUS}; exit 1; }`;
     const producer = `${response === undefined ? "" : `cat > ${q}/res || ${gone}\n`}cat ${q}/req || ${gone}`;
     const run = runOnBackend(this.#session, producer, {
       cwd: "/",

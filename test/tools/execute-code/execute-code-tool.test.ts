@@ -125,19 +125,28 @@ for (const backend of toolBackends) {
       expect(result.status).toBe("interrupted");
     });
 
-    it("lets a script whose channel is already gone run to its end (the pump started late)", async (context) => {
+    it("lets a script whose channel is going or gone run to its end (the pump started late)", async (context) => {
       await skipWithoutPython(context);
-      // The pump's first wait starts a second late, after the script removed the channel's
-      // directory: as when a script ends and its command cleans up before a slow pump
-      // opens the request FIFO. That is the script ending, not a broken channel.
+      // The pump's first wait starts only once the script has removed the request
+      // FIFO, and the directory goes a second later: as when a script ends and its
+      // command's `rm -rf` is halfway through before a slow pump opens the FIFO.
+      // That is the script ending, not a broken channel.
       let delayed = false;
       const session = new Proxy(t.session, {
         get(target, key) {
           if (key === "execute") {
             return async (command: string, options?: ExecuteOptions) => {
-              if (!delayed && /\/req /.test(command)) {
+              const dir = /cat '([^']+)'\/req /.exec(command)?.[1];
+              if (!delayed && dir !== undefined) {
                 delayed = true;
-                await new Promise((resolve) => setTimeout(resolve, 1000));
+                // Waited for, not timed: a loaded machine may start Python later than any fixed delay.
+                const going = await target.execute(
+                  `until [ ! -e '${dir}/req' ]; do sleep 0.05; done; [ -d '${dir}' ]`,
+                  {
+                    timeoutMs: 60_000,
+                  },
+                );
+                expect(going.exitCode).toBe(0);
               }
               return target.execute(command, options);
             };
@@ -146,8 +155,15 @@ for (const backend of toolBackends) {
           return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
         },
       });
-      const code =
-        'import os, shutil, time\nshutil.rmtree(os.environ["SHELLWRIGHT_RPC_DIR"])\ntime.sleep(2)\nprint("ran to the end")';
+      const code = [
+        "import os, shutil, time",
+        'd = os.environ["SHELLWRIGHT_RPC_DIR"]',
+        'os.unlink(os.path.join(d, "req"))',
+        "time.sleep(1)",
+        "shutil.rmtree(d)",
+        "time.sleep(1)",
+        'print("ran to the end")',
+      ].join("\n");
       const result = await runTool(executeCodeTool, { code }, { session });
       expect(delayed).toBe(true);
       expect(result).toMatchObject({ status: "success", output: "ran to the end\n", tool_calls_made: 0 });
