@@ -347,9 +347,12 @@ static void start_launcher(void) {
       break;
     }
   if (!l) quit(4); /* sixteen launchers retiring at once: something is wrong */
-  char base[4200];
+  /* A new file renamed into place, never rewritten in place: a launcher
+   * started just before may still be reading the previous one. */
+  char base[4200], next[4200];
   snprintf(base, sizeof base, "%s/base.sh", dir);
-  if (write_file(base, state, state_len)) quit(4);
+  snprintf(next, sizeof next, "%s/base.sh.next", dir);
+  if (write_file(next, state, state_len) || rename(next, base)) quit(4);
   int c[2], r[2];
   if (pipe2(c, O_CLOEXEC) || pipe2(r, O_CLOEXEC)) quit(4);
   pid_t pid = fork();
