@@ -41,6 +41,8 @@ const SEPARATOR = /^(?:&&|\|\||\|&|[;&|\n])/;
 /** A redirection operator, with its optional file descriptor number. */
 const REDIRECTION = /^(?:&>>?|[0-9]*(?:>>|>\||>&|<&|<>|>|<))/;
 
+const MAX_COMMAND_CHARS = 16_384;
+
 type Token = { kind: "word"; text: string; plain: boolean } | { kind: "separator"; op: string } | { kind: "redirect" };
 
 /**
@@ -49,6 +51,8 @@ type Token = { kind: "word"; text: string; plain: boolean } | { kind: "separator
  * undefined when the command may change the state.
  */
 export function pureCommandWords(command: string): string[] | undefined {
+  // A longer one is a script, not worth reading: it takes the full dump.
+  if (command.length > MAX_COMMAND_CHARS) return undefined;
   const tokens = tokenize(command);
   if (tokens === undefined) return undefined;
   const words = new Set<string>();

@@ -80,6 +80,8 @@ describe("pureCommandWords", () => {
     "echo 'unterminated",
     'echo "unterminated',
     "echo $",
+    // a long one is not read at all
+    `echo ${"x ".repeat(10_000)}`,
   ])("takes %j as maybe changing the state", (command) => {
     expect(pureCommandWords(command)).toBeUndefined();
   });
