@@ -9,8 +9,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Most tests wait on processes, not the CPU: vitest's default (one worker
     // fewer than the cores, so one on a 2-core machine) left the CPU mostly
-    // idle. One more worker than cores halved a whole run on 2 cores.
-    maxWorkers: availableParallelism() + 1,
+    // idle. As many workers as cores: one more halved a whole run on 2 cores,
+    // but its load (averages of 6 to 9) also brought out rare races.
+    maxWorkers: Math.max(2, availableParallelism()),
     // Root's login profile on these machines runs `pyenv rehash`, which takes a
     // lock file; a login shell killed mid-rehash (tests kill trees on purpose)
     // leaves it, and every later `bash -l` would wait 60 s for it, so session
