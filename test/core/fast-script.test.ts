@@ -44,6 +44,8 @@ describe("a fast-path job's state file", () => {
   it("holds only #SAME for a command made of programs and pure builtins, with its exit code", () => {
     expect(job("", "true")).toEqual({ exit: 0, ends: [`#SAME ${cwd}`], bytes: `#SAME ${cwd}\n`.length });
     expect(job("", "ls / >/dev/null && [ -d / ] && false")).toMatchObject({ exit: 1, ends: [`#SAME ${cwd}`] });
+    // Only paths: no word to check for a function or an alias.
+    expect(job("", "/bin/true a b")).toMatchObject({ exit: 0, ends: [`#SAME ${cwd}`] });
   });
 
   it("holds the whole dump when a command word is a function or an alias", () => {

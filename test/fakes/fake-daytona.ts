@@ -23,7 +23,7 @@ import type {
   DaytonaProcess,
   DaytonaSandbox,
 } from "../../src/backends/daytona/transport.js";
-import { exitCodeOf, LocalProcessGroup } from "./local-process.js";
+import { exitCodeOf, hostSandboxEnv, LocalProcessGroup } from "./local-process.js";
 
 type CreateParams = DaytonaSdk.CreateSandboxFromImageParams | DaytonaSdk.CreateSandboxFromSnapshotParams;
 
@@ -200,12 +200,7 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     this.id = `fake-sandbox-${id}`;
     this.name = params.name ?? this.id;
     this.labels = { ...params.labels };
-    this.#env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/root",
-      ...pyenvWait(),
-      ...params.envVars,
-    };
+    this.#env = { ...hostSandboxEnv(), ...params.envVars };
     this.process = new FakeDaytonaProcess(this);
   }
 
@@ -331,14 +326,4 @@ export class FakeDaytona implements DaytonaApi {
     if (!sandbox) throw new Error("no sandbox was created");
     return sandbox;
   }
-}
-
-/**
- * This machine's login profile runs `pyenv rehash`, which waits
- * PYENV_REHASH_TIMEOUT seconds for a lock a killed shell may have left
- * (vitest.config.ts bounds it); a real sandbox has no such profile.
- */
-function pyenvWait(): Record<string, string> {
-  const wait = process.env.PYENV_REHASH_TIMEOUT;
-  return wait === undefined ? {} : { PYENV_REHASH_TIMEOUT: wait };
 }

@@ -21,7 +21,7 @@ import type {
   ModalProcess,
   ModalSandbox,
 } from "../../src/backends/modal/transport.js";
-import { exitCodeOf, LocalProcessGroup } from "./local-process.js";
+import { exitCodeOf, hostSandboxEnv, LocalProcessGroup } from "./local-process.js";
 
 export class FakeModalImage implements ModalImage {
   constructor(
@@ -59,12 +59,7 @@ export class FakeModalSandbox implements ModalSandbox {
     readonly params: ModalSdk.SandboxCreateParams,
   ) {
     this.sandboxId = `sb-fake${id}`;
-    this.#env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/root",
-      ...pyenvWait(),
-      ...params.env,
-    };
+    this.#env = { ...hostSandboxEnv(), ...params.env };
   }
 
   async exec(argv: string[], params: ModalSdk.SandboxExecParams & { mode: "binary" }): Promise<ModalProcess> {
@@ -211,14 +206,4 @@ export class FakeModalClient implements ModalApi {
     if (!sandbox) throw new Error("no sandbox was created");
     return sandbox;
   }
-}
-
-/**
- * This machine's login profile runs `pyenv rehash`, which waits
- * PYENV_REHASH_TIMEOUT seconds for a lock a killed shell may have left
- * (vitest.config.ts bounds it); a real sandbox has no such profile.
- */
-function pyenvWait(): Record<string, string> {
-  const wait = process.env.PYENV_REHASH_TIMEOUT;
-  return wait === undefined ? {} : { PYENV_REHASH_TIMEOUT: wait };
 }

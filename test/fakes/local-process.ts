@@ -5,6 +5,21 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 
+/**
+ * The environment a fake sandbox's programs start with: this machine's PATH
+ * and HOME. HOME brings this machine's login profile, whose `pyenv rehash`
+ * waits PYENV_REHASH_TIMEOUT seconds for a lock a killed shell may have left
+ * (vitest.config.ts bounds it); a real sandbox has no such profile.
+ */
+export function hostSandboxEnv(): Record<string, string> {
+  const wait = process.env.PYENV_REHASH_TIMEOUT;
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/root",
+    ...(wait === undefined ? {} : { PYENV_REHASH_TIMEOUT: wait }),
+  };
+}
+
 export class LocalProcessGroup {
   readonly #children = new Set<ChildProcess>();
 
