@@ -16,12 +16,14 @@
  * keeps writing cannot hold the call open or reach another call (each call
  * has a fresh FIFO, closed and unlinked here).
  *
+ * When the pidfd fires we ask the job's launcher (its parent, the only one
+ * that can reap it) for its exit status: one fork per call, no waiter.
+ *
  * State: the job dumps the session state into DIR/ID.s, ending with a line
- * "#OK cwd" (or only "#SAME cwd" when the command cannot have changed the
- * state: nothing to commit); its waiter appends "#END status". When the dump is complete,
- * the call was not killed and the dump differs from the committed state, we
- * rename it over the snapshot (the atomic commit) and start a fresh launcher
- * from it. The snapshot file stays the durable truth: if anyone else replaces
+ * "#OK status cwd" (or only "#SAME status" when the command cannot have
+ * changed the state: nothing to commit, the cwd stays). When the dump is complete, the call
+ * was not killed and the dump differs from the committed state, we rename it
+ * over the snapshot (the atomic commit) and start a fresh launcher from it. The snapshot file stays the durable truth: if anyone else replaces
  * it (the plain path), we notice on the next request and restart too.
  *
  * Frames, both directions: type:u8 id:u32be len:u32be payload[len].
@@ -30,7 +32,8 @@
  *   swmux -> Node  'H' launcher ready     'B' launcher restarting (not ready)
  *                  'S' job started: u32be pid
  *                  'O' output bytes
- *                  'X' exit: "STATUS COMMITTED KILLED STARTED CWD" (cwd %-encoded, may be empty)
+ *                  'X' exit: "STATUS COMMITTED KILLED STARTED GROUP CWD" (GROUP 1: the
+ *                      job's process group still has a process; cwd %-encoded, may be empty)
  *
  * With -t (text mode), each frame travels as one line of base64 instead, both
  * ways: for channels that carry text only (Daytona's session commands).
@@ -48,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -64,21 +68,31 @@
 /* Consecutive launcher deaths before it said ready: then give up (Node falls back and restarts us later). */
 #define MAX_FAILED_STARTS 3
 
-#define MAXLAUNCHERS 16
+#define MAXLAUNCHERS 64
+/* Fewer free launcher slots than this: retired launchers stop waiting for their jobs (see retire_all). */
+#define LAUNCHER_RESERVE 4
 
 struct call {
   uint32_t id, gen;
-  int used, outfd, pidfd, killed, started, has_stdin;
+  /* exited: its pidfd fired (output drained). waiting: `W` sent, its status is awaited.
+   * reaped: 1 + the status, when the job became ours (its launcher died) and we reaped it. */
+  int used, outfd, pidfd, killed, started, has_stdin, exited, waiting, reaped;
   pid_t pid;
 };
 
-/* The current launcher, and retiring ones: after a state change the old
- * launcher's control pipe is closed; it still starts the calls already sent
- * to it (they started from the old state), then exits. */
+/* The current launcher, and retired ones: after a state change the old
+ * launcher takes no new calls but stays until it has reported the exit
+ * status of every job it started (it is their parent: only it can `wait`
+ * for them); then its control pipe is closed and it exits. */
+#define FORGET_BATCH 16
+
 struct launcher {
-  int used, ready, ctl, rep;
+  int used, ready, retired, ctl, rep;
   uint32_t gen;
   pid_t pid;
+  /* Finished jobs whose status the launcher still keeps: `F` lets it go, in batches. */
+  pid_t forget[FORGET_BATCH];
+  int nforget;
   char buf[8192];
   size_t len;
 };
@@ -313,6 +327,44 @@ static char *slurp_fd(int fd, size_t *len) {
 
 static void path(char *out, uint32_t id, const char *ext) { snprintf(out, 4200, "%s/%u.%s", dir, id, ext); }
 
+static struct launcher *launcher_of(uint32_t gen) {
+  for (int i = 0; i < MAXLAUNCHERS; i++)
+    if (launchers[i].used && launchers[i].gen == gen) return &launchers[i];
+  return NULL;
+}
+
+static int calls_of(uint32_t gen) {
+  int n = 0;
+  for (int i = 0; i < MAXCALLS; i++)
+    if (calls[i].used && calls[i].gen == gen) n++;
+  return n;
+}
+
+/* The launcher keeps each job's exit status until it is waited for; a job
+ * whose status came from its dump needs no answer, so these go in batches,
+ * after the calls have ended. */
+static void forget_job(uint32_t gen, pid_t pid) {
+  struct launcher *l = launcher_of(gen);
+  if (!l || l->ctl < 0 || pid <= 0) return;
+  l->forget[l->nforget++] = pid;
+  if (l->nforget < FORGET_BATCH) return;
+  char line[16 * FORGET_BATCH + 4];
+  size_t m = 1;
+  line[0] = 'F';
+  for (int i = 0; i < l->nforget; i++) m += (size_t)snprintf(line + m, sizeof line - m, " %d", (int)l->forget[i]);
+  line[m++] = '\n';
+  l->nforget = 0;
+  wr_all(l->ctl, line, m);
+}
+
+/* A retired launcher with no call left to report on: closing its control pipe ends it. */
+static void close_if_done(struct launcher *l) {
+  if (l && l->retired && l->ctl >= 0 && calls_of(l->gen) == 0) {
+    close(l->ctl);
+    l->ctl = -1;
+  }
+}
+
 static int write_file(const char *p, const char *b, size_t n) {
   int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
@@ -339,14 +391,26 @@ static void load_snapshot(void) {
   if (!state) state = calloc(1, 1);
 }
 
+/* Too many retired launchers still wait for long jobs: they stop waiting and
+ * exit; those jobs' statuses then come from their dumps (finish). */
+static void retire_all(void) {
+  for (int i = 0; i < MAXLAUNCHERS; i++)
+    if (launchers[i].used && launchers[i].retired && launchers[i].ctl >= 0) {
+      close(launchers[i].ctl);
+      launchers[i].ctl = -1;
+    }
+}
+
 static void start_launcher(void) {
   struct launcher *l = NULL;
+  int free_slots = 0;
   for (int i = 0; i < MAXLAUNCHERS; i++)
     if (!launchers[i].used) {
-      l = &launchers[i];
-      break;
+      if (!l) l = &launchers[i];
+      free_slots++;
     }
-  if (!l) quit(4); /* sixteen launchers retiring at once: something is wrong */
+  if (free_slots <= LAUNCHER_RESERVE) retire_all();
+  if (!l) quit(4); /* sixty-four launchers exiting at once: something is wrong */
   /* A new file renamed into place, never rewritten in place: a launcher
    * started just before may still be reading the previous one. */
   char base[4200], next[4200];
@@ -382,11 +446,12 @@ static void start_launcher(void) {
   cur = l;
 }
 
-/* A state change: the current launcher retires (it starts what it was sent, then exits) and a fresh one starts. */
+/* A state change: the current launcher retires (it starts what it was sent and
+ * reports their exits, then exits) and a fresh one starts. */
 static void replace_launcher(void) {
-  if (cur && cur->ctl >= 0) {
-    close(cur->ctl);
-    cur->ctl = -1;
+  if (cur) {
+    cur->retired = 1;
+    close_if_done(cur);
   }
   cur = NULL;
   frame('B', 0, NULL, 0);
@@ -405,6 +470,8 @@ static void drain(struct call *k, size_t cap) {
     if (cap && got >= cap) break;
   }
 }
+
+static int exit_status(int ws) { return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws); }
 
 static void remove_files(uint32_t id) {
   const char *exts[] = {"s", "c", "i", "o"};
@@ -431,59 +498,118 @@ static const char *last_line(const char *s, size_t n, size_t *start) {
   return s + i;
 }
 
-static void finish(struct call *k) {
-  /* The job has exited: what it wrote is in the pipe, at most its size. */
-  int psz = fcntl(k->outfd, F_GETPIPE_SZ);
-  drain(k, psz > 0 ? (size_t)psz : 65536);
+/*
+ * The call's end, once its job has exited. Its status: what the dump's last
+ * line records (the job exits with it), else what its launcher's `wait`
+ * saw (`wstatus`; a command that `exec`ed, a job killed by a signal, a dump
+ * that failed), asked for with `W` and passed in by the `E` report. -1:
+ * no report yet. Returns 0 when it asked (the call goes on until `E`).
+ */
+static int finish(struct call *k, int wstatus) {
   char sp[4200];
   path(sp, k->id, "s");
-  int status = k->killed ? 128 + k->killed : 137, committed = 0, restart = 0;
+  int status = k->killed ? 128 + k->killed : wstatus >= 0 ? wstatus : 137, committed = 0, restart = 0, known = 0;
   char cwd[4200] = "";
   int fd = open(sp, O_RDONLY | O_CLOEXEC);
+  char *s = NULL;
+  size_t n = 0, ok = 0;
+  const char *after = NULL;
+  int same = 0;
   if (fd >= 0) {
-    size_t n = 0, end = 0, ok = 0;
-    char *s = slurp_fd(fd, &n);
+    s = slurp_fd(fd, &n);
     close(fd);
-    const char *e = last_line(s, n, &end);
-    if (e && strncmp(e, "#END ", 5) == 0) {
-      if (!k->killed) status = atoi(e + 5);
-      const char *o = last_line(s, end, &ok);
-      /* #SAME: a command that cannot have changed the state wrote no dump. */
-      int same = o && strncmp(o, "#SAME ", 6) == 0;
-      if (o && (same || strncmp(o, "#OK ", 4) == 0) && !k->killed) {
-        size_t skip = same ? 6 : 4, cl = end - ok - skip - 1;
-        if (cl >= sizeof cwd) cl = sizeof cwd - 1;
-        memcpy(cwd, o + skip, cl);
-        cwd[cl] = 0;
-        committed = 1;
-        if (!same && (end != state_len || memcmp(s, state, end) != 0)) {
-          /* The commit: one rename; the body (without the status) becomes the state. */
-          int tfd = open(sp, O_WRONLY | O_CLOEXEC);
-          int cut = tfd >= 0 && ftruncate(tfd, (off_t)end) == 0;
-          if (tfd >= 0) close(tfd);
-          if (cut && rename(sp, snap) == 0) {
-            struct stat st;
-            if (stat(snap, &st) == 0) remember_snapshot(&st);
-            free(state);
-            state = s;
-            state_len = end;
-            s = NULL;
-            restart = 1;
-          } else {
-            committed = 0;
-          }
-        }
+    /* "#OK STATUS CWD" ends a complete dump; "#SAME STATUS" replaces one for
+     * a command that cannot have changed the state (the cwd stays, too). */
+    const char *o = last_line(s, n, &ok);
+    same = o && strncmp(o, "#SAME ", 6) == 0;
+    char *end = NULL;
+    long ec = 0;
+    if (o && (same || strncmp(o, "#OK ", 4) == 0)) ec = strtol(o + (same ? 6 : 4), &end, 10);
+    if (end && *end == (same ? '\n' : ' ')) {
+      after = end;
+      known = 1;
+      if (!k->killed && wstatus < 0) status = (int)ec;
+    }
+  }
+  if (!known && !k->killed && wstatus < 0 && !k->reaped && k->pid > 0) {
+    /* Its launcher died first: the job is ours now (we are the subreaper). */
+    int ws;
+    if (waitpid(k->pid, &ws, WNOHANG) == k->pid) k->reaped = 1 + exit_status(ws);
+  }
+  if (!known && !k->killed && wstatus < 0 && k->reaped) wstatus = status = k->reaped - 1;
+  if (!known && !k->killed && wstatus < 0 && !k->waiting) {
+    struct launcher *l = launcher_of(k->gen);
+    if (l && l->ctl >= 0) {
+      char line[64];
+      int m = snprintf(line, sizeof line, "W %u %d\n", k->id, (int)k->pid);
+      wr_all(l->ctl, line, (size_t)m);
+      k->waiting = 1;
+      free(s);
+      return 0;
+    }
+  }
+  if (after && !k->killed) {
+    if (!same) {
+      size_t cl = (size_t)(s + n - 1 - (after + 1));
+      if (cl >= sizeof cwd) cl = sizeof cwd - 1;
+      memcpy(cwd, after + 1, cl);
+      cwd[cl] = 0;
+    }
+    committed = 1;
+    if (!same && (ok != state_len || memcmp(s, state, ok) != 0)) {
+      /* The commit: one rename; the body (without the last line) becomes the state. */
+      int tfd = open(sp, O_WRONLY | O_CLOEXEC);
+      int cut = tfd >= 0 && ftruncate(tfd, (off_t)ok) == 0;
+      if (tfd >= 0) close(tfd);
+      if (cut && rename(sp, snap) == 0) {
+        struct stat st;
+        if (stat(snap, &st) == 0) remember_snapshot(&st);
+        free(state);
+        state = s;
+        state_len = ok;
+        s = NULL;
+        restart = 1;
+      } else {
+        committed = 0;
       }
     }
-    free(s);
   }
-  int started = k->started, killed = k->killed ? 1 : 0;
-  uint32_t id = k->id;
+  free(s);
+  int started = k->started, killed = k->killed ? 1 : 0, waited = wstatus >= 0;
+  /* A background child left in the group: the session must end it at close. */
+  int group = k->pid > 0 && kill(-k->pid, 0) == 0;
+  uint32_t id = k->id, gen = k->gen;
+  pid_t pid = k->pid;
   release(k);
-  if (restart) replace_launcher();
   char st[4300];
-  int m = snprintf(st, sizeof st, "%d %d %d %d %s", status, committed, killed, started, cwd);
+  int m = snprintf(st, sizeof st, "%d %d %d %d %d %s", status, committed, killed, started, group, cwd);
   frame('X', id, st, (uint32_t)m);
+  if (!waited) forget_job(gen, pid);
+  close_if_done(launcher_of(gen));
+  if (restart) replace_launcher();
+  return 1;
+}
+
+/* The job has exited (its pidfd fired): what it wrote is in its FIFO, at
+ * most a pipe size, drained now and never again (a background child that
+ * keeps writing cannot hold the call open). */
+static void job_exited(struct call *k) {
+  int psz = fcntl(k->outfd, F_GETPIPE_SZ);
+  drain(k, psz > 0 ? (size_t)psz : 65536);
+  if (k->pidfd >= 0) close(k->pidfd);
+  k->pidfd = -1;
+  k->exited = 1;
+  finish(k, -1);
+}
+
+/* Reaps our children: launchers, and (as the subreaper) jobs whose launcher
+ * died and whatever else was orphaned below us. A job's status is kept. */
+static void reap(void) {
+  int ws;
+  pid_t p;
+  while ((p = waitpid(-1, &ws, WNOHANG)) > 0)
+    for (int i = 0; i < MAXCALLS; i++)
+      if (calls[i].used && calls[i].pid == p) calls[i].reaped = 1 + exit_status(ws);
 }
 
 static struct call *find(uint32_t id) {
@@ -492,7 +618,7 @@ static struct call *find(uint32_t id) {
   return NULL;
 }
 
-static void refuse(uint32_t id) { frame('X', id, "125 0 0 0 ", 10); }
+static void refuse(uint32_t id) { frame('X', id, "125 0 0 0 0 ", 12); }
 
 /* Someone else replaced the snapshot (the plain path): the launcher is stale. */
 static void check_snapshot(void) {
@@ -583,7 +709,7 @@ static void on_started(uint32_t id, pid_t pid) {
   frame('S', id, b, 4);
   if (k->killed) kill(-pid, k->killed);
   k->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-  if (k->pidfd < 0) finish(k); /* already gone */
+  if (k->pidfd < 0) job_exited(k); /* already gone */
 }
 
 /* A launcher's report pipe ended: it exited (retired) or died (killed by a
@@ -591,21 +717,26 @@ static void on_started(uint32_t id, pid_t pid) {
  * (Node runs them on the plain path), calls it may have started "maybe";
  * running jobs keep their pidfds. */
 static void launcher_gone(struct launcher *l) {
-  int was_current = l == cur, was_ready = l->ready;
+  int was_ready = l->ready;
   uint32_t gen = l->gen;
   if (l->ctl >= 0) close(l->ctl);
   close(l->rep);
   l->used = 0;
   for (int i = 0; i < MAXCALLS; i++) {
     struct call *k = &calls[i];
+    if (!k->used || k->gen != gen) continue;
+    /* Its job exited, the status will not come: the dump's, if any. (A
+     * running one is finished the same way when its pidfd fires.) */
+    if (k->exited) finish(k, -1);
     if (!k->used || k->started || k->gen != gen) continue;
     uint32_t id = k->id;
     release(k);
     /* A ready launcher may have forked the job before dying without reporting
      * it: "2" (maybe started) is never run again; "0" (certainly not) is. */
-    frame('X', id, was_ready ? "125 0 0 2 " : "125 0 0 0 ", 10);
+    frame('X', id, was_ready ? "125 0 0 2 0 " : "125 0 0 0 0 ", 12);
   }
-  if (!was_current) return;
+  /* Unless a commit above already replaced it (and maybe reused its slot). */
+  if (cur != l || l->used) return;
   cur = NULL;
   frame('B', 0, NULL, 0);
   failed_starts = was_ready ? 0 : failed_starts + 1;
@@ -628,6 +759,9 @@ static void on_report(struct launcher *l) {
     int pid;
     if (sscanf(l->buf, "S %u %d", &id, &pid) == 2 && pid > 0) {
       on_started(id, pid);
+    } else if (sscanf(l->buf, "E %u %d", &id, &pid) == 2) {
+      struct call *k = find(id);
+      if (k && k->waiting) finish(k, pid);
     } else if (strcmp(l->buf, "H") == 0) {
       l->ready = 1;
       failed_starts = 0;
@@ -639,6 +773,9 @@ static void on_report(struct launcher *l) {
   }
   if (l->len == sizeof l->buf) l->len = 0; /* a line this long is not ours */
 }
+
+static sigset_t unblocked;
+static void on_chld(int sig) { (void)sig; }
 
 static int stdin_ready(void) {
   if (text_mode && dec_len > dec_off) return 1;
@@ -658,6 +795,18 @@ int main(int argc, char **argv) {
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
+  /* A job whose launcher died becomes our child, not init's: its exit status
+   * (a command that `exec`ed records none in its dump) is still ours to read. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_chld;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGCHLD, &sa, NULL);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, &unblocked);
   snprintf(snap, sizeof snap, "%s", argv[1]);
   snprintf(dir, sizeof dir, "%s/swmux.XXXXXX", argv[2]);
   if (!mkdtemp(dir)) {
@@ -697,7 +846,7 @@ int main(int argc, char **argv) {
       }
     int first_call = nf;
     for (int i = 0; i < MAXCALLS; i++)
-      if (calls[i].used) {
+      if (calls[i].used && !calls[i].exited) {
         f[nf].fd = calls[i].outfd;
         f[nf].events = POLLIN;
         ids[nf] = calls[i].id;
@@ -709,12 +858,12 @@ int main(int argc, char **argv) {
           who[nf++] = &calls[i];
         }
       }
-    if (poll(f, (nfds_t)nf, text_mode && dec_len > dec_off ? 0 : -1) < 0) {
-      if (errno == EINTR) continue;
-      quit(4);
-    }
-    while (waitpid(-1, NULL, WNOHANG) > 0) {
-    }
+    struct timespec now = {0, 0};
+    /* SIGCHLD is blocked except inside ppoll: an orphan's exit wakes us to reap it (no zombie lingers). */
+    int ready = ppoll(f, (nfds_t)nf, text_mode && dec_len > dec_off ? &now : NULL, &unblocked);
+    if (ready < 0 && errno != EINTR) quit(4);
+    reap();
+    if (ready < 0) continue;
     /* Requests first, all of them: a kill Node sent before it signalled the
      * job must be seen before that job's exit (a killed call commits nothing). */
     if (f[0].revents || (text_mode && dec_len > dec_off)) do on_request();
@@ -729,7 +878,7 @@ int main(int argc, char **argv) {
       else if (f[i].fd == k->pidfd) {
         if (stdin_ready()) do on_request();
           while (stdin_ready());
-        if (k->used && k->id == ids[i]) finish(k);
+        if (k->used && k->id == ids[i] && !k->exited) job_exited(k);
       }
     }
   }

@@ -21,62 +21,94 @@ import { enterCwd, NEXT_CWD, quoteCwd, shellQuote, TRAP_FUNCTION, UNSHADOW, type
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 /**
- * The launcher: `bash -c LAUNCHER bash DIR`, stdin the helper's control pipe
- * (`C ID HASSTDIN` lines), stdout its report pipe (`H`, `S ID PID`). One
- * compound command, parsed before the snapshot defines any alias or
- * function; every command word is a keyword or `builtin`. It never runs
- * user code: each call runs in a background job, a process-group leader
- * (`set -m`) that turns job control off again so the user's own jobs stay
- * in its group. The job is a waiter around a subshell: the waiter learns
- * the exit status even when the command `exec`s, and appends it.
+ * The launcher: `bash -c LAUNCHER bash DIR`, stdin the helper's control pipe,
+ * stdout its report pipe. One compound command, parsed before the snapshot
+ * defines any alias or function; every command word is a keyword or
+ * `builtin`. It never runs user code: each call runs in a background job, a
+ * process-group leader (`set -m`) that turns job control off again so the
+ * user's own jobs stay in its group.
+ *
+ * Requests: `C ID HASSTDIN` starts call ID's job. The job's dump records its
+ * exit status; when there is none (the command `exec`ed a program, the job
+ * was killed, the dump failed) the helper sends `W ID PID` once it saw the
+ * job exit, and the launcher, its parent, answers with `wait`. `F PID...`
+ * lets go of the statuses nobody asked for. Reports: `H` (ready), `S ID PID`
+ * (started), `E ID STATUS`. One fork per call: no waiter process.
+ *
+ * What every job needs that is the same in every call (the epilogues, the
+ * `trap` function) is defined here once, after the snapshot: a job inherits
+ * it with the fork instead of parsing it again.
  */
 export function buildLauncherScript(): string {
   return [
     "{",
     '__swl_d=$1; builtin set --; builtin source "$__swl_d/base.sh" >/dev/null 2>&1',
     `${UNSHADOW}; __sw_al=; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases`,
+    jobDefinitions(),
     "builtin set -m +e +u +x +v",
     "builtin printf 'H\\n'",
     // TMOUT would be read's default timeout.
     "while TMOUT= IFS=' ' builtin read -r __swl_t __swl_id __swl_a; do",
-    "  [[ $__swl_t == C ]] || continue",
-    "  __swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i",
+    "  if [[ $__swl_t == C ]]; then",
+    "    __swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i",
     // Redirections on the subshell itself: they happen in the child (`builtin exec >x` would not stick).
-    "  (",
-    "    builtin set +m",
     // Read and eval'd rather than sourced: error messages then say `bash: line N:` as on the plain path.
-    '    ( IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" )',
-    '    builtin printf \'#END %s\\n\' "$?" >>"$__swl_d/$__swl_id.s"',
-    '  ) <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
-    '  builtin printf \'S %s %s\\n\' "$__swl_id" "$!"',
-    // The shell still reaps them; its job table does not grow with every call.
-    "  builtin disown -a 2>/dev/null",
+    '    ( builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
+    '    builtin printf \'S %s %s\\n\' "$__swl_id" "$!"',
+    "  elif [[ $__swl_t == W ]]; then",
+    // The shell reaped the job when it exited and kept its status for this `wait`.
+    '    builtin wait "$__swl_a" 2>/dev/null; builtin printf \'E %s %s\\n\' "$__swl_id" "$?"',
+    "  elif [[ $__swl_t == F ]]; then",
+    // PIDs only (the helper writes them); all exited, so this never blocks.
+    "    builtin wait $__swl_id $__swl_a 2>/dev/null",
+    "  fi",
     "done",
     "}",
+  ].join("\n");
+}
+
+/**
+ * What the launcher defines once for every job (after the snapshot, so it
+ * wins): the two epilogues and the `trap` function. Exported for tests that
+ * run a job in a bare bash.
+ */
+export function jobDefinitions(): string {
+  return [
+    `__swl_epi=${shellQuote(fastEpilogue(false))}`,
+    `__swl_epip=${shellQuote(fastEpilogue(true))}`,
+    TRAP_FUNCTION,
   ].join("\n");
 }
 
 /** What a fast call needs: a command plan without the plain path's file and stdin details. */
 export type FastCallPlan = Pick<CommandPlan, "command" | "cwd" | "knownCwd" | "sessionCwd">;
 
+const CAPTURE = "__sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS";
+
 /**
  * `pure`: the command may have left the state as it was (pure-command.ts). If
- * the job found none of its command words to be a function or an alias, and
- * the cwd is where it was, the job writes `#SAME <cwd>` instead of the dump:
- * the helper then commits nothing. Only such a call's epilogue has this
- * branch, so no other command can take it by setting `__sw_pure`.
+ * the job found none of its command words to be a function or an alias
+ * (`__sw_pure`), and the cwd is where it was, the job writes `#SAME STATUS`
+ * instead of the dump: the helper then commits nothing. That check comes
+ * first, so such a call's exit parses two short lines, not the whole
+ * epilogue. Only a pure call's epilogue has this branch, so no other command
+ * can take it by setting `__sw_pure`; and a pure command defines no function
+ * or alias, so `builtin` is still the launcher's.
  */
 function fastEpilogue(pure: boolean): string {
+  const guard = `${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN`;
   return [
-    `{ __sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN; } 2>/dev/null`,
+    ...(pure
+      ? [
+          // The user's xtrace goes to /dev/null with the rest of these groups.
+          `{ ${CAPTURE}; \\builtin shopt -u expand_aliases; } 2>/dev/null`,
+          `{ [[ -n $__sw_pure ]] && ! { builtin cd -P . && [[ $PWD != "$__sw_start" && -d $PWD ]]; } && { builtin printf '#SAME %s\\n' "$__sw_ec" >| "$__swl_d/$__swl_id.s" || builtin exit 125; builtin exit "$__sw_ec"; }; } 2>/dev/null`,
+          `{ ${guard}; } 2>/dev/null`,
+        ]
+      : [`{ ${CAPTURE}; ${guard}; } 2>/dev/null`]),
     `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
     NEXT_CWD,
     "__sw_h=${__sw_next//[%]/%25}; __sw_h=${__sw_h//$'\\n'/%0A}",
-    ...(pure
-      ? [
-          `[[ -n $__sw_pure && $__sw_next == "$__sw_scwd" ]] && { builtin printf '#SAME %s\\n' "$__sw_h" >| "$__swl_d/$__swl_id.s" 2>/dev/null || builtin exit 125; builtin exit "$__sw_ec"; }`,
-        ]
-      : []),
     `builtin unset -v ${CALL_MARK} ${SESSION_MARK} 2>/dev/null`,
     CAPTURE_UMASK_LINE,
     // Everything the rest needs moves to the positional parameters, so no wrapper variable reaches the dump.
@@ -84,7 +116,7 @@ function fastEpilogue(pure: boolean): string {
     'builtin unset -v "${!__sw_@}" "${!__swl_@}"; __sw_um=$6',
     "{ [[ :$5: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; [[ $4 != *x* ]] || builtin set -x; [[ $4 != *v* ]] || builtin set -v; " +
       stateDumpLines().join("; ") +
-      `; builtin printf '__sw_scwd=%q\\n' "$3"; builtin set +x +v; builtin printf '#OK %s\\n' "$2"; } >| "$7" 2>/dev/null || builtin exit 125`,
+      `; builtin printf '__sw_scwd=%q\\n' "$3"; builtin set +x +v; builtin printf '#OK %s %s\\n' "$1" "$2"; } >| "$7" 2>/dev/null || builtin exit 125`,
     'builtin exit "$1"',
   ].join("\n");
 }
@@ -108,8 +140,8 @@ export function buildFastCallScript(plan: FastCallPlan): string {
     `__sw_jpid=$BASHPID __sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit=`,
     ...enterCwd(commandPlan),
     ...pureCheck,
-    `__sw_epi=${shellQuote(fastEpilogue(words !== undefined))}; builtin trap "$__sw_epi" EXIT`,
-    TRAP_FUNCTION,
+    // The epilogue and the `trap` function come with the launcher (parsed once per state).
+    `__sw_epi=$${words === undefined ? "__swl_epi" : "__swl_epip"}; builtin trap "$__sw_epi" EXIT`,
     `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}`,
   ].join("\n");
 }

@@ -54,12 +54,16 @@ export interface SessionOptions {
   secretValues?: readonly string[];
 }
 
-interface RunLimits {
+interface CallLimits {
   timeoutMs: number;
-  /** The call's secret: only an end marker keyed by it completes the call. */
-  secret: string;
   signal?: AbortSignal | undefined;
   onOutput?: ((text: string) => void) | undefined;
+}
+
+/** A plain-path call's limits. */
+interface RunLimits extends CallLimits {
+  /** The call's secret: only an end marker keyed by it completes the call. */
+  secret: string;
 }
 
 /** What #collect needs from whatever tells it where a call ends: the end marker, or the fast path's exit report. */
@@ -185,14 +189,24 @@ export class Session extends EnvironmentBase {
       await this.#init();
     }
 
-    const callId = newId();
-    const secret = newSecret();
     const ready = this.snapshotReady;
     const userStdin = stdin === undefined || stdin.length === 0 ? undefined : stdin;
-    const limits = { timeoutMs, signal, onOutput, secret };
+    const limits = { timeoutMs, signal, onOutput };
     const fast = ready && !isolated ? await this.#runFast(command, cwd, userStdin, limits) : undefined;
-    const outcome = fast ?? (await this.#runPlain(command, cwd, userStdin, callId, ready, isolated, limits));
-    const newCwd = this.#settle(outcome, callId, ready && !isolated && fast === undefined);
+    let outcome: RunOutcome;
+    let newCwd: string | undefined;
+    if (fast !== undefined) {
+      // The helper committed already: no pending file to move or remove.
+      outcome = fast;
+      newCwd = fast.marker?.committed === true ? fast.marker.cwd : undefined;
+    } else {
+      const callId = newId();
+      outcome = await this.#runPlain(command, cwd, userStdin, callId, ready, isolated, {
+        ...limits,
+        secret: newSecret(),
+      });
+      newCwd = this.#settle(outcome, callId, ready && !isolated);
+    }
     if (newCwd) this.setCwd(newCwd);
 
     let output = outcome.text;
@@ -218,7 +232,7 @@ export class Session extends EnvironmentBase {
     command: string,
     cwd: string | undefined,
     stdin: Uint8Array | undefined,
-    limits: RunLimits,
+    limits: CallLimits,
   ): Promise<RunOutcome | undefined> {
     const fastPath = this.#transport.fastPath;
     if (fastPath === undefined) return undefined;
@@ -391,26 +405,19 @@ export class Session extends EnvironmentBase {
     }
     const controller = new AbortController();
     this.#running.add(controller);
+    const scanner = new MarkerScanner(limits.secret, {
+      expectPid: this.#transport.needsRemotePid === true,
+      sessionId: this.id,
+    });
     try {
-      return await this.#collect(handle, limits, controller.signal);
+      return await this.#collect(handle, limits, controller.signal, scanner);
     } finally {
       this.#running.delete(controller);
     }
   }
 
-  #collect(
-    handle: ProcessHandle,
-    limits: RunLimits,
-    closing: AbortSignal,
-    detector?: EndDetector,
-  ): Promise<RunOutcome> {
+  #collect(handle: ProcessHandle, limits: CallLimits, closing: AbortSignal, scanner: EndDetector): Promise<RunOutcome> {
     const transport = this.#transport;
-    const scanner =
-      detector ??
-      new MarkerScanner(limits.secret, {
-        expectPid: transport.needsRemotePid === true,
-        sessionId: this.id,
-      });
     const collector = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
     const decoder = limits.onOutput ? new TextDecoder() : undefined;
     let finished = false;

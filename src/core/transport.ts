@@ -111,6 +111,8 @@ export interface FastCallEnd {
    * it, so the job may have run: the call fails and is never run again.
    */
   uncertain?: boolean;
+  /** A process (a background child) is still in the job's process group: the session ends it at close. */
+  groupLeft: boolean;
 }
 
 /** A call running on the fast path. Its output ends when the call ends, never later. */

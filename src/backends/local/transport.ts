@@ -67,6 +67,9 @@ interface LocalHandle extends ProcessHandle {
   hit?: string[];
 }
 
+/** How long a fast-path job runs before the owner watchdog is told of its group. */
+const WATCHDOG_AFTER_MS = 20;
+
 export class LocalTransport implements Transport {
   readonly name = "local";
   readonly stdinMode = "pipe";
@@ -201,17 +204,32 @@ export class LocalTransport implements Transport {
     });
     if (!(handle instanceof FastCall)) return handle;
     this.#fastMarks.set(handle, marks);
-    // Recorded at once, not when the call ends: an owner killed mid-call (a CLI
-    // exec) must leave the job's group where the watchdog and `close`/`--prune` find it.
+    // The groups file at once: an owner killed mid-call (a CLI exec) must leave
+    // the job's group where `close`/`--prune` find it. The watchdog only hears
+    // of a job that runs a while or leaves its group behind: two pipe writes
+    // and a wakeup of its bash per call, for the few milliseconds in which the
+    // job itself still carries the session's mark for the watchdog's sweep.
+    let told = false;
+    let timer: NodeJS.Timeout | undefined;
     handle.onStart = (pid) => {
-      this.#watchdog?.addGroup(pid);
       if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+      if (this.#watchdog === undefined) return;
+      timer = setTimeout(() => {
+        told = true;
+        this.#watchdog?.addGroup(pid);
+      }, WATCHDOG_AFTER_MS);
+      timer.unref();
     };
-    // A job group that outlives its call (a background child) is the session's to end at close.
-    void handle.end.then(() => {
+    // A job group that outlives its call (a background child) is the session's to end at close;
+    // an empty one is forgotten (its id may be reused by anyone).
+    void handle.end.then((end) => {
+      clearTimeout(timer);
       const pid = handle.pid;
-      if (pid === undefined || !groupAlive(pid)) return;
-      this.#groups.add(pid);
+      if (pid === undefined) return;
+      if (end.groupLeft) {
+        this.#groups.add(pid);
+        if (!told) this.#watchdog?.addGroup(pid);
+      } else if (told) this.#watchdog?.forgetGroup(pid);
     });
     return handle;
   }

@@ -5,7 +5,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/core/errors.js";
 import { Session } from "../../../src/core/session.js";
@@ -105,7 +105,7 @@ describe("a call whose launcher died as it started", () => {
 
   it("is never run again when it may have run; one certainly not started runs on the plain path", async () => {
     const file = `/tmp/sw-maybe-${process.pid}-${Date.now()}`;
-    const base = { status: 125, committed: false, killed: false, started: false, cwd: "" };
+    const base = { status: 125, committed: false, killed: false, started: false, groupLeft: false, cwd: "" };
     const maybe = await stubbed({ ...base, uncertain: true });
     const r = await maybe.execute(`echo ran >> ${file}`);
     expect(r.exitCode).toBe(125);
@@ -151,6 +151,38 @@ describe.skipIf(!built)("local fast path", () => {
     await until(() => !alive(pid));
     expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
     expect(await launcherPid(session)).not.toBe(pid);
+  });
+
+  it("reports the status of a command that exec'd, also from a launcher a state change retired", async () => {
+    const { session } = await openSession();
+    // More calls than one batch of statuses the helper lets the launcher forget.
+    for (let i = 0; i < 40; i++) await session.execute(i % 2 === 0 ? "true" : `(exit ${i % 7})`);
+    expect((await session.execute("exec bash -c 'exit 7'")).exitCode).toBe(7);
+    const before = await launcherPid(session);
+    const slow = session.execute("exec bash -c 'sleep 0.5; exit 9'");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await session.execute("export RETIRE=1");
+    expect(await launcherPid(session)).not.toBe(before);
+    // The retired launcher stays for its job: only it can `wait` for it.
+    expect(alive(before)).toBe(true);
+    expect((await slow).exitCode).toBe(9);
+    await until(() => !alive(before));
+  });
+
+  it("reports the status of a command that exec'd when its launcher was killed meanwhile", async () => {
+    const { session } = await openSession();
+    const launcher = await launcherPid(session);
+    const slow = session.execute("exec bash -c 'sleep 0.5; exit 9'");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.kill(launcher, "SIGKILL");
+    expect((await slow).exitCode).toBe(9);
+  });
+
+  it("leaves no zombie of what a call orphaned, with no call to wake the helper", async () => {
+    const { session } = await openSession();
+    const orphan = Number((await session.execute("sleep 0.3 >/dev/null 2>&1 & echo $!")).output);
+    // The helper adopts it when its job exits, and must reap it when it ends.
+    await until(() => !existsSync(`/proc/${orphan}`));
   });
 
   it("survives a command that kills the helper (kill -9 $PPID)", async () => {

@@ -7,7 +7,7 @@
  */
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -63,6 +63,30 @@ describe("owner death", () => {
     await eventually(() => !alive(session.pids[0]!), "the background job dies");
     await eventually(() => !existsSync(session.stateDir), "the state dir (its snapshot holds env values) is removed");
     await eventually(() => watchdogs.every((pid) => !alive(pid)), "the watchdog exits");
+  });
+
+  it("local: a fast-path call still running, and a process left only in its group, go with a SIGKILLed owner", async () => {
+    // The process has no mark (env -i), no parent in the call (a double fork) and is out of the
+    // session cgroup (where there is one): only the job's process group, known to the watchdog, finds it.
+    const pidFile = `/tmp/shellwright-owner-running-${process.pid}`;
+    rmSync(pidFile, { force: true });
+    const command =
+      `( ( cg=$(sed -n "s/^0:://p" /proc/self/cgroup); mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts); ` +
+      `echo $BASHPID > "$mnt\${cg%/*}/cgroup.procs" 2>/dev/null; ` +
+      `echo $BASHPID > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; exec env -i sleep 4713 ) & ); exec sleep 4714`;
+    const { child, report } = await startOwner([{ backend: "local", running: { command, pidFile } }]);
+    const orphan = report.sessions[0]!.pids[1]!;
+    const field = (pid: number, index: number): number =>
+      Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[index]);
+    // It ran on the fast path: its group's leader is a job of the helper's launcher.
+    const launcher = field(field(orphan, 2), 1);
+    expect(readFileSync(`/proc/${field(launcher, 1)}/comm`, "utf8")).toMatch(/^swmux/);
+    expect(alive(orphan)).toBe(true);
+    // A call that has run a while (the watchdog hears of a job's group after 20 ms).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    killOwner(child);
+    await eventually(() => !alive(orphan), "the process left in the call's group dies");
+    rmSync(pidFile, { force: true });
   });
 
   it("local: close() releases the watchdog; outliveOwner starts none", async () => {

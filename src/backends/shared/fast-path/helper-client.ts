@@ -172,14 +172,15 @@ export class HelperClient {
         if (this.#calls.size === 0) this.#stream.hold?.(false);
         this.#backlog(frame.id, false);
         const text = frame.payload.toString("utf8");
-        const [status, committed, killed, started] = text.split(" ", 4);
-        const cwd = text.split(" ").slice(4).join(" ");
+        const [status, committed, killed, started, group] = text.split(" ", 5);
+        const cwd = text.split(" ").slice(5).join(" ");
         call.settle({
           status: Number(status),
           committed: committed === "1",
           killed: killed === "1",
           started: started === "1",
           ...(started === "2" ? { uncertain: true } : {}),
+          groupLeft: group === "1",
           cwd,
         });
         return;
@@ -205,6 +206,8 @@ export class HelperClient {
         killed: false,
         started,
         ...(!started && wasReady ? { uncertain: true } : {}),
+        // Its group was just killed (onOrphan).
+        groupLeft: false,
         cwd: "",
       });
     }
