@@ -11,6 +11,7 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
 import { InvalidOptionError, isShellwrightError, SpawnError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
 import { OutputCollector } from "./output.js";
@@ -419,13 +420,14 @@ export class Session extends EnvironmentBase {
   #collect(handle: ProcessHandle, limits: CallLimits, closing: AbortSignal, scanner: EndDetector): Promise<RunOutcome> {
     const transport = this.#transport;
     const collector = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
-    const decoder = limits.onOutput ? new TextDecoder() : undefined;
+    // StringDecoder, not TextDecoder: the same text (a leading BOM kept, as in the result), several times faster streaming.
+    const decoder = limits.onOutput ? new StringDecoder("utf8") : undefined;
     let finished = false;
     const emit = (bytes: Uint8Array): void => {
       if (finished || bytes.length === 0) return;
       collector.push(bytes);
       if (decoder) {
-        const text = decoder.decode(bytes, { stream: true });
+        const text = decoder.write(bytes);
         if (text) limits.onOutput!(text);
       }
     };
@@ -455,7 +457,7 @@ export class Session extends EnvironmentBase {
         limits.signal?.removeEventListener("abort", onAbort);
         closing.removeEventListener("abort", onAbort);
         if (decoder) {
-          const rest = decoder.decode();
+          const rest = decoder.end();
           if (rest) limits.onOutput!(rest);
         }
         const collected = collector.finish();

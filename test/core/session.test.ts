@@ -65,6 +65,15 @@ describe("limits", () => {
     expect(result.output).toBe("one\ntwo\n");
   });
 
+  it("streams the same text it returns: a leading BOM, a character split between writes, invalid bytes", async () => {
+    let seen = "";
+    const result = await env.execute(String.raw`printf '\xef\xbb\xbfa\xe2\x82'; sleep 0.2; printf '\xac\xff b\n'`, {
+      onOutput: (text) => (seen += text),
+    });
+    expect(result.output).toBe("\ufeffa\u20ac\ufffd b\n");
+    expect(seen).toBe(result.output);
+  });
+
   it("reports a signal death as 128 + the signal", async () => {
     expect((await env.execute("kill -9 $BASHPID")).exitCode).toBe(137);
   });
