@@ -471,6 +471,34 @@ static void drain(struct call *k, size_t cap) {
   }
 }
 
+/*
+ * Whether a process other than the job itself is still in the job's group (a
+ * background child: the session must end it at close). kill(-pgid, 0) alone
+ * would also count the job's zombie, which its launcher reaps a moment
+ * later. Whatever the job left behind in its group is ours now (we are the
+ * subreaper): the topmost such process is one of our children. (A process
+ * that joined the group back from a group of its own, below another of our
+ * children, is not seen; the session's close sweep still finds it by mark.)
+ */
+static int group_left(pid_t pgid) {
+  if (kill(-pgid, 0) != 0) return 0;
+  char p[64];
+  snprintf(p, sizeof p, "/proc/self/task/%d/children", (int)getpid());
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 1; /* cannot tell: say yes, the session keeps the group */
+  size_t n = 0;
+  char *list = slurp_fd(fd, &n);
+  close(fd);
+  int left = 0;
+  for (char *t = list, *end; *t && !left; t = end) {
+    long c = strtol(t, &end, 10);
+    if (end == t) break;
+    if (c > 0 && c != pgid && getpgid((pid_t)c) == pgid) left = 1;
+  }
+  free(list);
+  return left;
+}
+
 static int exit_status(int ws) { return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws); }
 
 static void remove_files(uint32_t id) {
@@ -576,8 +604,7 @@ static int finish(struct call *k, int wstatus) {
   }
   free(s);
   int started = k->started, killed = k->killed ? 1 : 0, waited = wstatus >= 0;
-  /* A background child left in the group: the session must end it at close. */
-  int group = k->pid > 0 && kill(-k->pid, 0) == 0;
+  int group = k->pid > 0 && group_left(k->pid);
   uint32_t id = k->id, gen = k->gen;
   pid_t pid = k->pid;
   release(k);

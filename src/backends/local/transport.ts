@@ -6,7 +6,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
@@ -69,6 +69,8 @@ interface LocalHandle extends ProcessHandle {
 
 /** How long a fast-path job runs before the owner watchdog is told of its group. */
 const WATCHDOG_AFTER_MS = 20;
+/** The watchdog's tag for an ended job's group: killed only while no process has its leader's PID. */
+const ENDED_GROUP_TAG = "e";
 
 export class LocalTransport implements Transport {
   readonly name = "local";
@@ -82,6 +84,12 @@ export class LocalTransport implements Transport {
   #sandbox: LocalSandbox | undefined;
   /** Process groups that may still have members (a backgrounded child outlives its call). */
   readonly #groups = new Set<number>();
+  /**
+   * Groups of ended fast-path jobs with a process left in them. Their leader
+   * is gone, so a live process with that PID is a newcomer (Linux reuses a
+   * PID only once no group is named after it): ours only while it is unused.
+   */
+  readonly #endedGroups = new Set<number>();
   readonly #sessionMark = newMarkValue();
   #cgroup: SessionCgroup | undefined;
   /** Ends the session's processes (and its own state dir) if this process dies without close(). */
@@ -137,7 +145,7 @@ export class LocalTransport implements Transport {
       const cleanup = [
         // The cgroup catches what cleared its environment too; the sweep what left the groups.
         this.#cgroup === undefined ? "" : `echo 1 > ${shellQuote(`${this.#cgroup.path}/cgroup.kill`)} 2>/dev/null`,
-        'for g; do kill -s KILL -- "-$g" 2>/dev/null; done',
+        `for g; do [[ $g == ${ENDED_GROUP_TAG}* ]] && { g=\${g#${ENDED_GROUP_TAG}}; [[ -e /proc/$g ]] && continue; }; kill -s KILL -- "-$g" 2>/dev/null; done`,
         `( ${sweep}\n) >/dev/null 2>&1`,
         this.#ownsStateDir ? `rm -rf -- ${shellQuote(this.#stateDir)}` : "",
       ];
@@ -226,10 +234,10 @@ export class LocalTransport implements Transport {
       clearTimeout(timer);
       const pid = handle.pid;
       if (pid === undefined) return;
-      if (end.groupLeft) {
-        this.#groups.add(pid);
-        if (!told) this.#watchdog?.addGroup(pid);
-      } else if (told) this.#watchdog?.forgetGroup(pid);
+      if (told) this.#watchdog?.forgetGroup(pid);
+      if (!end.groupLeft) return;
+      this.#endedGroups.add(pid);
+      this.#watchdog?.addGroup(`${ENDED_GROUP_TAG}${pid}`);
     });
     return handle;
   }
@@ -383,8 +391,9 @@ ${script}`;
     this.#fastPath = undefined;
     // A session's background processes end with it, however they detached.
     for (const pid of this.#groups) killGroup(pid, "KILL");
+    for (const pid of this.#endedGroups) if (!existsSync(`/proc/${pid}`)) killGroup(pid, "KILL");
     if (this.#bash !== "") {
-      const groups = [...this.#groups];
+      const groups = [...this.#groups, ...this.#endedGroups];
       await runSweep(
         this.#bash,
         { marks: [`${SESSION_MARK}=${this.#sessionMark}`], groups, sessions: groups, deadLeadersOnly: true },
@@ -393,6 +402,7 @@ ${script}`;
       );
     }
     this.#groups.clear();
+    this.#endedGroups.clear();
     if (this.#cgroup !== undefined) {
       await this.#cgroup.killAll();
       this.#dropCgroup();
@@ -403,6 +413,11 @@ ${script}`;
     if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
     this.#watchdog?.release();
     this.#watchdog = undefined;
+  }
+
+  /** Groups of ended fast-path jobs that still had a process at their end (tests and diagnostics). */
+  get endedGroups(): number[] {
+    return [...this.#endedGroups];
   }
 
   /** The session cgroup, when there is one (tests and diagnostics). */

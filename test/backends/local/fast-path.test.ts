@@ -14,6 +14,7 @@ import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { localHelperPath } from "../../../src/backends/shared/fast-path/helper-path.js";
+import { alive } from "../../helpers/processes.js";
 
 const built = localHelperPath() !== undefined;
 const open: Session[] = [];
@@ -36,15 +37,6 @@ async function openSession(
 async function launcherPid(session: Session): Promise<number> {
   return Number((await session.execute("echo $$")).output);
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -183,6 +175,19 @@ describe.skipIf(!built)("local fast path", () => {
     const orphan = Number((await session.execute("sleep 0.3 >/dev/null 2>&1 & echo $!")).output);
     // The helper adopts it when its job exits, and must reap it when it ends.
     await until(() => !existsSync(`/proc/${orphan}`));
+  });
+
+  it("keeps the group of a call only when the call left a process in it, and ends that process at close", async () => {
+    const { session, transport } = await openSession();
+    // A job's group is briefly its own zombie: that is not a process left in it.
+    for (let i = 0; i < 30; i++) await session.execute("true");
+    expect(transport.endedGroups).toEqual([]);
+    const r = await session.execute("echo $BASHPID; sleep 4715 >/dev/null 2>&1 & echo $!");
+    const [job, child] = r.output.trim().split("\n").map(Number);
+    expect(transport.endedGroups).toEqual([job]);
+    expect(alive(child!)).toBe(true);
+    await session.close();
+    expect(alive(child!)).toBe(false);
   });
 
   it("survives a command that kills the helper (kill -9 $PPID)", async () => {
