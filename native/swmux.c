@@ -607,10 +607,11 @@ static int finish(struct call *k, int wstatus) {
   int group = k->pid > 0 && group_left(k->pid);
   uint32_t id = k->id, gen = k->gen;
   pid_t pid = k->pid;
-  release(k);
   char st[4300];
   int m = snprintf(st, sizeof st, "%d %d %d %d %d %s", status, committed, killed, started, group, cwd);
   frame('X', id, st, (uint32_t)m);
+  /* After the answer: removing the call's files is not on its way. */
+  release(k);
   if (!waited) forget_job(gen, pid);
   close_if_done(launcher_of(gen));
   if (restart) replace_launcher();
