@@ -2,17 +2,18 @@
  * The bash side of the session fast path (docs/fast-path.md): the launcher
  * that holds the session state and forks one job per call, and the script
  * each job sources. They are one contract (the job reads the launcher's
- * `__swl_d`, `__swl_id` and `__sw_al`; the launcher's own names are not
- * `__sw_*`, which every snapshot unsets), so they live together, next to
- * script.ts whose pieces they share. Pure builders, no I/O.
+ * `__swl_d`, `__swl_id`, `__swl_epi`, `__swl_epip` and `__sw_al`; the
+ * launcher's own names are not `__sw_*`, which every snapshot unsets), so
+ * they live together, next to script.ts whose pieces they share. Pure
+ * builders, no I/O.
  *
  * The job does what the plain path's inner shell does after sourcing the
  * snapshot: enter the cwd, set the epilogue, `eval` the command. Its
  * epilogue writes the same dump, with two differences the helper needs: no
  * wrapper variable (`__sw_*`) is in it, so a call that changed nothing
  * dumps exactly the committed state (the helper compares bytes to decide
- * whether to commit); and it ends with `#OK <cwd>`, the sign the dump is
- * complete. The job's waiter appends `#END <status>`.
+ * whether to commit); and it ends with `#OK <status> <cwd>`, the sign the
+ * dump is complete and the status the job exits with.
  */
 
 import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
