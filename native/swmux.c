@@ -728,9 +728,31 @@ static void on_request(void) {
   free(p);
 }
 
-static void on_started(uint32_t id, pid_t pid) {
+/* A process's parent, from /proc; -1 when it is gone (reaped). */
+static pid_t parent_of(pid_t pid) {
+  char p[64], b[512];
+  snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, b, sizeof b - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  b[n] = 0;
+  char *r = strrchr(b, ')');
+  int ppid = -1;
+  char state;
+  if (!r || sscanf(r + 1, " %c %d", &state, &ppid) != 2) return -1;
+  return (pid_t)ppid;
+}
+
+/* `S` from launcher `l`. A command can write to its launcher's report pipe
+ * (/proc/$$/fd/1): only a child of that launcher (or ours, once it died) is
+ * taken as a call's job, never another process whose group we would signal. */
+static void on_started(struct launcher *l, uint32_t id, pid_t pid) {
   struct call *k = find(id);
-  if (!k) return;
+  if (!k || k->started || k->gen != l->gen || pid <= 1) return;
+  pid_t parent = parent_of(pid);
+  if (parent != l->pid && parent != getpid() && parent != -1) return;
   k->pid = pid;
   k->started = 1;
   unsigned char b[4] = {pid >> 24, pid >> 16, pid >> 8, pid};
@@ -786,7 +808,7 @@ static void on_report(struct launcher *l) {
     unsigned id;
     int pid;
     if (sscanf(l->buf, "S %u %d", &id, &pid) == 2 && pid > 0) {
-      on_started(id, pid);
+      on_started(l, id, pid);
     } else if (sscanf(l->buf, "E %u %d", &id, &pid) == 2) {
       struct call *k = find(id);
       if (k && k->waiting) finish(k, pid);

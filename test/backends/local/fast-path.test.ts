@@ -4,6 +4,7 @@
  * the fast path on and off; these are the fast path's own failure modes.
  */
 
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -188,6 +189,28 @@ describe.skipIf(!built)("local fast path", () => {
     expect(alive(child!)).toBe(true);
     await session.close();
     expect(alive(child!)).toBe(false);
+  });
+
+  it("takes no job pid from a command that writes to its launcher's report pipe", async () => {
+    const { session } = await openSession();
+    // A process group of the test's own, which a forged `S id pid` line names for every call id.
+    const bystander = spawn("sleep", ["4718"], { detached: true, stdio: "ignore" });
+    try {
+      const controller = new AbortController();
+      const running = session.execute("echo $BASHPID; sleep 4719", {
+        signal: controller.signal,
+        onOutput: () => setTimeout(() => controller.abort(), 300),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await session.execute(`for i in $(seq 1 100); do echo "S $i ${bystander.pid}"; done > /proc/$$/fd/1`);
+      const r = await running;
+      expect(r.interrupted).toBe(true);
+      expect(alive(Number(r.output.split("\n")[0]))).toBe(false);
+      expect(alive(bystander.pid!)).toBe(true);
+    } finally {
+      // Ours, by pid; already gone when the helper signalled it.
+      if (alive(bystander.pid!)) process.kill(bystander.pid!, "SIGKILL");
+    }
   });
 
   it("survives a command that kills the helper (kill -9 $PPID)", async () => {
