@@ -728,7 +728,7 @@ static void on_request(void) {
   free(p);
 }
 
-/* A process's parent, from /proc; -1 when it is gone (reaped). */
+/* A process's parent, from /proc; -1 when it is gone, 0 while it is being reaped. */
 static pid_t parent_of(pid_t pid) {
   char p[64], b[512];
   snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
@@ -752,7 +752,7 @@ static void on_started(struct launcher *l, uint32_t id, pid_t pid) {
   struct call *k = find(id);
   if (!k || k->started || k->gen != l->gen || pid <= 1) return;
   pid_t parent = parent_of(pid);
-  if (parent != l->pid && parent != getpid() && parent != -1) return;
+  if (parent > 0 && parent != l->pid && parent != getpid()) return;
   k->pid = pid;
   k->started = 1;
   unsigned char b[4] = {pid >> 24, pid >> 16, pid >> 8, pid};

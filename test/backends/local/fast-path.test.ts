@@ -191,6 +191,17 @@ describe.skipIf(!built)("local fast path", () => {
     expect(alive(child!)).toBe(false);
   });
 
+  it("answers every call of a long run, pure and exec'd calls mixed", async () => {
+    // A job that exits as its start is reported is read from /proc while being reaped (parent 0): such
+    // a start was once refused, and its call never answered. It took a few hundred to a few thousand calls.
+    const { session } = await openSession();
+    for (let i = 0; i < 3000; i++) {
+      const r = await session.execute(i % 3 === 0 ? `exec bash -c 'exit ${i % 5}'` : "true", { timeoutMs: 10_000 });
+      expect(r.timedOut, `call ${i}`).toBe(false);
+      expect(r.exitCode).toBe(i % 3 === 0 ? i % 5 : 0);
+    }
+  }, 120_000);
+
   it("takes no job pid from a command that writes to its launcher's report pipe", async () => {
     const { session } = await openSession();
     // A process group of the test's own, which a forged `S id pid` line names for every call id.
