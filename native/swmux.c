@@ -16,15 +16,17 @@
  * keeps writing cannot hold the call open or reach another call (each call
  * has a fresh FIFO, closed and unlinked here).
  *
- * When the pidfd fires we ask the job's launcher (its parent, the only one
- * that can reap it) for its exit status: one fork per call, no waiter.
- *
  * State: the job dumps the session state into DIR/ID.s, ending with a line
  * "#OK status cwd" (or only "#SAME status" when the command cannot have
- * changed the state: nothing to commit, the cwd stays). When the dump is complete, the call
- * was not killed and the dump differs from the committed state, we rename it
- * over the snapshot (the atomic commit) and start a fresh launcher from it. The snapshot file stays the durable truth: if anyone else replaces
- * it (the plain path), we notice on the next request and restart too.
+ * changed the state: nothing to commit, the cwd stays). The job exits with
+ * that status; only a job without such a line (it `exec`ed, was killed, its
+ * dump failed) makes us ask its launcher, the only process that can reap it
+ * (`W`, answered by `E`): one fork per call, no waiter. When the dump is
+ * complete, the call was not killed and the dump differs from the committed
+ * state, we rename it over the snapshot (the atomic commit) and start a
+ * fresh launcher from it. The snapshot file stays the durable truth: if
+ * anyone else replaces it (the plain path), we notice on the next request
+ * and restart too.
  *
  * Frames, both directions: type:u8 id:u32be len:u32be payload[len].
  *   Node -> swmux  'R' run: u8 hasStdin, u32be stdinLen, stdin, script
