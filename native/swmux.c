@@ -533,12 +533,12 @@ static const char *last_line(const char *s, size_t n, size_t *start) {
  * line records (the job exits with it), else what its launcher's `wait`
  * saw (`wstatus`; a command that `exec`ed, a job killed by a signal, a dump
  * that failed), asked for with `W` and passed in by the `E` report. -1:
- * no report yet. Returns 0 when it asked (the call goes on until `E`).
+ * no report yet: then it asks, and the call goes on until `E`.
  */
-static int finish(struct call *k, int wstatus) {
+static void finish(struct call *k, int wstatus) {
   char sp[4200];
   path(sp, k->id, "s");
-  int status = k->killed ? 128 + k->killed : wstatus >= 0 ? wstatus : 137, committed = 0, restart = 0, known = 0;
+  int status = k->killed ? 128 + k->killed : wstatus >= 0 ? wstatus : 137, committed = 0, restart = 0;
   char cwd[4200] = "";
   int fd = open(sp, O_RDONLY | O_CLOEXEC);
   char *s = NULL;
@@ -557,25 +557,23 @@ static int finish(struct call *k, int wstatus) {
     if (o && (same || strncmp(o, "#OK ", 4) == 0)) ec = strtol(o + (same ? 6 : 4), &end, 10);
     if (end && *end == (same ? '\n' : ' ')) {
       after = end;
-      known = 1;
       if (!k->killed && wstatus < 0) status = (int)ec;
     }
   }
-  if (!known && !k->killed && wstatus < 0 && !k->reaped && k->pid > 0) {
-    /* Its launcher died first: the job is ours now (we are the subreaper). */
+  if (!after && !k->killed && wstatus < 0) {
     int ws;
-    if (waitpid(k->pid, &ws, WNOHANG) == k->pid) k->reaped = 1 + exit_status(ws);
-  }
-  if (!known && !k->killed && wstatus < 0 && k->reaped) wstatus = status = k->reaped - 1;
-  if (!known && !k->killed && wstatus < 0 && !k->waiting) {
+    /* Its launcher died first: the job is ours now (we are the subreaper). */
+    if (!k->reaped && k->pid > 0 && waitpid(k->pid, &ws, WNOHANG) == k->pid) k->reaped = 1 + exit_status(ws);
     struct launcher *l = launcher_of(k->gen);
-    if (l && l->ctl >= 0) {
+    if (k->reaped) {
+      wstatus = status = k->reaped - 1;
+    } else if (!k->waiting && l && l->ctl >= 0) {
       char line[64];
       int m = snprintf(line, sizeof line, "W %u %d\n", k->id, (int)k->pid);
       wr_all(l->ctl, line, (size_t)m);
       k->waiting = 1;
       free(s);
-      return 0;
+      return;
     }
   }
   if (after && !k->killed) {
@@ -617,7 +615,6 @@ static int finish(struct call *k, int wstatus) {
   if (!waited) forget_job(gen, pid);
   close_if_done(launcher_of(gen));
   if (restart) replace_launcher();
-  return 1;
 }
 
 /* The job has exited (its pidfd fired): what it wrote is in its FIFO, at
