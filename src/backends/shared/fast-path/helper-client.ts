@@ -39,7 +39,7 @@ export interface HelperFailure {
 
 /** Silence (no frame) while calls are open before a ping, before a resume, before giving up. */
 export const PING_AFTER_MS = 1000;
-export const RESUME_AFTER_MS = 2500;
+export const RESUME_AFTER_MS = 1500;
 export const GIVE_UP_AFTER_MS = 10_000;
 
 export class FastCall implements FastCallHandle {
