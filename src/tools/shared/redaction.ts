@@ -7,6 +7,7 @@
 
 import type { Environment } from "../../core/environment.js";
 import { Redactor, StreamRedactor } from "../../core/redact.js";
+import { AnsiStream } from "./ansi-stream.js";
 
 const cache = new WeakMap<Environment, { values: readonly string[] | undefined; redactor: Redactor }>();
 
@@ -41,21 +42,25 @@ function redactValue(value: unknown, redactor: Redactor): unknown {
 
 /**
  * `onOutput` wrapped so that what it receives is masked, a secret split
- * between two chunks included; call end() when the output is over.
+ * between two chunks included; call end() when the output is over. Escape
+ * sequences are removed first, as from a result before it is masked: a
+ * secret split by one (`printf "%s\033[0m%s"`) is masked in the stream as
+ * in the result.
  */
 export function redactingOutput(
   onOutput: ((text: string) => void) | undefined,
   redactor: Redactor | undefined,
 ): { onOutput: ((text: string) => void) | undefined; end(): void } {
   if (onOutput === undefined || redactor === undefined) return { onOutput, end: () => undefined };
+  const ansi = new AnsiStream();
   const stream = new StreamRedactor(redactor);
   return {
     onOutput: (text) => {
-      const shown = stream.push(text);
+      const shown = stream.push(ansi.push(text));
       if (shown !== "") onOutput(shown);
     },
     end: () => {
-      const rest = stream.end();
+      const rest = stream.push(ansi.end()) + stream.end();
       if (rest !== "") onOutput(rest);
     },
   };

@@ -172,6 +172,20 @@ describe("secret redaction in the tools (local)", () => {
     noFragment(chunks.join(""), TOKEN);
   });
 
+  it("streamed output is masked when an escape sequence splits the secret, as the result is", async () => {
+    for (const command of [
+      'printf "%s\\033[0m%s\\n" "${API_TOKEN:0:11}" "${API_TOKEN:11}"',
+      // The escape itself cut by a chunk boundary.
+      'printf "%s\\033[" "${API_TOKEN:0:11}"; sleep 0.3; printf "0m%s\\n" "${API_TOKEN:11}"',
+    ]) {
+      const chunks: string[] = [];
+      const r = await call("terminal", { command }, undefined, (text) => chunks.push(text));
+      expect(r.output).toBe(`${REDACTED}\n`);
+      expect(chunks.join("")).toBe(`${REDACTED}\n`);
+      noFragment(chunks.join(""), TOKEN);
+    }
+  });
+
   it("process output: a secret split across polls is masked", async () => {
     const started = await call("terminal", {
       command: `printf 'start %s' "\${API_TOKEN:0:10}"; sleep 1.5; printf '%s end\\n' "\${API_TOKEN:10}"; echo ${KEYS.slack}`,

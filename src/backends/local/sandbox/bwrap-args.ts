@@ -7,8 +7,11 @@
  * live as long as the session.
  *
  * Order matters to bwrap, later mounts cover earlier ones: the read-only root,
- * then fresh /dev, /proc and /tmp, then the writable binds, then the denied
- * paths (so a denied path inside a writable one stays denied).
+ * then fresh /dev, /proc and /tmp, then empty dirs over the host's runtime
+ * dirs (host-runtime.ts), then the writable binds and what is bound back, then
+ * the denied paths (so a denied path inside a writable one stays denied).
+ * The runtime dirs' tmpfs is made read-only last: until then bwrap can still
+ * create the mount points of what is bound back inside it.
  */
 
 import type { ResolvedSandbox } from "./config.js";
@@ -19,6 +22,10 @@ export interface BwrapPlan {
   stateDir: string;
   /** The proxy's unix socket, bound read-only into the sandbox; only for an allowlist. */
   proxySocket?: string | undefined;
+  /** Host dirs covered by an empty one (the runtime dirs with the host's sockets). @default [] */
+  hidden?: string[] | undefined;
+  /** Host files bound back read-only over the hidden dirs. @default [] */
+  bindBack?: string[] | undefined;
 }
 
 /** bwrap's arguments up to and including "--"; the init command follows. */
@@ -48,12 +55,19 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     "--tmpfs",
     "/tmp",
   ];
-  for (const path of [...sandbox.writable, plan.stateDir]) args.push("--bind", path, path);
+  const hidden = plan.hidden ?? [];
+  // A writable dir around a runtime dir (a cwd of /) must not bring its sockets back: bound before the cover.
+  const inHidden = (path: string): boolean => hidden.some((dir) => path === dir || path.startsWith(`${dir}/`));
+  for (const path of sandbox.writable.filter((p) => !inHidden(p))) args.push("--bind", path, path);
+  for (const path of hidden) args.push("--tmpfs", path);
+  for (const path of [...sandbox.writable.filter(inHidden), plan.stateDir]) args.push("--bind", path, path);
   if (plan.proxySocket !== undefined) args.push("--ro-bind", plan.proxySocket, plan.proxySocket);
+  for (const path of plan.bindBack ?? []) args.push("--ro-bind", path, path);
   for (const { path, directory } of sandbox.denyRead) {
     if (directory) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);
   }
+  for (const path of hidden) args.push("--remount-ro", path);
   args.push("--info-fd", "3", "--");
   return args;
 }

@@ -19,6 +19,7 @@ import { BackendUnavailableError } from "../../../core/errors.js";
 import { bridgeCommand, BRIDGE_PORT } from "./bridge.js";
 import { bwrapArgs, enterArgs } from "./bwrap-args.js";
 import { resolveSandbox, type ResolvedSandbox, type SandboxOptions } from "./config.js";
+import { hostRuntime } from "./host-runtime.js";
 import { checkSandboxSupport } from "./preflight.js";
 import { startAllowlistProxy, type AllowlistProxy } from "./proxy.js";
 
@@ -78,7 +79,8 @@ export class LocalSandbox {
       this.#proxy = await startAllowlistProxy(proxySocket, sandbox.network.allow);
       init = bridgeCommand(proxySocket);
     }
-    const args = [...bwrapArgs({ sandbox, stateDir: start.stateDir, proxySocket }), ...init];
+    // The host's runtime dirs (its daemons' sockets) are hidden; see host-runtime.ts.
+    const args = [...bwrapArgs({ sandbox, stateDir: start.stateDir, proxySocket, ...hostRuntime() }), ...init];
     const child = spawn(tools.bwrap, args, { stdio: ["ignore", "pipe", "pipe", "pipe"] });
     this.#init = child;
     const info = await waitReady(child);

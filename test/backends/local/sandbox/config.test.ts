@@ -115,6 +115,28 @@ describe("bwrap and nsenter command lines", () => {
     expect(bwrapArgs({ sandbox: { ...sandbox, network: "host" }, stateDir: "/s" })).not.toContain("--unshare-net");
   });
 
+  it("covers the host's runtime dirs, binds back what the session needs over them, and seals them last", () => {
+    const args = bwrapArgs({
+      sandbox: { ...sandbox, writable: ["/", "/run/pg"] },
+      stateDir: "/run/user/0/s",
+      proxySocket: "/run/user/0/p/proxy.sock",
+      hidden: ["/run"],
+      bindBack: ["/run/systemd/resolve/stub-resolv.conf"],
+    });
+    const at = (...op: string[]): number => args.findIndex((_, i) => op.every((part, k) => args[i + k] === part));
+    const cover = at("--tmpfs", "/run");
+    // A writable dir around /run is bound before the cover (it would bring the sockets back), one inside after it.
+    expect(at("--bind", "/", "/")).toBeLessThan(cover);
+    for (const op of [
+      ["--bind", "/run/pg"],
+      ["--bind", "/run/user/0/s"],
+      ["--ro-bind", "/run/user/0/p/proxy.sock"],
+      ["--ro-bind", "/run/systemd/resolve/stub-resolv.conf"],
+    ])
+      expect(at(...op)).toBeGreaterThan(cover);
+    expect(at("--remount-ro", "/run")).toBe(args.length - 5); // then only --info-fd 3 --
+  });
+
   it("enters every namespace and drops every capability before the command", () => {
     const args = enterArgs({ nsenter: "/n", setpriv: "/s", initPid: 42, ownNetwork: true, root: true });
     expect(args.slice(0, 2)).toEqual(["/n", "--target=42"]);
