@@ -99,6 +99,12 @@ export class DockerTransport implements Transport {
     await this.#engine.ping();
     await this.#attachOrCreate();
     this.#guard();
+    try {
+      await this.#assertWritableTemp();
+    } catch (error) {
+      await this.stop().catch(() => undefined);
+      throw error;
+    }
     this.#startFastPath();
   }
 
@@ -532,6 +538,30 @@ export class DockerTransport implements Transport {
     if (error instanceof ApiError)
       return new BackendUnavailableError(`Docker Engine error: ${error.message}`, { cause: error, backend: this.name });
     return error;
+  }
+
+  /**
+   * The session's snapshot and each call's pending state live in tempDir: a read-only root filesystem
+   * (`--read-only`) without a writable mount there would open fine and then make every call exit 125
+   * unrun. Only such a container pays for the probe.
+   */
+  async #assertWritableTemp(): Promise<void> {
+    const response = await this.#engine.request("GET", `/containers/${this.#containerId}/json`);
+    const info = response.json as { HostConfig?: { ReadonlyRootfs?: boolean } } | undefined;
+    if (info?.HostConfig?.ReadonlyRootfs !== true) return;
+    const dir = this.tempDir;
+    const probe = await execText(this.#engine, this.#containerId, [
+      "bash",
+      "-c",
+      `f=$(mktemp ${dir}/shellwright-probe-XXXXXX) && rm -f "$f"`,
+    ]);
+    if (probe.code === 0) return;
+    throw new BackendUnavailableError(
+      `The docker container ${this.#containerName} has a read-only root filesystem and ${dir} is not writable, ` +
+        `where Shellwright keeps the session's state: add "--tmpfs", "${dir}:exec" to extraArgs ` +
+        `(or mount a writable volume at ${dir}). ${probe.text.trim()}`.trim(),
+      { backend: this.name },
+    );
   }
 
   /** True when the engine says the container is paused (false when it cannot say). */

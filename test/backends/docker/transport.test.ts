@@ -441,6 +441,39 @@ for k in kids:
     });
   });
 
+  describe("a read-only root filesystem", () => {
+    it("fails the open with what to add, and leaves no container behind", async () => {
+      const name = `sw-test-ro-${process.pid}`;
+      leftovers.push(name);
+      const opened = createEnvironment({
+        backend: "docker",
+        image,
+        network: false,
+        containerName: name,
+        keepContainer: false,
+        extraArgs: ["--read-only"],
+      });
+      const error = await opened.then(
+        (env) => {
+          open.push(env);
+          return undefined;
+        },
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(BackendUnavailableError);
+      expect((error as Error).message).toMatch(/read-only root filesystem.*\/tmp is not writable.*--tmpfs/);
+      expect(exists(name)).toBe(false);
+    });
+
+    it("runs with the writable /tmp the message names", async () => {
+      const { env } = await session({ extraArgs: ["--read-only", "--tmpfs", "/tmp:exec"] });
+      await env.execute("export KEPT=1; cd /");
+      expect(await env.execute("echo [$KEPT] $(pwd); touch /etc/x")).toMatchObject({
+        output: expect.stringMatching(/^\[1\] \/\n.*Read-only file system/),
+      });
+    });
+  });
+
   describe("lifecycle", () => {
     it("removes its container on close, or keeps it with keepContainer", async () => {
       const { env, container } = await session();
