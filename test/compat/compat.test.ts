@@ -72,6 +72,11 @@ for (const backend of compatBackends) {
         });
       });
 
+      it("runs an empty or blank command as a no-op with exit 0, as bash -c '' does", async () => {
+        for (const command of ["", "\n", "  "])
+          expect(await env.execute(command)).toMatchObject({ output: "", exitCode: 0 });
+      });
+
       it("keeps the exit code", async () => {
         expect((await run("exit 42")).exitCode).toBe(42);
         expect((await run("false")).exitCode).toBe(1);
