@@ -5,7 +5,8 @@
 // libc is unknown (docker and ssh: it is copied into the container or onto the host). Without a
 // compiler (or a static libc) it says so in one line and succeeds: the fast
 // path is then unavailable there and every call takes the plain path
-// (docs/fast-path.md).
+// (docs/fast-path.md). Every line goes to stderr: npm runs this in `prepare`
+// (npm 10 even under --ignore-scripts), and `npm pack --json` must stay JSON.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,7 +17,7 @@ const outDir = `${root}native/build`;
 const out = `${outDir}/swmux-${process.arch}`;
 
 if (process.platform !== "linux") {
-  console.log(`build-native: skipped on ${process.platform} (the fast path needs Linux pidfds); the plain path runs`);
+  console.error(`build-native: skipped on ${process.platform} (the fast path needs Linux pidfds); the plain path runs`);
   process.exit(0);
 }
 const cc = process.env.CC || "cc";
@@ -31,11 +32,11 @@ function build(target, extraFlags, what) {
   if (result.error !== undefined || result.status !== 0) {
     rmSync(tmp, { force: true });
     const why = result.error !== undefined ? `${cc} not found` : `${cc} failed`;
-    console.log(`build-native: ${why}; ${what}`);
+    console.error(`build-native: ${why}; ${what}`);
     return false;
   }
   renameSync(tmp, target);
-  console.log(`build-native: built ${target.slice(root.length)}`);
+  console.error(`build-native: built ${target.slice(root.length)}`);
   return true;
 }
 
