@@ -23,6 +23,13 @@ function buildWith(cc: string) {
   mkdirSync(join(root, "scripts"));
   mkdirSync(join(root, "native"));
   copyFileSync(script, join(root, "scripts", "build-native.mjs"));
+  // The protocol header comes from the compiled protocol.ts (npm test builds dist/ first).
+  mkdirSync(join(root, "dist/backends/shared/fast-path"), { recursive: true });
+  writeFileSync(join(root, "package.json"), '{ "type": "module" }\n');
+  copyFileSync(
+    join(import.meta.dirname, "../../dist/backends/shared/fast-path/protocol.js"),
+    join(root, "dist/backends/shared/fast-path/protocol.js"),
+  );
   writeFileSync(join(root, "native", "swmux.c"), "int main(void) { return 0; }\n");
   const result = spawnSync(process.execPath, [join(root, "scripts", "build-native.mjs")], {
     encoding: "utf8",
