@@ -36,7 +36,8 @@ async function openSession(
   await until(async () => {
     await session.execute("true");
     return (await transport.fastPathRunner?.whenReady()) === true || transport.fastPath === undefined;
-  });
+    // The copy and the first start are ssh round trips: on a loaded machine they take seconds.
+  }, 30_000);
   return { session, transport };
 }
 
