@@ -161,6 +161,11 @@ export class HelperClient {
         this.#watch = undefined;
         return;
       }
+      // Paused by us (a call's reader is behind): the helper's silence is ours, not its.
+      if (this.#paused.size > 0) {
+        this.#lastFrameAt = Date.now();
+        return;
+      }
       const silent = Date.now() - this.#lastFrameAt;
       if (silent >= GIVE_UP_AFTER_MS) {
         this.#fail("stuck", `the helper did not answer for ${Math.round(silent / 1000)} s (stopped or traced)`);
