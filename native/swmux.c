@@ -855,7 +855,8 @@ static void take_frames(void) {
     have_key = 1;
     off = KEY_BYTES;
   }
-  while (in_len - off >= HEADER_BYTES) {
+  /* Until the launcher runs (wait_for_key) there is nobody to hand a request to. */
+  while (cur && in_len - off >= HEADER_BYTES) {
     const unsigned char *h = in_buf + off;
     uint32_t id = get32(h + 1), len = get32(h + 5), seq = get32(h + 9);
     unsigned long min, max;
@@ -885,6 +886,21 @@ static void serve_requests(void) {
     struct pollfd q = {chan_in, POLLIN, 0};
     if (poll(&q, 1, 0) <= 0 || !q.revents) return;
     if (!fill_input()) quit(EXIT_OK); /* Node closed the channel */
+    take_frames();
+  }
+}
+
+/* The key comes first, before any frame of ours: a frame tagged before it
+ * arrived (the launcher can be ready sooner, a remote channel is slow) would
+ * carry a tag Node cannot check. */
+static void wait_for_key(void) {
+  while (!have_key) {
+    struct pollfd q = {chan_in, POLLIN, 0};
+    if (poll(&q, 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      die(EXIT_INTERNAL, "poll: %s", strerror(errno));
+    }
+    if (!fill_input()) quit(EXIT_OK);
     take_frames();
   }
 }
@@ -1086,8 +1102,10 @@ int main(int argc, char **argv) {
   if (!launcher_argv) die(EXIT_INTERNAL, "out of memory");
   for (int i = 0; i < n; i++) launcher_argv[i] = argv[4 + i];
   launcher_argv[n] = dir;
+  wait_for_key();
   load_snapshot();
   start_launcher();
+  take_frames(); /* what came with the key */
   enum { MAX_FDS = MAX_CALLS * 2 + MAX_LAUNCHERS + 1 };
   static struct pollfd f[MAX_FDS];
   static struct call *who[MAX_FDS];
