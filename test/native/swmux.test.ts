@@ -4,7 +4,7 @@
  * through a session; these pin the binary's own contract (protocol.ts).
  */
 
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
 import { helperCommand } from "../../src/backends/local/fast-path.js";
-import { localHelperPath } from "../../src/backends/shared/fast-path/helper-path.js";
+import { localHelperPath, staticHelperFor } from "../../src/backends/shared/fast-path/helper-path.js";
 import { FrameDecoder, FrameWriter, type Frame } from "../../src/backends/shared/fast-path/frames.js";
 import { HELPER_EXIT, KEY_BYTES, PROTOCOL_VERSION } from "../../src/backends/shared/fast-path/protocol.js";
 import { alive } from "../helpers/processes.js";
@@ -101,6 +101,15 @@ describe.skipIf(helper === undefined)("swmux over its channel", () => {
     expect(code).toBe(HELPER_EXIT.ok);
     expect(out.trim()).toContain(String(PROTOCOL_VERSION));
   });
+
+  it.skipIf(staticHelperFor("aarch64") === undefined || spawnSync("qemu-aarch64-static", ["--version"]).status !== 0)(
+    "is built for arm64 too, and that build runs (under qemu here)",
+    () => {
+      const r = spawnSync("qemu-aarch64-static", [staticHelperFor("aarch64")!.path, "-V"], { encoding: "utf8" });
+      expect(r.status).toBe(HELPER_EXIT.ok);
+      expect(r.stdout.trim()).toContain(String(PROTOCOL_VERSION));
+    },
+  );
 
   it("exits with the usage code and says how to call it", async () => {
     const child = spawn(helper!, ["only-one-argument"]);

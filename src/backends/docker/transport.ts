@@ -36,6 +36,7 @@ import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/trans
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper } from "../shared/fast-path/helper-path.js";
+import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { dockerBox, execText } from "./fast-path.js";
 import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "../shared/fast-path/box-helper.js";
 
@@ -121,7 +122,12 @@ export class DockerTransport implements Transport {
   #startFastPath(): void {
     if (this.#options.fastPath === false) return;
     const helper = staticHelper();
-    if (helper === undefined) return;
+    if (helper === undefined) {
+      warnUnavailable(
+        `no static helper was built for ${process.arch} (npm run build needs a C compiler and static libc)`,
+      );
+      return;
+    }
     const runner = new FastPathRunner({
       start: (snapshot) => {
         if (this.#helperUnsupported || this.#gone !== undefined) return undefined;

@@ -13,6 +13,7 @@ import { buildLauncherScript } from "../../../core/fast-script.js";
 import { SESSION_MARK } from "../../../core/call-marks.js";
 import type { HelperStream } from "./helper-client.js";
 import { helperFlags } from "./helper-stderr.js";
+import { staticHelperFor, type StaticHelper } from "./helper-path.js";
 import { framesToLines, linesToBytes } from "./text-frames.js";
 
 /** A long-lived program in the box, as the backend started it. */
@@ -64,16 +65,28 @@ export function installOutcome(exitCode: number, output: string, path: string, w
   return path;
 }
 
-/** Copies the static helper into the box; resolves its path there. */
+/**
+ * Copies the static helper into the box; resolves its path there. The copy
+ * is tried with this machine's helper first (one exec when the box is the
+ * same architecture); a box of another one (an arm64 image on an x64 host)
+ * gets the helper built for it, when there is one.
+ */
 export async function installBoxHelper(
   box: BoxExec,
-  helper: { path: string; machine: string },
+  helper: StaticHelper,
   parent: string,
   where: string,
 ): Promise<string> {
   const { argv, path } = helperInstallArgv(helper.machine, parent);
   const { exitCode, output } = await box.run(argv, readFileSync(helper.path));
-  return installOutcome(exitCode, output, path, where);
+  if (exitCode !== 3) return installOutcome(exitCode, output, path, where);
+  const machine = output.trim();
+  const other = machine === helper.machine ? undefined : staticHelperFor(machine);
+  if (other === undefined)
+    throw new HelperUnsupported(`${where} runs on ${machine || "an unknown machine"}, and no helper was built for it`);
+  const again = helperInstallArgv(other.machine, parent);
+  const second = await box.run(again.argv, readFileSync(other.path));
+  return installOutcome(second.exitCode, second.output, again.path, where);
 }
 
 /**
@@ -181,7 +194,12 @@ export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): Hel
     }
     void started.closed.then(end);
     if (killed) started.stop();
-  })().catch(end);
+  })().catch((error: unknown) => {
+    // The copy failed (another architecture, a noexec temp dir): the reason is what the warning names.
+    const reason = error instanceof Error ? error.message : String(error);
+    stderrTail = () => reason;
+    end();
+  });
 
   return {
     input,

@@ -25,15 +25,28 @@ function builtHelper(name: string): string | undefined {
   }
 }
 
-/**
- * The statically linked helper (native/build/swmux-<arch>-static), for hosts
- * whose libc may differ from this machine's, with the `uname -m` name of the
- * machines it runs on; undefined when it was not built.
- */
-export function staticHelper(): { path: string; machine: string } | undefined {
-  const machine = UNAME_MACHINE[process.arch];
-  const path = builtHelper(`swmux-${process.arch}-static`);
-  return machine === undefined || path === undefined ? undefined : { path, machine };
+/** A statically linked helper and the `uname -m` name of the machines it runs on. */
+export interface StaticHelper {
+  path: string;
+  machine: string;
 }
 
-const UNAME_MACHINE: Partial<Record<string, string>> = { x64: "x86_64", arm64: "aarch64" };
+/**
+ * The statically linked helper (native/build/swmux-<arch>-static) for this
+ * machine's architecture, for hosts whose libc may differ from this one's;
+ * undefined when it was not built.
+ */
+export function staticHelper(): StaticHelper | undefined {
+  const machine = Object.keys(ARCH_OF_MACHINE).find((name) => ARCH_OF_MACHINE[name] === process.arch);
+  return machine === undefined ? undefined : staticHelperFor(machine);
+}
+
+/** The static helper for a machine as `uname -m` names it (a container's, an ssh host's); undefined: none built. */
+export function staticHelperFor(machine: string): StaticHelper | undefined {
+  const arch = ARCH_OF_MACHINE[machine];
+  const path = arch === undefined ? undefined : builtHelper(`swmux-${arch}-static`);
+  return path === undefined ? undefined : { path, machine };
+}
+
+/** `uname -m` names (Linux says aarch64, some others arm64) to the helper's build names (Node's arch names). */
+const ARCH_OF_MACHINE: Partial<Record<string, string>> = { x86_64: "x64", aarch64: "arm64", arm64: "arm64" };
