@@ -39,6 +39,7 @@ import { staticHelper } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { dockerBox, execText } from "./fast-path.js";
 import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "../shared/fast-path/box-helper.js";
+import { markedJob } from "../shared/fast-path/helper-argv.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -172,7 +173,7 @@ export class DockerTransport implements Transport {
       return undefined;
     }
     const marks = callMarks(this.#sessionMark);
-    const call = runner.tryRun({ ...request, script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}` });
+    const call = runner.tryRun({ ...request, script: markedJob(marks.call, request.script) });
     if (!(call instanceof FastCall)) return call;
     this.#fastMarks.set(call, marks);
     let checked: Promise<number> | undefined;

@@ -41,6 +41,7 @@ import { localHelperPath } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { helperCommand, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/transport.js";
+import { markedJob } from "../shared/fast-path/helper-argv.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -212,7 +213,7 @@ export class LocalTransport implements Transport {
     const marks = callMarks(this.#sessionMark);
     const handle = runner.tryRun({
       ...request,
-      script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}`,
+      script: markedJob(marks.call, request.script),
     });
     if (!(handle instanceof FastCall)) return handle;
     this.#fastMarks.set(handle, marks);

@@ -27,6 +27,7 @@ import {
   type ChannelEnd,
 } from "./fast-path-commands.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
+import { markedJob } from "../shared/fast-path/helper-argv.js";
 
 export interface SshFastPathHost {
   /** The helper to copy; default: the static one built into this package. */
@@ -206,12 +207,11 @@ export class SshFastPath {
     const marks = callMarks(host.sessionMark);
     const handle = runner.tryRun({
       ...request,
-      script: [
-        `builtin export ${CALL_MARK}=${marks.call}`,
+      script: markedJob(
+        marks.call,
         // Recorded as the job starts, on the host: an owner killed mid-call leaves it for `close`.
-        ...(host.groupsFile === undefined ? [] : [recordJobGroupLine(host.groupsFile)]),
-        request.script,
-      ].join("\n"),
+        host.groupsFile === undefined ? request.script : `${recordJobGroupLine(host.groupsFile)}\n${request.script}`,
+      ),
     });
     if (!(handle instanceof FastCall)) return handle;
     this.#marks.set(handle, marks);

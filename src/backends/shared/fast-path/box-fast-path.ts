@@ -7,7 +7,7 @@
  * same sweep the plain path runs through a control exec.
  */
 
-import { callMarks, CALL_MARK, type CallMarks } from "../../../core/call-marks.js";
+import { callMarks, type CallMarks } from "../../../core/call-marks.js";
 import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../../core/transport.js";
 import type { RemoteTreeKiller } from "../remote-tree.js";
 import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "./box-helper.js";
@@ -15,6 +15,7 @@ import { FastPathRunner } from "./fast-path-runner.js";
 import { FastCall } from "./helper-client.js";
 import { staticHelper } from "./helper-path.js";
 import { warnUnavailable } from "./unavailable.js";
+import { markedJob } from "./helper-argv.js";
 
 export interface BoxFastPathOptions {
   box: BoxExec;
@@ -84,7 +85,7 @@ export class BoxFastPath implements FastPath {
     const marks: CallMarks = callMarks(this.#options.sessionMark);
     const call = this.runner.tryRun({
       ...request,
-      script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}`,
+      script: markedJob(marks.call, request.script),
     });
     if (!(call instanceof FastCall)) return call;
     // The job leads its group: a child that emptied its environment (no mark) is found there at close.

@@ -9,10 +9,9 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { buildLauncherScript } from "../../../core/fast-script.js";
 import { SESSION_MARK } from "../../../core/call-marks.js";
 import type { HelperStream } from "./helper-client.js";
-import { helperFlags } from "./helper-stderr.js";
+import { BASH_FROM_BOX, helperArgs } from "./helper-argv.js";
 import { staticHelperFor, type StaticHelper } from "./helper-path.js";
 import { framesToLines, linesToBytes } from "./text-frames.js";
 
@@ -90,16 +89,17 @@ export async function installBoxHelper(
 }
 
 /**
- * Starts the helper: prints its pid on stderr (so it can be killed inside the
- * box), then execs it with the environment the plain path's clean shell
- * gets: nothing but the shell level and the session's mark (the snapshot is
- * the whole environment). Arguments, never interpolated: helper, snapshot,
- * work dir, launcher script, session mark.
+ * Starts the helper: finds the box's bash, prints the pid on stderr (so it
+ * can be killed inside the box), then execs the helper with its environment
+ * (helper-argv.ts). Arguments, never interpolated: the session's mark, then
+ * the helper's argv, where BASH_FROM_BOX becomes the bash it found.
  */
 const START = [
   "b=$(command -v bash) || exit 127",
   'printf "%s\\n" "$$" >&2',
-  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" $6 $7 "$2" "$3" -- "$b" -c "$4" bash`,
+  "m=$1; shift",
+  `for a do shift; [ "$a" = ${BASH_FROM_BOX} ] && a=$b; set -- "$@" "$a"; done`,
+  `exec env -i SHLVL=1 "${SESSION_MARK}=$m" "$@"`,
 ].join("\n");
 
 export interface HelperLaunch {
@@ -115,19 +115,13 @@ export interface HelperLaunch {
 
 /** The argv that starts the helper in the box. */
 export function helperStartArgv(launch: HelperLaunch): string[] {
-  return [
-    "sh",
-    "-c",
-    START,
-    "sh",
-    launch.helper,
-    launch.snapshot,
-    launch.workDir,
-    buildLauncherScript(),
-    launch.sessionMark,
-    launch.text === true ? "-t" : "",
-    helperFlags(false).join(" "),
-  ];
+  const args = helperArgs({
+    snapshot: launch.snapshot,
+    workDir: launch.workDir,
+    bash: BASH_FROM_BOX,
+    text: launch.text === true,
+  });
+  return ["sh", "-c", START, "sh", launch.sessionMark, launch.helper, ...args];
 }
 
 /** Reads the helper's pid from the first line of its stderr; returns the reader of what it said after. */
