@@ -16,6 +16,7 @@ import { SshTransport } from "../../../src/backends/ssh/transport.js";
 import { BackendUnavailableError, Session, createEnvironment, type SshConfig } from "../../../src/index.js";
 import { PrivateSshd } from "./private-sshd.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
+import { noStaticHelper, skipUnless } from "../../helpers/native-helper.js";
 
 const run = promisify(execFile);
 
@@ -186,7 +187,8 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
       expect(establishedTo(port)).toBe(0);
     });
 
-    it("runs the fast path's helper over the same one TCP connection", async () => {
+    it("runs the fast path's helper over the same one TCP connection", async (context) => {
+      skipUnless(context, noStaticHelper);
       const port = Number(sshd.vars.SHELLWRIGHT_TEST_SSH_PORT);
       const { session, transport } = await openSsh(sshd.config());
       try {
