@@ -13,10 +13,10 @@ import { Session } from "../../../src/core/session.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { staticHelper } from "../../../src/backends/shared/fast-path/helper-path.js";
 import { HELPER_PID, LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
-const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1" && staticHelper() !== undefined;
+const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const open: Session[] = [];
 
@@ -58,6 +58,7 @@ describe("docker fastPath option", () => {
 });
 
 describe.skipIf(!enabled)("docker fast path (real engine)", () => {
+  skipAllUnless(noStaticHelper);
   it("runs calls in one launcher inside the container and keeps their state", async () => {
     const { session, transport } = await openSession();
     expect(transport.fastPathRunner?.ready).toBe(true);

@@ -14,11 +14,10 @@ import type { FastCallEnd, FastPath } from "../../../src/core/transport.js";
 import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { localHelperPath } from "../../../src/backends/shared/fast-path/helper-path.js";
 import { alive } from "../../helpers/processes.js";
 import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
-const built = localHelperPath() !== undefined;
 const open: Session[] = [];
 
 async function openSession(
@@ -117,7 +116,8 @@ describe("a call whose launcher died as it started", () => {
   });
 });
 
-describe.skipIf(!built)("local fast path", () => {
+describe("local fast path", () => {
+  skipAllUnless(noLocalHelper);
   it("runs calls in one launcher and keeps the state a call changes", async () => {
     const { session } = await openSession();
     // The first call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.

@@ -17,6 +17,7 @@ import { BackendUnavailableError, Session, createEnvironment, type SshConfig } f
 import { PrivateSshd } from "./private-sshd.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
 import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { noStaticHelper, skipUnless } from "../../helpers/native-helper.js";
 
 const run = promisify(execFile);
 
@@ -187,7 +188,8 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
       expect(establishedTo(port)).toBe(0);
     });
 
-    it("runs the fast path's helper over the same one TCP connection", async () => {
+    it("runs the fast path's helper over the same one TCP connection", async (context) => {
+      skipUnless(context, noStaticHelper);
       const port = Number(sshd.vars.SHELLWRIGHT_TEST_SSH_PORT);
       const { session, transport } = await openSsh(sshd.config());
       try {

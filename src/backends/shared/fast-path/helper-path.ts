@@ -4,9 +4,13 @@
  * static copy swmux-<arch>-static for systems whose libc is unknown (a
  * container). Absent when no C compiler (or static libc) was there: the fast
  * path is then unavailable and every call takes the plain path.
+ * SHELLWRIGHT_HELPER_DIR, when set, is the directory looked in instead: a
+ * package built elsewhere, or (set to a missing directory) a machine without
+ * a C compiler, which the test suite must also pass on (issue 24.8).
  */
 
 import { accessSync, constants } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The helper for this machine's architecture, or undefined when it was not built or cannot run. */
@@ -15,8 +19,12 @@ export function localHelperPath(): string | undefined {
 }
 
 function builtHelper(name: string): string | undefined {
+  const dir = process.env.SHELLWRIGHT_HELPER_DIR;
   // src/backends/shared/fast-path/ and dist/backends/shared/fast-path/ are both four levels below the package root.
-  const path = fileURLToPath(new URL(`../../../../native/build/${name}`, import.meta.url));
+  const path =
+    dir !== undefined && dir !== ""
+      ? join(dir, name)
+      : fileURLToPath(new URL(`../../../../native/build/${name}`, import.meta.url));
   try {
     accessSync(path, constants.X_OK);
     return path;
