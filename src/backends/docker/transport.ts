@@ -36,7 +36,7 @@ import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/trans
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper } from "../shared/fast-path/helper-path.js";
-import { warnUnavailable } from "../shared/fast-path/unavailable.js";
+import { NO_STATIC_HELPER, warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { dockerBox, execText } from "./fast-path.js";
 import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "../shared/fast-path/box-helper.js";
 import { markedJob } from "../shared/fast-path/helper-argv.js";
@@ -124,9 +124,7 @@ export class DockerTransport implements Transport {
     if (this.#options.fastPath === false) return;
     const helper = staticHelper();
     if (helper === undefined) {
-      warnUnavailable(
-        `no static helper was built for ${process.arch} (npm run build needs a C compiler and static libc)`,
-      );
+      warnUnavailable(NO_STATIC_HELPER);
       return;
     }
     const runner = new FastPathRunner({

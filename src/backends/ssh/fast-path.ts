@@ -13,7 +13,7 @@ import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../.
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper, staticHelperFor } from "../shared/fast-path/helper-path.js";
-import { warnUnavailable } from "../shared/fast-path/unavailable.js";
+import { NO_STATIC_HELPER, warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { parseSweep, sweepScript } from "../shared/sweep-script.js";
 import type { CallEnd } from "./call.js";
 import {
@@ -78,9 +78,7 @@ export class SshFastPath {
     const local = staticHelper();
     const path = host.helperFile ?? local?.path;
     if (path === undefined || local === undefined) {
-      warnUnavailable(
-        `no static helper was built for ${process.arch} (npm run build needs a C compiler and static libc)`,
-      );
+      warnUnavailable(NO_STATIC_HELPER);
       return undefined;
     }
     const first = remoteHelper(host, path);

@@ -14,7 +14,7 @@ import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } fro
 import { FastPathRunner } from "./fast-path-runner.js";
 import { FastCall } from "./helper-client.js";
 import { staticHelper } from "./helper-path.js";
-import { warnUnavailable } from "./unavailable.js";
+import { NO_STATIC_HELPER, warnUnavailable } from "./unavailable.js";
 import { markedJob } from "./helper-argv.js";
 
 export interface BoxFastPathOptions {
@@ -40,10 +40,7 @@ export class BoxFastPath implements FastPath {
   /** Undefined when the static helper was not built: every call then takes the plain path. */
   static create(options: BoxFastPathOptions): BoxFastPath | undefined {
     const helper = staticHelper();
-    if (helper === undefined)
-      warnUnavailable(
-        `no static helper was built for ${process.arch} (npm run build needs a C compiler and static libc)`,
-      );
+    if (helper === undefined) warnUnavailable(NO_STATIC_HELPER);
     return helper === undefined ? undefined : new BoxFastPath(options, helper);
   }
 

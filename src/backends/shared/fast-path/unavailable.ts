@@ -17,6 +17,9 @@ export function warnUnavailable(reason: string, warn: (message: string) => void 
   warn(`shellwright: no fast path: ${reason}; calls take the plain path`);
 }
 
+/** The reason when no static helper (the one copied into containers, boxes and ssh hosts) was built here. */
+export const NO_STATIC_HELPER = `no static helper was built for ${process.arch} (npm run build needs a C compiler and static libc)`;
+
 export function defaultWarn(message: string): void {
   process.emitWarning(message, { code: FAST_PATH_WARNING });
 }
