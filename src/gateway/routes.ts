@@ -21,6 +21,7 @@ import {
   type StreamEvent,
 } from "../backends/gateway/protocol.js";
 import type { SessionRegistry } from "./sessions.js";
+import { SESSION_KEYS } from "../backends/shared/config.js";
 
 export interface RouteContext {
   registry: SessionRegistry;
@@ -35,15 +36,8 @@ export interface RouteContext {
   log(message: string): void;
 }
 
-const SESSION_KEYS = [
-  "cwd",
-  "env",
-  "timeoutMs",
-  "maxOutputChars",
-  "outputHeadFraction",
-  "killGraceMs",
-  "initTimeoutMs",
-];
+/** What a client may set when it opens a session: the session's own options, and its environment. */
+const CREATE_SESSION_KEYS: string[] = [...SESSION_KEYS, "env"];
 const EXECUTE_KEYS = ["command", "executionId", "cwd", "timeoutMs", "stdin", "stdinBase64", "stream", "isolated"];
 /** Streamed output waiting for a slow client beyond this is skipped; the final result still has it (head and tail). */
 const MAX_STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;
@@ -177,7 +171,7 @@ function allow(method: string, methods: string[]): void {
 
 async function createSession(ctx: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = jsonObject(await readJsonBody(req, ctx.maxBodyBytes));
-  rejectUnknownFields(body, SESSION_KEYS, "session");
+  rejectUnknownFields(body, CREATE_SESSION_KEYS, "session");
   const request = { ...body } as CreateSessionRequest;
   if (body.cwd !== undefined) request.cwd = ctx.paths.check("cwd", stringField(body, "cwd"));
   const warnings: string[] = [];

@@ -14,7 +14,7 @@ import { withoutCredentials } from "../../core/credentials.js";
 import { BackendUnavailableError, SpawnError } from "../../core/errors.js";
 import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
-import { SandboxTransport } from "../shared/sandbox-transport.js";
+import { BoxTransport } from "../shared/box-transport.js";
 import { ChunkQueue } from "../shared/sdk-handle.js";
 import { apptainerBox } from "./box.js";
 
@@ -50,7 +50,7 @@ interface ApptainerHandle extends ProcessHandle {
   readonly pid: number | undefined;
 }
 
-export class ApptainerTransport extends SandboxTransport {
+export class ApptainerTransport extends BoxTransport {
   readonly #options: ApptainerTransportOptions;
   readonly #instance = `shellwright_${randomBytes(6).toString("hex")}`;
   #executable = "";

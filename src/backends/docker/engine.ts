@@ -169,7 +169,7 @@ function jsonHeaders(data: string): Record<string, string | number> {
  * Splits the engine's multiplexed stream (8-byte frame headers: stream id,
  * three zero bytes, big-endian payload length) into frames, in order.
  */
-export class FrameDecoder {
+export class MultiplexDecoder {
   #pending: Buffer = Buffer.alloc(0);
 
   push(chunk: Buffer): Array<{ stream: number; payload: Buffer }> {

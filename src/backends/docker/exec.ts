@@ -14,7 +14,7 @@
 import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
 import type { ProcessHandle } from "../../core/transport.js";
-import { ApiError, FrameDecoder, type EngineApi } from "./engine.js";
+import { ApiError, MultiplexDecoder, type EngineApi } from "./engine.js";
 
 export interface ExecRequest {
   containerId: string;
@@ -111,7 +111,7 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
       stream.destroy();
       return;
     }
-    const decoder = new FrameDecoder();
+    const decoder = new MultiplexDecoder();
     const exitLine = new ExitLineScanner();
     stream.on("data", (chunk: Buffer) => {
       for (const frame of decoder.push(chunk)) {

@@ -11,7 +11,7 @@
 import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
 import type { BoxExec, BoxProcess } from "../shared/fast-path/box-helper.js";
-import { FrameDecoder, type EngineApi } from "./engine.js";
+import { MultiplexDecoder, type EngineApi } from "./engine.js";
 import { startExec } from "./exec.js";
 
 /**
@@ -67,7 +67,7 @@ function spawnInContainer(engine: EngineApi, containerId: string, argv: string[]
       return;
     }
     hold(busy);
-    const decoder = new FrameDecoder();
+    const decoder = new MultiplexDecoder();
     stream.on("data", (chunk: Buffer) => {
       for (const frame of decoder.push(chunk)) {
         if (frame.stream !== 1) stderr.write(frame.payload);

@@ -34,7 +34,7 @@ export const GATEWAY_KEYS = optionKeys<GatewayConfig>()([
 ]);
 
 /** The gateway's own options, validated; the common ones go through sessionOptions. */
-export interface GatewayOptions {
+export interface GatewayTransportOptions {
   url: URL;
   token: string | undefined;
   /** Only when the caller set it: the gateway's config fills the rest. */
@@ -44,7 +44,7 @@ export interface GatewayOptions {
   busyTimeoutMs: number;
 }
 
-export function normalizeGatewayConfig(raw: Record<string, unknown>): GatewayOptions {
+export function normalizeGatewayConfig(raw: Record<string, unknown>): GatewayTransportOptions {
   rejectUnknown("gateway backend", raw, GATEWAY_KEYS);
   let url: URL;
   try {

@@ -1,5 +1,5 @@
 /**
- * What the SDK backends (Modal, Daytona) add to SandboxTransport in the same
+ * What the SDK backends (Modal, Daytona) add to BoxTransport in the same
  * way: one sandbox object held between commands, a file sync through the
  * SDK's filesystem API whose failure is a warning, and a stop() that closes
  * the transport for good before it lets the sandbox go.
@@ -9,7 +9,7 @@ import { BackendUnavailableError, SyncError } from "../../core/errors.js";
 import { FileSync } from "../../sync/file-sync.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { messageOf } from "./error-message.js";
-import { SandboxTransport } from "./sandbox-transport.js";
+import { BoxTransport } from "./box-transport.js";
 import { SdkTransfer, type SandboxWrite } from "./sdk-sync.js";
 
 export interface SdkTransportOptions {
@@ -18,7 +18,7 @@ export interface SdkTransportOptions {
   warn: (message: string) => void;
 }
 
-export abstract class SdkTransport<Sandbox> extends SandboxTransport {
+export abstract class SdkTransport<Sandbox> extends BoxTransport {
   /** The file sync, when configured. */
   readonly fileSync: FileSync | undefined;
   /** The current sandbox: none before start, after stop, or once one ended and awaits its replacement. */

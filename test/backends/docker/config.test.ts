@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createEnvironment, InvalidOptionError } from "../../../src/index.js";
 import { normalizeDockerConfig, type DockerTransportOptions } from "../../../src/backends/docker/config.js";
 import { dockerRunArgs } from "../../../src/backends/docker/run-args.js";
-import { FrameDecoder } from "../../../src/backends/docker/engine.js";
+import { MultiplexDecoder } from "../../../src/backends/docker/engine.js";
 import { ExitLineScanner } from "../../../src/backends/docker/exec.js";
 import { ownerAliveHere } from "../../../src/backends/docker/containers.js";
 import { hostname } from "node:os";
@@ -145,7 +145,7 @@ describe("engine stream frames", () => {
     };
     const wire = Buffer.concat([frame(1, "out1 "), frame(2, "err "), frame(1, ""), frame(1, "out2")]);
     for (let cut = 0; cut <= wire.length; cut++) {
-      const decoder = new FrameDecoder();
+      const decoder = new MultiplexDecoder();
       const frames = [...decoder.push(wire.subarray(0, cut)), ...decoder.push(wire.subarray(cut))];
       expect(frames.map((f) => `${f.stream}:${f.payload.toString()}`)).toEqual(["1:out1 ", "2:err ", "1:out2"]);
     }

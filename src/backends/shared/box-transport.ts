@@ -18,7 +18,7 @@ import type { FastPathRunner } from "./fast-path/fast-path-runner.js";
 import { DEFAULT_GRACE_MS, RemoteTreeKiller } from "./remote-tree.js";
 import { sweepScript } from "./sweep-script.js";
 
-export abstract class SandboxTransport implements Transport {
+export abstract class BoxTransport implements Transport {
   readonly name: string;
   readonly stdinMode = "pipe";
   readonly cwdSource = "marker";
