@@ -50,6 +50,8 @@ export class FastCall implements FastCallHandle {
   pid: number | undefined;
   /** Told the job's pid as soon as the helper reports it (the transport records the group for whoever cleans up). */
   onStart: ((pid: number) => void) | undefined;
+  /** Resolves false when the run request never reached the helper's pipe (its reader was gone): it provably never started. */
+  sent: Promise<boolean> = Promise.resolve(true);
   #resolve!: (end: FastCallEnd) => void;
   #done = false;
   readonly #client: HelperClient;
@@ -79,9 +81,9 @@ export class FastCall implements FastCallHandle {
   /** Asks the helper to signal the job's group; resolves once the request is in the helper's pipe. */
   signal(signal: "TERM" | "KILL"): Promise<void> {
     if (this.#done) return Promise.resolve();
-    return this.#client.send(
-      this.#client.writer.frame(REQUEST.kill, this.id, Uint8Array.of(osConstants.signals[`SIG${signal}`])),
-    );
+    return this.#client
+      .send(this.#client.writer.frame(REQUEST.kill, this.id, Uint8Array.of(osConstants.signals[`SIG${signal}`])))
+      .then(() => undefined);
   }
 
   kill(): void {
@@ -201,18 +203,19 @@ export class HelperClient {
       this.#stream.hold?.(true);
       this.#lastFrameAt = Date.now();
     }
-    void this.send(this.writer.run(id, script, stdin));
+    call.sent = this.send(this.writer.run(id, script, stdin));
     this.#watchdog();
     return call;
   }
 
-  send(bytes: Buffer): Promise<void> {
-    if (!this.#alive) return Promise.resolve();
+  /** Resolves once the bytes are in the helper's pipe (true), or could not be written there (false). */
+  send(bytes: Buffer): Promise<boolean> {
+    if (!this.#alive) return Promise.resolve(false);
     return new Promise((resolve) => {
       try {
-        this.#stream.input.write(bytes, () => resolve());
+        this.#stream.input.write(bytes, (error) => resolve(error == null));
       } catch {
-        resolve();
+        resolve(false);
       }
     });
   }
@@ -298,16 +301,21 @@ export class HelperClient {
     for (const call of this.#calls.values()) {
       if (call.pid !== undefined) this.#onOrphan(call.pid);
       const started = call.pid !== undefined;
-      call.settle({
-        status: 137,
-        committed: false,
-        killed: false,
-        started,
-        ...(!started && wasReady ? { uncertain: true } : {}),
-        // Its group was just killed (onOrphan).
-        groupLeft: false,
-        cwd: "",
-      });
+      const settle = (uncertain: boolean): void =>
+        call.settle({
+          status: 137,
+          committed: false,
+          killed: false,
+          started,
+          ...(uncertain ? { uncertain: true } : {}),
+          // Its group was just killed (onOrphan).
+          groupLeft: false,
+          cwd: "",
+        });
+      // A request whose write failed (the helper's client had exited: EPIPE) never left this process, so it never
+      // ran: the session runs it on the plain path. One that reached the pipe may have run.
+      if (!started && wasReady) void call.sent.then(settle);
+      else settle(false);
     }
     this.#calls.clear();
   }
