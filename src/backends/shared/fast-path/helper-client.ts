@@ -27,6 +27,11 @@ export interface HelperStream {
   hold?(busy: boolean): void;
   /** Continues the helper if a command stopped it (SIGCONT from outside its reach); best effort. */
   resume?(): void;
+  /**
+   * True while the whole box is frozen from outside (a paused container): the helper's silence is not its own,
+   * and it is waited for, as the plain path's call in that box is, instead of given up as stuck.
+   */
+  frozen?(): Promise<boolean>;
   /** The last lines the helper wrote on stderr (why it failed), when the backend keeps them. */
   stderrTail?(): string;
 }
@@ -100,6 +105,8 @@ export class HelperClient {
   readonly #onFailure: (failure: HelperFailure) => void;
   #lastFrameAt = Date.now();
   #resumed = false;
+  /** A frozen() question in flight: the watchdog waits for its answer. */
+  #askingFrozen = false;
   #watch: NodeJS.Timeout | undefined;
   #pings = 0;
   #nextId = 1;
@@ -168,9 +175,25 @@ export class HelperClient {
         this.#lastFrameAt = Date.now();
         return;
       }
+      if (this.#askingFrozen) return;
       const silent = Date.now() - this.#lastFrameAt;
       if (silent >= GIVE_UP_AFTER_MS) {
-        this.#fail("stuck", `the helper did not answer for ${Math.round(silent / 1000)} s (stopped or traced)`);
+        const stuck = (): void =>
+          this.#fail("stuck", `the helper did not answer for ${Math.round(silent / 1000)} s (stopped or traced)`);
+        if (this.#stream.frozen === undefined) return stuck();
+        this.#askingFrozen = true;
+        void this.#stream.frozen().then(
+          (frozen) => {
+            this.#askingFrozen = false;
+            // Frozen with its box: the silence starts over, and it is asked again if it lasts.
+            if (frozen) this.#lastFrameAt = Date.now();
+            else stuck();
+          },
+          () => {
+            this.#askingFrozen = false;
+            stuck();
+          },
+        );
         return;
       }
       if (silent >= RESUME_AFTER_MS && !this.#resumed) {
