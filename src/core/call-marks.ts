@@ -34,6 +34,18 @@ export function newMarkValue(): string {
   return pool.toString("base64url", poolOffset - 9, poolOffset);
 }
 
+/**
+ * A session that outlives its process (a CLI named session: each `shellwright exec` is a new process) keeps one
+ * session mark for all of them in this file of its state dir, so `shellwright close NAME` finds every process
+ * any of them started, however it detached.
+ */
+export const SESSION_MARK_FILE = "mark";
+
+/** True for what newMarkValue() makes (a mark file read back is checked with it). */
+export function isMarkValue(value: string): boolean {
+  return /^[A-Za-z0-9_-]{12}$/.test(value);
+}
+
 export function callMarks(session: string): CallMarks {
   return { session, call: newMarkValue() };
 }

@@ -22,6 +22,7 @@
 
 import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
 import type { SessionPaths } from "./environment.js";
+import { editorDefaultsLines } from "./editor-defaults.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 export function sessionPaths(tempDir: string, sessionId: string): SessionPaths {
@@ -233,6 +234,8 @@ export function buildInitScript(
     "builtin set -f; __sw_path=$__SHELLWRIGHT_PRE_PATH; IFS=:",
     'for __sw_d in $PATH; do [[ -z $__sw_d ]] && continue; case ":$__sw_path:" in *":$__sw_d:"*) ;; *) __sw_path=${__sw_path:+$__sw_path:}$__sw_d ;; esac; done',
     "builtin unset IFS __SHELLWRIGHT_PRE_PATH; builtin set +f; PATH=$__sw_path",
+    // After the profile: an editor the user chose there is kept (src/core/editor-defaults.ts).
+    ...editorDefaultsLines(),
     "__sw_start= __sw_scwd=$PWD",
     "builtin true",
     epilogue(plan, { dump: true, filterPrivateFunctions: true }),

@@ -118,7 +118,7 @@ interface RunOutcome {
 const MAYBE_RAN =
   "[shellwright: the session's launcher died while this command was starting; it may or may not have run, and it was not run again]";
 
-/** After the process exits, how long to wait for the rest of its output when no marker came. */
+/** After the process exits, how long to wait for the rest of its output when no marker came (Transport.outputAfterExitMs). */
 const DRAIN_AFTER_EXIT_MS = 250;
 /** After SIGKILL, how long to wait for an exit before giving up on the process. */
 const GIVE_UP_AFTER_KILL_MS = 5000;
@@ -528,7 +528,8 @@ export class Session extends EnvironmentBase {
         (code) => {
           exitCode = code;
           check();
-          if (!finished) later(DRAIN_AFTER_EXIT_MS, finish);
+          // The output may still be on its way: the end marker (or the stream's end) finishes earlier.
+          if (!finished) later(transport.outputAfterExitMs ?? DRAIN_AFTER_EXIT_MS, finish);
         },
         (error: unknown) => {
           if (finished) return;

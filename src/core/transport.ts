@@ -69,6 +69,12 @@ export interface Transport {
   readonly needsRemotePid?: boolean;
   /** A faster way to run calls, when the backend has one and it is on (docs/fast-path.md). */
   readonly fastPath?: FastPath | undefined;
+  /**
+   * How long the rest of a call's output (its end marker) may still arrive after its exit is reported, when the
+   * stream has not ended. Default 250 ms: a process's pipe holds its output before it exits. An SDK reports the
+   * exit and streams the output on separate channels, which nothing orders.
+   */
+  readonly outputAfterExitMs?: number;
 
   start(): Promise<void>;
   runBash(script: string, options: RunOptions): ProcessHandle;

@@ -1,9 +1,12 @@
 /** `shellwright sessions` and `close` on the built command: secrets in a session's config never printed. */
 
-import { writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, cliHome } from "../helpers/cli.js";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
+import { cli, cliHome, exited, spawnCli } from "../helpers/cli.js";
+import { alive, eventually } from "../helpers/processes.js";
 
 const where = cliHome();
 afterAll(() => where.remove());
@@ -35,3 +38,54 @@ describe("shellwright sessions", () => {
     expect(result.stderr).not.toContain(SECRET);
   });
 });
+
+/** The ssh test server is on loopback: its processes are this machine's, and so are the pid files below. */
+const closeBackends = [
+  { name: "local", enabled: true, config: () => ({ backend: "local" }) },
+  { name: "ssh", enabled: sshTestEnabled, config: () => ({ ...sshTestConfig() }) },
+];
+
+for (const backend of closeBackends) {
+  describe.skipIf(!backend.enabled)(`shellwright close NAME on ${backend.name}`, () => {
+    it("ends what every exec of the session started: a setsid job, a background job, a killed exec's command", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "sw-close-"));
+      const started: number[] = [];
+      try {
+        const configFile = join(dir, "config.json");
+        writeFileSync(configFile, JSON.stringify(backend.config()));
+        const name = `close-${backend.name}`;
+        const job = (file: string, seconds: number): string =>
+          `sh -c 'echo $$ > ${dir}/${file}; exec sleep ${seconds}'`;
+        expect(
+          cli(where, [
+            "exec",
+            "--config",
+            configFile,
+            "-s",
+            name,
+            `setsid ${job("setsid", 4711)} >/dev/null 2>&1 & ${job("background", 4712)} >/dev/null 2>&1 & echo started`,
+          ]),
+        ).toMatchObject({ code: 0, stdout: "started\n" });
+        // An exec whose own process is killed mid-command (SIGKILL: nothing of it runs after).
+        const killed = spawnCli(where, ["exec", "-s", name, job("killed", 4713)]);
+        await eventually(
+          () => existsSync(`${dir}/killed`) && readFileSync(`${dir}/killed`, "utf8").endsWith("\n"),
+          "the exec's command started",
+        );
+        process.kill(killed.pid!, "SIGKILL");
+        await exited(killed);
+        for (const file of ["setsid", "background", "killed"]) {
+          const pid = Number(readFileSync(`${dir}/${file}`, "utf8"));
+          started.push(pid);
+          expect(alive(pid), `${file} ${pid}`).toBe(true);
+        }
+        expect(cli(where, ["close", name])).toMatchObject({ code: 0, stdout: `closed ${name}\n` });
+        await eventually(() => started.every((pid) => !alive(pid)), `close ended ${started.join(", ")}`);
+      } finally {
+        // Whatever a failed run left, by the pids this test's commands reported.
+        for (const pid of started.filter(alive)) process.kill(pid, "SIGKILL");
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+  });
+}

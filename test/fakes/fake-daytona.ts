@@ -47,6 +47,12 @@ class FakeDaytonaProcess implements DaytonaProcess {
   readonly inputs: { commandId: string; data: string }[] = [];
   /** Set to make executeCommand (used for control scripts) fail like an SDK call. */
   failExecuteCommand: ((command: string) => Error | undefined) | undefined;
+  /**
+   * Hands session command logs to their callbacks this much later than the command wrote them, while
+   * getSessionCommand reports the exit at once: Daytona streams logs and reports exit codes on separate
+   * channels, and nothing orders the two.
+   */
+  logDelayMs = 0;
   /** Set to make executeSessionCommand fail like an SDK call. */
   failSessionCommand: Error | undefined;
   readonly #commands = new Map<string, SessionCommand>();
@@ -166,12 +172,14 @@ class FakeDaytonaProcess implements DaytonaProcess {
             const rest = decoder.decode();
             if (rest) callbacks[i]!(rest);
           });
-          record.listeners.delete(pump);
+          record.listeners.delete(listener);
           resolve();
         }
       };
-      record.listeners.add(pump);
-      pump();
+      const delay = this.logDelayMs;
+      const listener = delay > 0 ? (): void => void setTimeout(pump, delay) : pump;
+      record.listeners.add(listener);
+      listener();
     });
   }
 

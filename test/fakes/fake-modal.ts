@@ -48,6 +48,11 @@ export class FakeModalSandbox implements ModalSandbox {
   stdinWrites = 0;
   terminated = false;
   terminateCalls = 0;
+  /**
+   * Delivers every exec's output this much later than the program wrote it, while wait() still reports the exit
+   * at once: Modal streams output and reports the exit on separate channels, and nothing orders the two.
+   */
+  outputDelayMs = 0;
   /** Set to make the next exec calls fail the way an SDK call fails (a rejected promise). */
   failExec: ((argv: string[]) => Error | undefined) | undefined;
   readonly #processes = new LocalProcessGroup();
@@ -100,8 +105,8 @@ export class FakeModalSandbox implements ModalSandbox {
     });
     return {
       stdin,
-      stdout: readStream(child.stdout!),
-      stderr: readStream(child.stderr!),
+      stdout: readStream(child.stdout!, this.outputDelayMs),
+      stderr: readStream(child.stderr!, this.outputDelayMs),
       wait: () => exitCodeOf(child),
     };
   }
@@ -146,8 +151,15 @@ export class FakeModalSandbox implements ModalSandbox {
   }
 }
 
-function readStream(stream: Readable): ModalSdk.ModalReadStream<Uint8Array> {
-  const web = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
+function readStream(stream: Readable, delayMs: number): ModalSdk.ModalReadStream<Uint8Array> {
+  let web = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
+  if (delayMs > 0)
+    web = web.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform: (chunk, controller) =>
+          new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => controller.enqueue(chunk)),
+      }),
+    );
   return Object.assign(web, {
     async readBytes() {
       const chunks: Uint8Array[] = [];

@@ -128,7 +128,7 @@ export class DockerTransport implements Transport {
       start: (snapshot) => {
         if (this.#helperUnsupported || this.#gone !== undefined) return undefined;
         const box = dockerBox(this.#engine, this.#containerId, this.#fastStop.signal);
-        return startBoxHelper(
+        const stream = startBoxHelper(
           box,
           this.#installedHelper(box, helper).then((path) => ({
             helper: path,
@@ -137,6 +137,9 @@ export class DockerTransport implements Transport {
             sessionMark: this.#sessionMark,
           })),
         );
+        // A paused container freezes the helper with everything else: its call waits (to its timeout, whose
+        // kill then says the container is paused), and the helper, state and all, is there after the unpause.
+        return Object.assign(stream, { frozen: () => this.#paused() });
       },
       // A started job whose helper died: its group, inside the container.
       onOrphan: (pid) => void this.#sweep({ marks: [], groups: [pid] }, "KILL", 0).catch(() => undefined),

@@ -8,10 +8,15 @@
  * ticks since boot). Linux never hands out a PID while a group of that id has
  * members, so a group whose leader is gone is still ours; a leader PID that
  * exists with another start time was reused, and its group is left alone.
+ *
+ * A process that leaves its group (`setsid cmd &`) is found by the session
+ * mark in its environment instead: the dir keeps one mark for every process
+ * of the session (sharedSessionMark), which close's sweep looks for.
  */
 
-import { appendFileSync, readFileSync, unlinkSync } from "node:fs";
+import { appendFileSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isMarkValue, SESSION_MARK_FILE } from "../../core/call-marks.js";
 
 export const GROUPS_FILE = "groups";
 
@@ -59,5 +64,24 @@ export function startTime(pid: number): number | undefined {
     return Number.isInteger(value) ? value : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The session mark every process of this state dir's session shares (call-marks.ts): the first one to get here
+ * writes `fresh`, the others read it. Undefined when the dir cannot hold it (the caller keeps its own mark).
+ */
+export function sharedSessionMark(dir: string, fresh: string): string | undefined {
+  const file = join(dir, SESSION_MARK_FILE);
+  try {
+    writeFileSync(file, `${fresh}\n`, { flag: "wx", mode: 0o600 });
+    return fresh;
+  } catch {
+    try {
+      const kept = readFileSync(file, "utf8").trim();
+      return isMarkValue(kept) ? kept : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }

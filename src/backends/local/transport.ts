@@ -34,7 +34,7 @@ import { sweepScript } from "../shared/sweep-script.js";
 import { SessionCgroup } from "./session-cgroup.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { writeOwner } from "../shared/owner.js";
-import { killRecordedGroups, recordGroup } from "./groups-file.js";
+import { killRecordedGroups, recordGroup, sharedSessionMark } from "./groups-file.js";
 import { FastPathRunner, type RunningCall } from "../shared/fast-path/fast-path-runner.js";
 import type { FastCall } from "../shared/fast-path/helper-client.js";
 import { localHelperPath } from "../shared/fast-path/helper-path.js";
@@ -91,7 +91,8 @@ export class LocalTransport implements Transport {
    * PID only once no group is named after it): ours only while it is unused.
    */
   readonly #endedGroups = new Set<number>();
-  readonly #sessionMark = newMarkValue();
+  /** Shared by every process of a session that outlives its owner (sharedSessionMark), so close finds them all. */
+  #sessionMark = newMarkValue();
   #cgroup: SessionCgroup | undefined;
   /** Ends the session's processes (and its own state dir) if this process dies without close(). */
   #watchdog: OwnerWatchdog | undefined;
@@ -137,6 +138,8 @@ export class LocalTransport implements Transport {
       }
       this.#sandbox = sandbox;
     }
+    if (this.#options.outliveOwner && !this.#ownsStateDir)
+      this.#sessionMark = sharedSessionMark(this.#stateDir, this.#sessionMark) ?? this.#sessionMark;
     this.#cgroup = SessionCgroup.create();
     // A stray dir's owner tells `shellwright sessions --prune` whether it is still in use.
     if (this.#ownsStateDir) writeOwner(this.#stateDir);

@@ -21,6 +21,11 @@ export interface SdkTransportOptions {
 export abstract class SdkTransport<Sandbox> extends BoxTransport {
   /** The file sync, when configured. */
   readonly fileSync: FileSync | undefined;
+  /**
+   * The SDK reports a call's exit apart from its output stream, which may still be on its way (a slow link, a
+   * busy machine): the session waits this long for the end marker after the exit, unless the stream ends first.
+   */
+  readonly outputAfterExitMs = 10_000;
   /** The current sandbox: none before start, after stop, or once one ended and awaits its replacement. */
   protected sandbox: Sandbox | undefined;
   /** Set by stop(): no sandbox is made or woken after it. */

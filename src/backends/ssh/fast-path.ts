@@ -210,11 +210,14 @@ export class SshFastPath {
     const channel = this.#channel;
     // sshd's shell exec'd into the helper: its pid is the session every job of this helper lives in.
     const session = this.#helperGroup;
-    // A call cut off by its helper's death reports 137; when the connection is what died,
-    // the call fails as a plain one does (its result is unknown, the next call reconnects).
+    // A call cut off by its helper's death reports 137; when the connection is what died, a call that started, or
+    // may have (its request reached the helper's client), fails as a plain one does: BackendUnavailableError, its
+    // result unknown, the next call reconnects (docs/ssh.md). One that provably never left this process (not
+    // started, not uncertain) is run again on the plain path by the session.
     handle.wait = async () => {
       const end = await handle.end;
-      if (!end.started || end.killed || end.committed || end.status !== 137 || channel === undefined) return end.status;
+      const mayHaveRun = end.started || end.uncertain === true;
+      if (!mayHaveRun || end.killed || end.committed || end.status !== 137 || channel === undefined) return end.status;
       const gone = await Promise.race([channel, Promise.resolve(undefined)]);
       if (gone !== undefined)
         await host.settle({

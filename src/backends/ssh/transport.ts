@@ -16,9 +16,11 @@ import { BackendUnavailableError, SpawnError, SyncError } from "../../core/error
 import {
   callMarks,
   CALL_MARK,
+  isMarkValue,
   markAssignments,
   newMarkValue,
   SESSION_MARK,
+  SESSION_MARK_FILE,
   type CallMarks,
 } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
@@ -83,7 +85,8 @@ export class SshTransport implements Transport {
   readonly #activeGroups = new Set<number>();
   /** Finished groups, each with the session it lives in (the group itself for a plain call; the helper's for a fast-path job). */
   readonly #finishedGroups = new Map<number, number>();
-  readonly #sessionMark = newMarkValue();
+  /** Shared by every process of a session that outlives its owner (kept on the host), so close finds them all. */
+  #sessionMark = newMarkValue();
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Ends the remote side and the master if this process dies without close(). */
   #watchdog: OwnerWatchdog | undefined;
@@ -135,10 +138,16 @@ export class SshTransport implements Transport {
       o.remoteTempDir === undefined
         ? 'd=$(mktemp -d "${TMPDIR:-/tmp}/shellwright-XXXXXXXX")'
         : `d=${shellQuote(o.remoteTempDir)} && mkdir -p -m 700 -- "$d"`;
+    // A session that outlives this process shares one session mark with every process that opens it, kept on
+    // the host (call-marks.ts): the first writes its own (noclobber), each prints the kept one before the dir.
+    const mark = o.outliveOwner
+      ? `(set -C; printf '%s\\n' ${shellQuote(this.#sessionMark)} > "$d/${SESSION_MARK_FILE}") 2>/dev/null; head -n 1 "$d/${SESSION_MARK_FILE}"`
+      : "";
     const script = [
       "command -v bash >/dev/null 2>&1 || { echo 'bash is not installed on the host' >&2; exit 127; }",
       `umask 077 && ${dir} || exit 1`,
       hasEnv ? 'cat > "$d/env" || exit 1' : "",
+      mark,
       "printf '%s\\n' \"$d\"",
     ]
       .filter(Boolean)
@@ -157,7 +166,13 @@ export class SshTransport implements Transport {
       await this.#closeMaster();
       throw new BackendUnavailableError(this.#connectFailure(result), { backend: this.name });
     }
-    this.#tempDir = result.stdout.trim().split("\n").pop() ?? "";
+    const lines = result.stdout.trim().split("\n");
+    this.#tempDir = lines.pop() ?? "";
+    if (o.outliveOwner) {
+      // The line before the dir (a profile may print lines of its own before both).
+      const kept = lines.at(-1)?.trim() ?? "";
+      if (isMarkValue(kept)) this.#sessionMark = kept;
+    }
     if (!this.#tempDir.startsWith("/")) {
       await this.#closeMaster();
       throw new BackendUnavailableError(

@@ -5,7 +5,11 @@
  * `python3 -m http.server`, …) holds the call until its timeout, and
  * `nohup cmd &`, `setsid -f cmd` or `cmd & disown` start a process that the
  * process tool cannot see. Both are answered at once with advice to use
- * `background: true`, where the process is tracked. A plain `cmd &` stays
+ * `background: true`, where the process is tracked. An interactive editor
+ * (`vim file`, `nano`, `emacs -nw`) would wait for keys nothing can type, and
+ * is answered with the file tools and `git commit -m` instead (the session's
+ * EDITOR and GIT_EDITOR are a stand-in that says the same:
+ * src/core/editor-defaults.ts). A plain `cmd &` stays
  * allowed (it returns at once), and so does anything bounded by a prefix we
  * do not look through (`timeout 5 vite`).
  *
@@ -24,6 +28,11 @@ export const SERVER_GUIDANCE =
   "This foreground command appears to start a long-lived server/watch process. Run it with background=true, " +
   "verify readiness (health endpoint/log signal), then execute tests in a separate command.";
 
+export const EDITOR_GUIDANCE =
+  "This foreground command opens an interactive editor (vi, vim, nano, emacs, …): nothing can type into it here, so it would " +
+  "wait until the timeout. Read a file with read_file (or sed -n '1,80p'), change it with patch or write_file (or sed -i, " +
+  'a heredoc); for git, use git commit -m "message" (or -F file, --no-edit).';
+
 /** One simple command: its words, and whether a `&` sends it to the background. */
 interface Segment {
   words: string[];
@@ -41,6 +50,7 @@ export function foregroundGuidance(command: string): string | undefined {
     if (name === "disown") return WRAPPER_GUIDANCE;
     if ((name === "nohup" || name === "setsid") && (segment.background || /^-\w*f|^--fork$/.test(words[1] ?? "")))
       return WRAPPER_GUIDANCE;
+    if (!segment.background && isEditor(words)) return EDITOR_GUIDANCE;
     if (!segment.background && !asksForHelp(words) && isServer(stripPrefixes(words.slice(isWrapper(name) ? 1 : 0))))
       server = true;
   }
@@ -159,6 +169,29 @@ function stripPrefixes(words: string[]): string[] {
 
 const asksForHelp = (words: string[]): boolean =>
   words.some((word) => ["--help", "-h", "--version", "-V", "-v", "help"].includes(word));
+
+/** Full-screen editors with no batch mode worth allowing: any run but a help or version query waits for keys. */
+const SCREEN_EDITORS = new Set(["nano", "pico", "rnano", "micro", "joe", "jed", "mcedit", "ne", "hx", "helix", "kak"]);
+
+/**
+ * True when `words` (prefixes stripped) open an interactive editor on the
+ * terminal. Their batch modes stay allowed: `vim -es`/`ex -s` (Ex mode reading
+ * commands), `emacs --batch`, and help or version queries.
+ */
+export function isEditor(words: string[]): boolean {
+  if (words.length === 0) return false;
+  const name = baseName(words[0]!);
+  const args = words.slice(1);
+  const has = (...flags: string[]): boolean => args.some((arg) => flags.includes(arg));
+  if (has("--help", "-h", "--version")) return false;
+  if (/^(vi|vim|nvim|view|vimdiff|nvi|elvis|ex)$/.test(name))
+    // Ex mode (-e, -E, -es, -Es, ex itself) reads commands from stdin and ends with it; `-s` silences it.
+    return !(name === "ex" || args.some((arg) => /^-[a-zA-Z]*[eE]/.test(arg) && !arg.startsWith("--")));
+  if (name === "emacs")
+    return !has("--batch", "-batch", "--script", "-script", "--daemon", "--bg-daemon", "--fg-daemon");
+  if (name === "emacsclient") return has("-t", "-nw", "--tty");
+  return SCREEN_EDITORS.has(name);
+}
 
 /** True when `words` (prefixes stripped) start a server or watcher that runs until stopped. */
 export function isServer(words: string[]): boolean {

@@ -41,6 +41,17 @@ async function withDaytona<T>(
 const isKillScript = (command: string): boolean => command.includes("__shellwright_killed");
 
 describe("daytona backend (fake SDK client)", () => {
+  it("keeps output whose logs arrive after the exit code (two channels: nothing orders them)", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, { fastPath: false }, async (env) => {
+      // Later than the session's drain after an exit once was (250 ms): the whole reply, marker included, lost.
+      client.last.process.logDelayMs = 600;
+      expect(await env.execute("echo first; printf last")).toMatchObject({ exitCode: 0, output: "first\nlast" });
+      expect(await env.execute("export LATE=kept; exit 3")).toMatchObject({ exitCode: 3 });
+      expect((await env.execute("echo $LATE")).output).toBe("kept\n");
+    });
+  });
+
   it("creates a sandbox with image, name, labels, resources and env, and deletes it on close by default", async () => {
     const client = new FakeDaytona();
     await withDaytona(

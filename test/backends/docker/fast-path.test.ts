@@ -13,6 +13,7 @@ import { Session } from "../../../src/core/session.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
+import { GIVE_UP_AFTER_MS } from "../../../src/backends/shared/fast-path/helper-client.js";
 import { HELPER_PID, LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
@@ -99,10 +100,15 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     const { session, transport } = await openSession();
     await session.execute("export KEPT=before; cd /");
     const helper = (await session.execute(HELPER_PID)).output.trim();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error & { code?: string }): void =>
+      void warnings.push(`${warning.code}: ${warning.message}`);
+    process.on("warning", onWarning);
     docker("pause", transport.containerId);
     try {
-      // A frozen helper cannot answer: the call runs to its timeout, whose kill the engine refuses.
-      const error = await session.execute("sleep 304", { timeoutMs: 1000 }).then(
+      // A frozen helper cannot answer: the call runs to its timeout, whose kill the engine refuses. The timeout is
+      // past the watchdog's give-up: a helper frozen with its container is waited for, not given up as stuck.
+      const error = await session.execute("sleep 304", { timeoutMs: GIVE_UP_AFTER_MS + 2000 }).then(
         (result) => result,
         (caught: unknown) => caught,
       );
@@ -110,7 +116,9 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
       expect((error as Error).message).toMatch(/is paused, so the stopped command could not be killed.*docker unpause/);
     } finally {
       docker("unpause", transport.containerId);
+      process.off("warning", onWarning);
     }
+    expect(warnings.filter((warning) => warning.startsWith("SHELLWRIGHT_FAST_PATH"))).toEqual([]);
     expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
     // The stopped call's command was killed before that call ran.
     expect(docker("exec", transport.containerId, "ps", "-eo", "args=")).not.toContain("sleep 304");

@@ -39,6 +39,19 @@ const isKillScript = (argv: string[]): boolean =>
   argv[0] === "bash" && argv[1] === "-c" && argv[2]!.includes("__shellwright_killed");
 
 describe("modal backend (fake SDK client)", () => {
+  it("keeps output that arrives after the exit is reported (two channels: nothing orders them)", async () => {
+    await withModal(
+      async (env, client) => {
+        // Later than the session's drain after an exit once was (250 ms): the whole reply, marker included, lost.
+        client.last.outputDelayMs = 600;
+        expect(await env.execute("echo first; printf last")).toMatchObject({ exitCode: 0, output: "first\nlast" });
+        expect(await env.execute("export LATE=kept; exit 3")).toMatchObject({ exitCode: 3 });
+        expect((await env.execute("echo $LATE")).output).toBe("kept\n");
+      },
+      { fastPath: false },
+    );
+  });
+
   it("creates one sandbox with the configured image, resources, lifetime and env", async () => {
     await withModal(
       async (env, client) => {

@@ -4,7 +4,7 @@
  * Started by the same script CI uses.
  */
 
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +57,15 @@ export class PrivateSshd {
 
   restart(): Promise<unknown> {
     return this.#script("restart");
+  }
+
+  /** restart(), blocking this process meanwhile: nothing here sees the connections drop until it returns. */
+  restartSync(): void {
+    execFileSync("bash", [SCRIPT, "restart"], {
+      env: { ...process.env, SHELLWRIGHT_SSHD_DIR: this.dir },
+      stdio: "ignore",
+      timeout: 60_000,
+    });
   }
 
   async stop(): Promise<void> {

@@ -18,6 +18,7 @@ import { PrivateSshd } from "./private-sshd.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
 import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipUnless } from "../../helpers/native-helper.js";
+import { eventually } from "../../helpers/processes.js";
 
 const run = promisify(execFile);
 
@@ -72,6 +73,15 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
+
+/** Waits until the session's calls take the fast path (the helper is copied to the host in the background). */
+async function fastPathReady(session: Session, transport: SshTransport): Promise<void> {
+  for (let i = 0; i < 50 && (await transport.fastPathRunner?.whenReady()) !== true; i++)
+    await session.execute("sleep 0.1");
+  expect(await transport.fastPathRunner?.whenReady()).toBe(true);
+  // The first fast call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.
+  await session.execute("true");
+}
 
 describe.skipIf(!sshTestEnabled)("ssh backend", () => {
   describe("on the shared test server", () => {
@@ -268,6 +278,52 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
         expect((down as Error).message).toMatch(/Cannot reach .* over SSH.*Connection refused.*did not run/);
         await sshd.up();
         expect((await session.execute("echo back")).output).toBe("back\n");
+      } finally {
+        await session.close();
+      }
+    });
+
+    for (const fastPath of [false, true])
+      it(`a server restarted between calls: the next call reconnects and runs, its state kept (fastPath ${fastPath})`, async (context) => {
+        if (fastPath) skipUnless(context, noStaticHelper);
+        const { session, transport } = await openSsh({ ...sshd.config(), fastPath });
+        try {
+          if (fastPath) await fastPathReady(session, transport);
+          await session.execute("export SW_KEPT=across-restart; cd /tmp");
+          // Synchronously, as a caller that blocks would: the call below is sent before this process has seen
+          // the fast path's channel end, to a helper that is provably gone (its ssh client exited before it).
+          sshd.restartSync();
+          expect(await session.execute("echo $SW_KEPT; pwd")).toMatchObject({
+            exitCode: 0,
+            output: "across-restart\n/tmp\n",
+          });
+          expect((await session.execute("echo again")).output).toBe("again\n");
+        } finally {
+          await session.close();
+        }
+      });
+
+    it("a fast call the server may have received before a restart throws BackendUnavailableError, as a plain one does", async (context) => {
+      skipUnless(context, noStaticHelper);
+      const { session, transport } = await openSsh(sshd.config());
+      try {
+        await fastPathReady(session, transport);
+        await session.execute("export SW_KEPT=across-restart");
+        // Stopped, the helper (a process on this machine: the server is on loopback) leaves the request in a live
+        // connection and never reports the job as started: whether it ran is unknown when the connection drops.
+        const helper = transport.fastPathHelperPid!;
+        process.kill(helper, "SIGSTOP");
+        const call = session.execute("echo ran").catch((error: unknown) => error);
+        await sshd.restart();
+        const failed = await call;
+        // Continued, it meets the hangup the restart sent it, and its end.
+        process.kill(helper, "SIGCONT");
+        await eventually(() => !alive(helper), `the stopped helper ${helper} ends once continued`);
+        expect(failed).toBeInstanceOf(BackendUnavailableError);
+        expect((failed as Error).message).toMatch(
+          /SSH connection to .* was lost during the command.*result is unknown.*next command reconnects/,
+        );
+        expect(await session.execute("echo $SW_KEPT")).toMatchObject({ exitCode: 0, output: "across-restart\n" });
       } finally {
         await session.close();
       }

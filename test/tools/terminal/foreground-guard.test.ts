@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { foregroundGuidance, SERVER_GUIDANCE, WRAPPER_GUIDANCE } from "../../../src/tools/terminal/foreground-guard.js";
+import {
+  EDITOR_GUIDANCE,
+  foregroundGuidance,
+  SERVER_GUIDANCE,
+  WRAPPER_GUIDANCE,
+} from "../../../src/tools/terminal/foreground-guard.js";
 
 describe("foregroundGuidance", () => {
   it.each([
@@ -55,6 +60,40 @@ describe("foregroundGuidance", () => {
     "echo $(nohup sleep 5 &)",
   ])("refuses the background wrapper %j", (command) => {
     expect(foregroundGuidance(command)).toBe(WRAPPER_GUIDANCE);
+  });
+
+  it.each([
+    "vi file.txt",
+    "vim src/main.ts",
+    "/usr/bin/vim",
+    "sudo vim /etc/hosts",
+    "nvim +12 a.py",
+    "view log.txt",
+    "vimdiff a b",
+    "nano README.md",
+    "emacs -nw notes.org",
+    "emacs notes.org",
+    "emacsclient -t x",
+    "cd src && vim main.c",
+    "git add . && vi msg.txt",
+    "EDITOR=vim crontab -l; vim x",
+  ])("refuses the editor %j", (command) => {
+    expect(foregroundGuidance(command)).toBe(EDITOR_GUIDANCE);
+  });
+
+  it.each([
+    "vim -es -c 'set ff=unix' -c wq file",
+    "vim -Es +%s/a/b/g +wq file",
+    "ex -s file",
+    "emacs --batch -l x.el",
+    "vim --version",
+    "nano --help",
+    "vim file &",
+    'git commit -m "fix vim"',
+    "cat notes.vim",
+    "echo 'vim file'",
+  ])("lets the editor batch use or mention %j run", (command) => {
+    expect(foregroundGuidance(command)).toBeUndefined();
   });
 
   it.each([

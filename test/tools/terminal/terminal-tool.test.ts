@@ -7,7 +7,7 @@ import { callTool } from "../../../src/tools/registry.js";
 import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
 import { resultsDir } from "../../../src/tools/shared/result-persistence.js";
 import { resolveWorkdir } from "../../../src/tools/terminal/terminal-tool.js";
-import { SERVER_GUIDANCE, WRAPPER_GUIDANCE } from "../../../src/tools/terminal/foreground-guard.js";
+import { EDITOR_GUIDANCE, SERVER_GUIDANCE, WRAPPER_GUIDANCE } from "../../../src/tools/terminal/foreground-guard.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 
 let session: Environment;
@@ -70,12 +70,14 @@ describe("terminal (foreground)", () => {
     expect((await terminal({ command: "sleep 5", timeout: 1 })).exit_code).toBe(124);
   });
 
-  it("refuses a foreground dev server or background wrapper with advice, runs nothing, and lets background=true start it", async () => {
+  it("refuses a foreground dev server, background wrapper or editor with advice, runs nothing, and lets background=true start it", async () => {
     for (const [command, guidance] of [
       [`touch ${scratch}/srv; python3 -m http.server 0`, SERVER_GUIDANCE],
       [`touch ${scratch}/srv; npm run dev`, SERVER_GUIDANCE],
       [`touch ${scratch}/srv; nohup sleep 4646 &`, WRAPPER_GUIDANCE],
       [`touch ${scratch}/srv; setsid sleep 4646 & disown`, WRAPPER_GUIDANCE],
+      [`touch ${scratch}/srv; vim ${scratch}/notes.txt`, EDITOR_GUIDANCE],
+      [`touch ${scratch}/srv && nano ${scratch}/notes.txt`, EDITOR_GUIDANCE],
     ] as const) {
       expect(await terminal({ command }), command).toEqual({
         output: "",

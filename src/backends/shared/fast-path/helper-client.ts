@@ -27,6 +27,11 @@ export interface HelperStream {
   hold?(busy: boolean): void;
   /** Continues the helper if a command stopped it (SIGCONT from outside its reach); best effort. */
   resume?(): void;
+  /**
+   * True while the whole box is frozen from outside (a paused container): the helper's silence is not its own,
+   * and it is waited for, as the plain path's call in that box is, instead of given up as stuck.
+   */
+  frozen?(): Promise<boolean>;
   /** The last lines the helper wrote on stderr (why it failed), when the backend keeps them. */
   stderrTail?(): string;
 }
@@ -50,6 +55,8 @@ export class FastCall implements FastCallHandle {
   pid: number | undefined;
   /** Told the job's pid as soon as the helper reports it (the transport records the group for whoever cleans up). */
   onStart: ((pid: number) => void) | undefined;
+  /** Resolves false when the run request never reached the helper's pipe (its reader was gone): it provably never started. */
+  sent: Promise<boolean> = Promise.resolve(true);
   #resolve!: (end: FastCallEnd) => void;
   #done = false;
   readonly #client: HelperClient;
@@ -79,9 +86,9 @@ export class FastCall implements FastCallHandle {
   /** Asks the helper to signal the job's group; resolves once the request is in the helper's pipe. */
   signal(signal: "TERM" | "KILL"): Promise<void> {
     if (this.#done) return Promise.resolve();
-    return this.#client.send(
-      this.#client.writer.frame(REQUEST.kill, this.id, Uint8Array.of(osConstants.signals[`SIG${signal}`])),
-    );
+    return this.#client
+      .send(this.#client.writer.frame(REQUEST.kill, this.id, Uint8Array.of(osConstants.signals[`SIG${signal}`])))
+      .then(() => undefined);
   }
 
   kill(): void {
@@ -98,6 +105,8 @@ export class HelperClient {
   readonly #onFailure: (failure: HelperFailure) => void;
   #lastFrameAt = Date.now();
   #resumed = false;
+  /** A frozen() question in flight: the watchdog waits for its answer. */
+  #askingFrozen = false;
   #watch: NodeJS.Timeout | undefined;
   #pings = 0;
   #nextId = 1;
@@ -166,9 +175,25 @@ export class HelperClient {
         this.#lastFrameAt = Date.now();
         return;
       }
+      if (this.#askingFrozen) return;
       const silent = Date.now() - this.#lastFrameAt;
       if (silent >= GIVE_UP_AFTER_MS) {
-        this.#fail("stuck", `the helper did not answer for ${Math.round(silent / 1000)} s (stopped or traced)`);
+        const stuck = (): void =>
+          this.#fail("stuck", `the helper did not answer for ${Math.round(silent / 1000)} s (stopped or traced)`);
+        if (this.#stream.frozen === undefined) return stuck();
+        this.#askingFrozen = true;
+        void this.#stream.frozen().then(
+          (frozen) => {
+            this.#askingFrozen = false;
+            // Frozen with its box: the silence starts over, and it is asked again if it lasts.
+            if (frozen) this.#lastFrameAt = Date.now();
+            else stuck();
+          },
+          () => {
+            this.#askingFrozen = false;
+            stuck();
+          },
+        );
         return;
       }
       if (silent >= RESUME_AFTER_MS && !this.#resumed) {
@@ -201,18 +226,19 @@ export class HelperClient {
       this.#stream.hold?.(true);
       this.#lastFrameAt = Date.now();
     }
-    void this.send(this.writer.run(id, script, stdin));
+    call.sent = this.send(this.writer.run(id, script, stdin));
     this.#watchdog();
     return call;
   }
 
-  send(bytes: Buffer): Promise<void> {
-    if (!this.#alive) return Promise.resolve();
+  /** Resolves once the bytes are in the helper's pipe (true), or could not be written there (false). */
+  send(bytes: Buffer): Promise<boolean> {
+    if (!this.#alive) return Promise.resolve(false);
     return new Promise((resolve) => {
       try {
-        this.#stream.input.write(bytes, () => resolve());
+        this.#stream.input.write(bytes, (error) => resolve(error == null));
       } catch {
-        resolve();
+        resolve(false);
       }
     });
   }
@@ -298,16 +324,21 @@ export class HelperClient {
     for (const call of this.#calls.values()) {
       if (call.pid !== undefined) this.#onOrphan(call.pid);
       const started = call.pid !== undefined;
-      call.settle({
-        status: 137,
-        committed: false,
-        killed: false,
-        started,
-        ...(!started && wasReady ? { uncertain: true } : {}),
-        // Its group was just killed (onOrphan).
-        groupLeft: false,
-        cwd: "",
-      });
+      const settle = (uncertain: boolean): void =>
+        call.settle({
+          status: 137,
+          committed: false,
+          killed: false,
+          started,
+          ...(uncertain ? { uncertain: true } : {}),
+          // Its group was just killed (onOrphan).
+          groupLeft: false,
+          cwd: "",
+        });
+      // A request whose write failed (the helper's client had exited: EPIPE) never left this process, so it never
+      // ran: the session runs it on the plain path. One that reached the pipe may have run.
+      if (!started && wasReady) void call.sent.then(settle);
+      else settle(false);
     }
     this.#calls.clear();
   }
