@@ -16,6 +16,7 @@ import { readConfigFile } from "./config-file.js";
 import { catchInterrupts } from "./interrupt.js";
 import { parsePlan, playPlan, type Plan } from "./plan.js";
 import { redactText } from "./secrets.js";
+import { READER_GONE_EXIT_CODE, watchStdoutReader } from "./stdout-reader.js";
 
 export async function run(parsed: ParsedCommand): Promise<number> {
   const { values } = parsed;
@@ -59,14 +60,16 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   }
 
   let failed = false;
+  // A reader that went away (`| head -1`) stops the running step, as a signal does.
+  const stdout = watchStdoutReader();
   try {
     await playPlan(session, plan.steps, {
       check,
-      signal: interrupt.signal,
+      signal: AbortSignal.any([interrupt.signal, stdout.signal]),
       ...(maxOutputBytes === undefined ? {} : { settings: toolSettings({ inlineOutputChars: maxOutputBytes }) }),
       onStep: (report) => {
         if (report.check === "fail") failed = true;
-        process.stdout.write(`${JSON.stringify(report)}\n`);
+        stdout.write(`${JSON.stringify(report)}\n`);
       },
     });
   } finally {
@@ -74,7 +77,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       await session.close();
     } finally {
       interrupt.dispose();
+      stdout.dispose();
     }
   }
-  return interrupt.exitCode() ?? (failed ? 1 : 0);
+  return interrupt.exitCode() ?? (stdout.gone() ? READER_GONE_EXIT_CODE : failed ? 1 : 0);
 }
