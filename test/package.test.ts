@@ -77,6 +77,25 @@ describe("the packed tarball", { timeout: 300_000 }, () => {
     expect(files.filter((file) => file.endsWith(".test.js"))).toEqual([]);
   });
 
+  it("ships the README's plan examples: an installed user's first plan runs (run --example smoke)", async () => {
+    const installed = join(project, "node_modules", "shellwright");
+    expect(await readdir(join(installed, "examples"))).toEqual(expect.arrayContaining(["smoke.json", "matrix.json"]));
+    const { stdout } = await inProject("npx", ["--no-install", "shellwright", "run", "--example", "smoke", "--check"]);
+    const lines = stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { check?: string });
+    expect(lines.map((line) => line.check)).toEqual(Array(7).fill("pass"));
+    // The README's other spelling, the path inside the installed package.
+    const byPath = await inProject("npx", [
+      "--no-install",
+      "shellwright",
+      "run",
+      "node_modules/shellwright/examples/smoke.json",
+    ]);
+    expect(byPath.stdout.trimEnd().split("\n")).toHaveLength(7);
+  });
+
   it("runs the CLI through npx", async () => {
     const { stdout } = await inProject("npx", ["--no-install", "shellwright", "exec", "echo", "hi"]);
     expect(stdout).toBe("hi\n");

@@ -6,7 +6,7 @@
  * thrown as UsageError and printed as one line, exit 2.
  */
 
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -114,7 +114,7 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   try {
     parsed = parseArgs({ args: flagArgs, options: config, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new UsageError(`${describeParseError(error)}; ${usageLine(spec)}`);
+    throw new UsageError(`${describeParseError(error, flagArgs, config)}; ${usageLine(spec)}`);
   }
   const values: Values = { ...parsed.values };
   const notes: string[] = [];
@@ -164,12 +164,21 @@ function joinDashValues(args: readonly string[], options: Record<string, OptionS
   return out;
 }
 
-function describeParseError(error: unknown): string {
-  const { code, message } = error as { code?: string; message?: string };
-  const flag = /'(-[^' ]*)/.exec(message ?? "")?.[1] ?? "";
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${flag}`;
-  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE")
-    return /does not take an argument/.test(message ?? "") ? `${flag} takes no value` : `${flag} needs a value`;
+/**
+ * The parse error in the spelling the user typed: Node's message names
+ * `-t, --timeout` whichever was given, so the tokens of a lenient parse are
+ * read again and the first bad one is named by its raw spelling.
+ */
+function describeParseError(error: unknown, args: string[], config: ParseArgsConfig["options"]): string {
+  const { message } = error as { message?: string };
+  const { tokens } = parseArgs({ args, options: config, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const option = config?.[token.name];
+    if (option === undefined) return `unknown option ${token.rawName}`;
+    if (option.type === "string" && token.value === undefined) return `${token.rawName} needs a value`;
+    if (option.type === "boolean" && token.value !== undefined) return `${token.rawName} takes no value`;
+  }
   return message ?? String(error);
 }
 

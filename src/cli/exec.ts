@@ -27,6 +27,7 @@ import { namedConfig, rememberedConfig, reopen } from "./named-session.js";
 import { rememberSecrets } from "./secrets.js";
 import { SessionStore } from "./session-store.js";
 import { exec as spec } from "./specs.js";
+import { READER_GONE_EXIT_CODE, watchStdoutReader } from "./stdout-reader.js";
 import { StdoutStream } from "./stdout-stream.js";
 
 export async function run(parsed: ParsedCommand): Promise<number> {
@@ -64,6 +65,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
 
   // Caught from here on: a signal while the session opens still closes it.
   const interrupt = catchInterrupts();
+  // A reader that went away (`exec yes | head -1`) stops the command, as a signal does.
+  const reader = watchStdoutReader();
   let env: Environment | undefined;
   try {
     if (name === undefined) env = await createEnvironment(config);
@@ -76,7 +79,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     const stream = json ? undefined : new StdoutStream(maxOutputBytes);
     const result = await env.execute(command, {
       ...options,
-      signal: interrupt.signal,
+      signal: AbortSignal.any([interrupt.signal, reader.signal]),
       ...(stream ? { onOutput: (text: string) => stream.write(text) } : {}),
     });
     if (name !== undefined) {
@@ -90,6 +93,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
         updatedAt: now,
       });
     }
+    if (reader.gone()) return interrupt.exitCode() ?? READER_GONE_EXIT_CODE;
     if (stream) {
       const notice = finalNotice(result);
       if (notice !== undefined) process.stderr.write(`shellwright: ${notice}\n`);
@@ -98,7 +102,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
           `shellwright: output cut: printed the first ${stream.printedBytes} of ${stream.totalBytes} bytes (--max-output-bytes raises the cap)\n`,
         );
     } else {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
+      reader.write(`${JSON.stringify(result)}\n`);
       if (result.truncated)
         process.stderr.write(
           "shellwright: output cut: the result keeps its head and tail (--max-output-bytes raises the cap)\n",
@@ -111,6 +115,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       if (name === undefined) await env?.close();
     } finally {
       interrupt.dispose();
+      reader.dispose();
     }
   }
 }

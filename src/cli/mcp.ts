@@ -16,6 +16,7 @@ import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
+import { noTokenCheck } from "./no-token.js";
 import { mcp as spec } from "./specs.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
@@ -54,9 +55,13 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   }
 
   const port = integerValue(values, "port", 0, 65535) ?? 8808;
+  const host = stringValue(values, "host") ?? "127.0.0.1";
+  const insecureNoAuth = values["insecure-no-auth"] === true;
   const token = loadToken({ tokenFile: stringValue(values, "token-file"), envVar: TOKEN_ENV });
   // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
   scrubCredentials();
+  // Checked here, in the flags' words: serveHttp's own refusal names its options (insecureNoAuth).
+  if (token === undefined) noTokenCheck({ insecureNoAuth, host, envVar: TOKEN_ENV });
   // Listening for the stop signals before the address is announced: a client
   // that reads the address and stops the server at once must find them set.
   let stop = (): void => undefined;
@@ -66,10 +71,10 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   try {
     const server = await serveHttp({
       ...common,
-      host: stringValue(values, "host") ?? "127.0.0.1",
+      host,
       port,
       ...(token === undefined ? {} : { token }),
-      insecureNoAuth: values["insecure-no-auth"] === true,
+      insecureNoAuth,
     });
     process.stderr.write(
       `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,

@@ -6,20 +6,24 @@
  * the running step and exit 130, 143 and 129.
  */
 
+import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { jsonSyntaxProblem } from "../core/json-error.js";
 import { toolSettings } from "../tools/shared/tool-settings.js";
-import { integerValue, stringValue, type ParsedCommand } from "./args.js";
+import { integerValue, stringValue, UsageError, usageLine, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { catchInterrupts } from "./interrupt.js";
 import { parsePlan, playPlan, type Plan } from "./plan.js";
 import { redactText } from "./secrets.js";
+import { run as spec } from "./specs.js";
+import { READER_GONE_EXIT_CODE, watchStdoutReader } from "./stdout-reader.js";
 
 export async function run(parsed: ParsedCommand): Promise<number> {
   const { values } = parsed;
-  const planPath = parsed.positionals[0]!;
+  const planPath = planPathOf(parsed);
   const backend = stringValue(values, "backend");
   const check = values.check === true;
   const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
@@ -59,14 +63,16 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   }
 
   let failed = false;
+  // A reader that went away (`| head -1`) stops the running step, as a signal does.
+  const stdout = watchStdoutReader();
   try {
     await playPlan(session, plan.steps, {
       check,
-      signal: interrupt.signal,
+      signal: AbortSignal.any([interrupt.signal, stdout.signal]),
       ...(maxOutputBytes === undefined ? {} : { settings: toolSettings({ inlineOutputChars: maxOutputBytes }) }),
       onStep: (report) => {
         if (report.check === "fail") failed = true;
-        process.stdout.write(`${JSON.stringify(report)}\n`);
+        stdout.write(`${JSON.stringify(report)}\n`);
       },
     });
   } finally {
@@ -74,7 +80,38 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       await session.close();
     } finally {
       interrupt.dispose();
+      stdout.dispose();
     }
   }
-  return interrupt.exitCode() ?? (failed ? 1 : 0);
+  return interrupt.exitCode() ?? (stdout.gone() ? READER_GONE_EXIT_CODE : failed ? 1 : 0);
+}
+
+/** The package's own examples/ (shipped in the tarball), next to dist/. */
+const EXAMPLES = fileURLToPath(new URL("../../examples/", import.meta.url));
+
+/**
+ * PLAN.json, or the shipped example `--example NAME` names: an installed
+ * user's first command works without a copy of the repository's examples/.
+ */
+function planPathOf(parsed: ParsedCommand): string {
+  const example = stringValue(parsed.values, "example");
+  const [given] = parsed.positionals;
+  if (example === undefined) {
+    if (given === undefined) throw new UsageError(`missing PLAN.json (or --example NAME); ${usageLine(spec)}`);
+    return given;
+  }
+  if (given !== undefined) throw new UsageError(`give PLAN.json or --example ${example}, not both`);
+  let names: string[] = [];
+  try {
+    names = readdirSync(EXAMPLES)
+      .filter((file) => file.endsWith(".json"))
+      .map((file) => file.slice(0, -".json".length));
+  } catch {
+    // No examples/ next to dist/: every name is unknown, and the message says none ship.
+  }
+  if (!names.includes(example))
+    throw new UsageError(
+      `unknown example ${JSON.stringify(example)}; the package ships: ${names.sort().join(", ") || "none"}`,
+    );
+  return `${EXAMPLES}${example}.json`;
 }

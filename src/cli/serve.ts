@@ -19,6 +19,7 @@ import {
   type Values,
 } from "./args.js";
 import { readConfigFile } from "./config-file.js";
+import { noTokenCheck } from "./no-token.js";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { scrubCredentials } from "../core/credentials.js";
 import { loadToken, TokenSourceError } from "../http/token-source.js";
@@ -90,11 +91,13 @@ async function serveParsed(args: ParsedCommand, io: ServeIo): Promise<number> {
     const token = loadToken({ tokenFile: parsed.tokenFile, envVar: TOKEN_ENV_VAR, env: io.env });
     // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
     scrubCredentials(io.env);
-    if (token === undefined && !parsed.insecureNoAuth) {
-      throw new UsageError(
-        `no token: set $${TOKEN_ENV_VAR} or pass --token-file PATH (or --insecure-no-auth on loopback)`,
-      );
-    }
+    // Checked here, in the flags' words: startGateway's own refusal names its options (insecureNoAuth).
+    if (token === undefined)
+      noTokenCheck({
+        insecureNoAuth: parsed.insecureNoAuth,
+        host: parsed.options.host ?? "127.0.0.1",
+        envVar: TOKEN_ENV_VAR,
+      });
     options = {
       ...parsed.options,
       ...(token === undefined ? { insecureNoAuth: true } : { token }),

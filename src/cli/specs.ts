@@ -93,9 +93,15 @@ export const run: CommandSpec = {
     "Plays a plan of tool calls in one session and prints one JSON line per call. With --check, a result\n" +
     "that does not match its step's `expect` makes the exit code 1. Plan errors exit 2.",
   positionals: "PLAN.json",
-  minPositionals: 1,
+  // run says "missing PLAN.json" itself: --example NAME stands for it.
+  minPositionals: 0,
   maxPositionals: 1,
   options: {
+    example: {
+      type: "string",
+      value: "NAME",
+      help: "play a plan the package ships (smoke, matrix) instead of PLAN.json",
+    },
     backend: { ...backend, help: "overrides the plan's environment.backend" },
     config: { ...config, help: "backend options, over the plan's environment" },
     check: { type: "boolean", help: "compare each result with its step's expect" },

@@ -145,6 +145,6 @@ export function buildFastCallScript(plan: FastCallPlan): string {
     ...pureCheck,
     // The epilogue and the `trap` function come with the launcher (parsed once per state).
     `__sw_epi=$${words === undefined ? "__swl_epi" : "__swl_epip"}; builtin trap "$__sw_epi" EXIT`,
-    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}`,
+    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval -- ${shellQuote(plan.command)}`,
   ].join("\n");
 }

@@ -295,7 +295,7 @@ export function buildCommandScript(plan: CommandPlan): string {
     );
   }
   lines.push(
-    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}${plan.stdinOnPipe ? "" : " 0</dev/null"}`,
+    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval -- ${shellQuote(plan.command)}${plan.stdinOnPipe ? "" : " 0</dev/null"}`,
   );
   return outerScript(plan, {
     inner: lines.join("\n"),

@@ -38,6 +38,12 @@ describe("shellwright exec", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ output: "/\n", exitCode: 0, timedOut: false });
   });
 
+  it("runs a command that starts with a dash as a command: `exec -- --json` is not found, 127", () => {
+    const result = cli(["exec", "--", "--json"]);
+    expect(result.code).toBe(127);
+    expect(result.stdout).toMatch(/--json: command not found\n$/);
+  });
+
   it("times out with 124, saying so on stderr", () => {
     const result = cli(["exec", "--timeout", "0.5", "echo before; sleep 10"]);
     expect(result).toMatchObject({

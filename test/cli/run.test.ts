@@ -57,6 +57,26 @@ describe("shellwright run", () => {
     expect(lines[2]).toMatchObject({ step: 3, tool: "terminal", result: { output: "hi from /tmp\n", exit_code: 0 } });
   });
 
+  it("plays a shipped example by name (--example smoke), from any directory", async () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const { code, lines } = await run(["--example", "smoke", "--check"]);
+      expect(code).toBe(0);
+      expect(lines.map((line) => line.check)).toEqual(Array(7).fill("pass"));
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(await run(["--example", "nope"])).toMatchObject({
+      code: 2,
+      stderr: 'unknown example "nope"; the package ships: matrix, smoke',
+    });
+    expect(await run(["x.json", "--example", "smoke"])).toMatchObject({
+      code: 2,
+      stderr: "give PLAN.json or --example smoke, not both",
+    });
+  });
+
   it("exits 1 on a mismatch and says what differs", async () => {
     const plan = planFile([
       { tool: "terminal", args: { command: "echo one" }, expect: { output: "two\n" } },

@@ -44,7 +44,10 @@ describe("shellwright serve", () => {
   it("refuses --insecure-no-auth off loopback", async () => {
     const run = io();
     expect(await serve(["--port", "0", "--insecure-no-auth", "--host", "0.0.0.0"], run)).toBe(2);
-    expect(run.err.join("")).toContain("only on a loopback address");
+    // The flags' words, not the library's (insecureNoAuth).
+    expect(run.err.join("")).toBe(
+      'shellwright serve: --insecure-no-auth is allowed only on a loopback --host (127.0.0.1, ::1, localhost), not "0.0.0.0"; set $SHELLWRIGHT_GATEWAY_TOKEN or pass --token-file PATH\n',
+    );
   });
 
   it("rejects unknown flags and bad numbers with exit 2", async () => {

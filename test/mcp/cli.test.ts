@@ -232,7 +232,17 @@ describe("shellwright mcp (a real process)", () => {
         return error as { status: number; stderr: string };
       }
     };
-    expect(run(["--http"])).toMatchObject({ status: 2, stderr: expect.stringMatching(/token is required/) });
+    // The flags' and the variable's words, not the library's (insecureNoAuth, token).
+    expect(run(["--http"])).toMatchObject({
+      status: 2,
+      stderr:
+        "shellwright: no token: set $SHELLWRIGHT_MCP_TOKEN or pass --token-file PATH (a file of mode 600), or --insecure-no-auth on a loopback --host\n",
+    });
+    expect(run(["--http", "--insecure-no-auth", "--host", "0.0.0.0"])).toMatchObject({
+      status: 2,
+      stderr:
+        'shellwright: --insecure-no-auth is allowed only on a loopback --host (127.0.0.1, ::1, localhost), not "0.0.0.0"; set $SHELLWRIGHT_MCP_TOKEN or pass --token-file PATH\n',
+    });
     expect(run(["--port", "9000"])).toMatchObject({ status: 2, stderr: expect.stringMatching(/--port needs --http/) });
   });
 });

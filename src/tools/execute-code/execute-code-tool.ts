@@ -39,13 +39,16 @@ export interface ExecuteCodeToolOptions {
   python?: string;
 }
 
-const schema = z.object({
-  code: z
-    .string()
-    .describe(
-      "Python 3 source to run. The tools are plain functions (already imported; also `from shellwright_tools import …`) that return dicts.",
-    ),
-});
+const schema = z
+  .object({
+    code: z
+      .string()
+      .describe(
+        "Python 3 source to run. The tools are plain functions (already imported; also `from shellwright_tools import …`) that return dicts.",
+      ),
+  })
+  // Unknown arguments are refused (runTool names them): one ignored silently could change what the call does.
+  .strict();
 
 interface RpcRequest {
   tool?: unknown;

@@ -69,19 +69,24 @@ export interface ReadFileToolOptions {
   maxChars?: number;
 }
 
-const schema = z.object({
-  path: z
-    .string()
-    .min(1)
-    .describe("Path of the file; relative paths start at the terminal's current directory, `~` is the backend's home."),
-  offset: z.number().int().min(1).default(1).describe("First line to read, 1-based."),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .default(READ_DEFAULT_LIMIT)
-    .describe(`Number of lines to read (at most ${READ_MAX_LIMIT}; larger values are clamped).`),
-});
+const schema = z
+  .object({
+    path: z
+      .string()
+      .min(1)
+      .describe(
+        "Path of the file; relative paths start at the terminal's current directory, `~` is the backend's home.",
+      ),
+    offset: z.number().int().min(1).default(1).describe("First line to read, 1-based."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .default(READ_DEFAULT_LIMIT)
+      .describe(`Number of lines to read (at most ${READ_MAX_LIMIT}; larger values are clamped).`),
+  })
+  // Unknown arguments are refused (runTool names them): one ignored silently could change what the call does.
+  .strict();
 
 /** `N|content`, lines longer than MAX_LINE_CHARS cut with a marker. */
 export function formatLines(lines: readonly string[], firstLineNumber: number): string {

@@ -31,37 +31,40 @@ const target = z.preprocess(
   z.enum(["content", "files"]).default("content"),
 );
 
-const schema = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe(
-      "target='content': a regular expression to find in files. target='files': a glob for file names, such as '*.py' or 'src/**/*.ts'.",
-    ),
-  target: target.describe("content: search inside files (grep). files: find files by name (find)."),
-  path: z
-    .string()
-    .min(1)
-    .default(".")
-    .describe("Directory or file to search; relative paths start at the terminal's current directory."),
-  file_glob: z
-    .string()
-    .optional()
-    .describe("target='content': only search files whose names match this glob, such as '*.ts'."),
-  limit: z.number().int().min(1).max(1000).default(50).describe("Results per page."),
-  offset: z.number().int().min(0).default(0).describe("Results to skip, for the next page."),
-  output_mode: z
-    .enum(["content", "files_only", "count"])
-    .default("content")
-    .describe("target='content': matching lines, only the names of matching files, or match counts per file."),
-  context: z
-    .number()
-    .int()
-    .min(0)
-    .max(20)
-    .default(0)
-    .describe("target='content', output_mode='content': lines of context around each match."),
-});
+const schema = z
+  .object({
+    pattern: z
+      .string()
+      .min(1)
+      .describe(
+        "target='content': a regular expression to find in files. target='files': a glob for file names, such as '*.py' or 'src/**/*.ts'.",
+      ),
+    target: target.describe("content: search inside files (grep). files: find files by name (find)."),
+    path: z
+      .string()
+      .min(1)
+      .default(".")
+      .describe("Directory or file to search; relative paths start at the terminal's current directory."),
+    file_glob: z
+      .string()
+      .optional()
+      .describe("target='content': only search files whose names match this glob, such as '*.ts'."),
+    limit: z.number().int().min(1).max(1000).default(50).describe("Results per page."),
+    offset: z.number().int().min(0).default(0).describe("Results to skip, for the next page."),
+    output_mode: z
+      .enum(["content", "files_only", "count"])
+      .default("content")
+      .describe("target='content': matching lines, only the names of matching files, or match counts per file."),
+    context: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .default(0)
+      .describe("target='content', output_mode='content': lines of context around each match."),
+  })
+  // Unknown arguments are refused (runTool names them): one ignored silently could change what the call does.
+  .strict();
 
 type Input = z.infer<typeof schema>;
 

@@ -17,12 +17,15 @@ export const pathSchema = z
   .min(1)
   .refine((path) => !/[\n\0]/.test(path), "a path cannot contain a newline or NUL byte");
 
-const schema = z.object({
-  path: pathSchema.describe(
-    "Path of the file; relative paths start at the terminal's current directory, `~` is the backend's home. Parent directories are created.",
-  ),
-  content: z.string().describe("The complete new content of the file, exactly as it should be stored."),
-});
+const schema = z
+  .object({
+    path: pathSchema.describe(
+      "Path of the file; relative paths start at the terminal's current directory, `~` is the backend's home. Parent directories are created.",
+    ),
+    content: z.string().describe("The complete new content of the file, exactly as it should be stored."),
+  })
+  // Unknown arguments are refused (runTool names them): one ignored silently could change what the call does.
+  .strict();
 
 export function createWriteFileTool(options: WriteFileToolOptions = {}): ToolDefinition<typeof schema> {
   validateGuardOptions(options);

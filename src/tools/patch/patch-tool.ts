@@ -22,23 +22,26 @@ export type PatchToolOptions = WriteGuardOptions;
 const NOT_FOUND_HINT =
   "\n\n[Hint: old_string not found. Use read_file to verify the current content, or search_files to locate the text.]";
 
-const schema = z.object({
-  mode: z
-    .enum(["replace", "patch"])
-    .default("replace")
-    .describe("replace: swap old_string for new_string in one file. patch: apply a V4A multi-file patch."),
-  path: z.string().optional().describe("replace mode: the file to edit."),
-  old_string: z
-    .string()
-    .optional()
-    .describe("replace mode: the text to find; include enough surrounding lines to make it unique."),
-  new_string: z.string().optional().describe("replace mode: the text to put in its place (may be empty to delete)."),
-  replace_all: z
-    .boolean()
-    .default(false)
-    .describe("replace mode: replace every match instead of requiring a unique one."),
-  patch: z.string().optional().describe("patch mode: the V4A patch, from *** Begin Patch to *** End Patch."),
-});
+const schema = z
+  .object({
+    mode: z
+      .enum(["replace", "patch"])
+      .default("replace")
+      .describe("replace: swap old_string for new_string in one file. patch: apply a V4A multi-file patch."),
+    path: z.string().optional().describe("replace mode: the file to edit."),
+    old_string: z
+      .string()
+      .optional()
+      .describe("replace mode: the text to find; include enough surrounding lines to make it unique."),
+    new_string: z.string().optional().describe("replace mode: the text to put in its place (may be empty to delete)."),
+    replace_all: z
+      .boolean()
+      .default(false)
+      .describe("replace mode: replace every match instead of requiring a unique one."),
+    patch: z.string().optional().describe("patch mode: the V4A patch, from *** Begin Patch to *** End Patch."),
+  })
+  // Unknown arguments are refused (runTool names them): one ignored silently could change what the call does.
+  .strict();
 
 /** A file's text as edited: LF line endings, no BOM; restored on the way back. */
 interface TextFile {

@@ -51,7 +51,7 @@ export function launchScript(files: ProcessFiles, command: string, id: string): 
     "builtin trap : TERM",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
     `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}; exec 3>&-; fi`,
-    `( builtin eval ${shellQuote(command)} ) < "$__sw_in"`,
+    `( builtin eval -- ${shellQuote(command)} ) < "$__sw_in"`,
     "__sw_rc=$?",
     `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
     `builtin echo $__sw_rc > ${q.exit}.tmp && command mv -f ${q.exit}.tmp ${q.exit}`,

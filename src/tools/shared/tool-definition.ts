@@ -66,9 +66,7 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
 async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
   const parsed = tool.inputSchema.safeParse(withoutNullArguments(tool.inputSchema, args ?? {}));
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`)
-      .join("; ");
+    const problems = parsed.error.issues.map((issue) => describeIssue(tool, issue)).join("; ");
     return { error: `Invalid arguments for ${tool.name}: ${problems}. Fix the arguments and call ${tool.name} again.` };
   }
   try {
@@ -77,6 +75,22 @@ async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext)
     const message = error instanceof Error ? error.message : String(error);
     return { error: `${tool.name} failed: ${message}` };
   }
+}
+
+/**
+ * One problem with the arguments, in words a model acts on. An unknown key
+ * names the key and lists the keys the tool takes: a misspelt `dry_run` or
+ * `pth` must not run the call as if it were absent.
+ */
+function describeIssue(tool: ToolDefinition, issue: z.core.$ZodIssue): string {
+  const where = issue.path.join(".") || "arguments";
+  if (issue.code !== "unrecognized_keys") return `${where}: ${issue.message}`;
+  const unknown = issue.keys.map((key) => JSON.stringify(key)).join(", ");
+  const noun = issue.keys.length === 1 ? "argument" : "arguments";
+  const shape = tool.inputSchema instanceof z.ZodObject ? Object.keys(tool.inputSchema.shape as object) : [];
+  const allowed = shape.length > 0 ? ` (${tool.name} takes: ${shape.join(", ")})` : "";
+  const prefix = issue.path.length > 0 ? `${where}: ` : "";
+  return `${prefix}unknown ${noun} ${unknown} for ${tool.name}${allowed}`;
 }
 
 /**

@@ -1,0 +1,38 @@
+/**
+ * The reader of stdout going away (`shellwright run plan.json | head -1`):
+ * the next write fails with EPIPE. Unwatched, that is an uncaught error with
+ * a stack trace and exit 1; watched, the command in progress is stopped
+ * through `signal`, nothing more is written, and the CLI exits 141 (128 +
+ * SIGPIPE), quietly, as `cat` does. Node ignores SIGPIPE, so the error is
+ * the only notice there is.
+ */
+
+/** 128 + SIGPIPE: what a shell reports for a writer whose reader left. */
+export const READER_GONE_EXIT_CODE = 141;
+
+export interface StdoutReader {
+  /** Aborted when the reader is gone. */
+  readonly signal: AbortSignal;
+  gone(): boolean;
+  /** Writes unless the reader is gone. */
+  write(data: string | Uint8Array): void;
+  dispose(): void;
+}
+
+export function watchStdoutReader(): StdoutReader {
+  const controller = new AbortController();
+  const onError = (error: NodeJS.ErrnoException): void => {
+    // Another write error (a full disk behind a redirect) is reported too, but also ends the output.
+    if (error.code !== "EPIPE") process.stderr.write(`shellwright: cannot write to stdout: ${error.message}\n`);
+    controller.abort();
+  };
+  process.stdout.on("error", onError);
+  return {
+    signal: controller.signal,
+    gone: () => controller.signal.aborted,
+    write(data) {
+      if (!controller.signal.aborted) process.stdout.write(data);
+    },
+    dispose: () => void process.stdout.off("error", onError),
+  };
+}
