@@ -92,9 +92,12 @@ for (const backend of compatBackends.filter((b) => PTY_BACKENDS.includes(b.name)
       let sleepers: number[] = [];
       for (let i = 0; i < 200 && sleepers.length === 0; i++) {
         const listed = await session.execute(childrenScript(shell));
-        sleepers = listed.output.split("\n").filter(Boolean).map(Number);
+        sleepers = listed.output
+          .split("\n")
+          .filter((line) => /^\d+$/.test(line))
+          .map(Number);
       }
-      expect(sleepers.length).toBe(1);
+      expect(sleepers).toHaveLength(1);
       await proc(id, "keys", { keys: ["C-c"] });
       await proc(id, "submit", { data: "echo alive" });
       await expectOutput(id, "^alive$");
@@ -151,16 +154,24 @@ for (const backend of compatBackends.filter((b) => PTY_BACKENDS.includes(b.name)
       expect((await session.execute(aliveCheck(pids))).output).toBe("");
     });
 
-    it("close() of the session ends every PTY process, and a foreground pty call has a terminal", async () => {
+    it("a foreground pty call has a terminal of the size asked for, and its output reads with \\n", async () => {
+      const r = await call("terminal", {
+        command: "test -t 1 && echo IS-TTY; stty size",
+        pty: true,
+        cols: 77,
+        rows: 11,
+      });
+      expect(r).toMatchObject({ exit_code: 0 });
+      expect(r.output).toContain("IS-TTY\n11 77");
+    });
+
+    it("cols and rows are refused without pty", async () => {
+      expect((await call("terminal", { command: "true", cols: 80 })).error).toMatch(/cols is only for pty=true/);
+    });
+
+    it("close() of the session ends every PTY process, also a HUP- and TERM-immune job", async () => {
       const other = await backend.create();
       try {
-        const r = await callTool(
-          "terminal",
-          { command: "test -t 1 && echo IS-TTY; stty size", pty: true, cols: 77, rows: 11 },
-          { session: other },
-        );
-        expect(r).toMatchObject({ exit_code: 0 });
-        expect(r.output).toContain("IS-TTY\n11 77");
         const started = await callTool(
           "terminal",
           { command: 'trap "" HUP TERM; sleep 987656 & echo "PIDS $$ $!"; wait', background: true, pty: true },
@@ -174,6 +185,7 @@ for (const backend of compatBackends.filter((b) => PTY_BACKENDS.includes(b.name)
         );
         const [, shell, sleeper] = /PIDS (\d+) (\d+)/.exec(seen.output as string)!;
         const pids = [Number(shell), Number(sleeper)];
+        expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
         await other.close();
         expect((await session.execute(aliveCheck(pids))).output).toBe("");
       } finally {
