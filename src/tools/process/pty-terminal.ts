@@ -126,7 +126,16 @@ export class PtyTerminal {
   }
 }
 
+/**
+ * What full-screen programs send besides CSI and OSC (stripAnsi's part):
+ * charset designations (ESC ( B) and the one-character escapes of the keypad
+ * modes (ESC = and ESC >), cursor save/restore (ESC 7, ESC 8) and reset (ESC c).
+ */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_ESCAPES = /\x1b[()*+\-./][\x20-\x7e]|\x1b[0-9:;<=>?`a-z{|}~]/g;
+
 /** A terminal's output as a model reads it: no control sequences, and `\r\n` line ends as `\n`. */
 export function shownPtyText(text: string): string {
-  return stripAnsi(text).replace(/\r+\n/g, "\n");
+  const plain = text.includes("\x1b") ? stripAnsi(text.replace(TERMINAL_ESCAPES, "")) : text;
+  return plain.replace(/\r+\n/g, "\n");
 }

@@ -135,6 +135,37 @@ for (const backend of compatBackends.filter((b) => PTY_BACKENDS.includes(b.name)
       await proc(id, "kill");
     });
 
+    it("a curses program draws at row 5, column 10 and screen shows it there; a key ends it", async (context) => {
+      if ((await session.execute("python3 -c 'import curses'")).exitCode !== 0) context.skip("no python3 curses");
+      const program = [
+        "import curses",
+        "def main(w):",
+        "    w.addstr(5, 10, 'CURSES-HERE')",
+        "    w.refresh()",
+        "    w.getch()",
+        "curses.wrapper(main)",
+        "print('curses-done')",
+      ].join("\n");
+      await session.execute(`cat > ${scratch}/draw.py`, { stdin: program });
+      const id = await start(`python3 ${scratch}/draw.py`);
+      await expectOutput(id, "CURSES-HERE");
+      const lines = ((await proc(id, "screen")).screen as string).split("\n");
+      expect(lines[5]).toBe(`${" ".repeat(10)}CURSES-HERE`);
+      await proc(id, "keys", { keys: ["q"] });
+      expect(await expectOutput(id, "curses-done")).not.toContain("\x1b");
+      expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 0 });
+    });
+
+    it("vim -u NONE: i, text, Escape, :wq, Enter writes the file", async (context) => {
+      if (!(await session.execute("command -v vim")).output.trim()) context.skip("no vim in the backend");
+      const file = `${scratch}/vim-written.txt`;
+      const id = await start(`vim -u NONE -N ${file}`);
+      await expectOutput(id, "vim-written");
+      await proc(id, "keys", { keys: ["i", "typed in vim", "Escape", ":wq", "Enter"] });
+      expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 0 });
+      expect((await session.execute(`cat ${file}`)).output).toBe("typed in vim\n");
+    });
+
     it("resize reaches the program: stty size prints the new size", async () => {
       const id = await start("PS1='$ ' exec bash --norc -i");
       await expectOutput(id, "\\$ $");
@@ -194,3 +225,25 @@ for (const backend of compatBackends.filter((b) => PTY_BACKENDS.includes(b.name)
     });
   });
 }
+
+describe("pty without the helper", () => {
+  it("says which helper is missing and how to build it, on the plain path too", async () => {
+    const saved = process.env.SHELLWRIGHT_HELPER_DIR;
+    // A missing directory stands for a machine without a C compiler (helper-path.ts).
+    process.env.SHELLWRIGHT_HELPER_DIR = "/nonexistent/shellwright-helper-dir";
+    const local = compatBackends.find((b) => b.name === "local")!;
+    const session = await local.create();
+    try {
+      for (const background of [true, false]) {
+        const r = await callTool("terminal", { command: "true", pty: true, background }, { session });
+        expect(r.error, JSON.stringify(r)).toMatch(
+          /pty=true needs the static helper native\/build\/swmux-<arch>-static .*uname -m: \w+.*npm run build/,
+        );
+      }
+    } finally {
+      if (saved === undefined) delete process.env.SHELLWRIGHT_HELPER_DIR;
+      else process.env.SHELLWRIGHT_HELPER_DIR = saved;
+      await session.close();
+    }
+  });
+});
