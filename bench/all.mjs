@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 const benches = [
   { name: "session", file: "bench/run.mjs" },
   { name: "process-poll", file: "bench/process-poll.mjs" },
+  { name: "pty-echo", file: "bench/pty-echo.mjs" },
   { name: "file-tools", file: "bench/file-tools.mjs" },
   { name: "redaction", file: "bench/redaction.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },

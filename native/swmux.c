@@ -70,6 +70,7 @@
 #include <unistd.h>
 
 #include "protocol.h"
+#include "pty.h"
 #include "sha256.h"
 
 #ifndef SYS_pidfd_open
@@ -1047,6 +1048,8 @@ static void move_channel(void) {
 int main(int argc, char **argv) {
   /* First: from here on no process of our uid without CAP_SYS_PTRACE opens our fds or traces us. */
   prctl(PR_SET_DUMPABLE, 0);
+  /* PTY mode (native/pty.c): one program under a pseudo-terminal, no protocol. */
+  if (argc > 1 && strcmp(argv[1], "-p") == 0) return pty_main(argc - 1, argv + 1);
   int opt;
   while ((opt = getopt(argc, argv, "+tvV")) != -1) {
     if (opt == 't') text_mode = 1;

@@ -42,7 +42,10 @@ export type {
   CompletionEvent,
   ProcessRegistry,
   ProcessStatus,
+  PtySize,
+  PtyState,
 } from "./tools/process/process-registry.js";
+export type { PatternWait, ScreenShot } from "./tools/process/pty-terminal.js";
 export { matchExpected, parsePlan, playPlan } from "./cli/plan.js";
 export type { Plan, PlanStep, StepReport } from "./cli/plan.js";
 export type { GatewayConfig } from "./backends/gateway/config.js";

@@ -16,6 +16,10 @@ import { ProcessError } from "../../core/errors.js";
 import { Redactor } from "../../core/redact.js";
 import { stripAnsi } from "../shared/text.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
+import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
+import { followScript, ptyCommandLine, resizeScript } from "./pty-scripts.js";
+import { PtyTerminal, shownPtyText, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import { shellQuote } from "../../core/script.js";
 import {
   closeStdinScript,
   killScript,
@@ -60,7 +64,27 @@ export interface BackgroundProcess {
   stdinOpen: boolean;
   /** True while `kill` runs: its end is reported as "killed". */
   killing: boolean;
+  /** Set when the process runs under a pseudo-terminal (terminal pty=true). */
+  pty: PtyState | undefined;
 }
+
+/** Node's side of a PTY process. */
+export interface PtyState {
+  terminal: PtyTerminal;
+  /** Ends the command that follows the log into the terminal. */
+  follower: AbortController;
+  /** Writes in order: the model's and the emulator's answers must not interleave. */
+  writes: Promise<unknown>;
+}
+
+/** A pseudo-terminal's size, in character cells. */
+export interface PtySize {
+  cols: number;
+  rows: number;
+}
+
+/** How long the follower may keep reading after the process ended (a tail without --pid never ends by itself). */
+const FOLLOW_AFTER_END_MS = 2000;
 
 export interface CompletionEvent {
   type: "completion";
@@ -145,8 +169,14 @@ export class ProcessRegistry {
     return [...this.#processes.values()];
   }
 
-  /** Starts `command` in the background, in `cwd` (default: the session's), through the session snapshot. */
-  async spawn(command: string, options: { cwd?: string; notifyOnComplete?: boolean } = {}): Promise<BackgroundProcess> {
+  /**
+   * Starts `command` in the background, in `cwd` (default: the session's),
+   * through the session snapshot; with `pty`, under a pseudo-terminal of that size.
+   */
+  async spawn(
+    command: string,
+    options: { cwd?: string; notifyOnComplete?: boolean; pty?: PtySize } = {},
+  ): Promise<BackgroundProcess> {
     this.#prune();
     if (this.#processes.size >= this.#settings.maxProcesses) {
       throw new ProcessError(
@@ -156,7 +186,8 @@ export class ProcessRegistry {
     const id = `proc_${randomBytes(6).toString("hex")}`;
     const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
     const cwd = options.cwd ?? this.#session.cwd;
-    const result = await this.#session.execute(launchScript(files, command, id), { ...HOUSEKEEPING, cwd });
+    const pty = options.pty === undefined ? undefined : await this.#ptyLaunch(options.pty);
+    const result = await this.#session.execute(launchScript(files, command, id, pty), { ...HOUSEKEEPING, cwd });
     const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
     if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
       const why =
@@ -183,10 +214,94 @@ export class ProcessRegistry {
       endSeen: false,
       stdinOpen: true,
       killing: false,
+      pty: undefined,
     };
+    if (options.pty !== undefined) {
+      process.pty = {
+        // The emulator's answers to the program's queries (ESC[6n …) are typed back into the PTY.
+        terminal: new PtyTerminal(options.pty.cols, options.pty.rows, (data) => {
+          this.write(process, data).catch(() => undefined);
+        }),
+        follower: new AbortController(),
+        writes: Promise.resolve(),
+      };
+      this.#follow(process);
+    }
     this.#processes.set(id, process);
     if (process.notifyOnComplete) this.#watch(process);
     return process;
+  }
+
+  /** The helper's command line for a PTY of `size`, the helper copied into the backend first. */
+  async #ptyLaunch(size: PtySize) {
+    return {
+      helper: await ptyHelper(this.#session),
+      cols: size.cols,
+      rows: size.rows,
+      // Below the registry's own grace, so the helper's KILL comes before the group's.
+      graceMs: this.#settings.killGraceMs / 2,
+      snapshot: this.#session.snapshotReady ? this.#session.paths.snapshot : undefined,
+      ctl: undefined,
+    };
+  }
+
+  /** The command line that runs `command` under a PTY in the foreground (terminal pty=true). */
+  async foregroundPtyCommand(command: string, size: PtySize): Promise<string> {
+    return ptyCommandLine(await this.#ptyLaunch(size), command);
+  }
+
+  /** One long command inside the backend streams the log into the terminal as it grows. */
+  #follow(process: BackgroundProcess): void {
+    const pty = process.pty!;
+    this.#session
+      .execute(followScript(process.files.log, 0, process.pid), {
+        isolated: true,
+        timeoutMs: FOREVER_MS,
+        signal: pty.follower.signal,
+        onOutput: (text) => pty.terminal.feed(text),
+      })
+      .catch(() => undefined)
+      .finally(() => pty.terminal.end());
+  }
+
+  /** The PTY's visible screen and cursor. */
+  async screen(process: BackgroundProcess): Promise<ScreenShot> {
+    return this.#ptyOf(process, "screen").terminal.screen();
+  }
+
+  /** A new action on the PTY starts: `waitFor` looks at what arrives after it. */
+  markAction(process: BackgroundProcess): void {
+    process.pty?.terminal.markAction();
+  }
+
+  /** Resizes the PTY: the program gets SIGWINCH. Returns false when the process has ended. */
+  async resize(process: BackgroundProcess, size: PtySize): Promise<boolean> {
+    const pty = this.#ptyOf(process, "resize");
+    if (process.status !== "running") return false;
+    const result = await this.#session.execute(resizeScript(process.files.ctl, size.cols, size.rows), HOUSEKEEPING);
+    if (result.exitCode !== 0) return false;
+    pty.terminal.resize(size.cols, size.rows);
+    return true;
+  }
+
+  /** Waits until the output since the previous action matches `pattern` (woken by the output, not a timer). */
+  async waitFor(
+    process: BackgroundProcess,
+    pattern: RegExp,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<PatternWait> {
+    const answer = await this.#ptyOf(process, "wait with a pattern").terminal.waitFor(pattern, timeoutMs, signal);
+    if (answer.status !== "matched") await this.refresh([process]);
+    return answer;
+  }
+
+  #ptyOf(process: BackgroundProcess, action: string): PtyState {
+    if (process.pty === undefined)
+      throw new ProcessError(
+        `${action} needs a pseudo-terminal: start the process with terminal(background=true, pty=true).`,
+      );
+    return process.pty;
   }
 
   /** Refreshes the given processes (all running ones by default) in one round trip. */
@@ -242,8 +357,16 @@ export class ProcessRegistry {
     return parseReaped(result.output);
   }
 
-  /** Writes to the process's stdin. Returns false when its stdin is closed. */
+  /** Writes to the process's stdin (its terminal, for a PTY process). Returns false when its stdin is closed. */
   async write(process: BackgroundProcess, data: string): Promise<boolean> {
+    const pty = process.pty;
+    if (pty === undefined) return this.#write(process, data);
+    const written = pty.writes.then(() => this.#write(process, data));
+    pty.writes = written.catch(() => undefined);
+    return written;
+  }
+
+  async #write(process: BackgroundProcess, data: string): Promise<boolean> {
     if (!process.stdinOpen || process.status !== "running") return false;
     const result = await this.#session.execute(writeStdinScript(process.files), {
       ...HOUSEKEEPING,
@@ -285,11 +408,24 @@ export class ProcessRegistry {
     for (const watcher of this.#watchers.values()) watcher.abort();
     this.#watchers.clear();
     const entries = [...this.#processes.values()];
-    if (entries.length === 0 || this.#session.closed) return;
+    const helper = ptyHelperInstalled(this.#session);
+    if ((entries.length === 0 && !helper) || this.#session.closed) return;
+    // A PTY's program has a session of its own, out of the reap's reach: its
+    // helper ends it on TERM (the reap's KILL would leave HUP-immune jobs).
+    await Promise.all(
+      entries
+        .filter((p) => p.pty !== undefined && p.status === "running")
+        .map((p) => this.kill(p).catch(() => undefined)),
+    );
+    const removeHelper = helper ? `\ncommand rm -f -- ${shellQuote(ptyHelperPath(this.#session))}` : "";
     await this.#session
-      .execute(reapScript(entries.map(reapEntry), { removeFiles: true }), HOUSEKEEPING)
+      .execute(reapScript(entries.map(reapEntry), { removeFiles: true }) + removeHelper, HOUSEKEEPING)
       .catch(() => undefined);
-    for (const process of entries) if (process.status === "running") this.#finish(process, "killed", undefined);
+    for (const process of entries) {
+      if (process.status === "running") this.#finish(process, "killed", undefined);
+      process.pty?.follower.abort();
+      process.pty?.terminal.dispose();
+    }
     this.#processes.clear();
   }
 
@@ -361,6 +497,8 @@ export class ProcessRegistry {
     process.stdinOpen = false;
     this.#watchers.get(process.id)?.abort();
     this.#watchers.delete(process.id);
+    const follower = process.pty?.follower;
+    if (follower !== undefined) setTimeout(() => follower.abort(), FOLLOW_AFTER_END_MS).unref();
     if (process.notifyOnComplete) this.#events.push(completionEvent(process, this.redactor));
   }
 
@@ -422,7 +560,7 @@ const reapEntry = (process: BackgroundProcess) => ({
  * printed (the end of a running process's output is open).
  */
 export function shownOutput(process: BackgroundProcess, redactor: Redactor | undefined): string {
-  const text = stripAnsi(process.output);
+  const text = process.pty === undefined ? stripAnsi(process.output) : shownPtyText(process.output);
   if (redactor === undefined) return text;
   return redactor.redact(text, {
     openStart: process.droppedChars > 0,

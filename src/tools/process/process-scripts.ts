@@ -9,6 +9,7 @@
  *   holder  PID of a sleeper that keeps a writer on `in`, so the process sees
  *           EOF only when `close` kills it
  *   exit    the command's real exit code, written by the wrapper when it ends
+ *   ctl     (a PTY process only) a FIFO of resize requests (pty-scripts.ts)
  *
  * The wrapper is started with job control on (`set -m`), so it leads a process
  * group of its own: its PID is the group id, and `kill -- -PGID` reaches the
@@ -19,6 +20,7 @@
  */
 
 import { shellQuote } from "../../core/script.js";
+import { ptyCommandLine, type PtyLaunch } from "./pty-scripts.js";
 
 export interface ProcessFiles {
   dir: string;
@@ -26,16 +28,28 @@ export interface ProcessFiles {
   input: string;
   holder: string;
   exit: string;
+  ctl: string;
 }
 
 export function processFiles(dir: string): ProcessFiles {
-  return { dir, log: `${dir}/log`, input: `${dir}/in`, holder: `${dir}/holder`, exit: `${dir}/exit` };
+  return {
+    dir,
+    log: `${dir}/log`,
+    input: `${dir}/in`,
+    holder: `${dir}/holder`,
+    exit: `${dir}/exit`,
+    ctl: `${dir}/ctl`,
+  };
 }
 
 export const MARKER_VARIABLE = "SHELLWRIGHT_BG_ID";
 
-/** Prints the wrapper's PID (= its process group id) as the last line. */
-export function launchScript(files: ProcessFiles, command: string, id: string): string {
+/**
+ * Prints the wrapper's PID (= its process group id) as the last line. With
+ * `pty`, the command runs under the helper's pseudo-terminal (its stdin
+ * FIFO relayed to the terminal, the terminal's output to the log).
+ */
+export function launchScript(files: ProcessFiles, command: string, id: string, pty?: PtyLaunch): string {
   const q = {
     dir: shellQuote(files.dir),
     log: shellQuote(files.log),
@@ -51,7 +65,9 @@ export function launchScript(files: ProcessFiles, command: string, id: string): 
     "builtin trap : TERM",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
     `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}; exec 3>&-; fi`,
-    `( builtin eval -- ${shellQuote(command)} ) < "$__sw_in"`,
+    pty === undefined
+      ? `( builtin eval -- ${shellQuote(command)} ) < "$__sw_in"`
+      : `${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in"`,
     "__sw_rc=$?",
     `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
     `builtin echo $__sw_rc > ${q.exit}.tmp && command mv -f ${q.exit}.tmp ${q.exit}`,
@@ -59,6 +75,11 @@ export function launchScript(files: ProcessFiles, command: string, id: string): 
   return [
     `(builtin umask 077 && command mkdir -p ${q.dir}) || builtin exit 1`,
     `command mkfifo -m 600 ${q.input} 2>/dev/null && __sw_in=${q.input} || __sw_in=/dev/null`,
+    ...(pty === undefined
+      ? []
+      : [
+          `command mkfifo -m 600 ${shellQuote(files.ctl)} && [[ $__sw_in != /dev/null ]] || { builtin echo 'a terminal needs FIFOs (mkfifo failed)'; builtin exit 1; }`,
+        ]),
     "builtin set -m",
     `(\n${wrapper}\n) > ${q.log} 2>&1 &`,
     'builtin echo "$!"',

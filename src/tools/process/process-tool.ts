@@ -6,12 +6,26 @@
 
 import { z } from "zod";
 import type { Redactor } from "../../core/redact.js";
+import { ProcessError } from "../../core/errors.js";
 import { processRegistry, shownOutput, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
+import { keysBytes } from "./pty-keys.js";
 import { redactorFor } from "../shared/redaction.js";
 import { DEFAULT_TOOL_SETTINGS } from "../shared/tool-settings.js";
 import { defineTool, type ToolResult } from "../shared/tool-definition.js";
 
-const ACTIONS = ["list", "poll", "log", "wait", "kill", "write", "submit", "close"] as const;
+const ACTIONS = [
+  "list",
+  "poll",
+  "log",
+  "wait",
+  "kill",
+  "write",
+  "submit",
+  "keys",
+  "screen",
+  "resize",
+  "close",
+] as const;
 
 const description = `Manage background processes started with terminal(background=true).
 
@@ -19,9 +33,10 @@ Actions:
 - list: every process of this session with its status and the tail of its output
 - poll: status, exit code when done, and the last 1000 characters of output
 - log: output lines; offset=0 shows the last \`limit\` lines (default 200), offset=N starts at line N
-- wait: block until the process ends or \`timeout\` seconds pass (default 180)
+- wait: block until the process ends or \`timeout\` seconds pass (default 180); with \`pattern\` (a regex, pty only), until output since your previous action matches, returning that output
 - kill: stop the process and everything it started
-- write: send \`data\` to its stdin as is; submit: send \`data\` plus a newline; close: close its stdin (EOF)`;
+- write: send \`data\` to its stdin as is; submit: send \`data\` plus Enter; close: close its stdin (EOF)
+- pty=true processes only: keys: send tmux key names (["C-c"], ["Up", "Enter"], "Escape", "Tab", "F2"); screen: the visible terminal screen and cursor; resize: set \`cols\` and \`rows\``;
 
 const inputSchema = z
   .object({
@@ -31,6 +46,20 @@ const inputSchema = z
       .optional()
       .describe("The process's session_id from terminal(background=true); required except for list"),
     data: z.string().optional().describe("For write and submit: the text to send to stdin"),
+    keys: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'For keys: tmux key names in order, e.g. ["C-c"], ["Escape", ":wq", "Enter"]; other text is sent as is',
+      ),
+    pattern: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("For wait on a pty process: a regular expression awaited in the output since your previous action"),
+    cols: z.number().int().min(1).max(1000).optional().describe("For resize: columns"),
+    rows: z.number().int().min(1).max(1000).optional().describe("For resize: rows"),
     timeout: z.number().min(1).optional().describe("For wait: seconds to wait at most (default 180)"),
     offset: z.number().int().min(0).optional().describe("For log: first line (0 = show the last `limit` lines)"),
     limit: z.number().int().min(1).optional().describe("For log: number of lines (default 200)"),
@@ -72,6 +101,8 @@ export const processTool = defineTool({
         await registry.refresh([process]);
         return log(process, input.offset ?? 0, input.limit ?? 200, redactor);
       case "wait":
+        if (input.pattern !== undefined)
+          return waitForPattern(registry, process, input.pattern, input.timeout, settings, context.signal, redactor);
         return wait(registry, process, input.timeout, settings.maxForegroundTimeoutSeconds, context.signal, redactor);
       case "kill": {
         if (process.status !== "running") {
@@ -88,9 +119,41 @@ export const processTool = defineTool({
       case "write":
       case "submit": {
         if (input.data === undefined) return { error: `data is required for ${input.action}.` };
-        const data = input.action === "submit" ? `${input.data}\n` : input.data;
+        // A terminal's Enter is a carriage return (the line discipline makes it a newline for the program).
+        const enter = process.pty === undefined ? "\n" : "\r";
+        const data = input.action === "submit" ? `${input.data}${enter}` : input.data;
+        registry.markAction(process);
         if (!(await registry.write(process, data))) return stdinUnavailable(process);
         return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+      }
+      case "keys": {
+        if (input.keys === undefined) return { error: 'keys is required for keys, e.g. keys=["C-c"].' };
+        if (process.pty === undefined) return notPty("keys");
+        let data: string;
+        try {
+          data = keysBytes(input.keys);
+        } catch (error) {
+          if (error instanceof ProcessError) return { error: error.message };
+          throw error;
+        }
+        registry.markAction(process);
+        if (!(await registry.write(process, data))) return stdinUnavailable(process);
+        return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+      }
+      case "screen": {
+        if (process.pty === undefined) return notPty("screen");
+        const shot = await registry.screen(process);
+        const screen = redactor?.redact(shot.screen, { keepLines: true }) ?? shot.screen;
+        return { session_id: process.id, status: process.status, ...shot, screen };
+      }
+      case "resize": {
+        if (input.cols === undefined || input.rows === undefined)
+          return { error: "cols and rows are both required for resize." };
+        if (process.pty === undefined) return notPty("resize");
+        registry.markAction(process);
+        if (!(await registry.resize(process, { cols: input.cols, rows: input.rows })))
+          return { error: `Process ${process.id} has ${process.status}: its terminal cannot be resized.` };
+        return { status: "ok", cols: input.cols, rows: input.rows };
       }
       case "close":
         if (!(await registry.closeStdin(process))) return stdinUnavailable(process);
@@ -98,6 +161,49 @@ export const processTool = defineTool({
     }
   },
 });
+
+function notPty(action: string): ToolResult {
+  return {
+    error: `${action} works on a pseudo-terminal process only: start it with terminal(background=true, pty=true).`,
+  };
+}
+
+async function waitForPattern(
+  registry: ProcessRegistry,
+  process: BackgroundProcess,
+  source: string,
+  requested: number | undefined,
+  settings: typeof DEFAULT_TOOL_SETTINGS,
+  signal: AbortSignal | undefined,
+  redactor: Redactor | undefined,
+): Promise<ToolResult> {
+  if (process.pty === undefined) return notPty("wait with a pattern");
+  let pattern: RegExp;
+  try {
+    // m: ^ and $ match at line ends, so a prompt can be awaited as ^>>> $.
+    pattern = new RegExp(source, "m");
+  } catch (error) {
+    return {
+      error: `pattern ${JSON.stringify(source)} is not a valid regular expression: ${(error as Error).message}`,
+    };
+  }
+  const seconds = Math.min(requested ?? DEFAULT_WAIT_SECONDS, settings.maxForegroundTimeoutSeconds);
+  const answer = await registry.waitFor(process, pattern, seconds * 1000, signal);
+  registry.markAction(process);
+  const output = redactor?.redact(answer.output, { keepLines: true }) ?? answer.output;
+  const reply: ToolResult = {
+    session_id: process.id,
+    status: answer.status === "ended" ? process.status : answer.status,
+    output: output.slice(-2000),
+    ...exitFields(process),
+  };
+  if (answer.status === "timeout") reply.timeout_note = `No match for ${source} within ${seconds}s`;
+  if (answer.status === "ended") {
+    process.endSeen = true;
+    reply.note = `The process ended before its output matched ${source}.`;
+  }
+  return reply;
+}
 
 function stdinUnavailable(process: BackgroundProcess): ToolResult {
   return {

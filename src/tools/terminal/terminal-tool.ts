@@ -21,13 +21,13 @@ import { cutHeadTail, stripAnsi, TextCapture } from "../shared/text.js";
 import { truncationNotice } from "../../core/output.js";
 import { defineTool, type ToolContext, type ToolResult } from "../shared/tool-definition.js";
 
-const description = `Execute a shell command on a Linux environment. The filesystem, the current working directory and exported environment variables persist between calls (shell functions and aliases too); every call runs in a fresh bash, so nothing you start in the foreground keeps running.
+const description = `Execute a shell command on a Linux environment. The filesystem, the working directory, exported variables, shell functions and aliases persist between calls; every call runs in a fresh bash, so nothing you start in the foreground keeps running.
 
-Foreground commands return when they finish, with their output and exit code (\`timeout\` seconds at most; default 180, maximum 600). Output over 50 000 characters shows its head and tail; the whole output is saved to a file whose path the result gives.
+Foreground commands return when they finish, with their output and exit code (\`timeout\` seconds at most; default 180, maximum 600). Output over 50 000 characters shows its head and tail; the whole of it is saved to a file the result names.
 
-For anything long-running (servers, watchers, long builds) use background=true (foreground dev servers, nohup, setsid and disown are refused): the \`process\` tool can then poll, read, wait for, write to or kill it. Set notify_on_complete=true to be told when it ends.
+For anything long-running (servers, watchers, long builds) use background=true (foreground dev servers, nohup, setsid and disown are refused): the \`process\` tool can then poll, read, wait for, write to or kill it. Set notify_on_complete=true to be told when it ends. Interactive programs (REPL, editor, password prompt): background=true, pty=true, then process submit/keys/screen.
 
-Use \`workdir\` to run one command elsewhere without changing the session's directory. Prefer the file tools (read_file, write_file, patch, search_files) to cat/sed/echo. Pipe git and other pagers through cat.`;
+\`workdir\` runs one command elsewhere; the session's directory stays. Prefer the file tools to cat/sed/echo. Pipe git and other pagers through cat.`;
 
 const inputSchema = z
   .object({
@@ -56,6 +56,14 @@ const inputSchema = z
       .describe(
         "Working directory for this command only (absolute, or relative to the session directory). Defaults to the session working directory.",
       ),
+    pty: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Run it under a pseudo-terminal: with background=true for interactive programs (REPLs, editors, prompts); alone, for a command that needs a terminal (test -t 1, colours)",
+      ),
+    cols: z.number().int().min(1).max(1000).optional().describe("With pty=true: terminal columns (default 80)"),
+    rows: z.number().int().min(1).max(1000).optional().describe("With pty=true: terminal rows (default 24)"),
     notify_on_complete: z
       .boolean()
       .default(false)
@@ -79,14 +87,32 @@ export const terminalTool = defineTool({
       const guidance = foregroundGuidance(input.command);
       if (guidance !== undefined) return { output: "", exit_code: -1, error: guidance, status: "error" };
     }
+    if (!input.pty && (input.cols !== undefined || input.rows !== undefined)) {
+      return { error: `${input.cols !== undefined ? "cols" : "rows"} is only for pty=true (a terminal's size).` };
+    }
+    const size = input.pty ? { cols: input.cols ?? DEFAULT_COLS, rows: input.rows ?? DEFAULT_ROWS } : undefined;
     const cwd = input.workdir === undefined ? undefined : resolveWorkdir(input.workdir, session.cwd);
     const blocked = await approval(input.command, cwd ?? session.cwd, session, settings);
     if (blocked !== undefined) return { output: "", exit_code: -1, error: blocked, status: "blocked" };
 
-    if (input.background) return startBackground(input.command, cwd, input.notify_on_complete, context, settings);
-    return runForeground(input.command, cwd, input.timeout, context, settings);
+    if (input.background) return startBackground(input.command, cwd, input.notify_on_complete, size, context, settings);
+    let command = input.command;
+    if (size !== undefined) {
+      try {
+        command = await processRegistry(session, settings.processes).foregroundPtyCommand(input.command, size);
+      } catch (error) {
+        return { output: "", exit_code: -1, error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+    const reply = await runForeground(command, cwd, input.timeout, context, settings);
+    // A terminal ends its lines with \r\n; the model reads \n.
+    if (size !== undefined && typeof reply.output === "string") reply.output = reply.output.replace(/\r+\n/g, "\n");
+    return reply;
   },
 });
+
+const DEFAULT_COLS = 80;
+const DEFAULT_ROWS = 24;
 
 async function runForeground(
   command: string,
@@ -155,13 +181,18 @@ async function startBackground(
   command: string,
   cwd: string | undefined,
   notify: boolean,
+  pty: { cols: number; rows: number } | undefined,
   context: ToolContext,
   settings: ToolSettings,
 ): Promise<ToolResult> {
   const registry = processRegistry(context.session, settings.processes);
   registry.redactor = redactorFor(context);
   try {
-    const process = await registry.spawn(command, { ...(cwd === undefined ? {} : { cwd }), notifyOnComplete: notify });
+    const process = await registry.spawn(command, {
+      ...(cwd === undefined ? {} : { cwd }),
+      notifyOnComplete: notify,
+      ...(pty === undefined ? {} : { pty }),
+    });
     const reply: ToolResult = {
       output: "Background process started",
       session_id: process.id,
@@ -169,7 +200,10 @@ async function startBackground(
       status: "running",
     };
     if (notify) reply.notify_on_complete = true;
-    else
+    if (pty !== undefined) {
+      reply.pty = true;
+      reply.hint = `Type with process(action="submit"|"write"|"keys", session_id="${process.id}"), read with process(action="screen") or process(action="wait", pattern=...).`;
+    } else if (!notify)
       reply.hint = `Check on it with process(action="poll", session_id="${process.id}"), or process(action="wait") to block until it ends.`;
     return reply;
   } catch (error) {

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// Keystroke to echo through the tools, on a pseudo-terminal process: `cat`
+// under terminal(pty=true, background=true), then, call after call,
+// process(submit) of a fresh word and process(wait, pattern) for the
+// terminal's echo of it. Beside it, the floor: one plain foreground call
+// (`true`) on the same session, interleaved, so drift hits both alike.
+//
+//   npm run build && node bench/pty-echo.mjs
+// Backends: local always; ssh with SHELLWRIGHT_TEST_SSH* set and docker with
+// SHELLWRIGHT_TEST_DOCKER=1 (source /tmp/sw-env.sh or scripts/test-env/).
+// Not a test: nothing here fails.
+
+import { createEnvironment } from "../dist/index.js";
+import { callTool } from "../dist/tools/registry.js";
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 60);
+const env = process.env;
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const ms = (x) => `${x.toFixed(1)} ms`;
+
+const backends = [{ name: "local", config: { backend: "local" } }];
+if (env.SHELLWRIGHT_TEST_SSH_HOST) {
+  backends.push({
+    name: "ssh",
+    config: {
+      backend: "ssh",
+      host: env.SHELLWRIGHT_TEST_SSH_HOST,
+      port: Number(env.SHELLWRIGHT_TEST_SSH_PORT),
+      user: env.SHELLWRIGHT_TEST_SSH_USER,
+      keyPath: env.SHELLWRIGHT_TEST_SSH_KEY,
+      knownHostsFile: env.SHELLWRIGHT_TEST_SSH_KNOWN_HOSTS,
+      strictHostKeyChecking: "yes",
+    },
+  });
+}
+if (env.SHELLWRIGHT_TEST_DOCKER === "1") {
+  backends.push({
+    name: "docker",
+    config: { backend: "docker", image: env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm", network: false },
+  });
+}
+
+for (const { name, config } of backends) {
+  const session = await createEnvironment(config);
+  try {
+    const call = (tool, args) => callTool(tool, args, { session });
+    const started = await call("terminal", { command: "cat", background: true, pty: true });
+    const id = started.session_id;
+    if (!id) throw new Error(`${name}: ${JSON.stringify(started)}`);
+    const echo = [];
+    const plain = [];
+    for (let i = 0; i < CALLS + 5; i++) {
+      const word = `w${i}x${Math.random().toString(36).slice(2, 8)}`;
+      let t = performance.now();
+      await call("process", { action: "submit", session_id: id, data: word });
+      const seen = await call("process", { action: "wait", session_id: id, pattern: word, timeout: 30 });
+      const e = performance.now() - t;
+      if (seen.status !== "matched") throw new Error(`${name}: ${JSON.stringify(seen)}`);
+      t = performance.now();
+      await session.execute("true");
+      const p = performance.now() - t;
+      // The first calls warm up the follower and the connection.
+      if (i >= 5) {
+        echo.push(e);
+        plain.push(p);
+      }
+    }
+    await call("process", { action: "kill", session_id: id });
+    echo.sort((a, b) => a - b);
+    plain.sort((a, b) => a - b);
+    console.log(
+      `${name.padEnd(7)} keystroke→echo p50 ${ms(pct(echo, 0.5))} p95 ${ms(pct(echo, 0.95))} | plain call p50 ${ms(pct(plain, 0.5))} p95 ${ms(pct(plain, 0.95))} (${CALLS} calls)`,
+    );
+  } finally {
+    await session.close();
+  }
+}
