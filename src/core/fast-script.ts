@@ -2,7 +2,7 @@
  * The bash side of the session fast path (docs/fast-path.md): the launcher
  * that holds the session state and forks one job per call, and the script
  * each job sources. They are one contract (the job reads the launcher's
- * `__swl_d`, `__swl_id`, `__swl_epi`, `__swl_epip` and `__sw_al`; the
+ * `__swl_d`, `__swl_id`, `__swl_epi`, `__swl_epip`, `__swl_epii` and `__sw_al`; the
  * launcher's own names are not `__sw_*`, which every snapshot unsets), so
  * they live together, next to script.ts whose pieces they share. Pure
  * builders, no I/O.
@@ -79,12 +79,17 @@ export function jobDefinitions(): string {
   return [
     `__swl_epi=${shellQuote(fastEpilogue(false))}`,
     `__swl_epip=${shellQuote(fastEpilogue(true))}`,
+    `__swl_epii=${shellQuote(isolatedEpilogue())}`,
     TRAP_FUNCTION,
   ].join("\n");
 }
 
-/** What a fast call needs: a command plan without the plain path's file and stdin details. */
-export type FastCallPlan = Pick<CommandPlan, "command" | "cwd" | "knownCwd" | "sessionCwd">;
+/**
+ * What a fast call needs: a command plan without the plain path's file and
+ * stdin details. `isolated`: the call runs from the session's state and
+ * leaves it as it was (ExecuteOptions.isolated).
+ */
+export type FastCallPlan = Pick<CommandPlan, "command" | "cwd" | "knownCwd" | "sessionCwd"> & { isolated?: boolean };
 
 const CAPTURE = "__sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS";
 
@@ -125,13 +130,29 @@ function fastEpilogue(pure: boolean): string {
 }
 
 /**
+ * An isolated call's epilogue: the user's EXIT trap runs, then `#SAME
+ * STATUS` in place of a dump, so the helper commits nothing, whatever the
+ * command changed. The guard comes first: the command may have defined
+ * anything.
+ */
+function isolatedEpilogue(): string {
+  const guard = `${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN`;
+  return [
+    `{ ${CAPTURE}; ${guard}; } 2>/dev/null`,
+    `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
+    `{ builtin printf '#SAME %s\\n' "$__sw_ec" >| "$__swl_d/$__swl_id.s" || builtin exit 125; } 2>/dev/null`,
+    'builtin exit "$__sw_ec"',
+  ].join("\n");
+}
+
+/**
  * The script a job sources. Parsed with the user's aliases off (the
  * launcher turned them off after sourcing the snapshot); the command itself
  * runs with them as the user left them.
  */
 export function buildFastCallScript(plan: FastCallPlan): string {
   const commandPlan = plan as CommandPlan;
-  const words = pureCommandWords(plan.command);
+  const words = plan.isolated === true ? undefined : pureCommandWords(plan.command);
   // A command word that is a function or an alias in this session may change anything.
   const pureCheck =
     words === undefined
@@ -144,7 +165,7 @@ export function buildFastCallScript(plan: FastCallPlan): string {
     ...enterCwd(commandPlan),
     ...pureCheck,
     // The epilogue and the `trap` function come with the launcher (parsed once per state).
-    `__sw_epi=$${words === undefined ? "__swl_epi" : "__swl_epip"}; builtin trap "$__sw_epi" EXIT`,
+    `__sw_epi=$${plan.isolated === true ? "__swl_epii" : words === undefined ? "__swl_epi" : "__swl_epip"}; builtin trap "$__sw_epi" EXIT`,
     `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval -- ${shellQuote(plan.command)}`,
   ].join("\n");
 }

@@ -194,13 +194,13 @@ export class Session extends EnvironmentBase {
     const ready = this.snapshotReady;
     const userStdin = stdin === undefined || stdin.length === 0 ? undefined : stdin;
     const limits = { timeoutMs, signal, onOutput };
-    const fast = ready && !isolated ? await this.#runFast(command, cwd, userStdin, limits) : undefined;
+    const fast = ready ? await this.#runFast(command, cwd, userStdin, limits, isolated) : undefined;
     let outcome: RunOutcome;
     let newCwd: string | undefined;
     if (fast !== undefined) {
-      // The helper committed already: no pending file to move or remove.
+      // The helper committed already (an isolated call: nothing): no pending file to move or remove.
       outcome = fast;
-      newCwd = fast.marker?.committed === true ? fast.marker.cwd : undefined;
+      newCwd = fast.marker?.committed === true && !isolated ? fast.marker.cwd : undefined;
     } else {
       const callId = newId();
       outcome = await this.#runPlain(command, cwd, userStdin, callId, ready, isolated, {
@@ -235,6 +235,7 @@ export class Session extends EnvironmentBase {
     cwd: string | undefined,
     stdin: Uint8Array | undefined,
     limits: CallLimits,
+    isolated: boolean,
   ): Promise<RunOutcome | undefined> {
     const fastPath = this.#transport.fastPath;
     // `$$` is the launcher's pid on the fast path: `kill $$` must end the call, as in a terminal.
@@ -244,6 +245,7 @@ export class Session extends EnvironmentBase {
       cwd: cwd ?? this.cwd,
       knownCwd: this.cwd,
       sessionCwd: cwd === undefined,
+      isolated,
     });
     const handle = fastPath.tryRun({
       snapshot: this.paths.snapshot,

@@ -347,3 +347,26 @@ describe("local fast path", () => {
     await until(() => !alive(pid));
   });
 });
+
+describe("an isolated call", () => {
+  it("runs on the fast path from the session's state, and leaves that state as it was", async () => {
+    const { session } = await openSession();
+    await session.execute("export KEPT=before; cd /tmp; kept() { echo fn; }");
+    const launcher = Number((await session.execute(LAUNCHER_PID, { isolated: true })).output);
+    expect(parentName(launcher)).toMatch(/^swmux/);
+    const r = await session.execute('echo "$KEPT $(kept) $PWD"; export KEPT=after NEW=1; cd /; unset -f kept; exit 3', {
+      isolated: true,
+    });
+    expect(r.output).toBe("before fn /tmp\n");
+    expect(r.exitCode).toBe(3);
+    expect(r.cwd).toBe("/tmp");
+    expect((await session.execute('echo "$KEPT ${NEW-unset} $(kept) $PWD"')).output).toBe("before unset fn /tmp\n");
+  });
+
+  it("still ends at its timeout, and nothing of it is kept", async () => {
+    const { session } = await openSession();
+    const r = await session.execute("export LOST=1; sleep 30", { isolated: true, timeoutMs: 500 });
+    expect(r.timedOut).toBe(true);
+    expect((await session.execute('echo "${LOST-unset}"')).output).toBe("unset\n");
+  });
+});
