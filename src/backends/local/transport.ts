@@ -20,6 +20,7 @@ import { localFiles } from "./files.js";
 import { fastTempRoot, findBash } from "./paths.js";
 import { groupAlive, killGroup } from "./process-groups.js";
 import type { SandboxOptions } from "./sandbox/config.js";
+import { hideFromSandboxes } from "./sandbox/private-paths.js";
 import { LocalSandbox } from "./sandbox/sandbox.js";
 import {
   MAX_INLINE_SCRIPT_BYTES,
@@ -82,6 +83,7 @@ export class LocalTransport implements Transport {
   #ownsStateDir = false;
   #bash = "";
   #sandbox: LocalSandbox | undefined;
+  #unhideStateDir: () => void = () => undefined;
   /** Process groups that may still have members (a backgrounded child outlives its call). */
   readonly #groups = new Set<number>();
   /**
@@ -117,6 +119,8 @@ export class LocalTransport implements Transport {
     } else {
       this.#stateDir = this.#options.stateDir;
       mkdirSync(this.#stateDir, { recursive: true, mode: 0o700 });
+      // Outside the dirs every sandbox covers: the sandboxes this process starts hide it by name.
+      this.#unhideStateDir = hideFromSandboxes(this.#stateDir);
     }
     // First: a sandbox that cannot start leaves nothing else to undo.
     if (this.#options.sandbox !== undefined) {
@@ -133,6 +137,7 @@ export class LocalTransport implements Transport {
       } catch (error) {
         await sandbox.stop();
         if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+        this.#unhideStateDir();
         throw error;
       }
       this.#sandbox = sandbox;
@@ -411,6 +416,7 @@ ${script}`;
     if (!this.#ownsStateDir && this.#stateDir !== "") killRecordedGroups(this.#stateDir);
     await this.#sandbox?.stop();
     if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+    this.#unhideStateDir();
     this.#watchdog?.release();
     this.#watchdog = undefined;
   }
