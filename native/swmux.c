@@ -8,47 +8,55 @@
  * one stuck command cannot wedge the session.
  *
  * Node talks to it over its stdin/stdout (a child pipe locally; any byte
- * stream later: `docker exec -i`, an ssh channel). It forks a bash launcher
- * that has sourced the session snapshot; the launcher forks one background
- * job per call (its own process group), and tells us the job's pid. We watch
- * the job with a pidfd; when it fires the job has exited, everything it wrote
- * is in its FIFO, and we drain at most one pipe size: a background child that
- * keeps writing cannot hold the call open or reach another call (each call
- * has a fresh FIFO, closed and unlinked here).
+ * stream elsewhere: `docker exec -i`, an ssh channel). It forks a bash
+ * launcher that has sourced the session snapshot; the launcher forks one
+ * background job per call (its own process group), and tells us the job's
+ * pid. We watch the job with a pidfd; when it fires the job has exited,
+ * everything it wrote is in its FIFO, and we drain at most one pipe size: a
+ * background child that keeps writing cannot hold the call open or reach
+ * another call (each call has a fresh FIFO, closed and unlinked here).
  *
  * State: the job dumps the session state into DIR/ID.s, ending with a line
  * "#OK status cwd" (or only "#SAME status" when the command cannot have
- * changed the state: nothing to commit, the cwd stays). The job exits with
- * that status; only a job without such a line (it `exec`ed, was killed, its
- * dump failed) makes us ask its launcher, the only process that can reap it
- * (`W`, answered by `E`): one fork per call, no waiter. When the dump is
- * complete, the call was not killed and the dump differs from the committed
- * state, we rename it over the snapshot (the atomic commit) and start a
- * fresh launcher from it. The snapshot file stays the durable truth: if
- * anyone else replaces it (the plain path), we notice on the next request
+ * changed the state). The job exits with that status; only a job without
+ * such a line (it `exec`ed, was killed, its dump failed) makes us ask its
+ * launcher, the only process that can reap it (`W`, answered by `E`). When
+ * the dump is complete, the call was not killed and the dump differs from the
+ * committed state, we rename it over the snapshot (the atomic commit) and
+ * start a fresh launcher from it. The snapshot file stays the durable truth:
+ * if anyone else replaces it (the plain path), we notice on the next request
  * and restart too.
  *
- * Frames, both directions: type:u8 id:u32be len:u32be payload[len].
- *   Node -> swmux  'R' run: u8 hasStdin, u32be stdinLen, stdin, script
- *                  'K' kill: u8 signal    'Q' quit
- *   swmux -> Node  'H' launcher ready     'B' launcher restarting (not ready)
- *                  'S' job started: u32be pid
- *                  'O' output bytes
- *                  'X' exit: "STATUS COMMITTED KILLED STARTED GROUP CWD" (GROUP 1: the
- *                      job's process group still has a process; cwd %-encoded, may be empty)
+ * Hostile commands (docs/guarantees.md). Jobs run as our grandchildren with
+ * our uid: we are not dumpable (no /proc/PID/fd, no ptrace without
+ * CAP_SYS_PTRACE), the channel to Node sits on close-on-exec descriptors no
+ * job inherits, and every frame carries a sequence number and a tag keyed by
+ * a secret Node sends first: a process that still reaches the channel cannot
+ * forge, drop or reorder a frame unseen. Any frame that breaks the protocol
+ * ends us with EXIT_PROTOCOL and a line on stderr; Node then drops the fast
+ * path. We ignore the signals a command sends by habit (`kill $PPID`,
+ * `kill -HUP 0`); a stopped launcher is continued at once (we are its parent
+ * and see the stop), a traced one that leaves a request unanswered is
+ * replaced. A stopped helper is Node's to continue: it stops answering pings.
  *
- * With -t (text mode), each frame travels as one line of base64 instead, both
- * ways: for channels that carry text only (Daytona's session commands).
+ * The wire format and its limits are defined once, in
+ * src/backends/shared/fast-path/protocol.ts (protocol.h is generated from it).
  *
- * Usage: swmux [-t] SNAPSHOT WORKDIR -- LAUNCHER-ARGV...
- * (the private directory it makes under WORKDIR is appended to the argv).
+ * Usage: swmux [-t] [-v] SNAPSHOT WORKDIR -- LAUNCHER-ARGV...
+ *   -t  text mode: every frame travels as one line of base64, both ways (for
+ *       channels that carry text only: Daytona's session commands)
+ *   -v  debug log on stderr (SHELLWRIGHT_FAST_PATH_DEBUG)
+ *   -V  print the protocol version and exit
+ * The private directory it makes under WORKDIR is appended to the argv.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,51 +69,81 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol.h"
+#include "sha256.h"
+
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
 
-#define MAXCALLS 512
-#define READ_CHUNK (256 * 1024)
 /* Consecutive launcher deaths before it said ready: then give up (Node falls back and restarts us later). */
 #define MAX_FAILED_STARTS 3
-
-#define MAXLAUNCHERS 64
+#define MAX_LAUNCHERS 64
 /* Fewer free launcher slots than this: retired launchers stop waiting for their jobs (see retire_all). */
 #define LAUNCHER_RESERVE 4
+/* Statuses a launcher keeps for us, let go in batches (`F`). */
+#define FORGET_BATCH 16
+/* A launcher's report line is at most this long; a longer one is not ours. */
+#define REPORT_LINE_MAX 8192
+/* A launcher that leaves a request unanswered this long is stuck (traced): replaced. */
+#define STUCK_LAUNCHER_MS 2000
+/* A path under our directory: DIR/ID.ext. */
+#define CALL_PATH_MAX (PATH_MAX + 32)
+/* The exit frame's text: five small numbers and the %-encoded cwd. */
+#define EXIT_TEXT_MAX (64 + 3 * MAX_CWD_BYTES)
+
+enum call_state {
+  CALL_FREE,
+  CALL_SENT,    /* `C` went to its launcher; no start report yet */
+  CALL_RUNNING, /* its job runs: pidfd and FIFO watched */
+  CALL_WAITING, /* its job exited without a status in its dump: `W` sent, `E` awaited */
+};
 
 struct call {
+  enum call_state state;
   uint32_t id, gen;
-  /* exited: its pidfd fired (output drained). waiting: `W` sent, its status is awaited.
-   * reaped: 1 + the status, when the job became ours (its launcher died) and we reaped it. */
-  int used, outfd, pidfd, killed, started, has_stdin, exited, waiting, reaped;
+  int outfd, pidfd, killed, has_stdin, asked;
+  /* 1 + the status, when the job became ours (its launcher died) and we reaped it. */
+  int reaped;
   pid_t pid;
+  long long sent_ms;
+};
+
+enum launcher_state {
+  LAUNCHER_FREE,
+  LAUNCHER_STARTING, /* forked, has not said `H` */
+  LAUNCHER_READY,
+  LAUNCHER_RETIRED, /* a state change replaced it: it reports its jobs, then exits */
 };
 
 /* The current launcher, and retired ones: after a state change the old
  * launcher takes no new calls but stays until it has reported the exit
  * status of every job it started (it is their parent: only it can `wait`
  * for them); then its control pipe is closed and it exits. */
-#define FORGET_BATCH 16
-
 struct launcher {
-  int used, ready, retired, ctl, rep;
+  enum launcher_state state;
+  int was_ready, ctl, rep;
   uint32_t gen;
   pid_t pid;
   /* Finished jobs whose status the launcher still keeps: `F` lets it go, in batches. */
   pid_t forget[FORGET_BATCH];
   int nforget;
-  char buf[8192];
+  char buf[REPORT_LINE_MAX];
   size_t len;
 };
 
-static struct call calls[MAXCALLS];
-static struct launcher launchers[MAXLAUNCHERS];
+static struct call calls[MAX_CALLS];
+static struct launcher launchers[MAX_LAUNCHERS];
 static struct launcher *cur;
 static uint32_t next_gen = 1;
-static char dir[4096], snap[4096];
+static char dir[PATH_MAX], snap[PATH_MAX];
 static char **launcher_argv;
-static int failed_starts;
+static int failed_starts, verbose, text_mode;
+/* The channel to Node, moved off 0 and 1 (close-on-exec, never inherited). */
+static int chan_in = -1, chan_out = -1;
+static struct hmac_key key;
+static int have_key;
+static uint32_t seq_in, seq_out;
 static char *state;
 static size_t state_len;
 static dev_t snap_dev;
@@ -116,6 +154,22 @@ static ino_t snap_ino;
 static struct timespec snap_ctim;
 static off_t snap_size;
 
+static long long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void debug(const char *fmt, ...) {
+  if (!verbose) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "swmux[%d] %lld: ", (int)getpid(), now_ms());
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
 static void remember_snapshot(const struct stat *st) {
   snap_dev = st->st_dev;
   snap_ino = st->st_ino;
@@ -124,6 +178,7 @@ static void remember_snapshot(const struct stat *st) {
 }
 
 static void cleanup_dir(void) {
+  if (!dir[0]) return;
   DIR *d = opendir(dir);
   if (d) {
     struct dirent *e;
@@ -137,10 +192,33 @@ static void cleanup_dir(void) {
 }
 
 static void quit(int code) {
-  for (int i = 0; i < MAXLAUNCHERS; i++)
-    if (launchers[i].used && launchers[i].pid > 0) kill(launchers[i].pid, SIGKILL);
+  for (int i = 0; i < MAX_LAUNCHERS; i++)
+    if (launchers[i].state != LAUNCHER_FREE && launchers[i].pid > 0) kill(launchers[i].pid, SIGKILL);
   cleanup_dir();
   _exit(code);
+}
+
+/* Ends the helper with a reason on stderr: Node keeps the last lines for its warning. */
+static void die(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("swmux: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  quit(code);
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) die(EXIT_INTERNAL, "out of memory (%zu bytes)", n);
+  return p;
+}
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) die(EXIT_INTERNAL, "out of memory (%zu bytes)", n);
+  return q;
 }
 
 static void wr_all(int fd, const void *b, size_t n) {
@@ -154,7 +232,7 @@ static void wr_all(int fd, const void *b, size_t n) {
         poll(&q, 1, -1);
         continue;
       }
-      if (fd == 1) quit(0); /* Node is gone */
+      if (fd == chan_out) quit(EXIT_OK); /* Node is gone */
       return;
     }
     p += w;
@@ -162,9 +240,6 @@ static void wr_all(int fd, const void *b, size_t n) {
   }
 }
 
-/* Text mode (-t): every frame is one line of base64, both ways, for channels
- * that carry text only (Daytona's session commands). */
-static int text_mode;
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 static size_t b64_encode(const unsigned char *in, size_t n, char *out) {
@@ -182,49 +257,87 @@ static size_t b64_encode(const unsigned char *in, size_t n, char *out) {
   return o;
 }
 
-static void wr_all(int fd, const void *b, size_t n);
+static void put32(unsigned char *p, uint32_t v) {
+  p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8),
+  p[3] = (unsigned char)v;
+}
+
+static uint32_t get32(const unsigned char *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The tag of a frame: over the direction, the header before the tag and (but for output) the payload. */
+static void tag_of(unsigned char direction, const unsigned char *header, const void *payload, size_t n,
+                   unsigned char out[TAG_BYTES]) {
+  unsigned char d = direction;
+  int tagged = header[0] != REP_OUTPUT || direction != FROM_HELPER;
+  hmac_tag(&key, &d, 1, header, TAGGED_HEADER_BYTES, payload, tagged ? n : 0, out, TAG_BYTES);
+}
 
 static void text_frame(const unsigned char *h, const void *b, uint32_t n) {
   static char *line;
+  static unsigned char *raw;
   static size_t cap;
-  size_t need = ((size_t)n + 9 + 2) / 3 * 4 + 1;
+  size_t total = (size_t)n + HEADER_BYTES, need = (total + 2) / 3 * 4 + 1;
   if (need > cap) {
     free(line);
-    line = malloc(cap = need);
-    if (!line) quit(4);
+    free(raw);
+    line = xmalloc(cap = need);
+    raw = xmalloc(need);
   }
-  unsigned char *raw = malloc((size_t)n + 9);
-  if (!raw) quit(4);
-  memcpy(raw, h, 9);
-  if (n) memcpy(raw + 9, b, n);
-  size_t o = b64_encode(raw, (size_t)n + 9, line);
-  free(raw);
+  memcpy(raw, h, HEADER_BYTES);
+  if (n) memcpy(raw + HEADER_BYTES, b, n);
+  size_t o = b64_encode(raw, total, line);
   line[o++] = '\n';
-  wr_all(1, line, o);
+  wr_all(chan_out, line, o);
 }
 
 static void frame(char t, uint32_t id, const void *b, uint32_t n) {
-  unsigned char h[9] = {(unsigned char)t, id >> 24, id >> 16, id >> 8, id, n >> 24, n >> 16, n >> 8, n};
+  unsigned char h[HEADER_BYTES];
+  h[0] = (unsigned char)t;
+  put32(h + 1, id);
+  put32(h + 5, n);
+  put32(h + 9, seq_out++);
+  tag_of(FROM_HELPER, h, b, n, h + TAGGED_HEADER_BYTES);
   if (text_mode) {
     text_frame(h, b, n);
     return;
   }
-  struct iovec v[2] = {{h, 9}, {(void *)b, n}};
+  struct iovec v[2] = {{h, HEADER_BYTES}, {(void *)b, n}};
   ssize_t w;
-  do w = writev(1, v, n ? 2 : 1);
+  do w = writev(chan_out, v, n ? 2 : 1);
   while (w < 0 && errno == EINTR);
-  if (w < 0) quit(0);
+  if (w < 0 && errno == EAGAIN) w = 0;
+  if (w < 0) quit(EXIT_OK);
   size_t done = (size_t)w;
-  if (done < 9) {
-    wr_all(1, h + done, 9 - done);
-    done = 9;
+  if (done < HEADER_BYTES) {
+    wr_all(chan_out, h + done, HEADER_BYTES - done);
+    done = HEADER_BYTES;
   }
-  if (done - 9 < n) wr_all(1, (const char *)b + (done - 9), n - (done - 9));
+  if (done - HEADER_BYTES < n) wr_all(chan_out, (const char *)b + (done - HEADER_BYTES), n - (done - HEADER_BYTES));
 }
 
-/* Text mode's input: lines read from fd 0, decoded into `dec`, read from there. */
-static unsigned char *raw_in, *dec;
-static size_t raw_len, raw_cap, dec_len, dec_off, dec_cap;
+/* A call's end: "STATUS COMMITTED KILLED STARTED GROUP CWD" (STARTED 2: it may have started). */
+static void answer(uint32_t id, int status, int committed, int killed, int started, int group, const char *cwd) {
+  static char text[EXIT_TEXT_MAX];
+  int m = snprintf(text, sizeof text, "%d %d %d %d %d %s", status, committed, killed, started, group, cwd);
+  if (m < 0 || (size_t)m >= sizeof text) m = snprintf(text, sizeof text, "%d %d %d %d %d ", status, committed, killed, started, group);
+  frame(REP_EXIT, id, text, (uint32_t)m);
+}
+
+/*
+ * What Node sent, assembled without blocking: a frame cut anywhere (or one
+ * stray byte a process wrote into the channel) never stops us from serving
+ * the calls that run. In text mode, complete lines are decoded into it.
+ */
+static unsigned char *in_buf, *raw_in;
+static size_t in_len, in_cap, raw_len, raw_cap;
+
+static void in_reserve(size_t more) {
+  if (in_len + more <= in_cap) return;
+  while (in_len + more > in_cap) in_cap = in_cap ? in_cap * 2 : 65536;
+  in_buf = xrealloc(in_buf, in_cap);
+}
 
 static int b64_value(unsigned char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
@@ -235,31 +348,25 @@ static int b64_value(unsigned char c) {
   return -1;
 }
 
-/* Decodes every complete line in raw_in onto dec; keeps a partial line. */
+/* Decodes every complete line in raw_in onto in_buf; keeps a partial line. */
 static void decode_lines(void) {
   size_t start = 0;
   for (size_t i = 0; i < raw_len; i++) {
     if (raw_in[i] != '\n') continue;
-    if (dec_len + (i - start) + 3 > dec_cap) {
-      if (dec_off > 0) {
-        memmove(dec, dec + dec_off, dec_len - dec_off);
-        dec_len -= dec_off;
-        dec_off = 0;
-      }
-      while (dec_len + (i - start) + 3 > dec_cap) dec_cap = dec_cap ? dec_cap * 2 : 65536;
-      dec = realloc(dec, dec_cap);
-      if (!dec) quit(4);
-    }
+    in_reserve((i - start) / 4 * 3 + 3);
     uint32_t v = 0;
     int bits = 0;
     for (size_t j = start; j < i; j++) {
       int d = b64_value(raw_in[j]);
-      if (d < 0) continue; /* '=' padding, '\r' */
+      if (d < 0) {
+        if (raw_in[j] == '=' || raw_in[j] == '\r') continue;
+        die(EXIT_PROTOCOL, "protocol violation: a byte that is not base64 (0x%02x)", raw_in[j]);
+      }
       v = v << 6 | (uint32_t)d;
       bits += 6;
       if (bits >= 8) {
         bits -= 8;
-        dec[dec_len++] = (unsigned char)(v >> bits);
+        in_buf[in_len++] = (unsigned char)(v >> bits);
       }
     }
     start = i + 1;
@@ -268,55 +375,36 @@ static void decode_lines(void) {
   raw_len -= start;
 }
 
-/* One read from fd 0 into raw_in, then decode; -1 at EOF or error. */
-static int fill_text(void) {
-  if (raw_len == raw_cap) {
-    raw_cap = raw_cap ? raw_cap * 2 : 65536;
-    raw_in = realloc(raw_in, raw_cap);
-    if (!raw_in) quit(4);
+/* One read of what is there; 0 when Node closed the channel. */
+static int fill_input(void) {
+  unsigned char *to;
+  size_t room;
+  if (text_mode) {
+    if (raw_cap - raw_len < 65536) raw_in = xrealloc(raw_in, raw_cap += 65536 + raw_cap);
+    to = raw_in + raw_len;
+    room = raw_cap - raw_len;
+  } else {
+    in_reserve(65536);
+    to = in_buf + in_len;
+    room = in_cap - in_len;
   }
-  ssize_t r;
-  do r = read(0, raw_in + raw_len, raw_cap - raw_len);
-  while (r < 0 && errno == EINTR);
-  if (r <= 0) return -1;
-  raw_len += (size_t)r;
-  decode_lines();
-  return 0;
-}
-
-static int rd_all(int fd, void *b, size_t n);
-
-/* Reads exactly n bytes of requests, in either mode; -1 when the stream ended. */
-static int in_read(void *b, size_t n) {
-  if (!text_mode) return rd_all(0, b, n);
-  while (dec_len - dec_off < n)
-    if (fill_text()) return -1;
-  memcpy(b, dec + dec_off, n);
-  dec_off += n;
-  if (dec_off == dec_len) dec_off = dec_len = 0;
-  return 0;
-}
-
-static int rd_all(int fd, void *b, size_t n) {
-  char *p = b;
-  while (n) {
-    ssize_t r = read(fd, p, n);
-    if (r == 0) return -1;
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    p += r;
-    n -= (size_t)r;
+  ssize_t r = read(chan_in, to, room);
+  if (r < 0) return errno == EINTR || errno == EAGAIN ? 1 : 0;
+  if (r == 0) return 0;
+  if (text_mode) {
+    raw_len += (size_t)r;
+    decode_lines();
+  } else {
+    in_len += (size_t)r;
   }
-  return 0;
+  return 1;
 }
 
 static char *slurp_fd(int fd, size_t *len) {
   size_t cap = 65536, n = 0;
-  char *b = malloc(cap + 1);
+  char *b = xmalloc(cap + 1);
   for (;;) {
-    if (n == cap) b = realloc(b, (cap *= 2) + 1);
+    if (n == cap) b = xrealloc(b, (cap *= 2) + 1);
     ssize_t r = read(fd, b + n, cap - n);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
@@ -327,18 +415,24 @@ static char *slurp_fd(int fd, size_t *len) {
   return b;
 }
 
-static void path(char *out, uint32_t id, const char *ext) { snprintf(out, 4200, "%s/%u.%s", dir, id, ext); }
+static void path(char *out, uint32_t id, const char *ext) { snprintf(out, CALL_PATH_MAX, "%s/%u.%s", dir, id, ext); }
 
 static struct launcher *launcher_of(uint32_t gen) {
-  for (int i = 0; i < MAXLAUNCHERS; i++)
-    if (launchers[i].used && launchers[i].gen == gen) return &launchers[i];
+  for (int i = 0; i < MAX_LAUNCHERS; i++)
+    if (launchers[i].state != LAUNCHER_FREE && launchers[i].gen == gen) return &launchers[i];
+  return NULL;
+}
+
+static struct launcher *launcher_by_pid(pid_t pid) {
+  for (int i = 0; i < MAX_LAUNCHERS; i++)
+    if (launchers[i].state != LAUNCHER_FREE && launchers[i].pid == pid) return &launchers[i];
   return NULL;
 }
 
 static int calls_of(uint32_t gen) {
   int n = 0;
-  for (int i = 0; i < MAXCALLS; i++)
-    if (calls[i].used && calls[i].gen == gen) n++;
+  for (int i = 0; i < MAX_CALLS; i++)
+    if (calls[i].state != CALL_FREE && calls[i].gen == gen) n++;
   return n;
 }
 
@@ -361,7 +455,7 @@ static void forget_job(uint32_t gen, pid_t pid) {
 
 /* A retired launcher with no call left to report on: closing its control pipe ends it. */
 static void close_if_done(struct launcher *l) {
-  if (l && l->retired && l->ctl >= 0 && calls_of(l->gen) == 0) {
+  if (l && l->state == LAUNCHER_RETIRED && l->ctl >= 0 && calls_of(l->gen) == 0) {
     close(l->ctl);
     l->ctl = -1;
   }
@@ -390,14 +484,17 @@ static void load_snapshot(void) {
     state = slurp_fd(fd, &state_len);
     close(fd);
   }
-  if (!state) state = calloc(1, 1);
+  if (!state) {
+    state = xmalloc(1);
+    state[0] = 0;
+  }
 }
 
 /* Too many retired launchers still wait for long jobs: they stop waiting and
  * exit; those jobs' statuses then come from their dumps (finish). */
 static void retire_all(void) {
-  for (int i = 0; i < MAXLAUNCHERS; i++)
-    if (launchers[i].used && launchers[i].retired && launchers[i].ctl >= 0) {
+  for (int i = 0; i < MAX_LAUNCHERS; i++)
+    if (launchers[i].state == LAUNCHER_RETIRED && launchers[i].ctl >= 0) {
       close(launchers[i].ctl);
       launchers[i].ctl = -1;
     }
@@ -406,23 +503,23 @@ static void retire_all(void) {
 static void start_launcher(void) {
   struct launcher *l = NULL;
   int free_slots = 0;
-  for (int i = 0; i < MAXLAUNCHERS; i++)
-    if (!launchers[i].used) {
+  for (int i = 0; i < MAX_LAUNCHERS; i++)
+    if (launchers[i].state == LAUNCHER_FREE) {
       if (!l) l = &launchers[i];
       free_slots++;
     }
   if (free_slots <= LAUNCHER_RESERVE) retire_all();
-  if (!l) quit(4); /* sixty-four launchers exiting at once: something is wrong */
+  if (!l) die(EXIT_INTERNAL, "%d launchers at once", MAX_LAUNCHERS);
   /* A new file renamed into place, never rewritten in place: a launcher
    * started just before may still be reading the previous one. */
-  char base[4200], next[4200];
+  char base[CALL_PATH_MAX], next[CALL_PATH_MAX];
   snprintf(base, sizeof base, "%s/base.sh", dir);
   snprintf(next, sizeof next, "%s/base.sh.next", dir);
-  if (write_file(next, state, state_len) || rename(next, base)) quit(4);
+  if (write_file(next, state, state_len) || rename(next, base)) die(EXIT_INTERNAL, "writing %s: %s", base, strerror(errno));
   int c[2], r[2];
-  if (pipe2(c, O_CLOEXEC) || pipe2(r, O_CLOEXEC)) quit(4);
+  if (pipe2(c, O_CLOEXEC) || pipe2(r, O_CLOEXEC)) die(EXIT_INTERNAL, "pipe: %s", strerror(errno));
   pid_t pid = fork();
-  if (pid < 0) quit(4);
+  if (pid < 0) die(EXIT_INTERNAL, "fork: %s", strerror(errno));
   if (pid == 0) {
     /* The launcher and every job start with default signals and no mask: a
      * job must die of SIGPIPE when its call's FIFO is gone. */
@@ -430,6 +527,8 @@ static void start_launcher(void) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
+    /* Our death ends the launcher (its jobs are killed by Node's sweep). */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(c[0], 0);
     dup2(r[1], 1);
     int n = open("/dev/null", O_WRONLY);
@@ -440,34 +539,35 @@ static void start_launcher(void) {
   close(c[0]);
   close(r[1]);
   memset(l, 0, sizeof *l);
-  l->used = 1;
+  l->state = LAUNCHER_STARTING;
   l->ctl = c[1];
   l->rep = r[0];
   l->pid = pid;
   l->gen = next_gen++;
   cur = l;
+  debug("launcher %d (gen %u) started", (int)pid, l->gen);
 }
 
 /* A state change: the current launcher retires (it starts what it was sent and
  * reports their exits, then exits) and a fresh one starts. */
 static void replace_launcher(void) {
   if (cur) {
-    cur->retired = 1;
+    cur->state = LAUNCHER_RETIRED;
     close_if_done(cur);
   }
   cur = NULL;
-  frame('B', 0, NULL, 0);
+  frame(REP_RESTARTING, 0, NULL, 0);
   start_launcher();
 }
 
 static void drain(struct call *k, size_t cap) {
-  static char buf[READ_CHUNK];
+  static char buf[MAX_OUTPUT_FRAME];
   size_t got = 0;
   for (;;) {
     ssize_t r = read(k->outfd, buf, sizeof buf);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
-    frame('O', k->id, buf, (uint32_t)r);
+    frame(REP_OUTPUT, k->id, buf, (uint32_t)r);
     got += (size_t)r;
     if (cap && got >= cap) break;
   }
@@ -505,7 +605,7 @@ static int exit_status(int ws) { return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + 
 
 static void remove_files(uint32_t id) {
   const char *exts[] = {"s", "c", "i", "o"};
-  char p[4200];
+  char p[CALL_PATH_MAX];
   for (int i = 0; i < 4; i++) {
     path(p, id, exts[i]);
     unlink(p);
@@ -516,10 +616,10 @@ static void release(struct call *k) {
   if (k->outfd >= 0) close(k->outfd);
   if (k->pidfd >= 0) close(k->pidfd);
   remove_files(k->id);
-  k->used = 0;
+  k->state = CALL_FREE;
 }
 
-/* A line of s[0..n) that starts at `at`, or NULL. */
+/* The last line of s[0..n), or NULL when s does not end with a newline. */
 static const char *last_line(const char *s, size_t n, size_t *start) {
   if (n == 0 || s[n - 1] != '\n') return NULL;
   size_t i = n - 1;
@@ -536,10 +636,11 @@ static const char *last_line(const char *s, size_t n, size_t *start) {
  * no report yet: then it asks, and the call goes on until `E`.
  */
 static void finish(struct call *k, int wstatus) {
-  char sp[4200];
+  char sp[CALL_PATH_MAX];
   path(sp, k->id, "s");
   int status = k->killed ? 128 + k->killed : wstatus >= 0 ? wstatus : 137, committed = 0, restart = 0;
-  char cwd[4200] = "";
+  static char cwd[3 * MAX_CWD_BYTES + 1];
+  cwd[0] = 0;
   int fd = open(sp, O_RDONLY | O_CLOEXEC);
   char *s = NULL;
   size_t n = 0, ok = 0;
@@ -567,11 +668,11 @@ static void finish(struct call *k, int wstatus) {
     struct launcher *l = launcher_of(k->gen);
     if (k->reaped) {
       wstatus = status = k->reaped - 1;
-    } else if (!k->waiting && l && l->ctl >= 0) {
+    } else if (!k->asked && l && l->ctl >= 0) {
       char line[64];
       int m = snprintf(line, sizeof line, "W %u %d\n", k->id, (int)k->pid);
       wr_all(l->ctl, line, (size_t)m);
-      k->waiting = 1;
+      k->asked = 1;
       free(s);
       return;
     }
@@ -579,7 +680,8 @@ static void finish(struct call *k, int wstatus) {
   if (after && !k->killed) {
     if (!same) {
       size_t cl = (size_t)(s + n - 1 - (after + 1));
-      if (cl >= sizeof cwd) cl = sizeof cwd - 1;
+      /* Longer than any cwd we carry: none, and Node keeps the one it knew. */
+      if (cl >= sizeof cwd) cl = 0;
       memcpy(cwd, after + 1, cl);
       cwd[cl] = 0;
     }
@@ -603,13 +705,12 @@ static void finish(struct call *k, int wstatus) {
     }
   }
   free(s);
-  int started = k->started, killed = k->killed ? 1 : 0, waited = wstatus >= 0;
+  int waited = wstatus >= 0;
   int group = k->pid > 0 && group_left(k->pid);
   uint32_t id = k->id, gen = k->gen;
   pid_t pid = k->pid;
-  char st[4300];
-  int m = snprintf(st, sizeof st, "%d %d %d %d %d %s", status, committed, killed, started, group, cwd);
-  frame('X', id, st, (uint32_t)m);
+  answer(id, status, committed, k->killed ? 1 : 0, pid > 0, group, cwd);
+  debug("call %u ended: status %d committed %d", id, status, committed);
   /* After the answer: removing the call's files is not on its way. */
   release(k);
   if (!waited) forget_job(gen, pid);
@@ -625,27 +726,34 @@ static void job_exited(struct call *k) {
   drain(k, psz > 0 ? (size_t)psz : 65536);
   if (k->pidfd >= 0) close(k->pidfd);
   k->pidfd = -1;
-  k->exited = 1;
+  k->state = CALL_WAITING;
   finish(k, -1);
 }
 
 /* Reaps our children: launchers, and (as the subreaper) jobs whose launcher
- * died and whatever else was orphaned below us. A job's status is kept. */
+ * died and whatever else was orphaned below us. A job's status is kept. A
+ * launcher a command stopped (`kill -STOP $$`) is continued at once. */
 static void reap(void) {
   int ws;
   pid_t p;
-  while ((p = waitpid(-1, &ws, WNOHANG)) > 0)
-    for (int i = 0; i < MAXCALLS; i++)
-      if (calls[i].used && calls[i].pid == p) calls[i].reaped = 1 + exit_status(ws);
+  while ((p = waitpid(-1, &ws, WNOHANG | WUNTRACED)) > 0) {
+    if (WIFSTOPPED(ws)) {
+      if (launcher_by_pid(p)) {
+        debug("launcher %d was stopped (signal %d): continued", (int)p, WSTOPSIG(ws));
+        kill(p, SIGCONT);
+      }
+      continue;
+    }
+    for (int i = 0; i < MAX_CALLS; i++)
+      if (calls[i].state != CALL_FREE && calls[i].pid == p) calls[i].reaped = 1 + exit_status(ws);
+  }
 }
 
 static struct call *find(uint32_t id) {
-  for (int i = 0; i < MAXCALLS; i++)
-    if (calls[i].used && calls[i].id == id) return &calls[i];
+  for (int i = 0; i < MAX_CALLS; i++)
+    if (calls[i].state != CALL_FREE && calls[i].id == id) return &calls[i];
   return NULL;
 }
-
-static void refuse(uint32_t id) { frame('X', id, "125 0 0 0 0 ", 12); }
 
 /* Someone else replaced the snapshot (the plain path): the launcher is stale. */
 static void check_snapshot(void) {
@@ -658,73 +766,143 @@ static void check_snapshot(void) {
   replace_launcher();
 }
 
-static void on_request(void) {
-  unsigned char h[9];
-  if (in_read(h, 9)) quit(0);
-  uint32_t id = (uint32_t)h[1] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 8 | h[4];
-  uint32_t len = (uint32_t)h[5] << 24 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 8 | h[8];
-  char *p = malloc((size_t)len + 1);
-  if (!p || (len && in_read(p, len))) quit(0);
-  if (h[0] == 'R') {
-    struct call *k = NULL;
-    for (int i = 0; i < MAXCALLS; i++)
-      if (!calls[i].used) {
-        k = &calls[i];
-        break;
-      }
-    uint32_t sl = len >= 5 ? (uint32_t)(unsigned char)p[1] << 24 | (uint32_t)(unsigned char)p[2] << 16 |
-                                 (uint32_t)(unsigned char)p[3] << 8 | (unsigned char)p[4]
-                           : 0;
-    if (!k || len < 5 || sl > len - 5) {
-      refuse(id);
-      free(p);
-      return;
-    }
-    check_snapshot();
-    char cp[4200], ip[4200], op[4200], sp[4200];
-    path(cp, id, "c");
-    path(ip, id, "i");
-    path(op, id, "o");
-    path(sp, id, "s");
-    int has = p[0] ? 1 : 0;
-    /* The dump file exists before the job, private: it becomes the snapshot (mode 0600) by a rename. */
-    if ((has && write_file(ip, p + 5, sl)) || write_file(cp, p + 5 + sl, len - 5 - sl) || write_file(sp, "", 0)) {
-      refuse(id);
-      free(p);
-      return;
-    }
-    /* A fresh FIFO per call, opened read-write and non-blocking before the
-     * job exists: its open never blocks and no EOF is ever needed. */
-    unlink(op);
-    int ofd = mkfifo(op, 0600) == 0 ? open(op, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
-    if (ofd < 0) {
-      remove_files(id);
-      refuse(id);
-      free(p);
-      return;
-    }
-    fcntl(ofd, F_SETPIPE_SZ, 1 << 20);
-    memset(k, 0, sizeof *k);
-    k->id = id;
-    k->used = 1;
-    k->outfd = ofd;
-    k->pidfd = -1;
-    k->has_stdin = has;
-    k->gen = cur->gen;
-    char line[64];
-    int m = snprintf(line, sizeof line, "C %u %d\n", id, has);
-    wr_all(cur->ctl, line, (size_t)m);
-  } else if (h[0] == 'K') {
-    struct call *k = find(id);
-    int sig = len ? (unsigned char)p[0] : SIGKILL;
-    if (k) {
-      if (!k->killed || sig == SIGKILL) k->killed = sig;
-      if (k->pid > 0) kill(-k->pid, sig);
-    }
-  } else if (h[0] == 'Q') {
-    quit(0);
+static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
+  if (find(id)) die(EXIT_PROTOCOL, "protocol violation: call %u is already running", id);
+  struct call *k = NULL;
+  for (int i = 0; i < MAX_CALLS && !k; i++)
+    if (calls[i].state == CALL_FREE) k = &calls[i];
+  uint32_t sl = get32(p + 1);
+  if (sl > len - 5) die(EXIT_PROTOCOL, "protocol violation: call %u's stdin (%u bytes) is longer than its frame", id, sl);
+  /* Not started, said so: Node runs it on the plain path. */
+  if (!k) {
+    answer(id, 125, 0, 0, 0, 0, "");
+    return;
   }
-  free(p);
+  check_snapshot();
+  char cp[CALL_PATH_MAX], ip[CALL_PATH_MAX], op[CALL_PATH_MAX], sp[CALL_PATH_MAX];
+  path(cp, id, "c");
+  path(ip, id, "i");
+  path(op, id, "o");
+  path(sp, id, "s");
+  int has = p[0] ? 1 : 0;
+  const char *body = (const char *)p + 5;
+  /* The dump file exists before the job, private: it becomes the snapshot (mode 0600) by a rename. */
+  if ((has && write_file(ip, body, sl)) || write_file(cp, body + sl, len - 5 - sl) || write_file(sp, "", 0)) {
+    remove_files(id);
+    answer(id, 125, 0, 0, 0, 0, "");
+    return;
+  }
+  /* A fresh FIFO per call, opened read-write and non-blocking before the
+   * job exists: its open never blocks and no EOF is ever needed. */
+  unlink(op);
+  int ofd = mkfifo(op, 0600) == 0 ? open(op, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
+  if (ofd < 0) {
+    remove_files(id);
+    answer(id, 125, 0, 0, 0, 0, "");
+    return;
+  }
+  fcntl(ofd, F_SETPIPE_SZ, 1 << 20);
+  memset(k, 0, sizeof *k);
+  k->state = CALL_SENT;
+  k->id = id;
+  k->outfd = ofd;
+  k->pidfd = -1;
+  k->has_stdin = has;
+  k->gen = cur->gen;
+  k->sent_ms = now_ms();
+  char line[64];
+  int m = snprintf(line, sizeof line, "C %u %d\n", id, has);
+  wr_all(cur->ctl, line, (size_t)m);
+  debug("call %u sent to launcher %d", id, (int)cur->pid);
+}
+
+static void on_kill(uint32_t id, int sig) {
+  struct call *k = find(id);
+  if (!k) return; /* it ended meanwhile */
+  if (!k->killed || sig == SIGKILL) k->killed = sig;
+  if (k->pid > 0) {
+    kill(-k->pid, sig);
+    /* A stopped job (`suspend`, `kill -STOP $BASHPID`) acts on the signal only once continued. */
+    if (sig != SIGKILL) kill(-k->pid, SIGCONT);
+  }
+  debug("call %u: signal %d", id, sig);
+}
+
+/* One whole, checked request. */
+static void dispatch(unsigned char type, uint32_t id, const unsigned char *p, uint32_t len) {
+  switch (type) {
+  case REQ_RUN:
+    on_run(id, p, len);
+    break;
+  case REQ_KILL:
+    on_kill(id, p[0]);
+    break;
+  case REQ_PING:
+    frame(REP_PONG, id, NULL, 0);
+    break;
+  case REQ_QUIT:
+    quit(EXIT_OK);
+    break;
+  }
+}
+
+/* Takes every complete frame from the input: the key first, then requests, each checked before it acts. */
+static void take_frames(void) {
+  size_t off = 0;
+  if (!have_key) {
+    if (in_len < KEY_BYTES) return;
+    hmac_key_init(&key, in_buf, KEY_BYTES);
+    have_key = 1;
+    off = KEY_BYTES;
+  }
+  /* Until the launcher runs (wait_for_key) there is nobody to hand a request to. */
+  while (cur && in_len - off >= HEADER_BYTES) {
+    const unsigned char *h = in_buf + off;
+    uint32_t id = get32(h + 1), len = get32(h + 5), seq = get32(h + 9);
+    unsigned long min, max;
+    if (!request_bounds(h[0], &min, &max)) die(EXIT_PROTOCOL, "protocol violation: unknown frame type 0x%02x", h[0]);
+    if (len < min || len > max)
+      die(EXIT_PROTOCOL, "protocol violation: a '%c' frame of %u bytes (%lu to %lu allowed)", h[0], len, min, max);
+    if (seq != seq_in) die(EXIT_PROTOCOL, "protocol violation: frame %u where %u was due", seq, seq_in);
+    if (in_len - off - HEADER_BYTES < len) break;
+    unsigned char tag[TAG_BYTES];
+    tag_of(TO_HELPER, h, h + HEADER_BYTES, len, tag);
+    unsigned char diff = 0;
+    for (int i = 0; i < TAG_BYTES; i++) diff |= (unsigned char)(tag[i] ^ h[TAGGED_HEADER_BYTES + i]);
+    if (diff) die(EXIT_PROTOCOL, "protocol violation: frame %u has a wrong tag", seq);
+    seq_in++;
+    off += HEADER_BYTES + len;
+    dispatch(h[0], id, h + HEADER_BYTES, len);
+  }
+  if (off) {
+    memmove(in_buf, in_buf + off, in_len - off);
+    in_len -= off;
+  }
+}
+
+/* Everything Node has sent so far, read and acted on. */
+static void serve_requests(void) {
+  for (;;) {
+    struct pollfd q = {chan_in, POLLIN, 0};
+    if (poll(&q, 1, 0) <= 0 || !q.revents) return;
+    if (!fill_input()) quit(EXIT_OK); /* Node closed the channel */
+    take_frames();
+  }
+}
+
+/* The key comes first, before any frame of ours: a frame tagged before it
+ * arrived (the launcher can be ready sooner, a remote channel is slow) would
+ * carry a tag Node cannot check. */
+static void wait_for_key(void) {
+  while (!have_key) {
+    struct pollfd q = {chan_in, POLLIN, 0};
+    if (poll(&q, 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      die(EXIT_INTERNAL, "poll: %s", strerror(errno));
+    }
+    if (!fill_input()) quit(EXIT_OK);
+    take_frames();
+  }
 }
 
 /* A process's parent, from /proc; -1 when it is gone, 0 while it is being reaped. */
@@ -739,8 +917,8 @@ static pid_t parent_of(pid_t pid) {
   b[n] = 0;
   char *r = strrchr(b, ')');
   int ppid = -1;
-  char state;
-  if (!r || sscanf(r + 1, " %c %d", &state, &ppid) != 2) return -1;
+  char st;
+  if (!r || sscanf(r + 1, " %c %d", &st, &ppid) != 2) return -1;
   return (pid_t)ppid;
 }
 
@@ -749,47 +927,49 @@ static pid_t parent_of(pid_t pid) {
  * taken as a call's job, never another process whose group we would signal. */
 static void on_started(struct launcher *l, uint32_t id, pid_t pid) {
   struct call *k = find(id);
-  if (!k || k->started || k->gen != l->gen || pid <= 1) return;
+  if (!k || k->state != CALL_SENT || k->gen != l->gen || pid <= 1) return;
   pid_t parent = parent_of(pid);
   if (parent > 0 && parent != l->pid && parent != getpid()) return;
   k->pid = pid;
-  k->started = 1;
-  unsigned char b[4] = {pid >> 24, pid >> 16, pid >> 8, pid};
-  frame('S', id, b, 4);
-  if (k->killed) kill(-pid, k->killed);
+  k->state = CALL_RUNNING;
+  unsigned char b[4];
+  put32(b, (uint32_t)pid);
+  frame(REP_STARTED, id, b, 4);
+  if (k->killed) on_kill(id, k->killed);
   k->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   if (k->pidfd < 0) job_exited(k); /* already gone */
 }
 
 /* A launcher's report pipe ended: it exited (retired) or died (killed by a
- * command, OOM). Calls it certainly never started are answered "not started"
- * (Node runs them on the plain path), calls it may have started "maybe";
- * running jobs keep their pidfds. */
+ * command, OOM, or by us when it was stuck). Calls it certainly never started
+ * are answered "not started" (Node runs them on the plain path), calls it may
+ * have started "maybe"; running jobs keep their pidfds. */
 static void launcher_gone(struct launcher *l) {
-  int was_ready = l->ready;
+  int was_ready = l->was_ready;
   uint32_t gen = l->gen;
+  debug("launcher %d (gen %u) gone", (int)l->pid, gen);
   if (l->ctl >= 0) close(l->ctl);
   close(l->rep);
-  l->used = 0;
-  for (int i = 0; i < MAXCALLS; i++) {
+  l->state = LAUNCHER_FREE;
+  for (int i = 0; i < MAX_CALLS; i++) {
     struct call *k = &calls[i];
-    if (!k->used || k->gen != gen) continue;
+    if (k->state == CALL_FREE || k->gen != gen) continue;
     /* Its job exited, the status will not come: the dump's, if any. (A
      * running one is finished the same way when its pidfd fires.) */
-    if (k->exited) finish(k, -1);
-    if (!k->used || k->started || k->gen != gen) continue;
+    if (k->state == CALL_WAITING) finish(k, -1);
+    if (k->state != CALL_SENT || k->gen != gen) continue;
     uint32_t id = k->id;
     release(k);
     /* A ready launcher may have forked the job before dying without reporting
      * it: "2" (maybe started) is never run again; "0" (certainly not) is. */
-    frame('X', id, was_ready ? "125 0 0 2 0 " : "125 0 0 0 0 ", 12);
+    answer(id, 125, 0, 0, was_ready ? 2 : 0, 0, "");
   }
   /* Unless a commit above already replaced it (and maybe reused its slot). */
-  if (cur != l || l->used) return;
+  if (cur != l || l->state != LAUNCHER_FREE) return;
   cur = NULL;
-  frame('B', 0, NULL, 0);
+  frame(REP_RESTARTING, 0, NULL, 0);
   failed_starts = was_ready ? 0 : failed_starts + 1;
-  if (failed_starts >= MAX_FAILED_STARTS) quit(3);
+  if (failed_starts >= MAX_FAILED_STARTS) die(EXIT_LAUNCHER_FAILED, "the launcher died %d times before it was ready", failed_starts);
   start_launcher();
 }
 
@@ -810,11 +990,16 @@ static void on_report(struct launcher *l) {
       on_started(l, id, pid);
     } else if (sscanf(l->buf, "E %u %d", &id, &pid) == 2) {
       struct call *k = find(id);
-      if (k && k->waiting) finish(k, pid);
-    } else if (strcmp(l->buf, "H") == 0) {
-      l->ready = 1;
+      if (k && k->state == CALL_WAITING && k->asked && k->gen == l->gen) finish(k, pid);
+    } else if (strcmp(l->buf, "H") == 0 && l->state == LAUNCHER_STARTING) {
+      l->state = LAUNCHER_READY;
+      l->was_ready = 1;
       failed_starts = 0;
-      if (l == cur) frame('H', 0, NULL, 0);
+      /* The calls sent while it started wait from now on. */
+      long long t = now_ms();
+      for (int i = 0; i < MAX_CALLS; i++)
+        if (calls[i].state == CALL_SENT && calls[i].gen == l->gen) calls[i].sent_ms = t;
+      if (l == cur) frame(REP_READY, 0, NULL, 0);
     }
     size_t used = (size_t)(nl - l->buf) + 1;
     memmove(l->buf, l->buf + used, l->len - used);
@@ -823,27 +1008,68 @@ static void on_report(struct launcher *l) {
   if (l->len == sizeof l->buf) l->len = 0; /* a line this long is not ours */
 }
 
-static sigset_t unblocked;
+/* A ready launcher that leaves a request unanswered is stuck (traced, or
+ * stopped by a tracer): it is killed, and its calls are answered as any dead
+ * launcher's are. Returns how long until the next such check (-1: none). */
+static int check_stuck(void) {
+  long long t = now_ms(), next = -1;
+  for (int i = 0; i < MAX_CALLS; i++) {
+    struct call *k = &calls[i];
+    if (k->state != CALL_SENT) continue;
+    struct launcher *l = launcher_of(k->gen);
+    if (!l || l->state == LAUNCHER_STARTING) continue;
+    long long left = k->sent_ms + STUCK_LAUNCHER_MS - t;
+    if (left <= 0) {
+      debug("launcher %d left call %u unanswered %d ms: killed", (int)l->pid, k->id, STUCK_LAUNCHER_MS);
+      kill(l->pid, SIGKILL);
+      k->sent_ms = t; /* its report pipe's end answers the call */
+      left = STUCK_LAUNCHER_MS;
+    }
+    if (next < 0 || left < next) next = left;
+  }
+  return (int)next;
+}
+
 static void on_chld(int sig) { (void)sig; }
 
-static int stdin_ready(void) {
-  if (text_mode && dec_len > dec_off) return 1;
-  struct pollfd q = {0, POLLIN, 0};
-  return poll(&q, 1, 0) > 0 && q.revents;
+/* The channel moves off 0 and 1 to descriptors no child inherits; 0 and 1 become /dev/null. */
+static void move_channel(void) {
+  chan_in = fcntl(0, F_DUPFD_CLOEXEC, 10);
+  chan_out = fcntl(1, F_DUPFD_CLOEXEC, 10);
+  if (chan_in < 0 || chan_out < 0) die(EXIT_INTERNAL, "moving the channel: %s", strerror(errno));
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0) die(EXIT_INTERNAL, "/dev/null: %s", strerror(errno));
+  if (null > 1) close(null);
+  int fl = fcntl(chan_in, F_GETFL);
+  if (fl < 0 || fcntl(chan_in, F_SETFL, fl | O_NONBLOCK) < 0) die(EXIT_INTERNAL, "channel: %s", strerror(errno));
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "-t") == 0) {
-    text_mode = 1;
-    argv[1] = argv[0];
-    argv++;
-    argc--;
+  /* First: from here on no process of our uid without CAP_SYS_PTRACE opens our fds or traces us. */
+  prctl(PR_SET_DUMPABLE, 0);
+  int opt;
+  while ((opt = getopt(argc, argv, "+tvV")) != -1) {
+    if (opt == 't') text_mode = 1;
+    else if (opt == 'v') verbose = 1;
+    else if (opt == 'V') {
+      printf("swmux %d\n", PROTOCOL_VERSION);
+      return EXIT_OK;
+    } else return EXIT_USAGE;
   }
+  argc -= optind - 1;
+  argv += optind - 1;
   if (argc < 5 || strcmp(argv[3], "--") != 0) {
-    fprintf(stderr, "usage: swmux [-t] SNAPSHOT WORKDIR -- LAUNCHER-ARGV...\n");
-    return 2;
+    fprintf(stderr, "usage: swmux [-t] [-v] SNAPSHOT WORKDIR -- LAUNCHER-ARGV...\n");
+    return EXIT_USAGE;
   }
-  signal(SIGPIPE, SIG_IGN);
+  if (strlen(argv[1]) >= sizeof snap || strlen(argv[2]) + 16 >= sizeof dir) {
+    fprintf(stderr, "swmux: path too long\n");
+    return EXIT_USAGE;
+  }
+  /* What commands send by habit (`kill $PPID`, `kill -HUP 0`, Ctrl-C to the group) is not for us. */
+  const int ignored[] = {SIGPIPE, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU};
+  for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
+  move_channel();
   /* A job whose launcher died becomes our child, not init's: its exit status
    * (a command that `exec`ed records none in its dump) is still ours to read. */
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -852,41 +1078,46 @@ int main(int argc, char **argv) {
   sa.sa_handler = on_chld;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGCHLD, &sa, NULL);
-  sigset_t chld;
+  sigset_t chld, unblocked;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   sigprocmask(SIG_BLOCK, &chld, &unblocked);
   snprintf(snap, sizeof snap, "%s", argv[1]);
   snprintf(dir, sizeof dir, "%s/swmux.XXXXXX", argv[2]);
   if (!mkdtemp(dir)) {
-    perror("swmux: mkdtemp");
-    return 4;
+    fprintf(stderr, "swmux: mkdtemp %s: %s\n", dir, strerror(errno));
+    dir[0] = 0;
+    return EXIT_INTERNAL;
   }
   /* Probe pidfd support now: without it (Linux < 5.3) there is no fast path. */
   int probe = (int)syscall(SYS_pidfd_open, getpid(), 0);
   if (probe < 0) {
-    fprintf(stderr, "swmux: pidfd_open unavailable\n");
+    fprintf(stderr, "swmux: pidfd_open unavailable (Linux 5.3 or later is needed)\n");
     cleanup_dir();
-    return 5;
+    return EXIT_NO_PIDFD;
   }
   close(probe);
   int n = argc - 4;
   launcher_argv = calloc((size_t)n + 2, sizeof *launcher_argv);
+  if (!launcher_argv) die(EXIT_INTERNAL, "out of memory");
   for (int i = 0; i < n; i++) launcher_argv[i] = argv[4 + i];
   launcher_argv[n] = dir;
+  wait_for_key();
   load_snapshot();
   start_launcher();
+  take_frames(); /* what came with the key */
+  enum { MAX_FDS = MAX_CALLS * 2 + MAX_LAUNCHERS + 1 };
+  static struct pollfd f[MAX_FDS];
+  static struct call *who[MAX_FDS];
+  static uint32_t ids[MAX_FDS];
   for (;;) {
-    struct pollfd f[MAXCALLS * 2 + MAXLAUNCHERS + 1];
-    struct call *who[MAXCALLS * 2 + MAXLAUNCHERS + 1];
-    uint32_t ids[MAXCALLS * 2 + MAXLAUNCHERS + 1];
     int nf = 0, nl = 0;
-    struct launcher *lw[MAXLAUNCHERS];
-    f[nf].fd = 0;
+    struct launcher *lw[MAX_LAUNCHERS];
+    f[nf].fd = chan_in;
     f[nf].events = POLLIN;
     who[nf++] = NULL;
-    for (int i = 0; i < MAXLAUNCHERS; i++)
-      if (launchers[i].used) {
+    for (int i = 0; i < MAX_LAUNCHERS; i++)
+      if (launchers[i].state != LAUNCHER_FREE) {
         lw[nl++] = &launchers[i];
         f[nf].fd = launchers[i].rep;
         f[nf].events = POLLIN;
@@ -894,8 +1125,8 @@ int main(int argc, char **argv) {
         who[nf++] = NULL;
       }
     int first_call = nf;
-    for (int i = 0; i < MAXCALLS; i++)
-      if (calls[i].used && !calls[i].exited) {
+    for (int i = 0; i < MAX_CALLS; i++)
+      if (calls[i].state == CALL_SENT || calls[i].state == CALL_RUNNING) {
         f[nf].fd = calls[i].outfd;
         f[nf].events = POLLIN;
         ids[nf] = calls[i].id;
@@ -907,27 +1138,26 @@ int main(int argc, char **argv) {
           who[nf++] = &calls[i];
         }
       }
-    struct timespec now = {0, 0};
+    int wait_ms = check_stuck();
+    struct timespec limit = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
     /* SIGCHLD is blocked except inside ppoll: an orphan's exit wakes us to reap it (no zombie lingers). */
-    int ready = ppoll(f, (nfds_t)nf, text_mode && dec_len > dec_off ? &now : NULL, &unblocked);
-    if (ready < 0 && errno != EINTR) quit(4);
+    int ready = ppoll(f, (nfds_t)nf, wait_ms >= 0 ? &limit : NULL, &unblocked);
+    if (ready < 0 && errno != EINTR) die(EXIT_INTERNAL, "ppoll: %s", strerror(errno));
     reap();
-    if (ready < 0) continue;
+    if (ready <= 0) continue;
     /* Requests first, all of them: a kill Node sent before it signalled the
      * job must be seen before that job's exit (a killed call commits nothing). */
-    if (f[0].revents || (text_mode && dec_len > dec_off)) do on_request();
-      while (stdin_ready());
+    if (f[0].revents) serve_requests();
     for (int i = 0; i < nl; i++)
-      if (f[1 + i].revents && lw[i]->used && lw[i]->gen == ids[1 + i]) on_report(lw[i]);
+      if (f[1 + i].revents && lw[i]->state != LAUNCHER_FREE && lw[i]->gen == ids[1 + i]) on_report(lw[i]);
     for (int i = first_call; i < nf; i++) {
       struct call *k = who[i];
       /* The slot may have been finished and reused while this round ran. */
-      if (!f[i].revents || !k->used || k->id != ids[i]) continue;
+      if (!f[i].revents || k->state == CALL_FREE || k->id != ids[i]) continue;
       if (f[i].fd == k->outfd) drain(k, 1 << 20);
       else if (f[i].fd == k->pidfd) {
-        if (stdin_ready()) do on_request();
-          while (stdin_ready());
-        if (k->used && k->id == ids[i] && !k->exited) job_exited(k);
+        serve_requests();
+        if (k->state == CALL_RUNNING && k->id == ids[i]) job_exited(k);
       }
     }
   }

@@ -71,3 +71,6 @@ export type {
   ToolDefinitionsOptions,
   ToolFormat,
 } from "./agents/definitions.js";
+export { createEnvironmentPool } from "./pool/create-pool.js";
+export type { EnvironmentPool, PoolStats } from "./pool/pool.js";
+export type { PoolOptions } from "./pool/options.js";

@@ -81,7 +81,7 @@ export abstract class EnvironmentBase implements Environment {
    * default timeout filled in), then that the environment is still open.
    */
   protected checkExecute(command: string, options: ExecuteOptions): ReturnType<typeof normalizeExecuteOptions> {
-    shellString("command", command);
+    shellString("command", command, { allowEmpty: true });
     const normalized = normalizeExecuteOptions(options, this.#defaultTimeoutMs);
     if (this.#closed) throw new SessionClosedError();
     return normalized;

@@ -34,7 +34,8 @@ import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
  * was killed, the dump failed) the helper sends `W ID PID` once it saw the
  * job exit, and the launcher, its parent, answers with `wait`. `F PID...`
  * lets go of the statuses nobody asked for. Reports: `H` (ready), `S ID PID`
- * (started), `E ID STATUS`. One fork per call: no waiter process.
+ * (started: written by the job itself, first), `E ID STATUS`. One fork per
+ * call: no waiter process.
  *
  * What every job needs that is the same in every call (the epilogues, the
  * `trap` function) is defined here once, after the snapshot: a job inherits
@@ -54,8 +55,9 @@ export function buildLauncherScript(): string {
     "    __swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i",
     // Redirections on the subshell itself: they happen in the child (`builtin exec >x` would not stick).
     // Read and eval'd rather than sourced: error messages then say `bash: line N:` as on the plain path.
-    '    ( builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
-    '    builtin printf \'S %s %s\\n\' "$__swl_id" "$!"',
+    // The job reports its own start before any of the command runs: a command that kills the launcher
+    // at once (`kill -9 $$`) must not leave the helper unsure whether it ran.
+    '    ( builtin printf \'S %s %s\\n\' "$__swl_id" "$BASHPID" >&3; builtin exec 3>&-; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
     "  elif [[ $__swl_t == W ]]; then",
     // The shell reaped the job when it exited and kept its status for this `wait`.
     '    builtin wait "$__swl_a" 2>/dev/null; builtin printf \'E %s %s\\n\' "$__swl_id" "$?"',

@@ -99,9 +99,13 @@ export const UNSHADOW =
   "__sw_px=$SHELLOPTS; POSIXLY_CORRECT=1; \\unset -f builtin command; \\unset POSIXLY_CORRECT; " +
   "[[ :$__sw_px: != *:posix:* ]] || \\builtin set -o posix";
 
-/** The cwd the state records: the one the call moved to, else the session's own. */
+/**
+ * The cwd the state records: the one the call moved to, else the session's
+ * own. A read-only PWD makes `cd` fail: bash's own PWD is then the best there
+ * is (the snapshot does not keep it read-only).
+ */
 export const NEXT_CWD =
-  'builtin cd -P . 2>/dev/null && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_next=$PWD || __sw_next=$__sw_scwd';
+  '{ builtin cd -P . 2>/dev/null || [[ ${PWD@a} == *r* ]]; } && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_next=$PWD || __sw_next=$__sw_scwd';
 
 function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunctions?: boolean }): string {
   const pending = shellQuote(pendingPaths(plan.paths, plan.callId).snapshot);

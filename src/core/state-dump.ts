@@ -109,6 +109,36 @@ const SAVED_SOFT_LIMITS = ["c", "d", "e", "f", "i", "l", "m", "n", "q", "r", "s"
 export const CAPTURE_UMASK_LINE =
   "__sw_um=; { while builtin read -r __sw_k; do [[ $__sw_k == Umask:* ]] && { __sw_um=${__sw_k##*[!0-7]}; break; }; done; } 2>/dev/null </proc/self/status";
 
+/**
+ * Names the snapshot never keeps read-only, or never keeps at all: the call's
+ * kill marks and the wrapper's own variables (a restored mark would tag later
+ * calls with a stale one, and a read-only one would make every later call
+ * print `readonly variable`), and PWD, OLDPWD and IFS, which the wrapper
+ * itself assigns (a read-only PWD makes every later `cd` fail, so every call
+ * would exit 126). `readonly` on them lasts for the call that ran it.
+ */
+const RESERVED_NAMES = 'PWD OLDPWD IFS "${!SHELLWRIGHT_@}" "${!__SHELLWRIGHT@}" "${!__sw_@}" "${!__swl_@}"';
+
+/** Every variable name, one `${!X@}` per possible first character (no process, unlike `compgen -v`). */
+const ALL_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"].map((c) => `"\${!${c}@}"`).join(" ");
+
+/**
+ * The variables. One `declare -p` for all of them when no reserved name is
+ * read-only (every call but one that ran `readonly` on them); otherwise one
+ * `declare -p` per name, leaving the reserved ones out, and PWD's neighbours
+ * OLDPWD and IFS in without their read-only attribute.
+ */
+function variableLines(): string[] {
+  return [
+    `__sw_ro=; for __sw_k in ${RESERVED_NAMES}; do [[ \${!__sw_k@a} != *r* ]] || { __sw_ro=1; break; }; done`,
+    "if [[ -z $__sw_ro ]]; then builtin declare -p; else " +
+      `for __sw_k in ${ALL_NAMES}; do case $__sw_k in PWD|SHELLWRIGHT_*|__SHELLWRIGHT*|__sw_*|__swl_*) ;; ` +
+      "OLDPWD|IFS) if [[ ${!__sw_k@a} == *r* ]]; then __sw_a=${!__sw_k@a}; __sw_a=${__sw_a//r/}; " +
+      'builtin printf \'builtin declare %s %s=%q\\n\' "${__sw_a:+-$__sw_a}" "$__sw_k" "${!__sw_k}"; ' +
+      'else builtin declare -p -- "$__sw_k"; fi;; *) builtin declare -p -- "$__sw_k";; esac; done; fi',
+  ];
+}
+
 export interface StateDumpOptions {
   /**
    * Name of a bash array holding the functions to save; default: all of them.
@@ -141,7 +171,7 @@ export function stateDumpLines(options: StateDumpOptions = {}): string[] {
     // (each "${!a@}" walks every variable). The wrapper's own variables go out
     // with it and are unset again at restore; `_` and PIPESTATUS reappear
     // after every command and are overwritten at once where restored.
-    "builtin declare -p",
+    ...variableLines(),
     'builtin printf \'builtin unset -v -- %s\\n\' "${!__sw_@}" "${!__SHELLWRIGHT@}"',
     functions,
     "builtin declare -Fx",

@@ -218,7 +218,8 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
 
   // Fail on bad options before anything starts, while a plain status code can still say so.
   normalizeExecuteOptions(options, 1);
-  shellString("command", command);
+  // An empty command is a no-op, as in `bash -c ''`.
+  shellString("command", command, { allowEmpty: true });
 
   // The client going away (closed socket) interrupts the command: nobody would read its result.
   const gone = new AbortController();

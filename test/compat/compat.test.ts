@@ -72,6 +72,11 @@ for (const backend of compatBackends) {
         });
       });
 
+      it("runs an empty or blank command as a no-op with exit 0, as bash -c '' does", async () => {
+        for (const command of ["", "\n", "  "])
+          expect(await env.execute(command)).toMatchObject({ output: "", exitCode: 0 });
+      });
+
       it("keeps the exit code", async () => {
         expect((await run("exit 42")).exitCode).toBe(42);
         expect((await run("false")).exitCode).toBe(1);
@@ -441,6 +446,32 @@ for (const backend of compatBackends) {
           expect((await run("echo usable")).output).toBe("usable\n");
         });
       }
+
+      it("survives readonly on PWD, OLDPWD, IFS and the kill marks: later calls run clean and are still killed whole", async () => {
+        await withSession({}, async (session) => {
+          const dir = (await session.execute("mktemp -d")).output.trim();
+          const ro = await session.execute("cd /tmp; readonly PWD OLDPWD IFS SHELLWRIGHT_CALL SHELLWRIGHT_SESSION");
+          expect(ro).toMatchObject({ output: "", exitCode: 0 });
+          const marks = [];
+          for (let i = 0; i < 2; i++) {
+            const r = await session.execute(`cd ${dir} && cd - >/dev/null && echo "$PWD $SHELLWRIGHT_CALL"`);
+            expect(r.exitCode).toBe(0);
+            const [pwd, mark] = r.output.trim().split(" ");
+            expect(pwd).toBe("/tmp");
+            marks.push(mark);
+          }
+          // Each call has its own mark again, not the one pinned by readonly.
+          expect(new Set(marks).size).toBe(2);
+          // A later call's setsid child carries that call's mark, so the timeout still finds it.
+          const timedOut = await session.execute(`setsid sleep 300 & echo $! > ${dir}/child; wait`, {
+            timeoutMs: 1500,
+          });
+          expect(timedOut.exitCode).toBe(124);
+          expect(timedOut.output).not.toMatch(/readonly/);
+          expect((await session.execute(aliveCheck([`${dir}/child`]))).output).toBe("");
+          await session.execute(`rm -rf ${dir}`);
+        });
+      });
 
       it("moves to the nearest existing ancestor when the session's directory is deleted", async () => {
         await run(`mkdir -p ${scratch}/doomed/deeper && cd ${scratch}/doomed/deeper`);

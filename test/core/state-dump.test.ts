@@ -120,6 +120,26 @@ describe("stateDumpLines", () => {
     expect(draws.size).toBeGreaterThan(1);
   });
 
+  it("keeps no reserved name read-only, nor the marks or the wrapper's variables at all, whatever readonly did", () => {
+    const setup = [
+      "export SHELLWRIGHT_CALL=stale SHELLWRIGHT_SESSION=s; __sw_x=1; OLDPWD=/old; export IFS=:",
+      "readonly PWD OLDPWD IFS SHELLWRIGHT_CALL SHELLWRIGHT_SESSION __sw_x; kept=yes; readonly ro=fixed",
+    ].join("; ");
+    const { snapshot, after } = roundTrip(setup);
+    expect(snapshot).not.toMatch(/SHELLWRIGHT_|__sw_x=|^declare -\S+ PWD=/m);
+    // OLDPWD and IFS keep their values (and export), not the read-only attribute; other variables keep theirs.
+    expect(after).toMatch(/^declare -x OLDPWD="\/old"$/m);
+    expect(after).toMatch(/^declare -x IFS=":"$/m);
+    expect(after).toMatch(/^declare -r ro="fixed"$/m);
+    expect(after).toMatch(/^declare -- kept="yes"$/m);
+    // The restored shell can still assign them: cd works, IFS can change.
+    expect(
+      runBash(
+        `builtin source '${join(dir, `snap-${n - 1}.sh`)}' 2>/dev/null; exec 2>&1; cd /tmp && IFS=' ' && echo "$PWD ok"`,
+      ),
+    ).toBe("/tmp ok\n");
+  });
+
   it("never raises a hard limit, and a soft limit above the new hard one is dropped quietly", () => {
     const { after } = roundTrip("ulimit -S -n 256");
     expect(after).toMatch(/open files\s+\(-n\) 256/);

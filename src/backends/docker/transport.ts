@@ -73,6 +73,13 @@ export class DockerTransport implements Transport {
   readonly #fastCalls = new WeakMap<ProcessHandle, FastCall>();
   /** The helper's path in the container, once copied there (close removes it from a kept container). */
   #helperPath: string | undefined;
+  /**
+   * Fails a call whose kill could not run in the container (paused, or gone): its wait() rejects with why,
+   * since the call's own exit may never be reported (a paused container's processes are frozen).
+   */
+  readonly #fail = new WeakMap<ProcessHandle | FastCall, (error: unknown) => void>();
+  /** Kill sweeps the engine refused (a paused container): tried again before the next call. */
+  #pendingSweeps: SweepTarget[] = [];
 
   constructor(options: DockerTransportOptions) {
     this.#options = options;
@@ -92,6 +99,12 @@ export class DockerTransport implements Transport {
     await this.#engine.ping();
     await this.#attachOrCreate();
     this.#guard();
+    try {
+      await this.#assertWritableTemp();
+    } catch (error) {
+      await this.stop().catch(() => undefined);
+      throw error;
+    }
     this.#startFastPath();
   }
 
@@ -157,16 +170,21 @@ export class DockerTransport implements Transport {
     if (!(call instanceof FastCall)) return call;
     this.#fastMarks.set(call, marks);
     let checked: Promise<number> | undefined;
+    const { failed, fail } = failable();
+    this.#fail.set(call, fail);
     const handle: FastCallHandle = {
       output: call.output,
       end: call.end,
       kill: () => call.kill(),
       // A helper that died with its container shows up as a killed call: only then is it worth asking.
       wait: () =>
-        (checked ??= call.wait().then(async (code) => {
-          if (code >= 128) await this.#assertRunning();
-          return code;
-        })),
+        (checked ??= Promise.race([
+          call.wait().then(async (code) => {
+            if (code >= 128) await this.#assertRunning();
+            return code;
+          }),
+          failed,
+        ])),
     };
     this.#fastCalls.set(handle, call);
     return handle;
@@ -178,7 +196,8 @@ export class DockerTransport implements Transport {
     const pid = call.pid;
     const marks = this.#fastMarks.get(call);
     const before = this.#hit.get(call) ?? [];
-    const output = await this.#sweep(
+    const output = await this.#sweepFor(
+      call,
       {
         marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
         root: pid,
@@ -211,7 +230,11 @@ export class DockerTransport implements Transport {
    * one, unless it is meant to persist: then the caller is told it is gone.
    */
   async beforeExecute(): Promise<"restarted" | undefined> {
-    if (this.#gone === undefined) return undefined;
+    if (this.#gone === undefined) {
+      await this.#retrySweeps();
+      return undefined;
+    }
+    this.#pendingSweeps = [];
     if (this.#options.keepContainer) throw new BackendUnavailableError(this.#goneMessage(), { backend: this.name });
     await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`).catch(() => undefined);
     this.#gone = undefined;
@@ -232,21 +255,26 @@ export class DockerTransport implements Transport {
         ? this.#runStaged(script, options, marks)
         : this.#exec(script, options, marks);
     let checked: Promise<number> | undefined;
+    const { failed, fail } = failable();
     const result: ProcessHandle = {
       output: this.#leaders.watch(handle.output),
       kill: () => handle.kill(),
       wait: () =>
-        (checked ??= handle.wait().then(
-          async (code) => {
-            // A killed container shows up as a killed process: only then is it worth asking.
-            if (code >= 128) await this.#assertRunning();
-            return code;
-          },
-          async (error: unknown) => {
-            throw await this.#explain(error);
-          },
-        )),
+        (checked ??= Promise.race([
+          handle.wait().then(
+            async (code) => {
+              // A killed container shows up as a killed process: only then is it worth asking.
+              if (code >= 128) await this.#assertRunning();
+              return code;
+            },
+            async (error: unknown) => {
+              throw await this.#explain(error, "start");
+            },
+          ),
+          failed,
+        ])),
     };
+    this.#fail.set(result, fail);
     this.#marks.set(result, marks);
     return result;
   }
@@ -326,7 +354,8 @@ export class DockerTransport implements Transport {
     }
     const before = this.#hit.get(handle) ?? [];
     const leaders = remotePid === undefined ? [] : [remotePid];
-    const output = await this.#sweep(
+    const output = await this.#sweepFor(
+      handle,
       {
         marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
         root: remotePid,
@@ -341,6 +370,32 @@ export class DockerTransport implements Transport {
     this.#hit.set(handle, [...new Set([...before, ...sweep.hit])]);
     if (remotePid === undefined) handle.kill();
     return sweep.clean && remotePid !== undefined;
+  }
+
+  /** The kills a paused container refused, now that it may run them; one the engine still refuses stays pending. */
+  async #retrySweeps(): Promise<void> {
+    const targets = this.#pendingSweeps.splice(0);
+    for (const target of targets)
+      await this.#sweep(target, "KILL", 0).catch(() => {
+        this.#pendingSweeps.push(target);
+      });
+  }
+
+  /** A call's kill sweep; when the engine refuses it, the call fails with why (the error is thrown too). */
+  async #sweepFor(
+    call: ProcessHandle | FastCall,
+    target: SweepTarget,
+    signal: KillSignal,
+    graceMs: number,
+  ): Promise<string> {
+    try {
+      return await this.#sweep(target, signal, graceMs);
+    } catch (error) {
+      this.#pendingSweeps.push(target);
+      const explained = await this.#explain(error, "kill");
+      if (explained instanceof BackendUnavailableError) this.#fail.get(call)?.(explained);
+      throw explained;
+    }
   }
 
   async #sweep(target: SweepTarget, signal: KillSignal, graceMs: number): Promise<string> {
@@ -461,7 +516,21 @@ export class DockerTransport implements Transport {
     throw new BackendUnavailableError(this.#goneMessage(), { backend: this.name });
   }
 
-  async #explain(error: unknown): Promise<unknown> {
+  /** `when`: the engine refused to start the call ("start") or to kill it at its timeout or interrupt ("kill"). */
+  async #explain(error: unknown, when: "start" | "kill"): Promise<unknown> {
+    // A paused container refuses execs with 409 too, but it is not dead: its processes and the session's state
+    // are all there, and `docker unpause` brings them back. Nothing is replaced; the caller may retry.
+    if (error instanceof ApiError && error.status === 409 && (await this.#paused())) {
+      const what =
+        when === "start"
+          ? "so the command did not run"
+          : "so the stopped command could not be killed yet (it is frozen; the next call kills it first)";
+      return new BackendUnavailableError(
+        `The docker container ${this.#containerName} (${this.#containerId.slice(0, 12)}) is paused, ${what}. ` +
+          `Run \`docker unpause ${this.#containerName}\` and retry; the session is kept (exported variables and the cwd are as they were).`,
+        { cause: error, backend: this.name },
+      );
+    }
     if (error instanceof ApiError && (error.status === 404 || error.status === 409)) {
       this.#gone = error.status === 404 ? "it was removed" : "it is not running";
       return new BackendUnavailableError(this.#goneMessage(), { cause: error, backend: this.name });
@@ -471,12 +540,50 @@ export class DockerTransport implements Transport {
     return error;
   }
 
+  /**
+   * The session's snapshot and each call's pending state live in tempDir: a read-only root filesystem
+   * (`--read-only`) without a writable mount there would open fine and then make every call exit 125
+   * unrun. Only such a container pays for the probe.
+   */
+  async #assertWritableTemp(): Promise<void> {
+    const response = await this.#engine.request("GET", `/containers/${this.#containerId}/json`);
+    const info = response.json as { HostConfig?: { ReadonlyRootfs?: boolean } } | undefined;
+    if (info?.HostConfig?.ReadonlyRootfs !== true) return;
+    const dir = this.tempDir;
+    const probe = await execText(this.#engine, this.#containerId, [
+      "bash",
+      "-c",
+      `f=$(mktemp ${dir}/shellwright-probe-XXXXXX) && rm -f "$f"`,
+    ]);
+    if (probe.code === 0) return;
+    throw new BackendUnavailableError(
+      `The docker container ${this.#containerName} has a read-only root filesystem and ${dir} is not writable, ` +
+        `where Shellwright keeps the session's state: add "--tmpfs", "${dir}:exec" to extraArgs ` +
+        `(or mount a writable volume at ${dir}). ${probe.text.trim()}`.trim(),
+      { backend: this.name },
+    );
+  }
+
+  /** True when the engine says the container is paused (false when it cannot say). */
+  async #paused(): Promise<boolean> {
+    const response = await this.#engine.request("GET", `/containers/${this.#containerId}/json`).catch(() => undefined);
+    return (response?.json as { State?: { Paused?: boolean } } | undefined)?.State?.Paused === true;
+  }
+
   #goneMessage(): string {
     const what = `The docker container ${this.#containerName} (${this.#containerId.slice(0, 12)}) is gone: ${this.#gone ?? "it stopped"}.`;
     return this.#options.keepContainer
       ? `${what} It is a kept container, so it is not recreated; start it again or close this environment and create a new one.`
       : `${what} The next command starts a new container (a fresh session: exported variables and the cwd start over).`;
   }
+}
+
+/** A promise that only rejects, when fail() is called (see DockerTransport's #fail). */
+function failable(): { failed: Promise<never>; fail: (error: unknown) => void } {
+  let fail: (error: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined);
+  return { failed, fail };
 }
 
 /** The trace shows which variables an exec carried, never their values. */

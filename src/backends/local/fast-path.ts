@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { buildLauncherScript } from "../../core/fast-script.js";
 import { SESSION_MARK } from "../../core/call-marks.js";
 import type { HelperStream } from "../shared/fast-path/helper-client.js";
+import { helperFlags, keepStderrTail } from "../shared/fast-path/helper-stderr.js";
 
 export interface HelperCommand {
   argv: string[];
@@ -32,6 +33,7 @@ export interface HelperCommandOptions {
 export function helperCommand(options: HelperCommandOptions): HelperCommand {
   const helper = [
     options.helper,
+    ...helperFlags(false),
     options.snapshot,
     options.workDir,
     "--",
@@ -63,7 +65,8 @@ export function helperCommand(options: HelperCommandOptions): HelperCommand {
 /** Spawns the helper; onPid lets the transport put it into the session's cgroup and groups. */
 export function spawnHelper(command: HelperCommand, onPid: (pid: number) => void): HelperStream {
   const [file, ...args] = command.argv;
-  const child = spawn(file!, args, { detached: true, stdio: ["pipe", "pipe", "ignore"], env: command.env });
+  const child = spawn(file!, args, { detached: true, stdio: ["pipe", "pipe", "pipe"], env: command.env });
+  const stderr = keepStderrTail(child.stderr);
   const closed = new Promise<void>((resolve) => {
     child.once("error", () => resolve());
     child.once("close", () => resolve());
@@ -86,6 +89,14 @@ export function spawnHelper(command: HelperCommand, onPid: (pid: number) => void
   hold(false);
   return {
     hold,
+    stderrTail: stderr,
+    resume: () => {
+      try {
+        if (child.pid !== undefined) process.kill(child.pid, "SIGCONT");
+      } catch {
+        // already gone
+      }
+    },
     input: child.stdin,
     output: child.stdout,
     closed,

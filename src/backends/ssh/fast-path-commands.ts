@@ -11,6 +11,7 @@ import { buildLauncherScript } from "../../core/fast-script.js";
 import { SESSION_MARK } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
 import type { HelperStream } from "../shared/fast-path/helper-client.js";
+import { helperFlags } from "../shared/fast-path/helper-stderr.js";
 import { GROUP_PATTERN } from "./command.js";
 
 /**
@@ -74,6 +75,7 @@ export function helperRemoteCommand(options: HelperCommandOptions): string {
     "SHLVL=1",
     `${SESSION_MARK}=${options.sessionMark}`,
     options.helper,
+    ...helperFlags(false),
     options.snapshot,
     options.workDir,
     "--",
@@ -143,6 +145,7 @@ export function spawnSshHelper(
     output: child.stdout,
     closed,
     ended,
+    stderrTail: () => stderr,
     kill: () => {
       try {
         child.kill("SIGKILL");

@@ -166,7 +166,11 @@ export class SshFastPath {
         void stream.closed.then(() => {
           if (group !== undefined) host.onGroupDone(group);
         });
-        return stream;
+        // A command stopped the helper (`kill -STOP $PPID`): continued over the master.
+        const resume = (): void => {
+          if (group !== undefined) void host.exec(`kill -s CONT ${group} 2>/dev/null; true`).catch(() => undefined);
+        };
+        return Object.assign(stream, { resume });
       },
       // The helper died under a started job: its group is killed on the host, as a timeout would.
       onOrphan: (pid) => {

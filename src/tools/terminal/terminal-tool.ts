@@ -31,7 +31,12 @@ Use \`workdir\` to run one command elsewhere without changing the session's dire
 
 const inputSchema = z
   .object({
-    command: z.string().min(1).describe("The command to execute"),
+    command: z
+      .string()
+      .min(1, { message: "the command is empty", abort: true })
+      // An empty command would run nothing: the model has made a mistake, and the argument error says which.
+      .refine((command) => command.trim() !== "", "the command is empty")
+      .describe("The command to execute"),
     background: z
       .boolean()
       .default(false)

@@ -94,6 +94,30 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     expect(transport.fastPathRunner!.ready).toBe(true);
   });
 
+  it("keeps the session of a paused container: the call fails retryably, the helper and the state are there after", async () => {
+    const { session, transport } = await openSession();
+    await session.execute("export KEPT=before; cd /");
+    const helper = (await session.execute("ps -o ppid= -p $$")).output.trim();
+    docker("pause", transport.containerId);
+    try {
+      // A frozen helper cannot answer: the call runs to its timeout, whose kill the engine refuses.
+      const error = await session.execute("sleep 304", { timeoutMs: 1000 }).then(
+        (result) => result,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(BackendUnavailableError);
+      expect((error as Error).message).toMatch(/is paused, so the stopped command could not be killed.*docker unpause/);
+    } finally {
+      docker("unpause", transport.containerId);
+    }
+    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
+    // The stopped call's command was killed before that call ran.
+    expect(docker("exec", transport.containerId, "ps", "-eo", "args=")).not.toContain("sleep 304");
+    // The same container and, once ready again, the same helper.
+    await transport.fastPathRunner!.whenReady();
+    expect((await session.execute("ps -o ppid= -p $$")).output.trim()).toBe(helper);
+  });
+
   it("never shows a chatty background job's output in a later call, nor waits for it", async () => {
     const { session } = await openSession();
     const first = await session.execute("while :; do echo x; done & echo started");

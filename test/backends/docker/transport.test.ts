@@ -383,6 +383,54 @@ for k in kids:
       expect(again.output).toBe("back\n");
     });
 
+    it("keeps the session of a paused container: a retryable error while paused, the same state after", async () => {
+      const { env, container } = await session({ fastPath: false });
+      await env.execute("export BEFORE=kept; cd /tmp");
+      docker("pause", container);
+      try {
+        const error = await env.execute("echo ran").then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect(error).toBeInstanceOf(BackendUnavailableError);
+        expect((error as Error).message).toMatch(/is paused, so the command did not run.*docker unpause.*kept/);
+        // Still paused, still the same container: asking again says the same, nothing is replaced.
+        await expect(env.execute("true")).rejects.toThrow(/is paused/);
+      } finally {
+        docker("unpause", container);
+      }
+      const after = await env.execute("echo [$BEFORE] $(pwd)");
+      expect(after.output).toBe("[kept] /tmp\n");
+      expect(exists(container)).toBe(true);
+    });
+
+    it("fails a call interrupted while its container is paused, and kills its command before the next call", async () => {
+      const { env, container } = await session({ fastPath: false });
+      await env.execute("export BEFORE=kept");
+      const controller = new AbortController();
+      try {
+        const error = await env
+          .execute("echo started; sleep 306", {
+            signal: controller.signal,
+            onOutput: (text) => {
+              if (!text.includes("started")) return;
+              docker("pause", container);
+              controller.abort();
+            },
+          })
+          .then(
+            (result) => result,
+            (caught: unknown) => caught,
+          );
+        expect(error).toBeInstanceOf(BackendUnavailableError);
+        expect((error as Error).message).toMatch(/is paused, so the stopped command could not be killed/);
+      } finally {
+        docker("unpause", container);
+      }
+      expect((await env.execute("echo [$BEFORE]")).output).toBe("[kept]\n");
+      expect(docker("exec", container, "ps", "-eo", "args=")).not.toContain("sleep 306");
+    });
+
     it("does not recreate a kept container: it says it is gone, every time", async () => {
       const name = `sw-test-kept-${process.pid}`;
       leftovers.push(name);
@@ -390,6 +438,39 @@ for k in kids:
       docker("kill", name);
       await expect(env.execute("true")).rejects.toThrow(/is gone: .*not recreated/);
       await expect(env.execute("true")).rejects.toThrow(/not recreated/);
+    });
+  });
+
+  describe("a read-only root filesystem", () => {
+    it("fails the open with what to add, and leaves no container behind", async () => {
+      const name = `sw-test-ro-${process.pid}`;
+      leftovers.push(name);
+      const opened = createEnvironment({
+        backend: "docker",
+        image,
+        network: false,
+        containerName: name,
+        keepContainer: false,
+        extraArgs: ["--read-only"],
+      });
+      const error = await opened.then(
+        (env) => {
+          open.push(env);
+          return undefined;
+        },
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(BackendUnavailableError);
+      expect((error as Error).message).toMatch(/read-only root filesystem.*\/tmp is not writable.*--tmpfs/);
+      expect(exists(name)).toBe(false);
+    });
+
+    it("runs with the writable /tmp the message names", async () => {
+      const { env } = await session({ extraArgs: ["--read-only", "--tmpfs", "/tmp:exec"] });
+      await env.execute("export KEPT=1; cd /");
+      expect(await env.execute("echo [$KEPT] $(pwd); touch /etc/x")).toMatchObject({
+        output: expect.stringMatching(/^\[1\] \/\n.*Read-only file system/),
+      });
     });
   });
 

@@ -39,6 +39,13 @@ async function launcherPid(session: Session): Promise<number> {
   return Number((await session.execute("echo $$")).output);
 }
 
+/** The process's parent's name: a launcher's parent is the helper. */
+function parentName(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const parent = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+  return readFileSync(`/proc/${parent}/comm`, "utf8").trim();
+}
+
 async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
@@ -139,11 +146,31 @@ describe.skipIf(!built)("local fast path", () => {
     const { session } = await openSession();
     await session.execute("export KEPT=yes");
     const pid = await launcherPid(session);
+    // On the plain path `$$` is the call's own shell: this test would prove nothing there.
+    expect(parentName(pid)).toMatch(/^swmux/);
     const r = await session.execute("kill -9 $$; echo still-here");
     expect(r).toMatchObject({ exitCode: 0, output: "still-here\n" });
     await until(() => !alive(pid));
     expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
     expect(await launcherPid(session)).not.toBe(pid);
+  });
+
+  it("knows a command that kills its launcher at once was started, also on a busy machine", async () => {
+    // The launcher used to report the start after its fork: a job that killed it first was "maybe run".
+    const spinners = [0, 1, 2].map(() => spawn("sh", ["-c", "while :; do :; done"], { stdio: "ignore" }));
+    try {
+      const codes: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const { session } = await openSession();
+        await session.execute("export KEPT=yes");
+        await session.execute("echo $$");
+        codes.push((await session.execute("kill -9 $$; echo still-here")).exitCode);
+        await session.close();
+      }
+      expect(codes.filter((code) => code !== 0)).toEqual([]);
+    } finally {
+      for (const spinner of spinners) spinner.kill("SIGKILL");
+    }
   });
 
   it("reports the status of a command that exec'd, also from a launcher a state change retired", async () => {

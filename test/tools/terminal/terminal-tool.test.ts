@@ -101,6 +101,11 @@ describe("terminal (foreground)", () => {
 
   it("rejects bad arguments with an error naming them", async () => {
     expect((await terminal({ command: "" })).error).toMatch(/^Invalid arguments for terminal: command:/);
+    // A blank command is refused as an argument, saying it is empty (not "Command execution failed").
+    for (const command of ["", "  ", "\n"])
+      expect((await terminal({ command })).error).toMatch(
+        /^Invalid arguments for terminal: command: the command is empty\./,
+      );
     expect((await terminal({ command: "true", timeout: "soon" })).error).toMatch(/timeout:/);
     expect((await terminal({ command: "true", colour: true })).error).toMatch(/colour/);
   });

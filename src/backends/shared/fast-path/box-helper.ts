@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { buildLauncherScript } from "../../../core/fast-script.js";
 import { SESSION_MARK } from "../../../core/call-marks.js";
 import type { HelperStream } from "./helper-client.js";
+import { helperFlags } from "./helper-stderr.js";
 import { framesToLines, linesToBytes } from "./text-frames.js";
 
 /** A long-lived program in the box, as the backend started it. */
@@ -85,7 +86,7 @@ export async function installBoxHelper(
 const START = [
   "b=$(command -v bash) || exit 127",
   'printf "%s\\n" "$$" >&2',
-  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" $6 "$2" "$3" -- "$b" -c "$4" bash`,
+  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" $6 $7 "$2" "$3" -- "$b" -c "$4" bash`,
 ].join("\n");
 
 export interface HelperLaunch {
@@ -112,25 +113,28 @@ export function helperStartArgv(launch: HelperLaunch): string[] {
     buildLauncherScript(),
     launch.sessionMark,
     launch.text === true ? "-t" : "",
+    helperFlags(false).join(" "),
   ];
 }
 
-/** Reads the helper's pid from the first line of its stderr. */
-export function pidFromStderr(stream: Readable, onPid: (pid: number) => void): void {
+/** Reads the helper's pid from the first line of its stderr; returns the reader of what it said after. */
+export function pidFromStderr(stream: Readable, onPid: (pid: number) => void): () => string {
   let text = "";
+  let found = false;
   const onData = (chunk: Buffer): void => {
-    text += chunk.toString("latin1");
+    text = (text + chunk.toString("latin1")).slice(-4096);
+    if (found) return;
     const line = /^(\d+)\n/.exec(text);
     if (line) {
+      found = true;
       onPid(Number(line[1]));
-      stream.off("data", onData);
-      stream.resume();
+      text = text.slice(line[0].length);
     } else if (text.length > 64) {
-      stream.off("data", onData);
-      stream.resume();
+      found = true;
     }
   };
   stream.on("data", onData);
+  return () => text;
 }
 
 /**
@@ -144,6 +148,7 @@ export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): Hel
   const output = new PassThrough();
   let running: BoxProcess | undefined;
   let pid: number | undefined;
+  let stderrTail = (): string => "";
   let killed = false;
   let busy = true;
   let markClosed!: () => void;
@@ -163,7 +168,7 @@ export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): Hel
     const started = box.spawn(helperStartArgv({ ...target, text: box.text === true }));
     running = started;
     started.hold?.(busy);
-    pidFromStderr(started.stderr, (found) => (pid = found));
+    stderrTail = pidFromStderr(started.stderr, (found) => (pid = found));
     started.stdin.on("error", () => undefined);
     started.stdout.on("error", () => undefined);
     // pipe() pauses the helper's stdout while our reader is behind: memory stays bounded.
@@ -185,6 +190,12 @@ export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): Hel
     hold: (next) => {
       busy = next;
       running?.hold?.(next);
+    },
+    stderrTail: () => stderrTail(),
+    // A command stopped the helper (`kill -STOP $PPID`): continued by another exec in the box.
+    resume: () => {
+      if (pid !== undefined)
+        void box.run(["sh", "-c", 'kill -CONT "$1" 2>/dev/null', "sh", String(pid)]).catch(() => 0);
     },
     kill: () => {
       killed = true;

@@ -8,7 +8,7 @@
  */
 
 import type { FastCallHandle, FastCallRequest, FastPath } from "../../../core/transport.js";
-import { HelperClient, type FastCall, type HelperStream } from "./helper-client.js";
+import { HelperClient, type FastCall, type HelperFailure, type HelperStream } from "./helper-client.js";
 
 export interface FastPathRunnerOptions {
   /** Starts the helper for this snapshot; throws or returns undefined when it cannot. */
@@ -17,6 +17,15 @@ export interface FastPathRunnerOptions {
   onOrphan(pid: number): void;
   /** Called with each new call, for the backend to track (groups, marks). */
   onCall?(call: FastCall): void;
+  /** Told once per failure why the helper was given up (default: a process warning). */
+  warn?(message: string): void;
+}
+
+/** The process warning's code, for hosts that filter them. */
+export const FAST_PATH_WARNING = "SHELLWRIGHT_FAST_PATH";
+
+function defaultWarn(message: string): void {
+  process.emitWarning(message, { code: FAST_PATH_WARNING });
 }
 
 /** First wait before starting a helper again after a failure; it doubles up to the maximum. */
@@ -110,7 +119,11 @@ export class FastPathRunner implements FastPath {
       this.#failed();
       return;
     }
-    const client = new HelperClient(stream, (pid) => this.#options.onOrphan(pid));
+    const client = new HelperClient(
+      stream,
+      (pid) => this.#options.onOrphan(pid),
+      (failure) => this.#onFailure(failure),
+    );
     this.#client = client;
     void client.firstReady.then((ready) => {
       if (ready) this.#failures = 0;
@@ -121,6 +134,19 @@ export class FastPathRunner implements FastPath {
       this.#failed();
       if (this.#snapshot !== undefined) this.prepare(this.#snapshot);
     });
+  }
+
+  /**
+   * A broken protocol means something wrote into the channel: this session
+   * never trusts a helper again (the plain path runs every call). A stuck
+   * helper is replaced later, as a dead one is.
+   */
+  #onFailure(failure: HelperFailure): void {
+    const permanent = failure.kind === "violation";
+    if (permanent) this.stop();
+    (this.#options.warn ?? defaultWarn)(
+      `shellwright: fast path ${permanent ? "disabled for this session" : "restarted"}: ${failure.message}; calls take the plain path`,
+    );
   }
 
   #failed(): void {

@@ -8,10 +8,12 @@
  */
 
 import type { Readable, Writable } from "node:stream";
+import { randomBytes } from "node:crypto";
 import { constants as osConstants } from "node:os";
 import type { FastCallEnd, FastCallHandle } from "../../../core/transport.js";
 import { CallOutput } from "./call-output.js";
-import { encodeFrame, encodeRun, FrameDecoder, type Frame } from "./frames.js";
+import { FrameDecoder, FrameWriter, ProtocolViolation, type Frame } from "./frames.js";
+import { KEY_BYTES, REQUEST } from "./protocol.js";
 
 /** The byte stream to a helper, however the backend carries it. */
 export interface HelperStream {
@@ -23,7 +25,22 @@ export interface HelperStream {
   kill(): void;
   /** Keep this process alive while calls are open (true), not while idle (false). */
   hold?(busy: boolean): void;
+  /** Continues the helper if a command stopped it (SIGCONT from outside its reach); best effort. */
+  resume?(): void;
+  /** The last lines the helper wrote on stderr (why it failed), when the backend keeps them. */
+  stderrTail?(): string;
 }
+
+/** Why a helper was given up, for the warning the session shows once. */
+export interface HelperFailure {
+  kind: "violation" | "stuck";
+  message: string;
+}
+
+/** Silence (no frame) while calls are open before a ping, before a resume, before giving up. */
+export const PING_AFTER_MS = 1000;
+export const RESUME_AFTER_MS = 1500;
+export const GIVE_UP_AFTER_MS = 10_000;
 
 export class FastCall implements FastCallHandle {
   readonly id: number;
@@ -62,7 +79,9 @@ export class FastCall implements FastCallHandle {
   /** Asks the helper to signal the job's group; resolves once the request is in the helper's pipe. */
   signal(signal: "TERM" | "KILL"): Promise<void> {
     if (this.#done) return Promise.resolve();
-    return this.#client.send(encodeFrame("K", this.id, Uint8Array.of(osConstants.signals[`SIG${signal}`])));
+    return this.#client.send(
+      this.#client.writer.frame(REQUEST.kill, this.id, Uint8Array.of(osConstants.signals[`SIG${signal}`])),
+    );
   }
 
   kill(): void {
@@ -73,8 +92,14 @@ export class FastCall implements FastCallHandle {
 export class HelperClient {
   readonly #stream: HelperStream;
   readonly #calls = new Map<number, FastCall>();
-  readonly #decoder = new FrameDecoder();
+  readonly #decoder: FrameDecoder;
+  readonly writer: FrameWriter;
   readonly #onOrphan: (pid: number) => void;
+  readonly #onFailure: (failure: HelperFailure) => void;
+  #lastFrameAt = Date.now();
+  #resumed = false;
+  #watch: NodeJS.Timeout | undefined;
+  #pings = 0;
   #nextId = 1;
   #ready = false;
   #alive = true;
@@ -83,15 +108,76 @@ export class HelperClient {
   readonly firstReady: Promise<boolean>;
   #firstReady!: (ready: boolean) => void;
 
-  constructor(stream: HelperStream, onOrphan: (pid: number) => void) {
+  constructor(
+    stream: HelperStream,
+    onOrphan: (pid: number) => void,
+    onFailure: (failure: HelperFailure) => void = () => undefined,
+  ) {
     this.#stream = stream;
     this.#onOrphan = onOrphan;
+    this.#onFailure = onFailure;
+    // A key per helper, sent first: the helper's frames are checked with it, and ours by it.
+    const key = randomBytes(KEY_BYTES);
+    this.#decoder = new FrameDecoder(key);
+    this.writer = new FrameWriter(key);
     this.firstReady = new Promise((resolve) => (this.#firstReady = resolve));
     // Held while starting, so a caller awaiting readiness keeps this process alive.
     stream.hold?.(true);
     stream.input.on("error", () => undefined);
-    stream.output.on("data", (chunk: Buffer) => this.#decoder.push(chunk, (frame) => this.#onFrame(frame)));
+    stream.input.write(key);
+    stream.output.on("data", (chunk: Buffer) => {
+      if (!this.#alive) return;
+      this.#lastFrameAt = Date.now();
+      this.#resumed = false;
+      try {
+        this.#decoder.push(chunk, (frame) => this.#onFrame(frame));
+      } catch (error) {
+        if (!(error instanceof ProtocolViolation)) throw error;
+        this.#fail("violation", `the helper's stream broke the protocol (${error.message})`);
+      }
+    });
     void stream.closed.then(() => this.#gone());
+  }
+
+  /** Gives the helper up: its calls end (started ones as killed), the session goes on without it. */
+  #fail(kind: HelperFailure["kind"], message: string): void {
+    if (!this.#alive) return;
+    const tail = this.#stream.stderrTail?.().trim();
+    this.#stream.kill();
+    this.#gone();
+    this.#onFailure({ kind, message: tail ? `${message}; the helper said: ${tail.slice(-500)}` : message });
+  }
+
+  /**
+   * While calls are open, a helper that is silent is asked (a ping), then
+   * continued from outside (a command may have stopped it: `kill -STOP
+   * $PPID`), then given up: no call waits on a helper that cannot answer.
+   */
+  #watchdog(): void {
+    if (this.#watch !== undefined || !this.#alive) return;
+    this.#watch = setInterval(() => {
+      if (!this.#alive || this.#calls.size === 0) {
+        clearInterval(this.#watch);
+        this.#watch = undefined;
+        return;
+      }
+      // Paused by us (a call's reader is behind): the helper's silence is ours, not its.
+      if (this.#paused.size > 0) {
+        this.#lastFrameAt = Date.now();
+        return;
+      }
+      const silent = Date.now() - this.#lastFrameAt;
+      if (silent >= GIVE_UP_AFTER_MS) {
+        this.#fail("stuck", `the helper did not answer for ${Math.round(silent / 1000)} s (stopped or traced)`);
+        return;
+      }
+      if (silent >= RESUME_AFTER_MS && !this.#resumed) {
+        this.#resumed = true;
+        this.#stream.resume?.();
+      }
+      if (silent >= PING_AFTER_MS) void this.send(this.writer.frame(REQUEST.ping, ++this.#pings));
+    }, PING_AFTER_MS / 2);
+    this.#watch.unref();
   }
 
   get alive(): boolean {
@@ -111,8 +197,12 @@ export class HelperClient {
     const id = this.#nextId++;
     const call = new FastCall(id, this, (full) => this.#backlog(id, full));
     this.#calls.set(id, call);
-    if (this.#calls.size === 1) this.#stream.hold?.(true);
-    void this.send(encodeRun(id, script, stdin));
+    if (this.#calls.size === 1) {
+      this.#stream.hold?.(true);
+      this.#lastFrameAt = Date.now();
+    }
+    void this.send(this.writer.run(id, script, stdin));
+    this.#watchdog();
     return call;
   }
 
@@ -128,7 +218,7 @@ export class HelperClient {
   }
 
   quit(): void {
-    void this.send(encodeFrame("Q", 0));
+    void this.send(this.writer.frame(REQUEST.quit, 0));
     this.#stream.input.end();
   }
 
@@ -153,6 +243,8 @@ export class HelperClient {
       case "B":
         // A state change or a dead launcher: the helper starts a fresh one and queues requests for it.
         return;
+      case "P":
+        return;
       case "S": {
         const call = this.#calls.get(frame.id);
         if (call && frame.payload.length === 4) {
@@ -161,13 +253,17 @@ export class HelperClient {
         }
         return;
       }
-      case "O":
+      case "O": {
         // The payload is a view of the stream's chunk, which Node does not reuse.
-        this.#calls.get(frame.id)?.output.push(frame.payload);
+        const call = this.#calls.get(frame.id);
+        // Output for no open call: the helper never sends it (ids are never reused).
+        if (call === undefined) throw new ProtocolViolation(`output for call ${frame.id}, which is not open`);
+        call.output.push(frame.payload);
         return;
+      }
       case "X": {
         const call = this.#calls.get(frame.id);
-        if (call === undefined) return;
+        if (call === undefined) throw new ProtocolViolation(`an exit for call ${frame.id}, which is not open`);
         this.#calls.delete(frame.id);
         if (this.#calls.size === 0) this.#stream.hold?.(false);
         this.#backlog(frame.id, false);
@@ -192,6 +288,8 @@ export class HelperClient {
 
   #gone(): void {
     if (!this.#alive) return;
+    if (this.#watch !== undefined) clearInterval(this.#watch);
+    this.#watch = undefined;
     // A helper that was ready may have handed a call to its launcher already.
     const wasReady = this.#ready;
     this.#alive = false;

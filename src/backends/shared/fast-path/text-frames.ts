@@ -6,15 +6,22 @@
  */
 
 import { Transform, type TransformCallback } from "node:stream";
-import { HEADER_BYTES } from "./frames.js";
+import { HEADER_BYTES, KEY_BYTES } from "./protocol.js";
 
-/** Bytes in (whole frames in any chunking), one base64 line per frame out. */
+/** Bytes in (the key, then whole frames, in any chunking), one base64 line each out. */
 export function framesToLines(): Transform {
   let pending: Buffer = Buffer.alloc(0);
+  let keySent = false;
   return new Transform({
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
       let offset = 0;
+      if (!keySent) {
+        if (pending.length < KEY_BYTES) return done();
+        this.push(`${pending.subarray(0, KEY_BYTES).toString("base64")}\n`);
+        keySent = true;
+        offset = KEY_BYTES;
+      }
       while (pending.length - offset >= HEADER_BYTES) {
         const end = offset + HEADER_BYTES + pending.readUInt32BE(offset + 5);
         if (end > pending.length) break;

@@ -2,7 +2,9 @@
 
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { encodeFrame, FrameDecoder, type Frame } from "../../../../src/backends/shared/fast-path/frames.js";
+import { randomBytes } from "node:crypto";
+import { FrameDecoder, FrameWriter, type Frame } from "../../../../src/backends/shared/fast-path/frames.js";
+import { FROM_HELPER } from "../../../../src/backends/shared/fast-path/protocol.js";
 import { framesToLines, linesToBytes } from "../../../../src/backends/shared/fast-path/text-frames.js";
 
 async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -13,15 +15,17 @@ async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
 
 describe("text frames", () => {
   const big = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 13) % 256));
-  const frames = [
-    encodeFrame("R", 1, Buffer.from("echo hi")),
-    encodeFrame("K", 2, Uint8Array.of(9)),
-    encodeFrame("O", 3, big),
-  ];
-  const bytes = Buffer.concat(frames);
+  const key = randomBytes(32);
+  const requests = new FrameWriter(key);
+  const replies = new FrameWriter(key, FROM_HELPER);
+  // What Node sends: the key first, then requests.
+  const sent = [key, requests.frame("R", 1, Buffer.alloc(9)), requests.frame("K", 2, Uint8Array.of(9))];
+  const bytes = Buffer.concat(sent);
+  // What the helper sends.
+  const frames = [replies.frame("S", 1, Buffer.alloc(4)), replies.frame("P", 2), replies.frame("O", 3, big)];
 
   it.each([1, 7, 9, 4096, bytes.length])(
-    "sends one base64 line per frame, whatever the chunking (%i)",
+    "sends the key and each frame as one base64 line, whatever the chunking (%i)",
     async (size) => {
       const encoder = framesToLines();
       const lines = collect(encoder);
@@ -34,7 +38,7 @@ describe("text frames", () => {
           .split("\n")
           .slice(0, -1)
           .map((line) => Buffer.from(line, "base64")),
-      ).toEqual(frames);
+      ).toEqual(sent);
     },
   );
 
@@ -46,10 +50,10 @@ describe("text frames", () => {
     for (let i = 0; i < text.length; i += size) source.write(text.subarray(i, i + size));
     source.end();
     const decoded: Frame[] = [];
-    new FrameDecoder().push(await out, (frame) => decoded.push({ ...frame, payload: Buffer.from(frame.payload) }));
+    new FrameDecoder(key).push(await out, (frame) => decoded.push({ ...frame, payload: Buffer.from(frame.payload) }));
     expect(decoded.map((frame) => [frame.type, frame.id])).toEqual([
-      ["R", 1],
-      ["K", 2],
+      ["S", 1],
+      ["P", 2],
       ["O", 3],
     ]);
     expect(decoded[2]!.payload.equals(big)).toBe(true);

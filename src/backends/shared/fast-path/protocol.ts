@@ -1,0 +1,137 @@
+/**
+ * The one definition of the protocol between Node and the fast-path helper
+ * (native/swmux.c). The C side does not restate it: scripts/build-native.mjs
+ * writes native/build/protocol.h from `protocolHeader()` before it compiles,
+ * so the two sides cannot drift.
+ *
+ * Every frame, both ways: a 21-byte header, then the payload.
+ *   type:u8  id:u32be  len:u32be  seq:u32be  tag:8 bytes
+ * `seq` counts the frames of one direction from 0, so a lost, repeated or
+ * reordered frame is seen. `tag` is the first 8 bytes of
+ * HMAC-SHA256(key, direction, the 13 header bytes before it, payload), with
+ * a 32-byte key Node makes per helper and sends first (raw; a base64 line in
+ * text mode). An output frame's payload is not tagged: it is the command's
+ * own bytes, and any byte injected into the stream shifts the next header,
+ * whose tag then fails. A process that can write into the channel (root
+ * with CAP_SYS_PTRACE, docs/guarantees.md) cannot forge a frame without the
+ * key, which it could read only by tracing the helper.
+ */
+
+export const PROTOCOL_VERSION = 2;
+export const HEADER_BYTES = 21;
+/** Where the tag starts in the header (the bytes before it are tagged). */
+export const TAGGED_HEADER_BYTES = 13;
+export const TAG_BYTES = 8;
+export const KEY_BYTES = 32;
+
+/** The direction byte each tag starts with: a frame cannot be replayed back the other way. */
+export const TO_HELPER = 0x4e; // 'N'
+export const FROM_HELPER = 0x48; // 'H'
+
+/** Node -> helper. */
+export const REQUEST = {
+  /** Run a call: u8 hasStdin, u32be stdin length, stdin, the job script. */
+  run: "R",
+  /** Signal a call's job group: u8 signal number. */
+  kill: "K",
+  quit: "Q",
+  /** Are you there: answered by a `pong` frame with the same id. */
+  ping: "P",
+} as const;
+
+/** Helper -> Node. */
+export const REPLY = {
+  /** The launcher is ready. */
+  ready: "H",
+  /** The launcher is restarting after a state change (requests wait for it). */
+  restarting: "B",
+  /** A call's job started: u32be pid. */
+  started: "S",
+  /** A call's output bytes. */
+  output: "O",
+  /** A call ended: "STATUS COMMITTED KILLED STARTED GROUP CWD". */
+  exit: "X",
+  pong: "P",
+} as const;
+
+export type RequestType = (typeof REQUEST)[keyof typeof REQUEST];
+export type ReplyType = (typeof REPLY)[keyof typeof REPLY];
+
+/** The largest run request: the job script and its stdin (bigger stdin goes by the plain path). */
+export const MAX_RUN_BYTES = 64 * 1024 * 1024;
+/** The largest output frame the helper writes. */
+export const MAX_OUTPUT_FRAME = 256 * 1024;
+/** The longest cwd an exit frame carries (percent-encoded: up to three bytes each). */
+export const MAX_CWD_BYTES = 65536;
+/** Calls one helper runs at once; more wait in Node. */
+export const MAX_CALLS = 512;
+const MAX_EXIT_FRAME = 64 + 3 * MAX_CWD_BYTES;
+
+/** The payload lengths each frame type may have: [min, max]. */
+export const REQUEST_LIMITS: Record<RequestType, readonly [number, number]> = {
+  R: [5, MAX_RUN_BYTES + 5],
+  K: [1, 1],
+  Q: [0, 0],
+  P: [0, 0],
+};
+export const REPLY_LIMITS: Record<ReplyType, readonly [number, number]> = {
+  H: [0, 0],
+  B: [0, 0],
+  S: [4, 4],
+  O: [1, MAX_OUTPUT_FRAME],
+  X: [10, MAX_EXIT_FRAME],
+  P: [0, 0],
+};
+
+/** How the helper exits, and why. */
+export const HELPER_EXIT = {
+  ok: 0,
+  usage: 2,
+  /** Its launcher died three times before it was ready. */
+  launcherFailed: 3,
+  /** A system call it cannot do without failed (stderr says which). */
+  internal: 4,
+  /** No pidfds (Linux < 5.3): the fast path cannot run on this kernel. */
+  noPidfd: 5,
+  /** A frame broke the protocol (stderr says how): something wrote into the channel. */
+  protocol: 6,
+} as const;
+
+/** native/build/protocol.h, as scripts/build-native.mjs writes it. */
+export function protocolHeader(): string {
+  const lines = [
+    "/* Generated from src/backends/shared/fast-path/protocol.ts by scripts/build-native.mjs: do not edit. */",
+    "#ifndef SWMUX_PROTOCOL_H",
+    "#define SWMUX_PROTOCOL_H",
+    `#define PROTOCOL_VERSION ${PROTOCOL_VERSION}`,
+    `#define HEADER_BYTES ${HEADER_BYTES}`,
+    `#define TAGGED_HEADER_BYTES ${TAGGED_HEADER_BYTES}`,
+    `#define TAG_BYTES ${TAG_BYTES}`,
+    `#define KEY_BYTES ${KEY_BYTES}`,
+    `#define TO_HELPER ${TO_HELPER}`,
+    `#define FROM_HELPER ${FROM_HELPER}`,
+    `#define MAX_RUN_BYTES ${MAX_RUN_BYTES}u`,
+    `#define MAX_OUTPUT_FRAME ${MAX_OUTPUT_FRAME}`,
+    `#define MAX_CWD_BYTES ${MAX_CWD_BYTES}`,
+    `#define MAX_CALLS ${MAX_CALLS}`,
+    ...Object.entries(REQUEST).map(([name, type]) => `#define REQ_${name.toUpperCase()} '${type}'`),
+    ...Object.entries(REPLY).map(([name, type]) => `#define REP_${name.toUpperCase()} '${type}'`),
+    ...Object.entries(HELPER_EXIT).map(([name, code]) => `#define EXIT_${snake(name)} ${code}`),
+    "/* Request payload bounds: the switch the reader validates with. */",
+    "static inline int request_bounds(unsigned char type, unsigned long *min, unsigned long *max) {",
+    "  switch (type) {",
+    ...Object.entries(REQUEST_LIMITS).map(
+      ([type, [min, max]]) => `  case '${type}': *min = ${min}ul; *max = ${max}ul; return 1;`,
+    ),
+    "  default: return 0;",
+    "  }",
+    "}",
+    "#endif",
+    "",
+  ];
+  return lines.join("\n");
+}
+
+function snake(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
+}

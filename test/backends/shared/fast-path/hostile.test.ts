@@ -1,0 +1,68 @@
+/**
+ * A command that turns on the fast path's own processes (issue: a hostile
+ * command may ruin its own call, never the session): it stops its launcher
+ * (`$$` on the fast path) or the helper (`$PPID`), or writes into every
+ * descriptor the helper has. Real local sessions; each case checks that the
+ * call after it runs, fast, with the committed state.
+ */
+
+import { afterEach, describe, expect, it } from "vitest";
+import { Session } from "../../../../src/core/session.js";
+import { normalizeLocalConfig } from "../../../../src/backends/local/config.js";
+import { LocalTransport } from "../../../../src/backends/local/transport.js";
+import { sessionOptions } from "../../../../src/backends/shared/config.js";
+import { localHelperPath } from "../../../../src/backends/shared/fast-path/helper-path.js";
+
+const built = localHelperPath() !== undefined;
+const open: Session[] = [];
+
+async function openSession(warnings: string[]): Promise<{ session: Session; transport: LocalTransport }> {
+  const transport = new LocalTransport(normalizeLocalConfig({}));
+  const session = await Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
+  open.push(session);
+  const onWarning = (warning: Error): void => void warnings.push(warning.message);
+  process.on("warning", onWarning);
+  open.push({ close: async () => void process.off("warning", onWarning) } as unknown as Session);
+  // The first call that changes the state restarts the launcher: the cases start from a settled one.
+  await session.execute("export KEEP=1; cd /tmp");
+  await transport.fastPathRunner?.whenReady();
+  return { session, transport };
+}
+
+afterEach(async () => {
+  for (const session of open.splice(0)) await session.close();
+});
+
+describe.runIf(built)("the fast path under a hostile command", () => {
+  it.each([
+    ["stops its launcher", "kill -STOP $$; echo after"],
+    ["stops the helper", "kill -STOP $PPID; echo after"],
+    ["suspends itself", "suspend -f; echo after"],
+    [
+      "sends the helper the signals commands send by habit",
+      "kill -TERM $PPID; kill -HUP $PPID; kill -INT $PPID; echo after",
+    ],
+  ])("%s: the call ends, and the next one runs fast with the state", async (_name, command) => {
+    const warnings: string[] = [];
+    const { session, transport } = await openSession(warnings);
+    const helper = Number((await session.execute("echo $PPID")).output);
+    const r = await session.execute(command, { timeoutMs: 15_000 });
+    expect(r).toMatchObject({ exitCode: 0, output: "after\n" });
+    expect(await session.execute("echo $KEEP; pwd")).toMatchObject({ exitCode: 0, output: "1\n/tmp\n" });
+    // Still the same helper: it was continued, not replaced.
+    expect(Number((await session.execute("echo $PPID")).output)).toBe(helper);
+    expect(transport.fastPathRunner?.running).toBe(true);
+    expect(warnings.filter((w) => w.includes("fast path"))).toEqual([]);
+  });
+
+  it("a command that writes into every descriptor of the helper ruins at most its own call", async () => {
+    const warnings: string[] = [];
+    const { session } = await openSession(warnings);
+    const r = await session.execute("for f in /proc/$PPID/fd/*; do printf Z > $f; done 2>/dev/null; echo done", {
+      timeoutMs: 15_000,
+    });
+    expect(r.timedOut).toBe(false);
+    const next = await session.execute("echo $KEEP; pwd");
+    expect(next).toMatchObject({ exitCode: 0, output: "1\n/tmp\n" });
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * The helper binary driven directly over its channel, frame by frame: what
+ * it answers, when it tags, how it exits. The backends' tests drive it
+ * through a session; these pin the binary's own contract (protocol.ts).
+ */
+
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { buildFastCallScript } from "../../src/core/fast-script.js";
+import { helperCommand } from "../../src/backends/local/fast-path.js";
+import { localHelperPath } from "../../src/backends/shared/fast-path/helper-path.js";
+import { FrameDecoder, FrameWriter, type Frame } from "../../src/backends/shared/fast-path/frames.js";
+import { HELPER_EXIT, KEY_BYTES, PROTOCOL_VERSION } from "../../src/backends/shared/fast-path/protocol.js";
+import { alive } from "../helpers/processes.js";
+
+const helper = localHelperPath();
+const started: ChildProcessWithoutNullStreams[] = [];
+const dirs: string[] = [];
+
+interface Harness {
+  child: ChildProcessWithoutNullStreams;
+  key: Buffer;
+  writer: FrameWriter;
+  frames: Frame[];
+  errors: Error[];
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function startHelper(flags: string[] = []): Harness {
+  const dir = mkdtempSync(join(tmpdir(), "sw-native-"));
+  dirs.push(dir);
+  const snapshot = join(dir, "snapshot.sh");
+  writeFileSync(snapshot, "");
+  const { argv, env } = helperCommand({
+    helper: helper!,
+    bash: "/bin/bash",
+    snapshot,
+    workDir: dir,
+    sessionMark: "native-test",
+  });
+  const [file, ...rest] = argv;
+  // The flags go before the positional arguments, as helperFlags' do.
+  const child = spawn(file!, [...flags, ...rest], { env, stdio: ["pipe", "pipe", "pipe"] });
+  started.push(child);
+  const key = randomBytes(KEY_BYTES);
+  const decoder = new FrameDecoder(key);
+  const frames: Frame[] = [];
+  const errors: Error[] = [];
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => {
+    try {
+      decoder.push(chunk, (frame) => frames.push({ ...frame, payload: Buffer.from(frame.payload) }));
+    } catch (error) {
+      errors.push(error as Error);
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, key, writer: new FrameWriter(key), frames, errors, stderr: () => stderr, exited };
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not reached");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The helper's children (its launcher) from /proc. */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(helper === undefined)("swmux over its channel", () => {
+  it("prints its protocol version", async () => {
+    const child = spawn(helper!, ["-V"]);
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(HELPER_EXIT.ok);
+    expect(out.trim()).toContain(String(PROTOCOL_VERSION));
+  });
+
+  it("exits with the usage code and says how to call it", async () => {
+    const child = spawn(helper!, ["only-one-argument"]);
+    let err = "";
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(HELPER_EXIT.usage);
+    expect(err).toMatch(/^usage: swmux/);
+  });
+
+  it("tags nothing before the key arrives, however late it comes", async () => {
+    const h = startHelper();
+    // A launcher started at once would be ready long before this key: a frame tagged then could not be checked.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    h.child.stdin.write(h.key);
+    await until(() => h.frames.length > 0 || h.errors.length > 0);
+    expect(h.errors).toEqual([]);
+    expect(h.frames[0]!.type).toBe("H");
+  });
+
+  it("runs a call: started, its output, then its end", async () => {
+    const h = startHelper();
+    h.child.stdin.write(h.key);
+    await until(() => h.frames.some((f) => f.type === "H"));
+    const script = buildFastCallScript({
+      command: "echo hello; exit 3",
+      cwd: "/tmp",
+      knownCwd: "/tmp",
+      sessionCwd: true,
+    });
+    h.child.stdin.write(h.writer.run(7, script, undefined));
+    await until(() => h.frames.some((f) => f.type === "X" && f.id === 7));
+    const mine = h.frames.filter((f) => f.id === 7);
+    expect(mine.map((f) => f.type)).toEqual(["S", "O", "X"]);
+    expect(mine[1]!.payload.toString()).toBe("hello\n");
+    expect(mine[2]!.payload.toString().split(" ")[0]).toBe("3");
+    expect(h.errors).toEqual([]);
+  });
+
+  it("answers a ping with a pong of the same id", async () => {
+    const h = startHelper();
+    h.child.stdin.write(h.key);
+    h.child.stdin.write(h.writer.frame("P", 41, Buffer.alloc(0)));
+    await until(() => h.frames.some((f) => f.type === "P"));
+    expect(h.frames.find((f) => f.type === "P")!.id).toBe(41);
+  });
+
+  it("exits with the protocol code on a forged frame, and says why", async () => {
+    const h = startHelper();
+    h.child.stdin.write(h.key);
+    await until(() => h.frames.some((f) => f.type === "H"));
+    const forged = new FrameWriter(randomBytes(KEY_BYTES)).frame("P", 1, Buffer.alloc(0));
+    // Its number (0) is the one due: only the tag is wrong.
+    h.child.stdin.write(forged);
+    expect(await h.exited).toBe(HELPER_EXIT.protocol);
+    expect(h.stderr()).toMatch(/protocol violation: frame 0 has a wrong tag/);
+  });
+
+  it("exits quietly when Node closes the channel, its launcher with it", async () => {
+    const h = startHelper();
+    h.child.stdin.write(h.key);
+    await until(() => h.frames.some((f) => f.type === "H"));
+    const [launcher] = childrenOf(h.child.pid!);
+    h.child.stdin.end();
+    expect(await h.exited).toBe(HELPER_EXIT.ok);
+    expect(launcher).toBeGreaterThan(0);
+    await until(() => !alive(launcher!));
+  });
+});
