@@ -56,7 +56,7 @@ export function buildLauncherScript(): string {
     // Redirections on the subshell itself: they happen in the child (`builtin exec >x` would not stick).
     // Read and eval'd rather than sourced: error messages then say `bash: line N:` as on the plain path.
     // The job reports its own start before any of the command runs: a command that kills the launcher
-    // at once (`kill -9 $$`) must not leave the helper unsure whether it ran.
+    // at once (`kill -9` of its parent) must not leave the helper unsure whether it ran.
     '    ( builtin printf \'S %s %s\\n\' "$__swl_id" "$BASHPID" >&3; builtin exec 3>&-; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
     "  elif [[ $__swl_t == W ]]; then",
     // The shell reaped the job when it exited and kept its status for this `wait`.

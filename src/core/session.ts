@@ -26,6 +26,7 @@ import {
   type ScriptPlan,
 } from "./script.js";
 import type { FastCallEnd, FastCallHandle, ProcessHandle, RunOptions, Transport } from "./transport.js";
+import { expandsShellPid } from "./shell-pid.js";
 import { buildFastCallScript } from "./fast-script.js";
 import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "./environment.js";
 import { EnvironmentBase } from "./environment-base.js";
@@ -236,7 +237,8 @@ export class Session extends EnvironmentBase {
     limits: CallLimits,
   ): Promise<RunOutcome | undefined> {
     const fastPath = this.#transport.fastPath;
-    if (fastPath === undefined) return undefined;
+    // `$$` is the launcher's pid on the fast path: `kill $$` must end the call, as in a terminal.
+    if (fastPath === undefined || expandsShellPid(command)) return undefined;
     const script = buildFastCallScript({
       command,
       cwd: cwd ?? this.cwd,

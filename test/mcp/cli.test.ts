@@ -61,7 +61,7 @@ describe("shellwright mcp (a real process)", () => {
 
   it("runs a tool call in a local session in the given --cwd", async () => {
     const result = await call(client, "terminal", { command: "echo over stdio; pwd" });
-    expect(result.isError).toBe(false);
+    expect(result.isError, JSON.stringify(result.content)).toBe(false);
     expect(result.structuredContent).toMatchObject({ output: `over stdio\n${scratch}\n`, exit_code: 0 });
   });
 

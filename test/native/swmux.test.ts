@@ -4,7 +4,7 @@
  * through a session; these pin the binary's own contract (protocol.ts).
  */
 
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
 import { helperCommand } from "../../src/backends/local/fast-path.js";
-import { localHelperPath } from "../../src/backends/shared/fast-path/helper-path.js";
+import { localHelperPath, staticHelperFor } from "../../src/backends/shared/fast-path/helper-path.js";
 import { FrameDecoder, FrameWriter, type Frame } from "../../src/backends/shared/fast-path/frames.js";
 import { HELPER_EXIT, KEY_BYTES, PROTOCOL_VERSION } from "../../src/backends/shared/fast-path/protocol.js";
-import { alive } from "../helpers/processes.js";
+import { alive, eventually } from "../helpers/processes.js";
 
 const helper = localHelperPath();
 const started: ChildProcessWithoutNullStreams[] = [];
@@ -64,14 +64,6 @@ function startHelper(flags: string[] = []): Harness {
   return { child, key, writer: new FrameWriter(key), frames, errors, stderr: () => stderr, exited };
 }
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** The helper's children (its launcher) from /proc. */
 function childrenOf(pid: number): number[] {
   const found: number[] = [];
@@ -102,6 +94,15 @@ describe.skipIf(helper === undefined)("swmux over its channel", () => {
     expect(out.trim()).toContain(String(PROTOCOL_VERSION));
   });
 
+  it.skipIf(staticHelperFor("aarch64") === undefined || spawnSync("qemu-aarch64-static", ["--version"]).status !== 0)(
+    "is built for arm64 too, and that build runs (under qemu here)",
+    () => {
+      const r = spawnSync("qemu-aarch64-static", [staticHelperFor("aarch64")!.path, "-V"], { encoding: "utf8" });
+      expect(r.status).toBe(HELPER_EXIT.ok);
+      expect(r.stdout.trim()).toContain(String(PROTOCOL_VERSION));
+    },
+  );
+
   it("exits with the usage code and says how to call it", async () => {
     const child = spawn(helper!, ["only-one-argument"]);
     let err = "";
@@ -116,7 +117,7 @@ describe.skipIf(helper === undefined)("swmux over its channel", () => {
     // A launcher started at once would be ready long before this key: a frame tagged then could not be checked.
     await new Promise((resolve) => setTimeout(resolve, 500));
     h.child.stdin.write(h.key);
-    await until(() => h.frames.length > 0 || h.errors.length > 0);
+    await eventually(() => h.frames.length > 0 || h.errors.length > 0, "a first frame");
     expect(h.errors).toEqual([]);
     expect(h.frames[0]!.type).toBe("H");
   });
@@ -124,7 +125,7 @@ describe.skipIf(helper === undefined)("swmux over its channel", () => {
   it("runs a call: started, its output, then its end", async () => {
     const h = startHelper();
     h.child.stdin.write(h.key);
-    await until(() => h.frames.some((f) => f.type === "H"));
+    await eventually(() => h.frames.some((f) => f.type === "H"), "the ready frame");
     const script = buildFastCallScript({
       command: "echo hello; exit 3",
       cwd: "/tmp",
@@ -132,7 +133,10 @@ describe.skipIf(helper === undefined)("swmux over its channel", () => {
       sessionCwd: true,
     });
     h.child.stdin.write(h.writer.run(7, script, undefined));
-    await until(() => h.frames.some((f) => f.type === "X" && f.id === 7));
+    await eventually(
+      () => h.frames.some((f) => f.type === "X" && f.id === 7),
+      'h.frames.some((f) => f.type === "X" && f.id === 7)',
+    );
     const mine = h.frames.filter((f) => f.id === 7);
     expect(mine.map((f) => f.type)).toEqual(["S", "O", "X"]);
     expect(mine[1]!.payload.toString()).toBe("hello\n");
@@ -144,14 +148,14 @@ describe.skipIf(helper === undefined)("swmux over its channel", () => {
     const h = startHelper();
     h.child.stdin.write(h.key);
     h.child.stdin.write(h.writer.frame("P", 41, Buffer.alloc(0)));
-    await until(() => h.frames.some((f) => f.type === "P"));
+    await eventually(() => h.frames.some((f) => f.type === "P"), "the pong");
     expect(h.frames.find((f) => f.type === "P")!.id).toBe(41);
   });
 
   it("exits with the protocol code on a forged frame, and says why", async () => {
     const h = startHelper();
     h.child.stdin.write(h.key);
-    await until(() => h.frames.some((f) => f.type === "H"));
+    await eventually(() => h.frames.some((f) => f.type === "H"), "the ready frame");
     const forged = new FrameWriter(randomBytes(KEY_BYTES)).frame("P", 1, Buffer.alloc(0));
     // Its number (0) is the one due: only the tag is wrong.
     h.child.stdin.write(forged);
@@ -162,11 +166,11 @@ describe.skipIf(helper === undefined)("swmux over its channel", () => {
   it("exits quietly when Node closes the channel, its launcher with it", async () => {
     const h = startHelper();
     h.child.stdin.write(h.key);
-    await until(() => h.frames.some((f) => f.type === "H"));
+    await eventually(() => h.frames.some((f) => f.type === "H"), "the ready frame");
     const [launcher] = childrenOf(h.child.pid!);
     h.child.stdin.end();
     expect(await h.exited).toBe(HELPER_EXIT.ok);
     expect(launcher).toBeGreaterThan(0);
-    await until(() => !alive(launcher!));
+    await eventually(() => !alive(launcher!), "the launcher gone");
   });
 });

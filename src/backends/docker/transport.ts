@@ -36,8 +36,10 @@ import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/trans
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper } from "../shared/fast-path/helper-path.js";
+import { NO_STATIC_HELPER, warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { dockerBox, execText } from "./fast-path.js";
 import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "../shared/fast-path/box-helper.js";
+import { markedJob } from "../shared/fast-path/helper-argv.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -121,7 +123,10 @@ export class DockerTransport implements Transport {
   #startFastPath(): void {
     if (this.#options.fastPath === false) return;
     const helper = staticHelper();
-    if (helper === undefined) return;
+    if (helper === undefined) {
+      warnUnavailable(NO_STATIC_HELPER);
+      return;
+    }
     const runner = new FastPathRunner({
       start: (snapshot) => {
         if (this.#helperUnsupported || this.#gone !== undefined) return undefined;
@@ -166,7 +171,7 @@ export class DockerTransport implements Transport {
       return undefined;
     }
     const marks = callMarks(this.#sessionMark);
-    const call = runner.tryRun({ ...request, script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}` });
+    const call = runner.tryRun({ ...request, script: markedJob(marks.call, request.script) });
     if (!(call instanceof FastCall)) return call;
     this.#fastMarks.set(call, marks);
     let checked: Promise<number> | undefined;

@@ -9,10 +9,9 @@
  */
 
 import { spawn } from "node:child_process";
-import { buildLauncherScript } from "../../core/fast-script.js";
-import { SESSION_MARK } from "../../core/call-marks.js";
 import type { HelperStream } from "../shared/fast-path/helper-client.js";
-import { helperFlags, keepStderrTail } from "../shared/fast-path/helper-stderr.js";
+import { helperArgs, helperEnv } from "../shared/fast-path/helper-argv.js";
+import { keepStderrTail } from "../shared/fast-path/helper-stderr.js";
 
 export interface HelperCommand {
   argv: string[];
@@ -33,14 +32,7 @@ export interface HelperCommandOptions {
 export function helperCommand(options: HelperCommandOptions): HelperCommand {
   const helper = [
     options.helper,
-    ...helperFlags(false),
-    options.snapshot,
-    options.workDir,
-    "--",
-    options.bash,
-    "-c",
-    buildLauncherScript(),
-    "bash",
+    ...helperArgs({ snapshot: options.snapshot, workDir: options.workDir, bash: options.bash }),
   ];
   // Joining from Node after the spawn races the helper's first fork (its
   // launcher, which every job comes from): a shell joins first and execs it.
@@ -55,11 +47,7 @@ export function helperCommand(options: HelperCommandOptions): HelperCommand {
           options.cgroupPath,
           ...helper,
         ];
-  return {
-    argv,
-    // The launcher starts like the plain path's clean shell: the snapshot is the whole environment.
-    env: { SHLVL: "1", [SESSION_MARK]: options.sessionMark },
-  };
+  return { argv, env: helperEnv(options.sessionMark) };
 }
 
 /** Spawns the helper; onPid lets the transport put it into the session's cgroup and groups. */

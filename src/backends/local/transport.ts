@@ -39,8 +39,10 @@ import { killRecordedGroups, recordGroup } from "./groups-file.js";
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
 import { localHelperPath } from "../shared/fast-path/helper-path.js";
+import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { helperCommand, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/transport.js";
+import { markedJob } from "../shared/fast-path/helper-argv.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -191,7 +193,10 @@ export class LocalTransport implements Transport {
   #startFastPath(): void {
     if (this.#options.fastPath === false) return;
     const helper = this.#options.fastPathHelper ?? localHelperPath();
-    if (helper === undefined) return;
+    if (helper === undefined) {
+      warnUnavailable(`no helper was built for linux-${process.arch} (npm run build needs a C compiler)`);
+      return;
+    }
     this.#fast = new FastPathRunner({
       start: (snapshot) =>
         spawnHelper(this.fastPathCommand(helper, snapshot), (pid) => {
@@ -213,7 +218,7 @@ export class LocalTransport implements Transport {
     const marks = callMarks(this.#sessionMark);
     const handle = runner.tryRun({
       ...request,
-      script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}`,
+      script: markedJob(marks.call, request.script),
     });
     if (!(handle instanceof FastCall)) return handle;
     this.#fastMarks.set(handle, marks);

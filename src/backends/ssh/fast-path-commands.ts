@@ -7,11 +7,9 @@
  */
 
 import { spawn } from "node:child_process";
-import { buildLauncherScript } from "../../core/fast-script.js";
-import { SESSION_MARK } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
 import type { HelperStream } from "../shared/fast-path/helper-client.js";
-import { helperFlags } from "../shared/fast-path/helper-stderr.js";
+import { helperArgs, helperEnvWords } from "../shared/fast-path/helper-argv.js";
 import { GROUP_PATTERN } from "./command.js";
 
 /**
@@ -70,19 +68,9 @@ export interface HelperCommandOptions {
 export function helperRemoteCommand(options: HelperCommandOptions): string {
   const record = options.groupsFile === undefined ? "" : ` echo "$$" >> ${shellQuote(options.groupsFile)} 2>/dev/null;`;
   const argv = [
-    "env",
-    "-i",
-    "SHLVL=1",
-    `${SESSION_MARK}=${options.sessionMark}`,
+    ...helperEnvWords(options.sessionMark),
     options.helper,
-    ...helperFlags(false),
-    options.snapshot,
-    options.workDir,
-    "--",
-    options.bash,
-    "-c",
-    buildLauncherScript(),
-    "bash",
+    ...helperArgs({ snapshot: options.snapshot, workDir: options.workDir, bash: options.bash }),
   ];
   return `printf '__SHELLWRIGHT_GROUP_%s__\\n' "$$" >&2;${record} exec ${argv.map(shellQuote).join(" ")}`;
 }

@@ -12,7 +12,8 @@ import { callMarks, CALL_MARK, type CallMarks } from "../../core/call-marks.js";
 import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../core/transport.js";
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
-import { staticHelper } from "../shared/fast-path/helper-path.js";
+import { staticHelper, staticHelperFor } from "../shared/fast-path/helper-path.js";
+import { NO_STATIC_HELPER, warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { parseSweep, sweepScript } from "../shared/sweep-script.js";
 import type { CallEnd } from "./call.js";
 import {
@@ -26,6 +27,7 @@ import {
   type ChannelEnd,
 } from "./fast-path-commands.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
+import { markedJob } from "../shared/fast-path/helper-argv.js";
 
 export interface SshFastPathHost {
   /** The helper to copy; default: the static one built into this package. */
@@ -75,15 +77,13 @@ export class SshFastPath {
   static start(host: SshFastPathHost): SshFastPath | undefined {
     const local = staticHelper();
     const path = host.helperFile ?? local?.path;
-    if (path === undefined || local === undefined) return undefined;
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-    } catch {
+    if (path === undefined || local === undefined) {
+      warnUnavailable(NO_STATIC_HELPER);
       return undefined;
     }
+    const first = remoteHelper(host, path);
+    if (first === undefined) return undefined;
     const fast = new SshFastPath(host);
-    const remote = `${host.tempDir}/swmux-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}`;
     fast.#fastPath = {
       prepare: (snapshot) => {
         fast.#wanted = snapshot;
@@ -98,16 +98,20 @@ export class SshFastPath {
       },
     };
     void fast
-      .#install(remote, bytes, local.machine)
-      .catch(() => undefined)
-      .then((bash) => {
+      .#install(first, local.machine)
+      .catch((error: unknown) => {
+        if (!fast.#stopped)
+          warnUnavailable(`on the ssh host, ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      })
+      .then((installed) => {
         if (fast.#stopped) return;
-        if (bash === undefined) {
-          // Another architecture, or it cannot run there: the plain path for the whole session.
+        if (installed === undefined) {
+          // It cannot run there: the plain path for the whole session.
           fast.#fastPath = undefined;
           return;
         }
-        fast.#runner = fast.#newRunner(remote, bash);
+        fast.#runner = fast.#newRunner(installed.remote, installed.bash);
         if (fast.#wanted !== undefined) fast.#runner.prepare(fast.#wanted);
       });
     return fast;
@@ -132,15 +136,31 @@ export class SshFastPath {
     this.#runner?.stop();
   }
 
-  /** The host's bash when the helper is there and runs; undefined: no fast path. */
-  async #install(remote: string, bytes: Buffer, machine: string): Promise<string | undefined> {
-    const probe = parseProbe((await this.#host.exec(probeScript(remote))).stdout);
-    if (probe === undefined || probe.machine !== machine) return undefined;
+  /**
+   * The host's bash and the helper's path there, once it is there and runs;
+   * undefined: no fast path. A host of another architecture than this
+   * machine gets the helper built for it, when there is one.
+   */
+  async #install(helper: RemoteHelper, machine: string): Promise<{ bash: string; remote: string } | undefined> {
+    let probe = parseProbe((await this.#host.exec(probeScript(helper.remote))).stdout);
+    if (probe === undefined) throw new Error("the probe for uname -m and bash failed");
+    if (probe.machine !== machine) {
+      const other = this.#host.helperFile === undefined ? staticHelperFor(probe.machine) : undefined;
+      const next = other === undefined ? undefined : remoteHelper(this.#host, other.path);
+      if (next === undefined) throw new Error(`the host runs on ${probe.machine}, and no helper was built for it`);
+      if (this.#stopped) return undefined;
+      helper = next;
+      probe = parseProbe((await this.#host.exec(probeScript(helper.remote))).stdout);
+      if (probe === undefined) throw new Error("the probe for uname -m and bash failed");
+    }
     // Closed meanwhile: a command now would open a new connection.
     if (this.#stopped) return undefined;
-    if (!probe.present && !installWorked((await this.#host.exec(installScript(remote), { stdin: bytes })).stdout))
-      return undefined;
-    return probe.bash;
+    if (
+      !probe.present &&
+      !installWorked((await this.#host.exec(installScript(helper.remote), { stdin: helper.bytes })).stdout)
+    )
+      throw new Error(`the helper copied to ${helper.remote} does not run there (a noexec mount?)`);
+    return { bash: probe.bash, remote: helper.remote };
   }
 
   #newRunner(helper: string, bash: string): FastPathRunner {
@@ -185,12 +205,11 @@ export class SshFastPath {
     const marks = callMarks(host.sessionMark);
     const handle = runner.tryRun({
       ...request,
-      script: [
-        `builtin export ${CALL_MARK}=${marks.call}`,
+      script: markedJob(
+        marks.call,
         // Recorded as the job starts, on the host: an owner killed mid-call leaves it for `close`.
-        ...(host.groupsFile === undefined ? [] : [recordJobGroupLine(host.groupsFile)]),
-        request.script,
-      ].join("\n"),
+        host.groupsFile === undefined ? request.script : `${recordJobGroupLine(host.groupsFile)}\n${request.script}`,
+      ),
     });
     if (!(handle instanceof FastCall)) return handle;
     this.#marks.set(handle, marks);
@@ -238,4 +257,20 @@ export class SshFastPath {
     const r = await this.#host.exec(script, { timeoutMs: KILL_TIMEOUT_MS + graceMs }).catch(() => undefined);
     return r !== undefined && r.code === 0 && parseSweep(r.stdout).clean && pid !== undefined;
   }
+}
+
+/** A helper's bytes and the path they get on the host (named by their hash: a changed helper never reuses a copy). */
+interface RemoteHelper {
+  bytes: Buffer;
+  remote: string;
+}
+
+function remoteHelper(host: SshFastPathHost, path: string): RemoteHelper | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  return { bytes, remote: `${host.tempDir}/swmux-${createHash("sha256").update(bytes).digest("hex").slice(0, 16)}` };
 }

@@ -13,9 +13,10 @@ import { Session } from "../../../src/core/session.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { staticHelper } from "../../../src/backends/shared/fast-path/helper-path.js";
+import { HELPER_PID, LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
-const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1" && staticHelper() !== undefined;
+const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const open: Session[] = [];
 
@@ -57,12 +58,13 @@ describe("docker fastPath option", () => {
 });
 
 describe.skipIf(!enabled)("docker fast path (real engine)", () => {
+  skipAllUnless(noStaticHelper);
   it("runs calls in one launcher inside the container and keeps their state", async () => {
     const { session, transport } = await openSession();
     expect(transport.fastPathRunner?.ready).toBe(true);
     await session.execute("true");
-    const pid = (await session.execute("echo $$")).output;
-    expect((await session.execute("echo $$")).output).toBe(pid);
+    const pid = (await session.execute(LAUNCHER_PID)).output;
+    expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
     await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
     expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
       exitCode: 0,
@@ -82,8 +84,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
   it("survives its helper being killed inside the container: the next calls work, the state is kept", async () => {
     const { session, transport } = await openSession();
     await session.execute("export KEPT=before; cd /");
-    // A job's parent is the launcher ($$); the launcher's parent is the helper.
-    const helper = (await session.execute("ps -o ppid= -p $$")).output.trim();
+    const helper = (await session.execute(HELPER_PID)).output.trim();
     expect(Number(helper)).toBeGreaterThan(1);
     docker("exec", transport.containerId, "kill", "-9", helper);
     await until(() => transport.fastPathRunner!.running === false);
@@ -97,7 +98,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
   it("keeps the session of a paused container: the call fails retryably, the helper and the state are there after", async () => {
     const { session, transport } = await openSession();
     await session.execute("export KEPT=before; cd /");
-    const helper = (await session.execute("ps -o ppid= -p $$")).output.trim();
+    const helper = (await session.execute(HELPER_PID)).output.trim();
     docker("pause", transport.containerId);
     try {
       // A frozen helper cannot answer: the call runs to its timeout, whose kill the engine refuses.
@@ -115,7 +116,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     expect(docker("exec", transport.containerId, "ps", "-eo", "args=")).not.toContain("sleep 304");
     // The same container and, once ready again, the same helper.
     await transport.fastPathRunner!.whenReady();
-    expect((await session.execute("ps -o ppid= -p $$")).output.trim()).toBe(helper);
+    expect((await session.execute(HELPER_PID)).output.trim()).toBe(helper);
   });
 
   it("never shows a chatty background job's output in a later call, nor waits for it", async () => {
@@ -157,7 +158,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     const name = `sw-test-fast-kept-${process.pid}`;
     try {
       const { session, transport } = await openSession({ containerName: name, keepContainer: true });
-      const helper = (await session.execute("ps -o ppid= -p $$")).output.trim();
+      const helper = (await session.execute(HELPER_PID)).output.trim();
       await session.execute("sleep 300 &");
       open.splice(open.indexOf(session), 1);
       await session.close();
@@ -185,8 +186,8 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     docker("rm", "-f", old);
     await until(() => transport.fastPathRunner!.ready);
     await session.execute("export AFTER=2");
-    const pid = (await session.execute("echo $$")).output;
-    expect(await session.execute("echo $AFTER $$")).toMatchObject({ output: `2 ${pid}` });
+    const pid = (await session.execute(LAUNCHER_PID)).output;
+    expect(await session.execute(`echo $AFTER; ${LAUNCHER_PID}`)).toMatchObject({ output: `2\n${pid}` });
   });
 
   it("lets the process exit at once when a resumed session closes while its helper is still being copied in", () => {

@@ -14,10 +14,10 @@ import type { FastCallEnd, FastPath } from "../../../src/core/transport.js";
 import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { localHelperPath } from "../../../src/backends/shared/fast-path/helper-path.js";
 import { alive } from "../../helpers/processes.js";
+import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
-const built = localHelperPath() !== undefined;
 const open: Session[] = [];
 
 async function openSession(
@@ -34,9 +34,9 @@ async function openSession(
   return { session, transport };
 }
 
-/** The pid of the launcher that forked the call (`$$` is the launcher's on the fast path). */
+/** The pid of the launcher that forked the call. */
 async function launcherPid(session: Session): Promise<number> {
-  return Number((await session.execute("echo $$")).output);
+  return Number((await session.execute(LAUNCHER_PID)).output);
 }
 
 /** The process's parent's name: a launcher's parent is the helper. */
@@ -116,7 +116,8 @@ describe("a call whose launcher died as it started", () => {
   });
 });
 
-describe.skipIf(!built)("local fast path", () => {
+describe("local fast path", () => {
+  skipAllUnless(noLocalHelper);
   it("runs calls in one launcher and keeps the state a call changes", async () => {
     const { session } = await openSession();
     // The first call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.
@@ -142,13 +143,13 @@ describe.skipIf(!built)("local fast path", () => {
     expect((await session.execute("echo $KEPT")).output).toBe("after\n");
   });
 
-  it("survives a command that kills the launcher (kill -9 $$)", async () => {
+  it("survives a command that kills the launcher", async () => {
     const { session } = await openSession();
     await session.execute("export KEPT=yes");
     const pid = await launcherPid(session);
-    // On the plain path `$$` is the call's own shell: this test would prove nothing there.
+    // On the plain path this would be the call's wrapper: the test would prove nothing there.
     expect(parentName(pid)).toMatch(/^swmux/);
-    const r = await session.execute("kill -9 $$; echo still-here");
+    const r = await session.execute(`kill -9 ${pid}; echo still-here`);
     expect(r).toMatchObject({ exitCode: 0, output: "still-here\n" });
     await until(() => !alive(pid));
     expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
@@ -163,14 +164,26 @@ describe.skipIf(!built)("local fast path", () => {
       for (let i = 0; i < 20; i++) {
         const { session } = await openSession();
         await session.execute("export KEPT=yes");
-        await session.execute("echo $$");
-        codes.push((await session.execute("kill -9 $$; echo still-here")).exitCode);
+        const pid = await launcherPid(session);
+        codes.push((await session.execute(`kill -9 ${pid}; echo still-here`)).exitCode);
         await session.close();
       }
       expect(codes.filter((code) => code !== 0)).toEqual([]);
     } finally {
       for (const spinner of spinners) spinner.kill("SIGKILL");
     }
+  });
+
+  it("ends a command that kills its own shell ($$) as the plain path does, and loses no later call", async () => {
+    const { session } = await openSession();
+    await session.execute("export KEPT=yes");
+    expect(await session.execute("kill $$; echo survived")).toMatchObject({ exitCode: 143, output: "Terminated\n" });
+    const killed = await session.execute("kill -9 $$; echo survived");
+    expect(killed.exitCode).toBe(137);
+    expect(killed.output).not.toContain("survived");
+    expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
+    // The calls that name `$$` took the plain path; the fast path is still there for the rest.
+    expect(parentName(await launcherPid(session))).toMatch(/^swmux/);
   });
 
   it("reports the status of a command that exec'd, also from a launcher a state change retired", async () => {
@@ -240,7 +253,8 @@ describe.skipIf(!built)("local fast path", () => {
         onOutput: () => setTimeout(() => controller.abort(), 300),
       });
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await session.execute(`for i in $(seq 1 100); do echo "S $i ${bystander.pid}"; done > /proc/$$/fd/1`);
+      const launcher = await launcherPid(session);
+      await session.execute(`for i in $(seq 1 100); do echo "S $i ${bystander.pid}"; done > /proc/${launcher}/fd/1`);
       const r = await running;
       expect(r.interrupted).toBe(true);
       expect(alive(Number(r.output.split("\n")[0]))).toBe(false);

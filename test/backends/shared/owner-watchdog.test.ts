@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createEnvironment } from "../../../src/index.js";
 import { killAll, pidsWithCmdline } from "../../helpers/proc-scan.js";
 import { alive, eventually } from "../../helpers/processes.js";
+import { noLocalHelper, skipUnless } from "../../helpers/native-helper.js";
 import { sshTestConfig, sshTestEnabled } from "../ssh/ssh-env.js";
 
 const fixture = join(import.meta.dirname, "../../fixtures/owner-death.mjs");
@@ -65,7 +66,8 @@ describe("owner death", () => {
     await eventually(() => watchdogs.every((pid) => !alive(pid)), "the watchdog exits");
   });
 
-  it("local: a fast-path call still running, and a process left only in its group, go with a SIGKILLed owner", async () => {
+  it("local: a fast-path call still running, and a process left only in its group, go with a SIGKILLed owner", async (context) => {
+    skipUnless(context, noLocalHelper);
     // The process has no mark (env -i), no parent in the call (a double fork) and is out of the
     // session cgroup (where there is one): only the job's process group, known to the watchdog, finds it.
     const pidFile = `/tmp/shellwright-owner-running-${process.pid}`;

@@ -14,12 +14,12 @@ import { Session } from "../../../src/core/session.js";
 import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
 import { SshTransport } from "../../../src/backends/ssh/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { staticHelper } from "../../../src/backends/shared/fast-path/helper-path.js";
 import { helperRemoteCommand, installWorked, parseProbe } from "../../../src/backends/ssh/fast-path-commands.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
+import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
 const run = promisify(execFile);
-const built = staticHelper() !== undefined;
 const open: Session[] = [];
 
 async function openSession(
@@ -119,11 +119,12 @@ describe("ssh fast path commands", () => {
   });
 });
 
-describe.skipIf(!sshTestEnabled || !built)("ssh fast path", () => {
+describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
+  skipAllUnless(noStaticHelper);
   it("runs calls in one launcher on the host and keeps the state a call changes", async () => {
     const { session } = await openSession();
-    const pid = (await session.execute("echo $$")).output;
-    expect((await session.execute("echo $$")).output).toBe(pid);
+    const pid = (await session.execute(LAUNCHER_PID)).output;
+    expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
     await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
     expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
       exitCode: 0,

@@ -16,6 +16,8 @@ import { SshTransport } from "../../../src/backends/ssh/transport.js";
 import { BackendUnavailableError, Session, createEnvironment, type SshConfig } from "../../../src/index.js";
 import { PrivateSshd } from "./private-sshd.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
+import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { noStaticHelper, skipUnless } from "../../helpers/native-helper.js";
 
 const run = promisify(execFile);
 
@@ -142,7 +144,7 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
 
     it("reports exit codes, including a wrapper killed by a signal", async () => {
       expect((await session.execute("exit 7")).exitCode).toBe(7);
-      // $BASHPID: the shell running the command on both paths ($$ is the launcher's on the fast path).
+      // $BASHPID: the shell running the command on both paths.
       expect((await session.execute("kill -9 $BASHPID")).exitCode).toBe(137);
       expect((await session.execute("echo still fine")).output).toBe("still fine\n");
     });
@@ -186,7 +188,8 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
       expect(establishedTo(port)).toBe(0);
     });
 
-    it("runs the fast path's helper over the same one TCP connection", async () => {
+    it("runs the fast path's helper over the same one TCP connection", async (context) => {
+      skipUnless(context, noStaticHelper);
       const port = Number(sshd.vars.SHELLWRIGHT_TEST_SSH_PORT);
       const { session, transport } = await openSsh(sshd.config());
       try {
@@ -195,9 +198,9 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
         expect(await transport.fastPathRunner?.whenReady()).toBe(true);
         // The first fast call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.
         await session.execute("true");
-        const pid = (await session.execute("echo $$")).output;
-        await Promise.all(Array.from({ length: 8 }, () => session.execute("echo $$")));
-        expect((await session.execute("echo $$")).output).toBe(pid);
+        const pid = (await session.execute(LAUNCHER_PID)).output;
+        await Promise.all(Array.from({ length: 8 }, () => session.execute(LAUNCHER_PID)));
+        expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
         expect(establishedTo(port)).toBe(1);
       } finally {
         await session.close();

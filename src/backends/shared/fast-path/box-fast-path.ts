@@ -7,13 +7,15 @@
  * same sweep the plain path runs through a control exec.
  */
 
-import { callMarks, CALL_MARK, type CallMarks } from "../../../core/call-marks.js";
+import { callMarks, type CallMarks } from "../../../core/call-marks.js";
 import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../../core/transport.js";
 import type { RemoteTreeKiller } from "../remote-tree.js";
 import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "./box-helper.js";
 import { FastPathRunner } from "./fast-path-runner.js";
 import { FastCall } from "./helper-client.js";
 import { staticHelper } from "./helper-path.js";
+import { NO_STATIC_HELPER, warnUnavailable } from "./unavailable.js";
+import { markedJob } from "./helper-argv.js";
 
 export interface BoxFastPathOptions {
   box: BoxExec;
@@ -38,6 +40,7 @@ export class BoxFastPath implements FastPath {
   /** Undefined when the static helper was not built: every call then takes the plain path. */
   static create(options: BoxFastPathOptions): BoxFastPath | undefined {
     const helper = staticHelper();
+    if (helper === undefined) warnUnavailable(NO_STATIC_HELPER);
     return helper === undefined ? undefined : new BoxFastPath(options, helper);
   }
 
@@ -79,7 +82,7 @@ export class BoxFastPath implements FastPath {
     const marks: CallMarks = callMarks(this.#options.sessionMark);
     const call = this.runner.tryRun({
       ...request,
-      script: `builtin export ${CALL_MARK}=${marks.call}\n${request.script}`,
+      script: markedJob(marks.call, request.script),
     });
     if (!(call instanceof FastCall)) return call;
     // The job leads its group: a child that emptied its environment (no mark) is found there at close.

@@ -9,10 +9,10 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { buildLauncherScript } from "../../../core/fast-script.js";
 import { SESSION_MARK } from "../../../core/call-marks.js";
 import type { HelperStream } from "./helper-client.js";
-import { helperFlags } from "./helper-stderr.js";
+import { BASH_FROM_BOX, helperArgs } from "./helper-argv.js";
+import { staticHelperFor, type StaticHelper } from "./helper-path.js";
 import { framesToLines, linesToBytes } from "./text-frames.js";
 
 /** A long-lived program in the box, as the backend started it. */
@@ -64,29 +64,42 @@ export function installOutcome(exitCode: number, output: string, path: string, w
   return path;
 }
 
-/** Copies the static helper into the box; resolves its path there. */
+/**
+ * Copies the static helper into the box; resolves its path there. The copy
+ * is tried with this machine's helper first (one exec when the box is the
+ * same architecture); a box of another one (an arm64 image on an x64 host)
+ * gets the helper built for it, when there is one.
+ */
 export async function installBoxHelper(
   box: BoxExec,
-  helper: { path: string; machine: string },
+  helper: StaticHelper,
   parent: string,
   where: string,
 ): Promise<string> {
   const { argv, path } = helperInstallArgv(helper.machine, parent);
   const { exitCode, output } = await box.run(argv, readFileSync(helper.path));
-  return installOutcome(exitCode, output, path, where);
+  if (exitCode !== 3) return installOutcome(exitCode, output, path, where);
+  const machine = output.trim();
+  const other = machine === helper.machine ? undefined : staticHelperFor(machine);
+  if (other === undefined)
+    throw new HelperUnsupported(`${where} runs on ${machine || "an unknown machine"}, and no helper was built for it`);
+  const again = helperInstallArgv(other.machine, parent);
+  const second = await box.run(again.argv, readFileSync(other.path));
+  return installOutcome(second.exitCode, second.output, again.path, where);
 }
 
 /**
- * Starts the helper: prints its pid on stderr (so it can be killed inside the
- * box), then execs it with the environment the plain path's clean shell
- * gets: nothing but the shell level and the session's mark (the snapshot is
- * the whole environment). Arguments, never interpolated: helper, snapshot,
- * work dir, launcher script, session mark.
+ * Starts the helper: finds the box's bash, prints the pid on stderr (so it
+ * can be killed inside the box), then execs the helper with its environment
+ * (helper-argv.ts). Arguments, never interpolated: the session's mark, then
+ * the helper's argv, where BASH_FROM_BOX becomes the bash it found.
  */
 const START = [
   "b=$(command -v bash) || exit 127",
   'printf "%s\\n" "$$" >&2',
-  `exec env -i SHLVL=1 "${SESSION_MARK}=$5" "$1" $6 $7 "$2" "$3" -- "$b" -c "$4" bash`,
+  "m=$1; shift",
+  `for a do shift; [ "$a" = ${BASH_FROM_BOX} ] && a=$b; set -- "$@" "$a"; done`,
+  `exec env -i SHLVL=1 "${SESSION_MARK}=$m" "$@"`,
 ].join("\n");
 
 export interface HelperLaunch {
@@ -102,19 +115,13 @@ export interface HelperLaunch {
 
 /** The argv that starts the helper in the box. */
 export function helperStartArgv(launch: HelperLaunch): string[] {
-  return [
-    "sh",
-    "-c",
-    START,
-    "sh",
-    launch.helper,
-    launch.snapshot,
-    launch.workDir,
-    buildLauncherScript(),
-    launch.sessionMark,
-    launch.text === true ? "-t" : "",
-    helperFlags(false).join(" "),
-  ];
+  const args = helperArgs({
+    snapshot: launch.snapshot,
+    workDir: launch.workDir,
+    bash: BASH_FROM_BOX,
+    text: launch.text === true,
+  });
+  return ["sh", "-c", START, "sh", launch.sessionMark, launch.helper, ...args];
 }
 
 /** Reads the helper's pid from the first line of its stderr; returns the reader of what it said after. */
@@ -181,7 +188,12 @@ export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): Hel
     }
     void started.closed.then(end);
     if (killed) started.stop();
-  })().catch(end);
+  })().catch((error: unknown) => {
+    // The copy failed (another architecture, a noexec temp dir): the reason is what the warning names.
+    const reason = error instanceof Error ? error.message : String(error);
+    stderrTail = () => reason;
+    end();
+  });
 
   return {
     input,

@@ -9,6 +9,7 @@
 
 import type { FastCallHandle, FastCallRequest, FastPath } from "../../../core/transport.js";
 import { HelperClient, type FastCall, type HelperFailure, type HelperStream } from "./helper-client.js";
+import { defaultWarn, warnUnavailable } from "./unavailable.js";
 
 export interface FastPathRunnerOptions {
   /** Starts the helper for this snapshot; throws or returns undefined when it cannot. */
@@ -21,12 +22,7 @@ export interface FastPathRunnerOptions {
   warn?(message: string): void;
 }
 
-/** The process warning's code, for hosts that filter them. */
-export const FAST_PATH_WARNING = "SHELLWRIGHT_FAST_PATH";
-
-function defaultWarn(message: string): void {
-  process.emitWarning(message, { code: FAST_PATH_WARNING });
-}
+export { FAST_PATH_WARNING } from "./unavailable.js";
 
 /** First wait before starting a helper again after a failure; it doubles up to the maximum. */
 export const RESTART_DELAY_MS = 200;
@@ -127,6 +123,7 @@ export class FastPathRunner implements FastPath {
     this.#client = client;
     void client.firstReady.then((ready) => {
       if (ready) this.#failures = 0;
+      else if (!this.#stopped) this.#neverReady(stream);
     });
     void stream.closed.then(() => {
       if (this.#client !== client) return;
@@ -146,6 +143,17 @@ export class FastPathRunner implements FastPath {
     if (permanent) this.stop();
     (this.#options.warn ?? defaultWarn)(
       `shellwright: fast path ${permanent ? "disabled for this session" : "restarted"}: ${failure.message}; calls take the plain path`,
+    );
+  }
+
+  /** A helper that ended before its launcher was ready (it cannot run there, the box went away): said once. */
+  #neverReady(stream: HelperStream): void {
+    const why = stream.stderrTail?.().trim().split("\n").slice(-3).join("; ");
+    warnUnavailable(
+      why
+        ? `the fast-path helper ended before it was ready (${why})`
+        : "the fast-path helper ended before it was ready",
+      this.#options.warn,
     );
   }
 

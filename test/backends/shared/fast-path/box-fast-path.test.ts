@@ -23,6 +23,7 @@ import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import { staticHelper } from "../../../../src/backends/shared/fast-path/helper-path.js";
 import { FakeDaytona } from "../../../fakes/fake-daytona.js";
 import { FakeModalClient } from "../../../fakes/fake-modal.js";
+import { HELPER_PID, LAUNCHER_PID } from "../../../helpers/fast-path-pids.js";
 
 const standIn = fileURLToPath(new URL("../../../fixtures/apptainer-standin/apptainer", import.meta.url));
 const open: Session[] = [];
@@ -109,8 +110,8 @@ for (const box of boxes) {
       const { session, transport } = await openSession(box.transport);
       expect(transport.fastPathRunner?.ready).toBe(true);
       await session.execute("true");
-      const pid = (await session.execute("echo $$")).output;
-      expect((await session.execute("echo $$")).output).toBe(pid);
+      const pid = (await session.execute(LAUNCHER_PID)).output;
+      expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
       await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
       expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
         exitCode: 0,
@@ -130,8 +131,7 @@ for (const box of boxes) {
     it("survives its helper being killed in the box: the next calls work, the state is kept", async () => {
       const { session, transport } = await openSession(box.transport);
       await session.execute("export KEPT=before; cd /");
-      // A job's parent is the launcher ($$); the launcher's parent is the helper.
-      const helper = (await session.execute("ps -o ppid= -p $$")).output.trim();
+      const helper = (await session.execute(HELPER_PID)).output.trim();
       expect(Number(helper)).toBeGreaterThan(1);
       process.kill(Number(helper), "SIGKILL");
       await until(() => transport.fastPathRunner!.running === false);
@@ -163,7 +163,7 @@ for (const box of boxes) {
 
     it("ends the helper and every job at close, an unmarked one too", async () => {
       const { session } = await openSession(box.transport);
-      const helper = Number((await session.execute("ps -o ppid= -p $$")).output.trim());
+      const helper = Number((await session.execute(HELPER_PID)).output.trim());
       const word = `5${process.pid}${Math.floor(Math.random() * 1000)}`;
       await session.execute(`setsid sleep ${word} &`);
       // No mark (env -i) and no new group: only the finished job's group finds it.

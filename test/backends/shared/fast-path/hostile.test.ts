@@ -1,7 +1,7 @@
 /**
  * A command that turns on the fast path's own processes (issue: a hostile
  * command may ruin its own call, never the session): it stops its launcher
- * (`$$` on the fast path) or the helper (`$PPID`), or writes into every
+ * (the job's parent) or the helper (`$PPID`), or writes into every
  * descriptor the helper has. Real local sessions; each case checks that the
  * call after it runs, fast, with the committed state.
  */
@@ -12,6 +12,7 @@ import { normalizeLocalConfig } from "../../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import { localHelperPath } from "../../../../src/backends/shared/fast-path/helper-path.js";
+import { LAUNCHER_PID } from "../../../helpers/fast-path-pids.js";
 
 const built = localHelperPath() !== undefined;
 const open: Session[] = [];
@@ -35,7 +36,7 @@ afterEach(async () => {
 
 describe.runIf(built)("the fast path under a hostile command", () => {
   it.each([
-    ["stops its launcher", "kill -STOP $$; echo after"],
+    ["stops its launcher", "kill -STOP LAUNCHER; echo after"],
     ["stops the helper", "kill -STOP $PPID; echo after"],
     ["suspends itself", "suspend -f; echo after"],
     [
@@ -46,13 +47,25 @@ describe.runIf(built)("the fast path under a hostile command", () => {
     const warnings: string[] = [];
     const { session, transport } = await openSession(warnings);
     const helper = Number((await session.execute("echo $PPID")).output);
-    const r = await session.execute(command, { timeoutMs: 15_000 });
+    const launcher = Number((await session.execute(LAUNCHER_PID)).output);
+    const r = await session.execute(command.replace("LAUNCHER", String(launcher)), { timeoutMs: 15_000 });
     expect(r).toMatchObject({ exitCode: 0, output: "after\n" });
     expect(await session.execute("echo $KEEP; pwd")).toMatchObject({ exitCode: 0, output: "1\n/tmp\n" });
     // Still the same helper: it was continued, not replaced.
     expect(Number((await session.execute("echo $PPID")).output)).toBe(helper);
     expect(transport.fastPathRunner?.running).toBe(true);
     expect(warnings.filter((w) => w.includes("fast path"))).toEqual([]);
+  });
+
+  it("a command that stops its own shell ($$) ends at its timeout; the next call runs fast with the state", async () => {
+    const warnings: string[] = [];
+    const { session, transport } = await openSession(warnings);
+    // `$$` takes the plain path, where it is the call's shell, stopped as in a terminal.
+    const r = await session.execute("kill -STOP $$; echo after", { timeoutMs: 1500 });
+    expect(r).toMatchObject({ exitCode: 124, timedOut: true });
+    expect(r.output).not.toMatch(/^after$/m);
+    expect(await session.execute("echo $KEEP; pwd")).toMatchObject({ exitCode: 0, output: "1\n/tmp\n" });
+    expect(transport.fastPathRunner?.running).toBe(true);
   });
 
   it("a command that writes into every descriptor of the helper ruins at most its own call", async () => {

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { expandsShellPid } from "../../src/core/shell-pid.js";
+
+describe("expandsShellPid", () => {
+  it.each([
+    "echo $$",
+    "kill $$; echo survived",
+    "kill -9 $$",
+    'echo "pid $$"',
+    "echo ${$}",
+    "kill -- -$$",
+    "echo 'a' $$",
+    "echo $'x' $$",
+    "cat <<EOF\n$$\nEOF",
+    "# $$",
+  ])("counts %j", (command) => {
+    expect(expandsShellPid(command)).toBe(true);
+  });
+
+  it.each([
+    "echo $BASHPID",
+    "bash -c 'echo $$ > /tmp/p; exec sleep 1'",
+    "awk '{print $$1}' f",
+    "echo \\$\\$",
+    "echo \\$$",
+    "echo $'\\'$$'",
+    "echo $PPID $! $? $#",
+    "printf '%s' \"$HOME\"",
+  ])("does not count %j", (command) => {
+    expect(expandsShellPid(command)).toBe(false);
+  });
+});
