@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEnvironment, type Environment } from "../../../../src/index.js";
-import { HAVE_BWRAP, makeWorld, open, SKIP_REASON } from "./fixture.js";
+import { executeOn, HAVE_BWRAP, makeWorld, open, PATHS, SKIP_REASON, skipUnlessPath } from "./fixture.js";
 
 /** True when a file under `dir` holds `needle`, as a host process sees it. */
 const hostFinds = (dir: string, needle: string): boolean => {
@@ -74,22 +74,31 @@ describe.skipIf(!HAVE_BWRAP)(`local sandbox and other sessions' state (${HAVE_BW
     world.cleanup();
   });
 
-  it("finds the secret in none of the places another session keeps state", async () => {
-    const places = [xdg, explicit, tmp, home];
-    for (const place of places) expect(hostFinds(place, secret), place).toBe(true);
-    const boxed = await open(world, true);
-    try {
-      for (const place of places) {
-        const r = await boxed.execute(`grep -rl ${secret} ${place} 2>/dev/null | head -3; echo done`);
-        expect(r.output, place).toBe("done\n");
+  it.for(PATHS)(
+    "finds the secret in none of the places another session keeps state ($name)",
+    { timeout: 60_000 },
+    async ({ fastPath }, context) => {
+      skipUnlessPath(context, fastPath);
+      const places = [xdg, explicit, tmp, home];
+      for (const place of places) expect(hostFinds(place, secret), place).toBe(true);
+      const boxed = await open(world, true, undefined, fastPath);
+      // The secret in two halves: the command's own text (the fast path keeps it in a file of the session's state
+      // dir, which the grep walks too) must not hold the whole of it.
+      const half = Math.floor(secret.length / 2);
+      const needle = `a=${secret.slice(0, half)} b=${secret.slice(half)}; grep -rl "$a$b"`;
+      try {
+        for (const place of places) {
+          const r = await executeOn(boxed, fastPath, `${needle} ${place} 2>/dev/null | head -3; echo done`);
+          expect(r.output, place).toBe("done\n");
+        }
+        // The session's own state stays where it works: the next call still sees what this one left.
+        await boxed.execute("export MINE=kept");
+        expect((await executeOn(boxed, fastPath, 'echo "$MINE"')).output).toBe("kept\n");
+        // And $TMPDIR, covered, is still a place to write, as /tmp is.
+        expect((await executeOn(boxed, fastPath, 'f=$(mktemp) && echo ok > "$f" && cat "$f"')).output).toBe("ok\n");
+      } finally {
+        await boxed.close();
       }
-      // The session's own state stays where it works: the next call still sees what this one left.
-      await boxed.execute("export MINE=kept");
-      expect((await boxed.execute('echo "$MINE"')).output).toBe("kept\n");
-      // And $TMPDIR, covered, is still a place to write, as /tmp is.
-      expect((await boxed.execute('f=$(mktemp) && echo ok > "$f" && cat "$f"')).output).toBe("ok\n");
-    } finally {
-      await boxed.close();
-    }
-  }, 60_000);
+    },
+  );
 });
