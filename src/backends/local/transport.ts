@@ -40,7 +40,7 @@ import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { FastCall } from "../shared/fast-path/helper-client.js";
 import { localHelperPath } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
-import { helperCommand, spawnHelper, type HelperCommand } from "./fast-path.js";
+import { helperCommand, joinCgroupFirst, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/transport.js";
 import { markedJob } from "../shared/fast-path/helper-argv.js";
 
@@ -182,12 +182,16 @@ export class LocalTransport implements Transport {
       snapshot,
       workDir: this.#stateDir,
       sessionMark: this.#sessionMark,
-      cgroupPath: this.#cgroup?.path,
+      cgroupPath: this.#sandbox === undefined ? this.#cgroup?.path : undefined,
     });
     if (this.#sandbox === undefined) return command;
-    // Inside the sandbox, the helper, its launcher and every job it forks.
+    // Inside the sandbox, the helper, its launcher and every job it forks. The
+    // cgroup is joined before entering it: inside, /sys is read-only.
     const launch = this.#sandbox.wrap(command.argv, command.env);
-    return { argv: launch.argv, env: launch.env as Record<string, string> };
+    return {
+      argv: joinCgroupFirst(this.#bash, this.#cgroup?.path, launch.argv),
+      env: launch.env as Record<string, string>,
+    };
   }
 
   #startFastPath(): void {

@@ -92,7 +92,11 @@ export function skipUnlessPath(context: TestContext, fastPath: boolean): void {
  * A stale or missing helper makes every call take the plain path, which
  * would let a fast-path case pass without testing anything.
  */
-export async function executeOn(env: Environment, fastPath: boolean, command: string): Promise<ExecuteResult> {
+export async function executeOn(
+  env: Pick<Environment, "execute">,
+  fastPath: boolean,
+  command: string,
+): Promise<ExecuteResult> {
   const result = await env.execute(`cat /proc/$PPID/comm\n${command}`);
   const newline = result.output.indexOf("\n");
   const parent = result.output.slice(0, newline);
