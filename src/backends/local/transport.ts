@@ -121,9 +121,10 @@ export class LocalTransport implements Transport {
     } else {
       this.#stateDir = this.#options.stateDir;
       mkdirSync(this.#stateDir, { recursive: true, mode: 0o700 });
-      // Outside the dirs every sandbox covers: the sandboxes this process starts hide it by name.
-      this.#unhideStateDir = hideFromSandboxes(this.#stateDir);
     }
+    // The sandboxes this process starts hide it by name: an explicit one may be outside the dirs every sandbox
+    // covers, and a default one is brought back with its dir when a sandbox makes that dir writable.
+    this.#unhideStateDir = hideFromSandboxes(this.#stateDir);
     // First: a sandbox that cannot start leaves nothing else to undo.
     if (this.#options.sandbox !== undefined) {
       // Writable inside the sandbox, so it must be unreadable to everyone else outside it.

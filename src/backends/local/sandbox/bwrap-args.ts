@@ -70,7 +70,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     if (directory) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);
   }
-  for (const path of hidden) args.push("--remount-ro", path);
+  // A writable path that is a hidden dir itself is bound over the cover at the same place: a remount would hit it.
+  for (const path of hidden.filter((dir) => !sandbox.writable.includes(dir))) args.push("--remount-ro", path);
   args.push("--info-fd", "3", "--");
   return args;
 }

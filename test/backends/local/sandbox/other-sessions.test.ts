@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEnvironment, type Environment } from "../../../../src/index.js";
-import { executeOn, HAVE_BWRAP, makeWorld, open, PATHS, SKIP_REASON, skipUnlessPath } from "./fixture.js";
+import { executeOn, HAVE_BWRAP, makeWorld, open, PATHS, sandboxFor, SKIP_REASON, skipUnlessPath } from "./fixture.js";
 
 /** True when a file under `dir` holds `needle`, as a host process sees it. */
 const hostFinds = (dir: string, needle: string): boolean => {
@@ -73,6 +73,35 @@ describe.skipIf(!HAVE_BWRAP)(`local sandbox and other sessions' state (${HAVE_BW
     }
     world.cleanup();
   });
+
+  it.for(PATHS)(
+    "finds no other session of this process under a writable path that brings the runtime dir back ($name)",
+    { timeout: 60_000 },
+    async ({ fastPath }, context) => {
+      skipUnlessPath(context, fastPath);
+      // `writable` inside a covered dir is bound back over its cover (that is how a user lets a session reach
+      // one host socket); the state dirs this process's sessions keep there stay covered.
+      const boxed = await createEnvironment({
+        backend: "local",
+        cwd: world.work,
+        fastPath,
+        sandbox: { ...sandboxFor(world), writable: [".", xdg] },
+      });
+      const half = Math.floor(secret.length / 2);
+      try {
+        expect(hostFinds(xdg, secret)).toBe(true);
+        const r = await executeOn(
+          boxed,
+          fastPath,
+          `a=${secret.slice(0, half)} b=${secret.slice(half)}; grep -rl "$a$b" ${xdg} 2>/dev/null | head -3; echo done`,
+        );
+        expect(r.output).toBe("done\n");
+        expect((await executeOn(boxed, fastPath, `touch ${xdg}/mine && echo wrote`)).output).toBe("wrote\n");
+      } finally {
+        await boxed.close();
+      }
+    },
+  );
 
   it.for(PATHS)(
     "finds the secret in none of the places another session keeps state ($name)",
