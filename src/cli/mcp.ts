@@ -12,6 +12,7 @@
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import { MCP_TOKEN_ENV_VAR, scrubCredentials } from "../core/credentials.js";
 import { loadToken } from "../http/token-source.js";
+import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
@@ -57,7 +58,13 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const port = integerValue(values, "port", 0, 65535) ?? 8808;
   const host = stringValue(values, "host") ?? "127.0.0.1";
   const insecureNoAuth = values["insecure-no-auth"] === true;
-  const token = loadToken({ tokenFile: stringValue(values, "token-file"), envVar: TOKEN_ENV });
+  const tokenFile = stringValue(values, "token-file");
+  const token = loadToken({ tokenFile, envVar: TOKEN_ENV });
+  // The server's own token: hidden from a sandboxed session, and masked by the tools in every session it opens.
+  if (tokenFile !== undefined) hideFromSandboxes(tokenFile);
+  // (A `secrets` that is not a list is left for createEnvironment to refuse by name.)
+  if (token !== undefined && (config.secrets === undefined || Array.isArray(config.secrets)))
+    config.secrets = [...((config.secrets as string[] | undefined) ?? []), token];
   // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
   scrubCredentials();
   // Checked here, in the flags' words: serveHttp's own refusal names its options (insecureNoAuth).

@@ -23,6 +23,7 @@ import { noTokenCheck } from "./no-token.js";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { scrubCredentials } from "../core/credentials.js";
 import { loadToken, TokenSourceError } from "../http/token-source.js";
+import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
 import { TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
 import { startGateway, type GatewayOptions } from "../gateway/server.js";
 import { redactText } from "./secrets.js";
@@ -89,6 +90,8 @@ async function serveParsed(args: ParsedCommand, io: ServeIo): Promise<number> {
   try {
     const parsed = serveArgs(args.values);
     const token = loadToken({ tokenFile: parsed.tokenFile, envVar: TOKEN_ENV_VAR, env: io.env });
+    // A sandboxed session must not read the server's token; the gateway masks it in what sessions send back too.
+    if (parsed.tokenFile !== undefined) hideFromSandboxes(parsed.tokenFile);
     // Read once; from here on no child of this server (a session's bash, ssh, docker) inherits it.
     scrubCredentials(io.env);
     // Checked here, in the flags' words: startGateway's own refusal names its options (insecureNoAuth).

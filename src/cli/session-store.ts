@@ -5,12 +5,12 @@
  */
 
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { EnvironmentConfig } from "../backends/index.js";
 import type { SessionState } from "../core/environment.js";
 import { ownerAliveHere, readOwner, writeOwner } from "../backends/shared/owner.js";
+import { shellwrightHome } from "../backends/shared/shellwright-home.js";
 import { UsageError } from "./args.js";
 
 export interface StoredSession {
@@ -23,9 +23,7 @@ export interface StoredSession {
   updatedAt: string;
 }
 
-export function shellwrightHome(): string {
-  return process.env.SHELLWRIGHT_HOME || join(homedir(), ".shellwright");
-}
+export { shellwrightHome };
 
 const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 

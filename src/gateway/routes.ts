@@ -22,6 +22,7 @@ import {
 } from "../backends/gateway/protocol.js";
 import type { SessionRegistry } from "./sessions.js";
 import { SESSION_KEYS } from "../backends/shared/config.js";
+import type { TokenMask } from "./token-mask.js";
 
 export interface RouteContext {
   registry: SessionRegistry;
@@ -34,6 +35,8 @@ export interface RouteContext {
   /** Opens a session on the configured backend with the (validated) request options. */
   openSession(request: CreateSessionRequest, onWarning: (message: string) => void): Promise<Environment>;
   log(message: string): void;
+  /** The server's own token, masked in what a session sends back; undefined without a token. */
+  tokenMask?: TokenMask | undefined;
 }
 
 /** What a client may set when it opens a session: the session's own options, and its environment. */
@@ -219,10 +222,14 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   });
   const run = ctx.registry.begin(sessionId, executionId, gone.signal);
 
+  const masked = <T extends { output: string; cwd: string }>(result: T): T =>
+    ctx.tokenMask === undefined
+      ? result
+      : { ...result, output: ctx.tokenMask.mask(result.output), cwd: ctx.tokenMask.mask(result.cwd) };
   if (body.stream !== true) {
     const result = await run(command, options);
     if (ctx.registry.shuttingDown && result.interrupted) throw shuttingDown();
-    const answer: ExecutionResult = { ...result, executionId };
+    const answer: ExecutionResult = { ...masked(result), executionId };
     return sendJson(res, 200, answer);
   }
 
@@ -241,13 +248,19 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
     "x-content-type-options": "nosniff",
   });
   send({ type: "started", executionId });
+  const stream = ctx.tokenMask?.stream();
+  const output = (text: string): void => {
+    if (text !== "") send({ type: "output", text });
+  };
   try {
-    const result = await run(command, { ...options, onOutput: (text) => send({ type: "output", text }) });
+    const result = await run(command, { ...options, onOutput: (text) => output(stream?.push(text) ?? text) });
+    output(stream?.end() ?? "");
     if (ctx.registry.shuttingDown && result.interrupted) throw shuttingDown();
     if (skipped > 0)
       ctx.log(`execution ${executionId}: skipped ${skipped} characters of streamed output for a slow client`);
-    send({ type: "result", result: { ...result, executionId } });
+    send({ type: "result", result: { ...masked(result), executionId } });
   } catch (error) {
+    output(stream?.end() ?? "");
     send({ type: "error", ...toHttpError(error, ctx).toBody() });
   }
   res.end();
@@ -259,13 +272,15 @@ const shuttingDown = (): HttpError =>
 function toHttpError(error: unknown, ctx: RouteContext): HttpError {
   if (error instanceof HttpError) return error;
   if (isShellwrightError(error)) {
+    // A backend's message may quote what a command printed.
+    const message = ctx.tokenMask?.mask(error.message) ?? error.message;
     if (error.code === "INVALID_OPTION")
-      return new HttpError(400, "INVALID_OPTION", error.message, {
+      return new HttpError(400, "INVALID_OPTION", message, {
         option: (error as { option?: string }).option ?? "",
       });
     if (error.code === "SESSION_CLOSED")
       return new HttpError(404, "SESSION_NOT_FOUND", "The session was closed; create a new session");
-    return new HttpError(502, "BACKEND_ERROR", error.message);
+    return new HttpError(502, "BACKEND_ERROR", message);
   }
   ctx.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return new HttpError(500, "INTERNAL", "Internal gateway error; the gateway's log has the details");

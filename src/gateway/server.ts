@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveInteger, positiveNumber, rejectUnknown } from "../core/options.js";
+import { TokenMask } from "./token-mask.js";
 import { checkTokenOption, MIN_TOKEN_LENGTH, TokenCheck } from "../http/bearer-token.js";
 import { hostHeaderCheck } from "../http/host-header.js";
 import { canonicalHost, isLoopbackHost } from "../http/loopback.js";
@@ -145,6 +146,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     paths,
     maxBodyBytes: positiveInteger("maxBodyBytes", options.maxBodyBytes, 8 * 1024 * 1024),
     log,
+    tokenMask: options.token === undefined ? undefined : new TokenMask(options.token),
     openSession: (request: CreateSessionRequest, onWarning) => {
       if (typeof request.maxOutputChars === "number" && request.maxOutputChars > MAX_OUTPUT_CHARS_CAP) {
         throw new InvalidOptionError(

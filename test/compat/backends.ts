@@ -12,6 +12,7 @@ import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { removeDockerContainers } from "../../src/backends/docker/containers.js";
 import { FakeDaytona } from "../fakes/fake-daytona.js";
 import { FakeModalClient } from "../fakes/fake-modal.js";
+import { HAVE_BWRAP } from "../backends/local/sandbox/fixture.js";
 
 export interface CompatOptions {
   /** HOME for the session's login shell (a profile written there is loaded at init). */
@@ -50,6 +51,19 @@ export const compatBackends: CompatBackend[] = [
         ...rest,
         env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
       }),
+  },
+  {
+    // The local sandbox (docs/sandbox.md), the fast path on: each call runs inside the session's bwrap.
+    // The host's /tmp is writable there so that the suite's scratch dirs outlive one session, as on the host.
+    name: "local-sandbox",
+    enabled: HAVE_BWRAP,
+    create: (options) => createSandboxedSession(options, true),
+  },
+  {
+    // The same sandbox with the fast path off: each call enters it with nsenter itself.
+    name: "local-sandbox-plain",
+    enabled: HAVE_BWRAP,
+    create: (options) => createSandboxedSession(options, false),
   },
   {
     // gateway → serve → local, over real loopback HTTP (needs nothing external).
@@ -142,6 +156,20 @@ async function createGatewaySession(
  * by the next), so on docker they share one container: kept while any session
  * is open, removed when the last one closes.
  */
+function createSandboxedSession(
+  { home, env, cwd, ...rest }: CompatOptions = {},
+  fastPath: boolean,
+): Promise<Environment> {
+  return createEnvironment({
+    backend: "local",
+    fastPath,
+    ...rest,
+    ...(cwd === undefined ? {} : { cwd }),
+    sandbox: { writable: [cwd ?? ".", "/tmp", ...(home === undefined ? [] : [home])] },
+    env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+  });
+}
+
 const dockerCompat = { name: `shellwright-compat-${process.pid}`, open: 0 };
 
 async function createDockerSession({ home, env, ...rest }: CompatOptions = {}, fastPath = true): Promise<Environment> {

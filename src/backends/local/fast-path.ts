@@ -36,18 +36,13 @@ export function helperCommand(options: HelperCommandOptions): HelperCommand {
   ];
   // Joining from Node after the spawn races the helper's first fork (its
   // launcher, which every job comes from): a shell joins first and execs it.
-  const argv =
-    options.cgroupPath === undefined
-      ? helper
-      : [
-          options.bash,
-          "-c",
-          'builtin echo $$ > "$1/cgroup.procs" 2>/dev/null; shift; exec "$@"',
-          "bash",
-          options.cgroupPath,
-          ...helper,
-        ];
-  return { argv, env: helperEnv(options.sessionMark) };
+  return { argv: joinCgroupFirst(options.bash, options.cgroupPath, helper), env: helperEnv(options.sessionMark) };
+}
+
+/** `argv` run by a shell that first joins the cgroup (when there is one), so that nothing it forks is left out. */
+export function joinCgroupFirst(bash: string, cgroupPath: string | undefined, argv: string[]): string[] {
+  if (cgroupPath === undefined) return argv;
+  return [bash, "-c", 'builtin echo $$ > "$1/cgroup.procs" 2>/dev/null; shift; exec "$@"', "bash", cgroupPath, ...argv];
 }
 
 /** Spawns the helper; onPid lets the transport put it into the session's cgroup and groups. */

@@ -20,6 +20,7 @@ import { localFiles } from "./files.js";
 import { fastTempRoot, findBash } from "./paths.js";
 import { groupAlive, killGroup } from "./process-groups.js";
 import type { SandboxOptions } from "./sandbox/config.js";
+import { hideFromSandboxes } from "./sandbox/private-paths.js";
 import { LocalSandbox } from "./sandbox/sandbox.js";
 import {
   MAX_INLINE_SCRIPT_BYTES,
@@ -39,7 +40,7 @@ import { FastPathRunner, type RunningCall } from "../shared/fast-path/fast-path-
 import type { FastCall } from "../shared/fast-path/helper-client.js";
 import { localHelperPath } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
-import { helperCommand, spawnHelper, type HelperCommand } from "./fast-path.js";
+import { helperCommand, joinCgroupFirst, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastPath } from "../../core/transport.js";
 
 export interface LocalTransportOptions {
@@ -83,6 +84,7 @@ export class LocalTransport implements Transport {
   #ownsStateDir = false;
   #bash = "";
   #sandbox: LocalSandbox | undefined;
+  #unhideStateDir: () => void = () => undefined;
   /** Process groups that may still have members (a backgrounded child outlives its call). */
   readonly #groups = new Set<number>();
   /**
@@ -119,6 +121,9 @@ export class LocalTransport implements Transport {
       this.#stateDir = this.#options.stateDir;
       mkdirSync(this.#stateDir, { recursive: true, mode: 0o700 });
     }
+    // The sandboxes this process starts hide it by name: an explicit one may be outside the dirs every sandbox
+    // covers, and a default one is brought back with its dir when a sandbox makes that dir writable.
+    this.#unhideStateDir = hideFromSandboxes(this.#stateDir);
     // First: a sandbox that cannot start leaves nothing else to undo.
     if (this.#options.sandbox !== undefined) {
       // Writable inside the sandbox, so it must be unreadable to everyone else outside it.
@@ -134,6 +139,7 @@ export class LocalTransport implements Transport {
       } catch (error) {
         await sandbox.stop();
         if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+        this.#unhideStateDir();
         throw error;
       }
       this.#sandbox = sandbox;
@@ -178,12 +184,16 @@ export class LocalTransport implements Transport {
       snapshot,
       workDir: this.#stateDir,
       sessionMark: this.#sessionMark,
-      cgroupPath: this.#cgroup?.path,
+      cgroupPath: this.#sandbox === undefined ? this.#cgroup?.path : undefined,
     });
     if (this.#sandbox === undefined) return command;
-    // Inside the sandbox, the helper, its launcher and every job it forks.
+    // Inside the sandbox, the helper, its launcher and every job it forks. The
+    // cgroup is joined before entering it: inside, /sys is read-only.
     const launch = this.#sandbox.wrap(command.argv, command.env);
-    return { argv: launch.argv, env: launch.env as Record<string, string> };
+    return {
+      argv: joinCgroupFirst(this.#bash, this.#cgroup?.path, launch.argv),
+      env: launch.env as Record<string, string>,
+    };
   }
 
   #startFastPath(): void {
@@ -403,6 +413,7 @@ ${script}`;
     if (!this.#ownsStateDir && this.#stateDir !== "") killRecordedGroups(this.#stateDir);
     await this.#sandbox?.stop();
     if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+    this.#unhideStateDir();
     this.#watchdog?.release();
     this.#watchdog = undefined;
   }

@@ -24,6 +24,8 @@ export interface BwrapPlan {
   proxySocket?: string | undefined;
   /** Host dirs covered by an empty one (the runtime dirs with the host's sockets). @default [] */
   hidden?: string[] | undefined;
+  /** Host dirs covered by an empty writable one, as /tmp is (a $TMPDIR elsewhere). @default [] */
+  scratch?: string[] | undefined;
   /** Host files bound back read-only over the hidden dirs. @default [] */
   bindBack?: string[] | undefined;
 }
@@ -56,10 +58,11 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     "/tmp",
   ];
   const hidden = plan.hidden ?? [];
-  // A writable dir around a runtime dir (a cwd of /) must not bring its sockets back: bound before the cover.
-  const inHidden = (path: string): boolean => hidden.some((dir) => path === dir || path.startsWith(`${dir}/`));
+  const covered = [...hidden, ...(plan.scratch ?? [])];
+  // A writable dir around a covered one (a cwd of /) must not bring its sockets back: bound before the cover.
+  const inHidden = (path: string): boolean => covered.some((dir) => path === dir || path.startsWith(`${dir}/`));
   for (const path of sandbox.writable.filter((p) => !inHidden(p))) args.push("--bind", path, path);
-  for (const path of hidden) args.push("--tmpfs", path);
+  for (const path of covered) args.push("--tmpfs", path);
   for (const path of [...sandbox.writable.filter(inHidden), plan.stateDir]) args.push("--bind", path, path);
   if (plan.proxySocket !== undefined) args.push("--ro-bind", plan.proxySocket, plan.proxySocket);
   for (const path of plan.bindBack ?? []) args.push("--ro-bind", path, path);
@@ -67,7 +70,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     if (directory) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);
   }
-  for (const path of hidden) args.push("--remount-ro", path);
+  // A writable path that is a hidden dir itself is bound over the cover at the same place: a remount would hit it.
+  for (const path of hidden.filter((dir) => !sandbox.writable.includes(dir))) args.push("--remount-ro", path);
   args.push("--info-fd", "3", "--");
   return args;
 }

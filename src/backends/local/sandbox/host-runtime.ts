@@ -30,7 +30,7 @@ export function hostRuntime(env: NodeJS.ProcessEnv = process.env): HostRuntime {
     const resolved = realpathSync(path);
     if (statSync(resolved).isDirectory() && !within(resolved, ["/tmp", "/dev", "/"])) real.add(resolved);
   }
-  const hidden = [...real].filter((path) => ![...real].some((other) => other !== path && within(path, [other])));
+  const hidden = outermost([...real]);
   const bindBack: string[] = [];
   try {
     const resolv = realpathSync("/etc/resolv.conf");
@@ -39,6 +39,12 @@ export function hostRuntime(env: NodeJS.ProcessEnv = process.env): HostRuntime {
     // no resolv.conf, or it points nowhere: nothing to bind back
   }
   return { hidden, bindBack };
+}
+
+/** The paths that are not inside another of them: covering a dir covers what is inside it. */
+export function outermost(paths: string[]): string[] {
+  const unique = [...new Set(paths)];
+  return unique.filter((path) => !unique.some((other) => other !== path && within(path, [other])));
 }
 
 /** True when `path` is one of `dirs` or inside one ("/" only as itself). */

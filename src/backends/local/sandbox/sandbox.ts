@@ -19,8 +19,9 @@ import { BackendUnavailableError } from "../../../core/errors.js";
 import { bridgeCommand, BRIDGE_PORT } from "./bridge.js";
 import { bwrapArgs, enterArgs } from "./bwrap-args.js";
 import { resolveSandbox, type ResolvedSandbox, type SandboxOptions } from "./config.js";
-import { hostRuntime } from "./host-runtime.js";
+import { hostRuntime, outermost } from "./host-runtime.js";
 import { checkSandboxSupport } from "./preflight.js";
+import { privatePaths } from "./private-paths.js";
 import { startAllowlistProxy, type AllowlistProxy } from "./proxy.js";
 
 const START_TIMEOUT_MS = 15_000;
@@ -79,8 +80,21 @@ export class LocalSandbox {
       this.#proxy = await startAllowlistProxy(proxySocket, sandbox.network.allow);
       init = bridgeCommand(proxySocket);
     }
-    // The host's runtime dirs (its daemons' sockets) are hidden; see host-runtime.ts.
-    const args = [...bwrapArgs({ sandbox, stateDir: start.stateDir, proxySocket, ...hostRuntime() }), ...init];
+    // The host's runtime dirs (its daemons' sockets) and Shellwright's own files are hidden whatever the
+    // options say; see host-runtime.ts and private-paths.ts.
+    const runtime = hostRuntime();
+    const mine = privatePaths(start.stateDir);
+    // A dir inside another is covered with it.
+    const covers = outermost([...runtime.hidden, ...mine.roots, ...mine.scratch]);
+    const plan = {
+      sandbox: { ...sandbox, denyRead: [...sandbox.denyRead, ...mine.paths] },
+      stateDir: start.stateDir,
+      proxySocket,
+      hidden: covers.filter((dir) => !mine.scratch.includes(dir)),
+      scratch: covers.filter((dir) => mine.scratch.includes(dir)),
+      bindBack: runtime.bindBack,
+    };
+    const args = [...bwrapArgs(plan), ...init];
     const child = spawn(tools.bwrap, args, { stdio: ["ignore", "pipe", "pipe", "pipe"] });
     this.#init = child;
     const info = await waitReady(child);

@@ -10,7 +10,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Environment } from "../../../../src/index.js";
 import { callTool } from "../../../../src/tools/registry.js";
-import { HAVE_BWRAP, makeWorld, open, pidsWithMark, read, SKIP_REASON, waitGone, type World } from "./fixture.js";
+import {
+  executeOn,
+  HAVE_BWRAP,
+  makeWorld,
+  open,
+  pidsWithMark,
+  read,
+  SKIP_REASON,
+  waitGone,
+  type World,
+} from "./fixture.js";
+import { noLocalHelper } from "../../../helpers/native-helper.js";
 
 interface Escape {
   name: string;
@@ -164,7 +175,9 @@ const ESCAPES: Escape[] = [
 describe.skipIf(!HAVE_BWRAP)(`local sandbox escapes (${HAVE_BWRAP ? "bwrap" : SKIP_REASON})`, () => {
   const world = makeWorld();
   let plain: Environment;
+  /** Sandboxed, on the fast path and on the plain path: each enters the sandbox its own way. */
   let boxed: Environment;
+  let boxedPlain: Environment;
 
   beforeAll(async () => {
     listener = createServer((socket) => {
@@ -175,11 +188,16 @@ describe.skipIf(!HAVE_BWRAP)(`local sandbox escapes (${HAVE_BWRAP ? "bwrap" : SK
     listenerPort = (listener.address() as { port: number }).port;
     plain = await open(world, false);
     boxed = await open(world, true);
+    boxedPlain = await open(world, true, undefined, false);
+    // A stale or missing helper would let every "fast path" attempt take the plain path unnoticed.
+    if (noLocalHelper === undefined) await executeOn(boxed, true, "true");
+    await executeOn(boxedPlain, false, "true");
   });
 
   afterAll(async () => {
     await plain?.close();
     await boxed?.close();
+    await boxedPlain?.close();
     listener?.close();
     world.cleanup();
   });
@@ -191,9 +209,12 @@ describe.skipIf(!HAVE_BWRAP)(`local sandbox escapes (${HAVE_BWRAP ? "bwrap" : SK
     it(`${escape.name}: works without the sandbox, fails inside it`, async () => {
       const last = escape.name.includes("after close");
       const without = last ? await open(world, false) : plain;
-      const inside = last ? await open(world, true) : boxed;
       expect(await escape.attempt(without, world, `plain${index}`)).toBe(true);
-      expect(await escape.attempt(inside, world, `boxed${index}`)).toBe(false);
-    }, 30_000);
+      for (const fastPath of [true, false]) {
+        const inside = last ? await open(world, true, undefined, fastPath) : fastPath ? boxed : boxedPlain;
+        const tag = `boxed${fastPath ? "" : "-plain"}${index}`;
+        expect(await escape.attempt(inside, world, tag), fastPath ? "fast path" : "plain path").toBe(false);
+      }
+    }, 60_000);
   }
 });

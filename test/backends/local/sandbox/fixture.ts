@@ -9,7 +9,10 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { TestContext } from "vitest";
 import { createEnvironment, type Environment } from "../../../../src/index.js";
+import type { ExecuteResult } from "../../../../src/core/environment.js";
+import { noLocalHelper, skipUnless } from "../../../helpers/native-helper.js";
 import type { SandboxConfig } from "../../../../src/backends/local/sandbox/config.js";
 
 export const HAVE_BWRAP = (() => {
@@ -58,12 +61,48 @@ export function sandboxFor(world: World, network: SandboxConfig["network"] = "no
   return { writable: ["."], denyRead: [world.secretDir, world.secretFile], network };
 }
 
-export async function open(world: World, sandboxed: boolean, network?: SandboxConfig["network"]): Promise<Environment> {
+export async function open(
+  world: World,
+  sandboxed: boolean,
+  network?: SandboxConfig["network"],
+  fastPath = true,
+): Promise<Environment> {
   return createEnvironment({
     backend: "local",
     cwd: world.work,
+    fastPath,
     ...(sandboxed ? { sandbox: sandboxFor(world, network) } : {}),
   });
+}
+
+/** Both ways a call can run; a sandbox test runs on each, since each enters the sandbox its own way. */
+export const PATHS: { name: string; fastPath: boolean }[] = [
+  { name: "fast path", fastPath: true },
+  { name: "plain path", fastPath: false },
+];
+
+/** Skips a fast-path case, with the reason, where no helper was built (a stale one still fails in executeOn). */
+export function skipUnlessPath(context: TestContext, fastPath: boolean): void {
+  if (fastPath) skipUnless(context, noLocalHelper);
+}
+
+/**
+ * Runs `command` and checks the call ran on the path asked for: on the fast
+ * path the job's parent is the helper (swmux), on the plain path it is not.
+ * A stale or missing helper makes every call take the plain path, which
+ * would let a fast-path case pass without testing anything.
+ */
+export async function executeOn(
+  env: Pick<Environment, "execute">,
+  fastPath: boolean,
+  command: string,
+): Promise<ExecuteResult> {
+  const result = await env.execute(`cat /proc/$PPID/comm\n${command}`);
+  const newline = result.output.indexOf("\n");
+  const parent = result.output.slice(0, newline);
+  if (parent.startsWith("swmux") !== fastPath)
+    throw new Error(`the call ran on the ${fastPath ? "plain" : "fast"} path (its parent is ${parent})`);
+  return { ...result, output: result.output.slice(newline + 1) };
 }
 
 export function read(path: string): string | undefined {

@@ -14,7 +14,7 @@ import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Environment } from "../../../../src/index.js";
-import { HAVE_BWRAP, makeWorld, open, SKIP_REASON } from "./fixture.js";
+import { executeOn, HAVE_BWRAP, makeWorld, open, PATHS, SKIP_REASON, skipUnlessPath } from "./fixture.js";
 
 /** A runtime dir this user may create a socket in: /run as root, else $XDG_RUNTIME_DIR. */
 function runtimeDir(): string | undefined {
@@ -81,10 +81,16 @@ for (const path of paths) {
 }
 `;
 
-async function answeringInside(env: Environment, dir: string, paths: string[], tag: string): Promise<string[]> {
+async function answeringInside(
+  env: Environment,
+  fastPath: boolean,
+  dir: string,
+  paths: string[],
+  tag: string,
+): Promise<string[]> {
   writeFileSync(join(dir, `probe-${tag}.cjs`), PROBE);
   writeFileSync(join(dir, `paths-${tag}.json`), JSON.stringify(paths));
-  const r = await env.execute(`${JSON.stringify(process.execPath)} probe-${tag}.cjs paths-${tag}.json`);
+  const r = await executeOn(env, fastPath, `${JSON.stringify(process.execPath)} probe-${tag}.cjs paths-${tag}.json`);
   expect(r.exitCode, r.output).toBe(0);
   return [...r.output.matchAll(/^CONNECTED (.+)$/gm)].map((m) => m[1]!);
 }
@@ -108,34 +114,52 @@ describe.skipIf(!HAVE_BWRAP || DIR === undefined)(
       world.cleanup();
     });
 
-    it("reaches none of the host's sockets (network none)", async () => {
-      const sockets = hostSockets();
-      const onHost = await answering(sockets);
-      expect(onHost).toContain(planted);
-      if (process.env.SHELLWRIGHT_TEST_DOCKER === "1") expect(onHost).toContain("/run/docker.sock");
-      const env = await open(world, true);
-      try {
-        expect(await answeringInside(env, world.work, onHost, "none")).toEqual([]);
-        // The same walk from inside finds none of them either: they are not there to find.
-        const seen = await env.execute(`find /run /var/run -type s 2>/dev/null | wc -l`);
-        expect(seen.output.trim()).toBe("0");
-      } finally {
-        await env.close();
-      }
-    }, 60_000);
-
-    it("reaches only its own proxy with an allowlist", async () => {
-      const env = await open(world, true, { allow: ["example.com"] });
-      try {
-        // Walked while the session is open, so its proxy's socket is among them.
-        const onHost = await answering(hostSockets());
+    it.for(PATHS)(
+      "reaches none of the host's sockets (network none, $name)",
+      { timeout: 60_000 },
+      async ({ fastPath }, context) => {
+        skipUnlessPath(context, fastPath);
+        const sockets = hostSockets();
+        const onHost = await answering(sockets);
         expect(onHost).toContain(planted);
-        const inside = await answeringInside(env, world.work, onHost, "allow");
-        expect(inside.length).toBeLessThanOrEqual(1);
-        for (const path of inside) expect(path).toMatch(/\/shellwright-proxy-[^/]+\/proxy\.sock$/);
-      } finally {
-        await env.close();
-      }
-    }, 60_000);
+        if (process.env.SHELLWRIGHT_TEST_DOCKER === "1") expect(onHost).toContain("/run/docker.sock");
+        const env = await open(world, true, undefined, fastPath);
+        try {
+          expect(
+            await answeringInside(env, fastPath, world.work, onHost, `none-${fastPath ? "fast" : "plain"}`),
+          ).toEqual([]);
+          // The same walk from inside finds none of them either: they are not there to find.
+          const seen = await executeOn(env, fastPath, `find /run /var/run -type s 2>/dev/null | wc -l`);
+          expect(seen.output.trim()).toBe("0");
+        } finally {
+          await env.close();
+        }
+      },
+    );
+
+    it.for(PATHS)(
+      "reaches only its own proxy with an allowlist ($name)",
+      { timeout: 60_000 },
+      async ({ fastPath }, context) => {
+        skipUnlessPath(context, fastPath);
+        const env = await open(world, true, { allow: ["example.com"] }, fastPath);
+        try {
+          // Walked while the session is open, so its proxy's socket is among them.
+          const onHost = await answering(hostSockets());
+          expect(onHost).toContain(planted);
+          const inside = await answeringInside(
+            env,
+            fastPath,
+            world.work,
+            onHost,
+            `allow-${fastPath ? "fast" : "plain"}`,
+          );
+          expect(inside.length).toBeLessThanOrEqual(1);
+          for (const path of inside) expect(path).toMatch(/\/shellwright-proxy-[^/]+\/proxy\.sock$/);
+        } finally {
+          await env.close();
+        }
+      },
+    );
   },
 );
