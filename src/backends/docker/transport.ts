@@ -148,6 +148,7 @@ export class DockerTransport implements Transport {
     this.#fastPath = {
       prepare: (snapshot) => runner.prepare(snapshot),
       tryRun: (request) => this.#tryFast(runner, request),
+      whenReady: () => runner.whenReady(),
     };
   }
 

@@ -206,6 +206,7 @@ export class LocalTransport implements Transport {
     this.#fastPath = {
       prepare: (snapshot) => runner.prepare(snapshot),
       tryRun: (request) => this.#tryFast(runner, request),
+      whenReady: () => runner.whenReady(),
     };
   }
 

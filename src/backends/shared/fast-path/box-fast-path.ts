@@ -73,6 +73,10 @@ export class BoxFastPath implements FastPath {
     this.runner.prepare(snapshot);
   }
 
+  whenReady(): Promise<boolean> {
+    return this.runner.whenReady();
+  }
+
   tryRun(request: FastCallRequest): FastCallHandle | undefined {
     // A helper still being copied in or started would hold the call back longer than a plain exec takes.
     if (!this.runner.ready) {
