@@ -38,8 +38,9 @@ export interface CompatBackend {
   /**
    * The same backend as one config for createEnvironmentPool (test/compat/pool.test.ts):
    * without the suite's shared container, since every member needs its own.
+   * Absent for a backend with no config of its own (a test transport).
    */
-  poolConfig(): Promise<EnvironmentConfig>;
+  poolConfig?(): Promise<EnvironmentConfig>;
 }
 
 export const compatBackends: CompatBackend[] = [
@@ -169,8 +170,8 @@ async function createGatewaySession(
 const dockerCompat = { name: `shellwright-compat-${process.pid}`, open: 0 };
 
 /** The suite needs no network; sparing dockerd's bridge code sidesteps a teardown deadlock seen in 20.10. */
-const dockerConfig = (fastPath: boolean): EnvironmentConfig => ({
-  backend: "docker",
+const dockerConfig = (fastPath: boolean) => ({
+  backend: "docker" as const,
   fastPath,
   image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
   network: false,
