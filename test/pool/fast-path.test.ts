@@ -19,6 +19,9 @@ import { poolOf } from "../../src/pool/create-pool.js";
 import type { EnvironmentPool } from "../../src/pool/pool.js";
 import { normalizeDockerConfig } from "../../src/backends/docker/config.js";
 import { DockerTransport } from "../../src/backends/docker/transport.js";
+import { normalizeSshConfig } from "../../src/backends/ssh/config.js";
+import { SshTransport } from "../../src/backends/ssh/transport.js";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { LAUNCHER_PID } from "../helpers/fast-path-pids.js";
 import { noLocalHelper, noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
 
@@ -105,5 +108,27 @@ describe.runIf(dockerEnabled)("pool: fast-path readiness on docker", () => {
       encoding: "utf8",
     }).trim();
     expect(comm).toMatch(/^swmux/);
+  });
+});
+
+describe.runIf(sshTestEnabled)("pool: fast-path readiness on ssh", () => {
+  skipAllUnless(noStaticHelper);
+
+  // The helper is copied to the host in the background after the session opens: the wait covers the copy too.
+  it("a member counts warm only once its helper is on the host and ready", async () => {
+    const transports: SshTransport[] = [];
+    const pool = poolOf(
+      async () => {
+        const transport = new SshTransport(normalizeSshConfig({ ...sshTestConfig() }, () => undefined));
+        transports.push(transport);
+        return Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
+      },
+      { size: 1, checkTimeoutMs: 30_000 },
+    );
+    pools.push(pool);
+    await pool.ready();
+    expect(transports.map((transport) => transport.fastPathRunner?.ready)).toEqual([true]);
+    const member = await pool.acquire();
+    expect((await member.execute("echo warm")).output).toBe("warm\n");
   });
 });
