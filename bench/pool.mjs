@@ -7,7 +7,8 @@
 //   idle cost per member: processes and PSS outside Node (what the pool's members add while they wait)
 //   refill: members per second the pool opens back after it was drained (refillConcurrency 1 and 2)
 // The floor for the local open is a bare `bash -l -c true` (a session must read the login profile).
-// Docker (SHELLWRIGHT_TEST_DOCKER=1 and the test image) runs after local; BENCH_ONLY=local|docker picks one.
+// Docker (SHELLWRIGHT_TEST_DOCKER=1 and the test image) and ssh (the test sshd's SHELLWRIGHT_TEST_SSH*) run
+// after local; BENCH_ONLY=local|docker|ssh picks one.
 //   npm run build && node bench/pool.mjs
 import { spawn, execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -189,13 +190,14 @@ console.log(
   `pool bench, pool size ${SIZE}; load average at start ${load()} (shared machine: 2 cores, other work beside)`,
 );
 
-if (process.env.BENCH_ONLY !== "docker") {
+const only = (name) => process.env.BENCH_ONLY === undefined || process.env.BENCH_ONLY === name;
+if (only("local")) {
   const config = { backend: "local", cwd: "/tmp" };
   await measure("local", config, { samples: Number(process.env.N ?? 40), floor: bareLogin });
   const cost = await idleCost(config, () => descendants(process.pid));
   console.log(`local idle cost per member: ${JSON.stringify(cost)}`);
 }
-if (process.env.BENCH_ONLY !== "local" && process.env.SHELLWRIGHT_TEST_DOCKER === "1") {
+if (only("docker") && process.env.SHELLWRIGHT_TEST_DOCKER === "1") {
   const config = { backend: "docker", image, network: false };
   await measure("docker", config, { samples: Number(process.env.N_DOCKER ?? 12) });
   // The containers this process's pool opened: labelled with this process as their owner.
@@ -222,7 +224,23 @@ if (process.env.BENCH_ONLY !== "local" && process.env.SHELLWRIGHT_TEST_DOCKER ==
       : [...ours().flatMap(containerProcesses), ...descendants(process.pid)],
   );
   console.log(`docker idle cost per member: ${JSON.stringify(cost)}`);
-} else if (process.env.BENCH_ONLY !== "local") {
+} else if (only("docker")) {
   console.log("\ndocker: skipped (set SHELLWRIGHT_TEST_DOCKER=1 with a running engine and the test image)");
+}
+// The test sshd (scripts/test-env/sshd.sh sets these): open time and refill; its idle cost is on the host's sshd side.
+if (only("ssh") && process.env.SHELLWRIGHT_TEST_SSH === "1") {
+  const e = process.env;
+  const config = {
+    backend: "ssh",
+    host: e.SHELLWRIGHT_TEST_SSH_HOST,
+    port: Number(e.SHELLWRIGHT_TEST_SSH_PORT),
+    user: e.SHELLWRIGHT_TEST_SSH_USER,
+    keyPath: e.SHELLWRIGHT_TEST_SSH_KEY,
+    knownHostsFile: e.SHELLWRIGHT_TEST_SSH_KNOWN_HOSTS,
+    strictHostKeyChecking: "yes",
+  };
+  await measure("ssh (loopback sshd)", config, { samples: Number(process.env.N_SSH ?? 10) });
+} else if (only("ssh")) {
+  console.log("\nssh: skipped (source the test sshd's environment: SHELLWRIGHT_TEST_SSH=1 …)");
 }
 console.log(`load average at end ${load()}`);
