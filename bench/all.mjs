@@ -19,6 +19,8 @@ const benches = [
   { name: "ssh", file: "bench/ssh.mjs" },
   // Needs a Docker Engine and the test image (scripts/test-env/docker.sh).
   { name: "docker", file: "bench/docker.mjs", needs: () => process.env.SHELLWRIGHT_TEST_DOCKER === "1" },
+  // Local always; its docker part only with SHELLWRIGHT_TEST_DOCKER=1 (it says so otherwise).
+  { name: "pool", file: "bench/pool.mjs" },
 ];
 const wanted = process.env.BENCH?.split(",");
 let failed = 0;

@@ -18,6 +18,8 @@ import { serveStdio } from "../mcp/stdio.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { noTokenCheck } from "./no-token.js";
+import { poolSizeFlag } from "./pool-flag.js";
+import { createEnvironmentPool } from "../pool/create-pool.js";
 import { mcp as spec } from "./specs.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
@@ -38,7 +40,9 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   Object.assign(config, sandboxFlag(values, backend));
   const cwd = stringValue(values, "cwd");
   if (cwd !== undefined) config.cwd = cwd;
-  const createSession = () => createEnvironment(config);
+  const poolSize = poolSizeFlag(values);
+  // The pool is opened only once the flags are known good (below, with --http).
+  let createSession = () => createEnvironment(config);
   // The cap the model sees is the terminal tool's inline output.
   const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
   const settings = {
@@ -48,7 +52,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const common = { createSession, ...(Object.keys(settings).length === 0 ? {} : { settings }) };
 
   if (values.http !== true) {
-    for (const flag of ["host", "port", "token-file", "insecure-no-auth"]) {
+    // One session per process on stdio: a pool would only keep a second one open.
+    for (const flag of ["host", "port", "token-file", "insecure-no-auth", "pool-size"]) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --http`);
     }
     await serveStdio(common);
@@ -75,9 +80,13 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // Each client's session comes from the pool (docs/pools.md); a config the pool refuses fails here.
+  const pool = poolSize === undefined ? undefined : await createEnvironmentPool(config, { size: poolSize });
+  if (pool !== undefined) createSession = () => pool.acquire();
   try {
     const server = await serveHttp({
       ...common,
+      createSession,
       host,
       port,
       ...(token === undefined ? {} : { token }),
@@ -90,6 +99,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     await server.close();
     return 0;
   } finally {
+    await pool?.close();
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
   }

@@ -20,6 +20,7 @@ import {
 } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { noTokenCheck } from "./no-token.js";
+import { poolSizeFlag } from "./pool-flag.js";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { scrubCredentials } from "../core/credentials.js";
 import { loadToken, TokenSourceError } from "../http/token-source.js";
@@ -164,6 +165,7 @@ function serveArgs(values: Values): ParsedServeArgs {
   set("maxConcurrentExecutions", integerValue(values, "max-concurrent"));
   set("idleTimeoutMs", integerValue(values, "idle-timeout-ms"));
   set("maxBodyBytes", integerValue(values, "max-body-bytes"));
+  set("poolSize", poolSizeFlag(values));
   const roots = values["allow-root"];
   if (Array.isArray(roots) && roots.length > 0) options.allowedRoots = roots.map(String);
   const backendConfig = readConfigFile(stringValue(values, "config")) as Record<string, unknown>;

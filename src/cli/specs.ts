@@ -50,6 +50,11 @@ const port = (fallback: string): OptionSpec => ({
 const host: OptionSpec = { type: "string", value: "ADDR", help: "address to bind (default 127.0.0.1)" };
 const tokenFile: OptionSpec = { type: "string", value: "FILE", help: "file holding the bearer token, mode 600" };
 const insecure: OptionSpec = { type: "boolean", help: "serve without a token (loopback only)" };
+const poolSize: OptionSpec = {
+  type: "string",
+  value: "N",
+  help: "keep N sessions opened ahead for new clients (docs/pools.md; default none)",
+};
 const sandbox: OptionSpec = {
   type: "boolean",
   help: "local backend: run inside a bubblewrap sandbox (cwd writable, credential dirs hidden, no network; docs/sandbox.md)",
@@ -138,6 +143,7 @@ export const serve: CommandSpec = {
     "max-concurrent": { type: "string", value: "N", help: "executions at once across sessions (default 32)" },
     "idle-timeout-ms": { type: "string", value: "MS", help: "close a session idle this long (default 1800000)" },
     "max-body-bytes": { type: "string", value: "BYTES", help: "request body limit (default 8388608)" },
+    "pool-size": poolSize,
     sandbox,
   },
   details: "Prints the gateway's URL on stdout once it listens; runs until SIGINT or SIGTERM.",
@@ -163,6 +169,7 @@ export const mcp: CommandSpec = {
     port: { ...port("8808"), help: "with --http: port, 0 for any free one (default 8808)" },
     "token-file": { ...tokenFile, help: "with --http: file holding the bearer token, mode 600" },
     "insecure-no-auth": { ...insecure, help: "with --http: serve without a token (loopback only)" },
+    "pool-size": { ...poolSize, help: "with --http: " + poolSize.help },
     sandbox,
   },
 };

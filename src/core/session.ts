@@ -170,6 +170,16 @@ export class Session extends EnvironmentBase {
     return this.#transport.name;
   }
 
+  /**
+   * Internal (the pool's): resolves true once the next call would take the
+   * fast path, false when it never will or the backend cannot say. Not part
+   * of the Environment contract: a gateway's session has no such thing.
+   */
+  async whenFastPathReady(): Promise<boolean> {
+    if (!this.snapshotReady || this.closed) return false;
+    return (await this.#transport.fastPath?.whenReady?.()) === true;
+  }
+
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);

@@ -145,4 +145,10 @@ export interface FastPath {
   prepare(snapshot: string): void;
   /** A handle running the call, or undefined: use the plain path now. Never throws. */
   tryRun(request: FastCallRequest): FastCallHandle | undefined;
+  /**
+   * Resolves true once calls would take the fast path, false when the helper
+   * could not start (calls take the plain path). Optional: a pool waits on it
+   * before it hands a member out (src/pool/warm.ts).
+   */
+  whenReady?(): Promise<boolean>;
 }

@@ -21,6 +21,9 @@ import { PathPolicy } from "./paths.js";
 import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "../backends/gateway/protocol.js";
 import { SessionRegistry } from "./sessions.js";
 import { handle, type RouteContext } from "./routes.js";
+import { createEnvironmentPool } from "../pool/create-pool.js";
+import { MAX_POOL_SIZE } from "../pool/options.js";
+import type { EnvironmentPool } from "../pool/pool.js";
 
 export interface GatewayOptions {
   /** The backend every session runs on, as for createEnvironment. Requests cannot change it. @default { backend: "local" } */
@@ -45,6 +48,13 @@ export interface GatewayOptions {
   maxConcurrentExecutions?: number;
   /** A session with nothing running for this long is closed. @default 1 800 000 (30 min) */
   idleTimeoutMs?: number;
+  /**
+   * Sessions kept opened ahead (docs/pools.md): a create request that names
+   * nothing of its own (no cwd but the default, no env, no limits) gets one
+   * of them. Members are the server's, not counted in maxSessions until handed out.
+   * @default none
+   */
+  poolSize?: number;
   /** @default writes to stderr */
   log?: (message: string) => void;
 }
@@ -55,6 +65,8 @@ export interface Gateway {
   readonly port: number;
   readonly server: Server;
   readonly registry: SessionRegistry;
+  /** The sessions kept opened ahead, when poolSize was given. */
+  readonly pool: EnvironmentPool | undefined;
   /** Refuses new requests, stops running commands (their clients get 503), closes every session. */
   close(): Promise<void>;
 }
@@ -76,6 +88,7 @@ const KNOWN = [
   "maxSessions",
   "maxConcurrentExecutions",
   "idleTimeoutMs",
+  "poolSize",
   "log",
 ];
 
@@ -133,6 +146,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   }
 
   const log = options.log ?? ((message: string) => process.stderr.write(`shellwright serve: ${message}\n`));
+  const poolSize = options.poolSize === undefined ? undefined : positiveInteger("poolSize", options.poolSize, 1);
+  if (poolSize !== undefined && poolSize > MAX_POOL_SIZE)
+    throw new InvalidOptionError("poolSize", `poolSize must be at most ${MAX_POOL_SIZE}, got ${describe(poolSize)}`);
   const registry = new SessionRegistry({
     maxSessions: positiveInteger("maxSessions", options.maxSessions, 64),
     maxConcurrentExecutions: positiveInteger("maxConcurrentExecutions", options.maxConcurrentExecutions, 32),
@@ -148,6 +164,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     log,
     tokenMask: options.token === undefined ? undefined : new TokenMask(options.token),
     openSession: (request: CreateSessionRequest, onWarning) => {
+      if (pool !== undefined && pooledRequest(request, defaultCwd)) return pool.acquire();
       if (typeof request.maxOutputChars === "number" && request.maxOutputChars > MAX_OUTPUT_CHARS_CAP) {
         throw new InvalidOptionError(
           "maxOutputChars",
@@ -173,6 +190,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     },
   };
 
+  // Opened before the server listens: a backend the pool cannot use fails startGateway, with its error.
+  const pool =
+    poolSize === undefined
+      ? undefined
+      : await createEnvironmentPool({ ...backend, cwd: defaultCwd, onWarning: log } as EnvironmentConfig, {
+          size: poolSize,
+          onWarning: log,
+        });
+
   let inFlight = 0;
   const server = createServer((req, res) => {
     inFlight++;
@@ -183,13 +209,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   // connection open for free); a long-running answer is not affected.
   server.headersTimeout = 30_000;
   server.requestTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, canonicalHost(host), () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, canonicalHost(host), () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await pool?.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
 
@@ -199,14 +230,23 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     port: address.port,
     server,
     registry,
+    pool,
     close: () =>
       (closing ??= (async () => {
         server.close();
         server.closeIdleConnections();
         await registry.shutdown();
+        await pool?.close();
         const deadline = Date.now() + CLOSE_FLUSH_MS;
         while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
         server.closeAllConnections();
       })()),
   };
+}
+
+/** A request a warm member can serve: it asks for nothing the server's config did not open the member with. */
+function pooledRequest(request: CreateSessionRequest, defaultCwd: string): boolean {
+  return Object.entries(request).every(
+    ([key, value]) => value === undefined || (key === "cwd" && value === defaultCwd),
+  );
 }

@@ -10,13 +10,14 @@ import { createEnvironment, type Environment, type EnvironmentConfig } from "../
 import { plainObject } from "../core/options.js";
 import { normalizePoolOptions, rejectSharedConfig, type PoolOptions } from "./options.js";
 import { Pool, type EnvironmentPool } from "./pool.js";
+import { warmUp } from "./warm.js";
 
 export async function createEnvironmentPool(config: EnvironmentConfig, options: PoolOptions): Promise<EnvironmentPool> {
   const normalized = normalizePoolOptions(options);
   // A copy: a caller changing its object later must not change the members opened after.
   const frozen = { ...plainObject("config", config) } as EnvironmentConfig;
   rejectSharedConfig(frozen as Record<string, unknown>);
-  const first = await createEnvironment(frozen);
+  const first = await warmUp(await createEnvironment(frozen), normalized.checkTimeoutMs);
   return new Pool(() => createEnvironment(frozen), normalized, first);
 }
 

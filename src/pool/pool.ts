@@ -14,6 +14,7 @@
 import type { Environment } from "../core/environment.js";
 import { SessionClosedError } from "../core/errors.js";
 import type { NormalizedPoolOptions } from "./options.js";
+import { warmUp } from "./warm.js";
 
 export interface PoolStats {
   /** Members open and waiting to be handed out. */
@@ -87,17 +88,16 @@ export class Pool implements EnvironmentPool {
       this.#refill();
       if (await this.#healthy(member)) return this.#handOut(member);
       this.#options.onWarning(`a ${member.backend} member (session ${member.id}) failed its check; replaced`);
-      void member.close().catch(() => undefined);
+      void this.#track(member.close().catch(() => undefined));
     }
     this.#direct++;
-    let session: Environment;
     try {
-      session = await this.#track(this.#open());
+      // Tracked up to the hand-out, so a close() meanwhile waits for this session to be closed too.
+      return await this.#track(this.#open().then((session) => this.#handOut(session)));
     } finally {
       this.#direct--;
       this.#refill();
     }
-    return this.#handOut(session);
   }
 
   ready(): Promise<void> {
@@ -115,7 +115,7 @@ export class Pool implements EnvironmentPool {
     this.#closed = true;
     clearTimeout(this.#retry);
     this.#settleReady(new SessionClosedError("The pool closed before it was full."));
-    // An open in flight ends in #handOut or #addIdle, which close what arrives after this point.
+    // An open in flight ends in #handOut or #addIdle, which close what arrives after this point; both are tracked.
     await Promise.allSettled([...this.#inFlight]);
     const members = [...this.#idle.splice(0), ...this.#handedOut];
     this.#handedOut.clear();
@@ -162,9 +162,14 @@ export class Pool implements EnvironmentPool {
       this.#idle.length + this.#refilling < this.size
     ) {
       this.#refilling++;
-      void this.#track(this.#open()).then(
-        (member) => this.#addIdle(member),
-        (error: unknown) => this.#openFailed(error),
+      // Tracked up to the member's arrival, so a close() meanwhile waits for it to be closed too.
+      void this.#track(
+        this.#open()
+          .then((member) => warmUp(member, this.#options.checkTimeoutMs))
+          .then(
+            (member) => this.#addIdle(member),
+            (error: unknown) => this.#openFailed(error),
+          ),
       );
     }
   }

@@ -6,6 +6,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseServeArgs, serve, type ServeIo } from "../../src/cli/serve.js";
 import { createEnvironment } from "../../src/index.js";
 import { eventually, scratchDir, TOKEN } from "../gateway/helpers.js";
+import { HELPER_PID } from "../helpers/fast-path-pids.js";
+import { noLocalHelper, skipUnless } from "../helpers/native-helper.js";
+import { childrenNamed } from "../helpers/proc-scan.js";
 
 function io(env: NodeJS.ProcessEnv = {}): ServeIo & { out: string[]; err: string[]; stop(): void } {
   const out: string[] = [];
@@ -113,5 +116,34 @@ describe("shellwright serve", () => {
     run.stop();
     expect(await exited).toBe(0);
     await expect(env.execute("true")).rejects.toMatchObject({ code: "BACKEND_UNAVAILABLE" });
+  });
+
+  it("checks --pool-size once, naming the flag and its value", async () => {
+    for (const [value, message] of [
+      ["0", '--pool-size needs a whole number of at least 1, got "0"'],
+      ["two", '--pool-size needs a whole number of at least 1, got "two"'],
+      ["257", '--pool-size must be at most 256, got "257"'],
+    ] as const) {
+      const run = io({ SHELLWRIGHT_GATEWAY_TOKEN: TOKEN });
+      expect(await serve(["--port", "0", "--pool-size", value], run)).toBe(2);
+      expect(run.err.join("")).toContain(message);
+    }
+    expect(parseServeArgs(["--pool-size", "3"])).toMatchObject({ options: { poolSize: 3 } });
+  });
+
+  it("with --pool-size, a client's session is one the server opened before the client asked", async (context) => {
+    skipUnless(context, noLocalHelper);
+    const run = io({ SHELLWRIGHT_GATEWAY_TOKEN: TOKEN });
+    const exited = serve(["--port", "0", "--pool-size", "1", "--allow-root", scratch.path], run);
+    await eventually(() => run.out.length > 0, 15_000, "the URL on stdout");
+    // The warm member's fast-path helper runs before any client has connected.
+    await eventually(() => childrenNamed(process.pid, "swmux").length === 1, 15_000, "the warm member's helper");
+    const warm = childrenNamed(process.pid, "swmux");
+    const env = await createEnvironment({ backend: "gateway", url: run.out[0]!.trim(), token: TOKEN });
+    expect(Number((await env.execute(HELPER_PID)).output)).toBe(warm[0]);
+    expect((await env.execute("pwd")).output).toBe(`${scratch.path}\n`);
+    await env.close();
+    run.stop();
+    expect(await exited).toBe(0);
   });
 });

@@ -7,7 +7,13 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createEnvironment, startGateway, type Environment, type Gateway } from "../../src/index.js";
+import {
+  createEnvironment,
+  startGateway,
+  type Environment,
+  type EnvironmentConfig,
+  type Gateway,
+} from "../../src/index.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { removeDockerContainers } from "../../src/backends/docker/containers.js";
 import { FakeDaytona } from "../fakes/fake-daytona.js";
@@ -30,6 +36,12 @@ export interface CompatBackend {
   name: string;
   enabled: boolean;
   create(options?: CompatOptions): Promise<Environment>;
+  /**
+   * The same backend as one config for createEnvironmentPool (test/compat/pool.test.ts):
+   * without the suite's shared container, since every member needs its own.
+   * Absent for a backend with no config of its own (a test transport).
+   */
+  poolConfig?(): Promise<EnvironmentConfig>;
 }
 
 export const compatBackends: CompatBackend[] = [
@@ -37,6 +49,7 @@ export const compatBackends: CompatBackend[] = [
     // The fast path on (the default): calls run through the helper once it is ready (docs/fast-path.md).
     name: "local",
     enabled: true,
+    poolConfig: () => Promise.resolve({ backend: "local" }),
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
   },
@@ -44,6 +57,7 @@ export const compatBackends: CompatBackend[] = [
     // The same contract with the fast path forced off: every call a fresh bash.
     name: "local-plain",
     enabled: true,
+    poolConfig: () => Promise.resolve({ backend: "local", fastPath: false }),
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({
         backend: "local",
@@ -70,6 +84,7 @@ export const compatBackends: CompatBackend[] = [
     name: "gateway",
     enabled: process.env.SHELLWRIGHT_TEST_GATEWAY !== "0",
     create: (options) => createGatewaySession(options, true),
+    poolConfig: () => gatewayConfig(true),
   },
   {
     // A gateway whose server runs its local sessions with the fast path off
@@ -77,11 +92,13 @@ export const compatBackends: CompatBackend[] = [
     name: "gateway-plain",
     enabled: process.env.SHELLWRIGHT_TEST_GATEWAY !== "0",
     create: (options) => createGatewaySession(options, false),
+    poolConfig: () => gatewayConfig(false),
   },
   {
     // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it. The fast path is on (the default).
     name: "ssh",
     enabled: sshTestEnabled,
+    poolConfig: () => Promise.resolve(sshTestConfig()),
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({
         ...sshTestConfig(),
@@ -93,6 +110,7 @@ export const compatBackends: CompatBackend[] = [
     // The same sshd with the fast path forced off: every call its own `ssh` command over the master.
     name: "ssh-plain",
     enabled: sshTestEnabled,
+    poolConfig: () => Promise.resolve({ ...sshTestConfig(), fastPath: false }),
     create: ({ home, env, ...rest } = {}) =>
       createEnvironment({
         ...sshTestConfig(),
@@ -107,12 +125,14 @@ export const compatBackends: CompatBackend[] = [
     name: "docker",
     enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
     create: (options) => createDockerSession(options),
+    poolConfig: () => Promise.resolve(dockerConfig(true)),
   },
   {
     // The same container setup with the fast path off: every call its own Engine API exec.
     name: "docker-plain",
     enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
     create: (options) => createDockerSession(options, false),
+    poolConfig: () => Promise.resolve(dockerConfig(false)),
   },
 ];
 
@@ -135,6 +155,11 @@ function sharedGateway(fastPath: boolean): Promise<Gateway> {
     gatewaysStarted.set(fastPath, started);
   }
   return started;
+}
+
+async function gatewayConfig(fastPath: boolean): Promise<EnvironmentConfig> {
+  const gateway = await sharedGateway(fastPath);
+  return { backend: "gateway", url: gateway.url, token: GATEWAY_TOKEN };
 }
 
 async function createGatewaySession(
@@ -172,15 +197,19 @@ function createSandboxedSession(
 
 const dockerCompat = { name: `shellwright-compat-${process.pid}`, open: 0 };
 
+/** The suite needs no network; sparing dockerd's bridge code sidesteps a teardown deadlock seen in 20.10. */
+const dockerConfig = (fastPath: boolean) => ({
+  backend: "docker" as const,
+  fastPath,
+  image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
+  network: false,
+});
+
 async function createDockerSession({ home, env, ...rest }: CompatOptions = {}, fastPath = true): Promise<Environment> {
   const session = await createEnvironment({
-    backend: "docker",
-    fastPath,
-    image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
+    ...dockerConfig(fastPath),
     containerName: dockerCompat.name,
     keepContainer: true,
-    // The suite needs no network; sparing dockerd's bridge code sidesteps a teardown deadlock seen in 20.10.
-    network: false,
     ...rest,
     env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
   });
@@ -201,9 +230,17 @@ async function createDockerSession({ home, env, ...rest }: CompatOptions = {}, f
 // needs nothing external, so it always runs. test/backends/apptainer.test.ts
 // asserts the argv.
 const apptainerStandIn = fileURLToPath(new URL("../fixtures/apptainer-standin/apptainer", import.meta.url));
+const apptainerConfig = (fastPath: boolean): EnvironmentConfig => ({
+  backend: "apptainer",
+  image: "docker://debian:bookworm-slim",
+  executable: apptainerStandIn,
+  scratchDir: join(tmpdir(), "shellwright-compat-apptainer"),
+  fastPath,
+});
 compatBackends.push({
   name: "apptainer",
   enabled: true,
+  poolConfig: () => Promise.resolve(apptainerConfig(true)),
   create: ({ home, ...rest } = {}) =>
     createEnvironment({
       backend: "apptainer",
@@ -221,6 +258,7 @@ compatBackends.push({
 compatBackends.push({
   name: "modal",
   enabled: true,
+  poolConfig: () => Promise.resolve({ backend: "modal", client: new FakeModalClient() }),
   create: ({ home, env, ...rest } = {}) =>
     createEnvironment({
       backend: "modal",
@@ -234,6 +272,7 @@ compatBackends.push({
 compatBackends.push({
   name: "apptainer-plain",
   enabled: true,
+  poolConfig: () => Promise.resolve(apptainerConfig(false)),
   create: ({ home, ...rest } = {}) =>
     createEnvironment({
       backend: "apptainer",
@@ -248,6 +287,7 @@ compatBackends.push({
 compatBackends.push({
   name: "modal-plain",
   enabled: true,
+  poolConfig: () => Promise.resolve({ backend: "modal", client: new FakeModalClient(), fastPath: false }),
   create: ({ home, env, ...rest } = {}) =>
     createEnvironment({
       backend: "modal",
@@ -264,6 +304,7 @@ compatBackends.push({
 compatBackends.push({
   name: "daytona",
   enabled: true,
+  poolConfig: () => Promise.resolve({ backend: "daytona", client: new FakeDaytona() }),
   create: ({ home, env, ...rest } = {}) =>
     createEnvironment({
       backend: "daytona",
@@ -275,6 +316,7 @@ compatBackends.push({
 compatBackends.push({
   name: "daytona-plain",
   enabled: true,
+  poolConfig: () => Promise.resolve({ backend: "daytona", client: new FakeDaytona(), fastPath: false }),
   create: ({ home, env, ...rest } = {}) =>
     createEnvironment({
       backend: "daytona",

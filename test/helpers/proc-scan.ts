@@ -44,3 +44,21 @@ export function pidsWithArgv(...argv: string[]): number[] {
   }
   return found;
 }
+
+/** Pids of live children of `parent` whose name (comm) starts with `prefix`: e.g. the fast-path helpers a server started. */
+export function childrenNamed(parent: number, prefix: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const comm = stat.slice(stat.indexOf("(") + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
+      if (ppid === parent && comm.startsWith(prefix) && alive(Number(name))) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}

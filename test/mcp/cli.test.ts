@@ -15,6 +15,9 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOLS } from "../../src/tools/registry.js";
 import { alive, eventually } from "../helpers/processes.js";
+import { HELPER_PID } from "../helpers/fast-path-pids.js";
+import { noLocalHelper, skipUnless } from "../helpers/native-helper.js";
+import { childrenNamed } from "../helpers/proc-scan.js";
 import { call, connect, fixture } from "./helpers.js";
 
 /**
@@ -244,5 +247,44 @@ describe("shellwright mcp (a real process)", () => {
         'shellwright: --insecure-no-auth is allowed only on a loopback --host (127.0.0.1, ::1, localhost), not "0.0.0.0"; set $SHELLWRIGHT_MCP_TOKEN or pass --token-file PATH\n',
     });
     expect(run(["--port", "9000"])).toMatchObject({ status: 2, stderr: expect.stringMatching(/--port needs --http/) });
+    expect(run(["--pool-size", "2"])).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(/--pool-size needs --http/),
+    });
+    for (const [value, message] of [
+      ["0", '--pool-size needs a whole number of at least 1, got "0"'],
+      ["257", '--pool-size must be at most 256, got "257"'],
+    ])
+      expect(run(["--http", "--pool-size", value!])).toMatchObject({
+        status: 2,
+        stderr: expect.stringContaining(message!),
+      });
+  });
+
+  it("with --http --pool-size, a client's session is one the server opened before the client connected", async (context) => {
+    skipUnless(context, noLocalHelper);
+    const token = "p".repeat(20) + Date.now();
+    const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--pool-size", "1"], {
+      env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: token },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    let stderr = "";
+    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+    await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
+    // The warm member's fast-path helper runs before any client has connected.
+    await eventually(() => childrenNamed(child.pid!, "swmux").length === 1, "the warm member's helper");
+    const warm = childrenNamed(child.pid!, "swmux");
+    const http = new Client({ name: "cli-pool", version: "0" });
+    await http.connect(
+      new StreamableHTTPClientTransport(new URL(/MCP server on (\S+)/.exec(stderr)![1]!), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    const result = (await call(http, "terminal", { command: HELPER_PID })).structuredContent as { output: string };
+    expect(Number(result.output)).toBe(warm[0]);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await http.close();
   });
 });

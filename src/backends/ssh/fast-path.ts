@@ -94,8 +94,13 @@ export class SshFastPath {
         }
         return fast.#runner.tryRun(request);
       },
+      // The runner exists only once the helper is on the host: wait for the copy first.
+      whenReady: async () => {
+        await installing;
+        return (await fast.#runner?.whenReady()) === true;
+      },
     };
-    void fast
+    const installing = fast
       .#install(first, local.machine)
       .catch((error: unknown) => {
         if (!fast.#stopped)

@@ -1,0 +1,134 @@
+/**
+ * A warm member's fast path is ready when it is handed out: its first call
+ * runs on the helper, not on the plain path (issue 25). The local helper
+ * here starts a second late, as on a loaded machine, so a pool that counted
+ * a member warm as soon as it opened would count it before its helper ran.
+ */
+
+import { readFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { Session } from "../../src/core/session.js";
+import { normalizeLocalConfig } from "../../src/backends/local/config.js";
+import { LocalTransport } from "../../src/backends/local/transport.js";
+import { localHelperPath } from "../../src/backends/shared/fast-path/helper-path.js";
+import { sessionOptions } from "../../src/backends/shared/config.js";
+import { poolOf } from "../../src/pool/create-pool.js";
+import type { EnvironmentPool } from "../../src/pool/pool.js";
+import { normalizeDockerConfig } from "../../src/backends/docker/config.js";
+import { DockerTransport } from "../../src/backends/docker/transport.js";
+import { normalizeSshConfig } from "../../src/backends/ssh/config.js";
+import { SshTransport } from "../../src/backends/ssh/transport.js";
+import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
+import { LAUNCHER_PID } from "../helpers/fast-path-pids.js";
+import { noLocalHelper, noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
+
+const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
+const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
+
+const pools: EnvironmentPool[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.allSettled(pools.splice(0).map((pool) => pool.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The real helper behind a wrapper that waits a second first (the helper's environment has no PATH). */
+function slowHelper(): string {
+  const dir = mkdtempSync(join(tmpdir(), "sw-pool-helper-"));
+  dirs.push(dir);
+  const sleep = execFileSync("bash", ["-c", "command -v sleep"], { encoding: "utf8" }).trim();
+  const path = join(dir, "slow-swmux");
+  writeFileSync(path, `#!/bin/sh\n${sleep} 1\nexec ${localHelperPath()!} "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** The name of a process's parent: a fast-path launcher's parent is the helper. */
+function parentName(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const parent = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+  return readFileSync(`/proc/${parent}/comm`, "utf8").trim();
+}
+
+describe("pool: fast-path readiness", () => {
+  skipAllUnless(noLocalHelper);
+
+  it("local: a member counts warm only once its helper is ready, and its first call runs on the helper", async () => {
+    const helper = slowHelper();
+    const transports: LocalTransport[] = [];
+    const pool = poolOf(
+      async () => {
+        const transport = new LocalTransport({ ...normalizeLocalConfig({}), fastPathHelper: helper });
+        transports.push(transport);
+        return Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
+      },
+      { size: 1 },
+    );
+    pools.push(pool);
+    await pool.ready();
+    // Without the wait the member would be idle here while its helper still sleeps.
+    expect(transports.map((transport) => transport.fastPathRunner?.ready)).toEqual([true]);
+    const member = await pool.acquire();
+    const launcher = Number((await member.execute(LAUNCHER_PID)).output);
+    expect(parentName(launcher)).toMatch(/^swmux/);
+  });
+});
+
+describe.runIf(dockerEnabled)("pool: fast-path readiness on docker", () => {
+  skipAllUnless(noStaticHelper);
+
+  // A docker call whose helper is not ready yet takes the plain path (a plain exec is faster than the wait).
+  it("an acquired warm member's first call runs on the helper inside the container", async () => {
+    const transports: DockerTransport[] = [];
+    const pool = poolOf(
+      async () => {
+        const transport = new DockerTransport(normalizeDockerConfig({ image, network: false }, () => undefined));
+        transports.push(transport);
+        return Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/root"));
+      },
+      { size: 1 },
+    );
+    pools.push(pool);
+    await pool.ready();
+    expect(transports.map((transport) => transport.fastPathRunner?.ready)).toEqual([true]);
+    const member = await pool.acquire();
+    const launcher = (await member.execute(LAUNCHER_PID)).output.trim();
+    const transport = transports[0]!;
+    const parent = execFileSync(
+      "docker",
+      ["exec", transport.containerId, "sh", "-c", `cut -d' ' -f4 /proc/${launcher}/stat`],
+      {
+        encoding: "utf8",
+      },
+    ).trim();
+    const comm = execFileSync("docker", ["exec", transport.containerId, "cat", `/proc/${parent}/comm`], {
+      encoding: "utf8",
+    }).trim();
+    expect(comm).toMatch(/^swmux/);
+  });
+});
+
+describe.runIf(sshTestEnabled)("pool: fast-path readiness on ssh", () => {
+  skipAllUnless(noStaticHelper);
+
+  // The helper is copied to the host in the background after the session opens: the wait covers the copy too.
+  it("a member counts warm only once its helper is on the host and ready", async () => {
+    const transports: SshTransport[] = [];
+    const pool = poolOf(
+      async () => {
+        const transport = new SshTransport(normalizeSshConfig({ ...sshTestConfig() }, () => undefined));
+        transports.push(transport);
+        return Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
+      },
+      { size: 1, checkTimeoutMs: 30_000 },
+    );
+    pools.push(pool);
+    await pool.ready();
+    expect(transports.map((transport) => transport.fastPathRunner?.ready)).toEqual([true]);
+    const member = await pool.acquire();
+    expect((await member.execute("echo warm")).output).toBe("warm\n");
+  });
+});
