@@ -18,7 +18,17 @@
 
 import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
 import { pureCommandWords } from "./pure-command.js";
-import { enterCwd, NEXT_CWD, quoteCwd, shellQuote, TRAP_FUNCTION, UNSHADOW, type CommandPlan } from "./script.js";
+import {
+  ENABLE_BUILTINS,
+  enterCwd,
+  NEXT_CWD,
+  quoteCwd,
+  saveFailed,
+  shellQuote,
+  TRAP_FUNCTION,
+  UNSHADOW,
+  type CommandPlan,
+} from "./script.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 /**
@@ -99,7 +109,7 @@ const CAPTURE = "__sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS";
  * or alias, so `builtin` is still the launcher's.
  */
 function fastEpilogue(pure: boolean): string {
-  const guard = `${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN`;
+  const guard = `${ENABLE_BUILTINS}; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN`;
   return [
     ...(pure
       ? [
@@ -109,17 +119,17 @@ function fastEpilogue(pure: boolean): string {
           `{ ${guard}; } 2>/dev/null`,
         ]
       : [`{ ${CAPTURE}; ${guard}; } 2>/dev/null`]),
-    `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
+    `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${ENABLE_BUILTINS}; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
     NEXT_CWD,
     "__sw_h=${__sw_next//[%]/%25}; __sw_h=${__sw_h//$'\\n'/%0A}",
     `builtin unset -v ${CALL_MARK} ${SESSION_MARK} 2>/dev/null`,
     CAPTURE_UMASK_LINE,
     // Everything the rest needs moves to the positional parameters, so no wrapper variable reaches the dump.
     'builtin set -- "$__sw_ec" "$__sw_h" "$__sw_next" "$__sw_fl" "$__sw_bo" "$__sw_um" "$__swl_d/$__swl_id.s"',
-    'builtin unset -v "${!__sw_@}" "${!__swl_@}"; __sw_um=$6',
-    "{ [[ :$5: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; [[ $4 != *x* ]] || builtin set -x; [[ $4 != *v* ]] || builtin set -v; " +
+    `builtin unset -v "\${!__sw_@}" "\${!__swl_@}"; __sw_um=$6; builtin trap '' XFSZ; __sw_why=open`,
+    "{ __sw_why=; [[ :$5: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; [[ $4 != *x* ]] || builtin set -x; [[ $4 != *v* ]] || builtin set -v; " +
       stateDumpLines().join("; ") +
-      `; builtin printf '__sw_scwd=%q\\n' "$3"; builtin set +x +v; builtin printf '#OK %s %s\\n' "$1" "$2"; } >| "$7" 2>/dev/null || builtin exit 125`,
+      `; builtin printf '__sw_scwd=%q\\n' "$3"; builtin set +x +v; builtin printf '#OK %s %s\\n' "$1" "$2"; } >| "$7" 2>/dev/null || ${saveFailed('"$1"', '"$7"')}`,
     'builtin exit "$1"',
   ].join("\n");
 }
