@@ -148,10 +148,15 @@ export const DUMP_RESERVE_BYTES = 4096;
 /**
  * The cwd the state records: the one the call moved to, else the session's
  * own. A read-only PWD makes `cd` fail: bash's own PWD is then the best there
- * is (the snapshot does not keep it read-only).
+ * is (the snapshot does not keep it read-only). A path longer than PATH_MAX
+ * (4096 on Linux) cannot be resolved nor entered again: the session stays
+ * where it was, and says so.
  */
 export const NEXT_CWD =
-  '{ builtin cd -P . 2>/dev/null || [[ ${PWD@a} == *r* ]]; } && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_next=$PWD || __sw_next=$__sw_scwd';
+  '{ builtin cd -P . 2>/dev/null || [[ ${PWD@a} == *r* ]]; } && [[ $PWD != "$__sw_start" ]] && ' +
+  // `cd -P .` succeeds there, but the path does not resolve: `-d` fails.
+  '{ [[ -d $PWD ]] || { ((${#PWD} < 4096)) || builtin echo "shellwright: the session stays in $__sw_scwd: the directory this call moved to has a path of ${#PWD} characters, longer than the system\'s limit (PATH_MAX, 4096)" >&2; false; }; } ' +
+  "&& __sw_next=$PWD || __sw_next=$__sw_scwd";
 
 function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunctions?: boolean }): string {
   const pending = shellQuote(pendingPaths(plan.paths, plan.callId).snapshot);

@@ -516,6 +516,24 @@ for (const backend of compatBackends) {
         });
       });
 
+      it("says so when a call ends in a directory deeper than PATH_MAX, and stays where it was (issue 22.7)", async () => {
+        await withSession({}, async (session) => {
+          await session.execute(`mkdir -p ${scratch}/deep && cd ${scratch}`);
+          const name = "d".repeat(200);
+          const deep = await session.execute(
+            `cd ${scratch}/deep && for i in $(seq 25); do mkdir ${name} && cd ${name} || break; done; echo \${#PWD}`,
+          );
+          const length = Number(deep.output.split("\n")[0]);
+          expect(length).toBeGreaterThan(4096);
+          expect(deep.output).toBe(
+            `${length}\nshellwright: the session stays in ${scratch}: the directory this call moved to has a path of ${length} characters, longer than the system's limit (PATH_MAX, 4096)\n`,
+          );
+          expect(deep).toMatchObject({ exitCode: 0, cwd: scratch });
+          expect((await session.execute("pwd")).output).toBe(`${scratch}\n`);
+          await session.execute(`rm -rf ${scratch}/deep`);
+        });
+      });
+
       it("moves to the nearest existing ancestor when the session's directory is deleted", async () => {
         await run(`mkdir -p ${scratch}/doomed/deeper && cd ${scratch}/doomed/deeper`);
         await run(`rm -rf ${scratch}/doomed`);
