@@ -19,6 +19,7 @@
 import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
 import { pureCommandWords } from "./pure-command.js";
 import {
+  ansiQuote,
   ENABLE_BUILTINS,
   enterCwd,
   NEXT_CWD,
@@ -52,32 +53,35 @@ import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
  * it with the fork instead of parsing it again.
  */
 export function buildLauncherScript(): string {
+  // Parsed when it runs, after the snapshot, with the snapshot's aliases off.
+  const definitions = [jobDefinitions(), "builtin set -m +e +u +x +v", "builtin printf 'H\\n'"].join("\n");
+  // One line: the job's `eval` stands on line 1 (as the call script's own
+  // does), so a command's messages and $LINENO count from its first line.
   return [
     "{",
-    '__swl_d=$1; builtin set --; builtin source "$__swl_d/base.sh" >/dev/null 2>&1',
-    `${UNSHADOW}; __sw_al=; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases`,
-    jobDefinitions(),
-    "builtin set -m +e +u +x +v",
-    "builtin printf 'H\\n'",
+    // The snapshot is sourced on the line that turns its aliases off: that line is parsed before it.
+    '__swl_d=$1; builtin set --; builtin source "$__swl_d/base.sh" >/dev/null 2>&1;',
+    `${UNSHADOW}; __sw_al=; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases;`,
+    `builtin eval ${ansiQuote(definitions)};`,
     // TMOUT would be read's default timeout.
     "while TMOUT= IFS=' ' builtin read -r __swl_t __swl_id __swl_a; do",
-    "  if [[ $__swl_t == C ]]; then",
-    "    __swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i",
+    "if [[ $__swl_t == C ]]; then",
+    "__swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i;",
     // Redirections on the subshell itself: they happen in the child (`builtin exec >x` would not stick).
-    // Read and eval'd rather than sourced: error messages then say `bash: line N:` as on the plain path.
+    // Read and eval'd rather than sourced: error messages then say `bash:` as on the plain path.
     // The job reports its own start before any of the command runs: a command that kills the launcher
     // at once (`kill -9` of its parent) must not leave the helper unsure whether it ran.
-    '    ( builtin printf \'S %s %s\\n\' "$__swl_id" "$BASHPID" >&3; builtin exec 3>&-; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
-    "  elif [[ $__swl_t == W ]]; then",
+    '( builtin printf \'S %s %s\\n\' "$__swl_id" "$BASHPID" >&3; builtin exec 3>&-; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
+    "elif [[ $__swl_t == W ]]; then",
     // The shell reaped the job when it exited and kept its status for this `wait`.
-    '    builtin wait "$__swl_a" 2>/dev/null; builtin printf \'E %s %s\\n\' "$__swl_id" "$?"',
-    "  elif [[ $__swl_t == F ]]; then",
+    'builtin wait "$__swl_a" 2>/dev/null; builtin printf \'E %s %s\\n\' "$__swl_id" "$?";',
+    "elif [[ $__swl_t == F ]]; then",
     // PIDs only (the helper writes them); all exited, so this never blocks.
-    "    builtin wait $__swl_id $__swl_a 2>/dev/null",
-    "  fi",
-    "done",
+    "builtin wait $__swl_id $__swl_a 2>/dev/null;",
+    "fi;",
+    "done;",
     "}",
-  ].join("\n");
+  ].join(" ");
 }
 
 /**
@@ -149,12 +153,15 @@ export function buildFastCallScript(plan: FastCallPlan): string {
       : [
           `__sw_pure=1; for __sw_w in ${words.map(shellQuote).join(" ")}; do builtin declare -F -- "$__sw_w" >/dev/null || [[ -n \${BASH_ALIASES[$__sw_w]+x} ]] && __sw_pure=; done`,
         ];
-  return [
-    `__sw_jpid=$BASHPID __sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit=`,
+  const setup = [
     ...enterCwd(commandPlan),
     ...pureCheck,
     // The epilogue and the `trap` function come with the launcher (parsed once per state).
     `__sw_epi=$${words === undefined ? "__swl_epi" : "__swl_epip"}; builtin trap "$__sw_epi" EXIT`,
-    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}`,
-  ].join("\n");
+  ];
+  // One line: the command's `eval` stands on line 1 (see buildLauncherScript).
+  return (
+    `__sw_jpid=$BASHPID __sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit=; builtin eval ${ansiQuote(setup.join("\n"))}; ` +
+    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}`
+  );
 }

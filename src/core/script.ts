@@ -42,6 +42,17 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * Quote a script as one line (`$'…'`, newlines as `\n`): `builtin eval` of it
+ * runs the script without moving the line the command after it stands on.
+ */
+export function ansiQuote(value: string): string {
+  const escaped = value.replace(/[\\'\x00-\x1f\x7f]/g, (c) =>
+    c === "\\" || c === "'" ? `\\${c}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+  return `$'${escaped}'`;
+}
+
 /** Quote a cwd for `cd`, leaving a leading `~` for bash to expand on the backend. */
 export function quoteCwd(cwd: string): string {
   if (cwd === "~") return "~";
@@ -229,7 +240,8 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   if (options.embeddedStdin !== undefined)
     lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
   lines.push("IFS= builtin read -r __sw_key || builtin exit 125");
-  let args = "";
+  // `bash` is the inner shell's $0, the name its messages start with, as in a terminal.
+  let args = " bash";
   if (options.passUmask) {
     lines.push("__sw_um=$(builtin umask)");
     args = ' bash "$__sw_um"';
@@ -247,7 +259,8 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   // One argv string is capped at 128 KiB: a longer inner script is read from a pipe instead.
   lines.push(
     Buffer.byteLength(options.inner) > 100_000
-      ? `${bash} <(builtin printf %s "$__sw_inner")${args}${stdin}`
+      ? // A script file is its own $0: the arguments start at $1.
+        `${bash} <(builtin printf %s "$__sw_inner")${options.passUmask ? ' "$__sw_um"' : ""}${stdin}`
       : `${bash} -c "$__sw_inner"${args}${stdin}`,
     "__sw_rc=$? __sw_out=N",
   );
@@ -333,28 +346,28 @@ export interface CommandPlan extends ScriptPlan {
 
 export function buildCommandScript(plan: CommandPlan): string {
   const isolated = plan.isolated === true;
-  const lines: string[] = [`__sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit= __sw_al=`];
-  // One line: parsed before the snapshot defines any alias or function.
   const load = plan.snapshotReady
     ? `builtin source ${shellQuote(plan.paths.snapshot)} >/dev/null 2>&1 || builtin echo 'shellwright: the session snapshot is missing; the session state was reset' >&2; `
     : 'builtin umask "$1"; ';
-  lines.push(
-    `${load}__sw_uexit=; ${UNSHADOW}; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases`,
-    ...enterCwd(plan),
-  );
+  const rest = [...enterCwd(plan)];
   if (!isolated) {
-    lines.push(
+    rest.push(
       // Kept in a variable too, so the `trap` function can hide it from a listing.
       `__sw_epi=${shellQuote(epilogue(plan, { dump: plan.snapshotReady }))}; builtin trap "$__sw_epi" EXIT`,
       // A user `trap … EXIT` would replace the epilogue: it is kept aside and run first instead.
       TRAP_FUNCTION,
     );
   }
-  lines.push(
-    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}${plan.stdinOnPipe ? "" : " 0</dev/null"}`,
-  );
+  // One line, parsed before the snapshot defines any alias or function; the
+  // rest is parsed when it runs, with aliases off. The command's `eval` stands
+  // on line 1, so its messages and $LINENO count from its own first line.
+  const inner =
+    `__sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit= __sw_al=; ` +
+    `${load}__sw_uexit=; ${UNSHADOW}; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases; ` +
+    `builtin eval ${ansiQuote(rest.join("\n"))}; ` +
+    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}${plan.stdinOnPipe ? "" : " 0</dev/null"}`;
   return outerScript(plan, {
-    inner: lines.join("\n"),
+    inner,
     login: !plan.snapshotReady,
     innerStdin: plan.stdinOnPipe ? "" : " 0</dev/null",
     reportPid: plan.reportPid,

@@ -534,6 +534,16 @@ for (const backend of compatBackends) {
         });
       });
 
+      it("counts line numbers from the command's first line, as a terminal does (issue 22.9)", async () => {
+        const missing = await run("nosuchcmd_sw");
+        expect(missing.exitCode).toBe(127);
+        expect(missing.output).toMatch(/^bash: (line 1: )?nosuchcmd_sw: command not found\n$/);
+        expect((await run("echo $LINENO")).output).toBe("1\n");
+        expect((await run("echo $LINENO\necho $LINENO; f() { echo $LINENO; }; f")).output).toBe("1\n2\n2\n");
+        expect((await run("echo $LINENO", { isolated: true })).output).toBe("1\n");
+        expect((await run('echo "$0 $#"')).output).toBe("bash 0\n");
+      });
+
       it("moves to the nearest existing ancestor when the session's directory is deleted", async () => {
         await run(`mkdir -p ${scratch}/doomed/deeper && cd ${scratch}/doomed/deeper`);
         await run(`rm -rf ${scratch}/doomed`);

@@ -50,7 +50,10 @@ export function helperEnvWords(sessionMark: string): string[] {
   return ["env", "-i", ...Object.entries(helperEnv(sessionMark)).map(([name, value]) => `${name}=${value}`)];
 }
 
-/** A job's script with its call's mark exported first (every process of the call carries it). */
+/**
+ * A job's script with its call's mark exported first (every process of the
+ * call carries it). On the same line: the command's line numbers count from 1.
+ */
 export function markedJob(callMark: string, script: string): string {
-  return `builtin export ${CALL_MARK}=${callMark}\n${script}`;
+  return `builtin export ${CALL_MARK}=${callMark}; ${script}`;
 }
