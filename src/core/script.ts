@@ -47,9 +47,13 @@ export function shellQuote(value: string): string {
  * runs the script without moving the line the command after it stands on.
  */
 export function ansiQuote(value: string): string {
-  const escaped = value.replace(/[\\'\x00-\x1f\x7f]/g, (c) =>
-    c === "\\" || c === "'" ? `\\${c}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
+  let escaped = "";
+  for (const c of value) {
+    const code = c.charCodeAt(0);
+    if (c === "\\" || c === "'") escaped += `\\${c}`;
+    else if (code < 0x20 || code === 0x7f) escaped += `\\x${code.toString(16).padStart(2, "0")}`;
+    else escaped += c;
+  }
   return `$'${escaped}'`;
 }
 
