@@ -2,8 +2,10 @@
  * Bounded output collection. However much a command prints, memory holds at
  * most a head and a tail of it (plus one pipe chunk); what was cut is said in
  * the text. Output is decoded as UTF-8 with U+FFFD for invalid bytes; only
- * output that really is binary (see looksBinary) becomes `[binary output, N bytes]`.
+ * output that really is binary (see binary.ts) becomes `[binary output, N bytes]`.
  */
+
+import { looksBinary } from "./binary.js";
 
 export interface CollectedOutput {
   text: string;
@@ -88,32 +90,6 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 /** Decode UTF-8, each invalid sequence becoming U+FFFD (as a terminal shows it). */
 export function decodeUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
-}
-
-/**
- * Past this share of invalid UTF-8, output is called binary. Text in another
- * encoding (a Latin-1 file name, a stray byte) stays far below it: one invalid
- * byte per accented letter. Random bytes are about 60% invalid as UTF-8.
- */
-export const BINARY_INVALID_FRACTION = 0.3;
-
-const REPLACEMENT = 0xfffd;
-const ENCODED_REPLACEMENT = Buffer.from("\ufffd");
-
-/** True for a NUL byte anywhere (no text has one), or for mostly invalid UTF-8. */
-export function looksBinary(bytes: Uint8Array): boolean {
-  if (bytes.length === 0) return false;
-  if (bytes.includes(0)) return true;
-  const text = decoder.decode(bytes);
-  let replaced = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === REPLACEMENT) replaced++;
-  if (replaced === 0) return false;
-  // A U+FFFD the output itself printed is text, not an invalid byte.
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  for (let at = buffer.indexOf(ENCODED_REPLACEMENT); at !== -1; at = buffer.indexOf(ENCODED_REPLACEMENT, at + 3)) {
-    replaced--;
-  }
-  return replaced > bytes.length * BINARY_INVALID_FRACTION;
 }
 
 /** Length of the longest prefix that does not end inside a multi-byte character. */

@@ -4,85 +4,17 @@
  * through a session; these pin the binary's own contract (protocol.ts).
  */
 
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
-import { helperCommand } from "../../src/backends/local/fast-path.js";
-import { localHelperPath, staticHelperFor } from "../../src/backends/shared/fast-path/helper-path.js";
-import { FrameDecoder, FrameWriter, type Frame } from "../../src/backends/shared/fast-path/frames.js";
+import { staticHelperFor } from "../../src/backends/shared/fast-path/helper-path.js";
+import { FrameWriter } from "../../src/backends/shared/fast-path/frames.js";
 import { HELPER_EXIT, KEY_BYTES, PROTOCOL_VERSION } from "../../src/backends/shared/fast-path/protocol.js";
 import { alive, eventually } from "../helpers/processes.js";
+import { childrenOf, endHelpers, helper, startHelper } from "../helpers/swmux-harness.js";
 
-const helper = localHelperPath();
-const started: ChildProcessWithoutNullStreams[] = [];
-const dirs: string[] = [];
-
-interface Harness {
-  child: ChildProcessWithoutNullStreams;
-  key: Buffer;
-  writer: FrameWriter;
-  frames: Frame[];
-  errors: Error[];
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function startHelper(flags: string[] = []): Harness {
-  const dir = mkdtempSync(join(tmpdir(), "sw-native-"));
-  dirs.push(dir);
-  const snapshot = join(dir, "snapshot.sh");
-  writeFileSync(snapshot, "");
-  const { argv, env } = helperCommand({
-    helper: helper!,
-    bash: "/bin/bash",
-    snapshot,
-    workDir: dir,
-    sessionMark: "native-test",
-  });
-  const [file, ...rest] = argv;
-  // The flags go before the positional arguments, as helperFlags' do.
-  const child = spawn(file!, [...flags, ...rest], { env, stdio: ["pipe", "pipe", "pipe"] });
-  started.push(child);
-  const key = randomBytes(KEY_BYTES);
-  const decoder = new FrameDecoder(key);
-  const frames: Frame[] = [];
-  const errors: Error[] = [];
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.on("data", (chunk: Buffer) => {
-    try {
-      decoder.push(chunk, (frame) => frames.push({ ...frame, payload: Buffer.from(frame.payload) }));
-    } catch (error) {
-      errors.push(error as Error);
-    }
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, key, writer: new FrameWriter(key), frames, errors, stderr: () => stderr, exited };
-}
-
-/** The helper's children (its launcher) from /proc. */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) found.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
-
-afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterEach(endHelpers);
 
 describe.skipIf(helper === undefined)("swmux over its channel", () => {
   it("prints its protocol version", async () => {

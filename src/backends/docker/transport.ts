@@ -32,14 +32,13 @@ import { parseSweep, sweepScript, type SweepTarget } from "../shared/sweep-scrip
 import { WrapperPids } from "../shared/wrapper-pids.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { shellQuote } from "../../core/script.js";
-import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/transport.js";
-import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
-import { FastCall } from "../shared/fast-path/helper-client.js";
+import type { FastCallHandle, FastPath } from "../../core/transport.js";
+import { FastPathRunner, type RunningCall } from "../shared/fast-path/fast-path-runner.js";
+import type { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper } from "../shared/fast-path/helper-path.js";
 import { NO_STATIC_HELPER, warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { dockerBox, execText } from "./fast-path.js";
 import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "../shared/fast-path/box-helper.js";
-import { markedJob } from "../shared/fast-path/helper-argv.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -64,15 +63,10 @@ export class DockerTransport implements Transport {
   #fast: FastPathRunner | undefined;
   /** Aborted at stop(): the helper's copy must not outlive the session. */
   readonly #fastStop = new AbortController();
-  #fastPath: FastPath | undefined;
   /** The helper's path in the current container, once copied there (undefined: not yet, or it failed). */
   #helperInstall: Promise<string> | undefined;
   /** Set when the helper can never run in this container: calls stay on the plain path. */
   #helperUnsupported = false;
-  /** The kill marks of each fast-path call (the job exports the call mark before the command). */
-  readonly #fastMarks = new WeakMap<FastCall, CallMarks>();
-  /** The helper's call behind each fast-path handle the session holds. */
-  readonly #fastCalls = new WeakMap<ProcessHandle, FastCall>();
   /** The helper's path in the container, once copied there (close removes it from a kept container). */
   #helperPath: string | undefined;
   /**
@@ -112,7 +106,7 @@ export class DockerTransport implements Transport {
 
   /** The fast path, when it is on and its static helper was built; undefined: every call takes the plain path. */
   get fastPath(): FastPath | undefined {
-    return this.#fastPath;
+    return this.#fast;
   }
 
   /** The fast path's runner (tests and benchmarks: readiness, killing the helper). */
@@ -127,7 +121,10 @@ export class DockerTransport implements Transport {
       warnUnavailable(NO_STATIC_HELPER);
       return;
     }
-    const runner = new FastPathRunner({
+    this.#fast = new FastPathRunner({
+      sessionMark: this.#sessionMark,
+      // A helper still being copied in or started would hold the call back longer than a plain exec takes.
+      queueWhileStarting: false,
       start: (snapshot) => {
         if (this.#helperUnsupported || this.#gone !== undefined) return undefined;
         const box = dockerBox(this.#engine, this.#containerId, this.#fastStop.signal);
@@ -143,12 +140,9 @@ export class DockerTransport implements Transport {
       },
       // A started job whose helper died: its group, inside the container.
       onOrphan: (pid) => void this.#sweep({ marks: [], groups: [pid] }, "KILL", 0).catch(() => undefined),
+      adopt: (call) => this.#adoptFast(call),
+      sweep: (running, signal, graceMs) => this.#sweepFast(running, signal, graceMs),
     });
-    this.#fast = runner;
-    this.#fastPath = {
-      prepare: (snapshot) => runner.prepare(snapshot),
-      tryRun: (request) => this.#tryFast(runner, request),
-    };
   }
 
   /** Copies the helper into the container once; a failed copy is tried again at the helper's next start. */
@@ -164,20 +158,12 @@ export class DockerTransport implements Transport {
     return install;
   }
 
-  #tryFast(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
-    // A helper still being copied in or started would hold the call back longer than a plain exec takes.
-    if (!runner.ready) {
-      if (!runner.running) runner.prepare(request.snapshot);
-      return undefined;
-    }
-    const marks = callMarks(this.#sessionMark);
-    const call = runner.tryRun({ ...request, script: markedJob(marks.call, request.script) });
-    if (!(call instanceof FastCall)) return call;
-    this.#fastMarks.set(call, marks);
+  /** A fast-path call whose wait() fails with why when its kill could not run in the container. */
+  #adoptFast(call: FastCall): FastCallHandle {
     let checked: Promise<number> | undefined;
     const { failed, fail } = failable();
     this.#fail.set(call, fail);
-    const handle: FastCallHandle = {
+    return {
       output: call.output,
       end: call.end,
       kill: () => call.kill(),
@@ -191,20 +177,16 @@ export class DockerTransport implements Transport {
           failed,
         ])),
     };
-    this.#fastCalls.set(handle, call);
-    return handle;
   }
 
-  /** A fast-path call: the helper signals the job's group first (so a killed call never commits), then the sweep. */
-  async #killFast(call: FastCall, signal: KillSignal, graceMs: number): Promise<boolean> {
-    await call.signal(signal);
+  /** After the helper's signal: the sweep of the call's job group, tree and mark, inside the container. */
+  async #sweepFast({ call, marks }: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean> {
     const pid = call.pid;
-    const marks = this.#fastMarks.get(call);
     const before = this.#hit.get(call) ?? [];
     const output = await this.#sweepFor(
       call,
       {
-        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
+        marks: [`${CALL_MARK}=${marks.call}`],
         root: pid,
         groups: pid === undefined ? [] : [pid],
         remembered: before,
@@ -350,8 +332,8 @@ export class DockerTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
-    const fast = this.#fastCalls.get(handle);
-    if (fast !== undefined) return this.#killFast(fast, signal, graceMs ?? 1000);
+    const fast = this.#fast?.kill(handle, signal, graceMs ?? 1000);
+    if (fast !== undefined) return fast;
     const marks = this.#marks.get(handle);
     if (remotePid === undefined && marks === undefined) {
       handle.kill();
@@ -420,7 +402,6 @@ export class DockerTransport implements Transport {
     this.#fast?.stop();
     this.#fastStop.abort();
     this.#fast = undefined;
-    this.#fastPath = undefined;
     const helper = this.#helperPath;
     this.#helperInstall = undefined;
     this.#helperPath = undefined;

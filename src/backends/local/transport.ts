@@ -35,13 +35,12 @@ import { SessionCgroup } from "./session-cgroup.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { writeOwner } from "../shared/owner.js";
 import { killRecordedGroups, recordGroup } from "./groups-file.js";
-import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
-import { FastCall } from "../shared/fast-path/helper-client.js";
+import { FastPathRunner, type RunningCall } from "../shared/fast-path/fast-path-runner.js";
+import type { FastCall } from "../shared/fast-path/helper-client.js";
 import { localHelperPath } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { helperCommand, spawnHelper, type HelperCommand } from "./fast-path.js";
-import type { FastCallHandle, FastCallRequest, FastPath } from "../../core/transport.js";
-import { markedJob } from "../shared/fast-path/helper-argv.js";
+import type { FastPath } from "../../core/transport.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -97,9 +96,8 @@ export class LocalTransport implements Transport {
   /** Ends the session's processes (and its own state dir) if this process dies without close(). */
   #watchdog: OwnerWatchdog | undefined;
   #fast: FastPathRunner | undefined;
-  #fastPath: FastPath | undefined;
-  /** The kill marks of each fast-path call (the job exports the call mark before the command). */
-  readonly #fastMarks = new WeakMap<FastCall, CallMarks>();
+  /** What each fast-path call's sweeps have hit so far (a later round still ends them, wherever they went). */
+  readonly #fastHits = new WeakMap<FastCall, string[]>();
 
   constructor(options: LocalTransportOptions) {
     this.#options = options;
@@ -158,7 +156,7 @@ export class LocalTransport implements Transport {
 
   /** The fast path, when it is on and its helper was built; undefined: every call takes the plain path. */
   get fastPath(): FastPath | undefined {
-    return this.#fastPath;
+    return this.#fast;
   }
 
   /** The fast path's runner (tests and benchmarks: readiness, killing the helper). */
@@ -193,6 +191,8 @@ export class LocalTransport implements Transport {
       return;
     }
     this.#fast = new FastPathRunner({
+      sessionMark: this.#sessionMark,
+      queueWhileStarting: true,
       start: (snapshot) =>
         spawnHelper(this.fastPathCommand(helper, snapshot), (pid) => {
           this.#cgroup?.adopt(pid);
@@ -201,22 +201,13 @@ export class LocalTransport implements Transport {
           if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
         }),
       onOrphan: (pid) => killGroup(pid, "KILL"),
+      adopt: (call) => this.#adoptFast(call),
+      sweep: (running, signal, graceMs) => this.#sweepFast(running, signal, graceMs),
     });
-    const runner = this.#fast;
-    this.#fastPath = {
-      prepare: (snapshot) => runner.prepare(snapshot),
-      tryRun: (request) => this.#tryFast(runner, request),
-    };
   }
 
-  #tryFast(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
-    const marks = callMarks(this.#sessionMark);
-    const handle = runner.tryRun({
-      ...request,
-      script: markedJob(marks.call, request.script),
-    });
-    if (!(handle instanceof FastCall)) return handle;
-    this.#fastMarks.set(handle, marks);
+  /** A fast-path call's groups: recorded for close and `--prune`, and told to the watchdog when it runs a while. */
+  #adoptFast(handle: FastCall): FastCall {
     // The groups file at once: an owner killed mid-call (a CLI exec) must leave
     // the job's group where `close`/`--prune` find it. The watchdog only hears
     // of a job that runs a while or leaves its group behind: two pipe writes
@@ -247,25 +238,18 @@ export class LocalTransport implements Transport {
     return handle;
   }
 
-  /** A fast-path call: the helper signals the job's group first (so a killed call never commits), then the sweep. */
-  async #killFast(call: FastCall, signal: KillSignal, graceMs: number): Promise<boolean> {
-    await call.signal(signal);
+  /** After the helper's signal: the job's group, then the sweep of the call's mark and tree. */
+  async #sweepFast({ call, marks }: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean> {
     const pid = call.pid;
     if (pid !== undefined) killGroup(pid, signal);
-    const marks = this.#fastMarks.get(call);
-    const hit = (call as FastCall & { hit?: string[] }).hit;
+    const hit = this.#fastHits.get(call);
     const result = await runSweep(
       this.#bash,
-      {
-        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
-        root: pid,
-        groups: pid === undefined ? [] : [pid],
-        remembered: hit,
-      },
+      { marks: [`${CALL_MARK}=${marks.call}`], root: pid, groups: pid === undefined ? [] : [pid], remembered: hit },
       signal,
       graceMs,
     );
-    (call as FastCall & { hit?: string[] }).hit = [...new Set([...(hit ?? []), ...result.hit])];
+    this.#fastHits.set(call, [...new Set([...(hit ?? []), ...result.hit])]);
     return result.clean && pid !== undefined;
   }
 
@@ -366,7 +350,8 @@ ${script}`;
    * Resolves true when nothing the call started is left.
    */
   async killTree(handle: ProcessHandle, signal: KillSignal, _remotePid?: number, graceMs = 1000): Promise<boolean> {
-    if (handle instanceof FastCall) return this.#killFast(handle, signal, graceMs);
+    const fast = this.#fast?.kill(handle, signal, graceMs);
+    if (fast !== undefined) return fast;
     const local = handle as LocalHandle;
     if (local.pid === undefined) {
       handle.kill();
@@ -393,7 +378,6 @@ ${script}`;
     // The helper and its launcher first: nothing new may start while the groups are killed.
     this.#fast?.stop();
     this.#fast = undefined;
-    this.#fastPath = undefined;
     // A session's background processes end with it, however they detached.
     for (const pid of this.#groups) killGroup(pid, "KILL");
     for (const pid of this.#endedGroups) if (!existsSync(`/proc/${pid}`)) killGroup(pid, "KILL");

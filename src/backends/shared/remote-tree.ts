@@ -18,7 +18,7 @@ import { WrapperPids } from "./wrapper-pids.js";
 /** Runs a small control script inside the backend and returns what it printed. */
 export type ControlExec = (script: string) => Promise<{ exitCode: number; output: string }>;
 
-const DEFAULT_GRACE_MS = 1000;
+export const DEFAULT_GRACE_MS = 1000;
 
 /**
  * The sweep for one call's tree from its wrapper's PID (no marks: the form

@@ -12,10 +12,10 @@
 
 import { callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
 import type { FastPath, KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
-import { BoxFastPath } from "./fast-path/box-fast-path.js";
+import { boxFastPath } from "./fast-path/box-fast-path.js";
 import type { BoxExec } from "./fast-path/box-helper.js";
 import type { FastPathRunner } from "./fast-path/fast-path-runner.js";
-import { RemoteTreeKiller } from "./remote-tree.js";
+import { DEFAULT_GRACE_MS, RemoteTreeKiller } from "./remote-tree.js";
 import { sweepScript } from "./sweep-script.js";
 
 export abstract class SandboxTransport implements Transport {
@@ -26,7 +26,7 @@ export abstract class SandboxTransport implements Transport {
   readonly tempDir = "/tmp";
   readonly #killer: RemoteTreeKiller;
   readonly #sessionMark = newMarkValue();
-  #fast: BoxFastPath | undefined;
+  #fast: FastPathRunner | undefined;
 
   protected constructor(name: string) {
     this.name = name;
@@ -46,7 +46,10 @@ export abstract class SandboxTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
-    return this.#fast?.kill(handle, signal, graceMs) ?? this.#killer.kill(handle, signal, remotePid, graceMs);
+    return (
+      this.#fast?.kill(handle, signal, graceMs ?? DEFAULT_GRACE_MS) ??
+      this.#killer.kill(handle, signal, remotePid, graceMs)
+    );
   }
 
   /** The fast path, once a backend turned it on and the static helper was built; else every call takes the plain path. */
@@ -56,7 +59,7 @@ export abstract class SandboxTransport implements Transport {
 
   /** The fast path's runner (tests and benchmarks: readiness, killing the helper). */
   get fastPathRunner(): FastPathRunner | undefined {
-    return this.#fast?.runner;
+    return this.#fast;
   }
 
   /**
@@ -65,7 +68,7 @@ export abstract class SandboxTransport implements Transport {
    * box running now, so a replaced box gets its own copy.
    */
   protected enableFastPath(box: BoxExec, currentBox: () => string | undefined, where: string): void {
-    this.#fast ??= BoxFastPath.create({
+    this.#fast ??= boxFastPath({
       box,
       currentBox,
       where,

@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { shellQuote } from "../../core/script.js";
 import type { HelperStream } from "../shared/fast-path/helper-client.js";
 import { helperArgs, helperEnvWords } from "../shared/fast-path/helper-argv.js";
+import { passOnDebugLog } from "../shared/fast-path/helper-stderr.js";
 import { GROUP_PATTERN } from "./command.js";
 
 /**
@@ -109,6 +110,7 @@ export function spawnSshHelper(
   child.stderr.setEncoding("utf8").on("data", (text: string) => {
     // Only the group line and the last messages (ssh's own, when the connection drops) are kept.
     stderr = (stderr + text).slice(-4096);
+    passOnDebugLog(text);
     if (reported) return;
     const match = GROUP_PATTERN.exec(stderr);
     if (match) {

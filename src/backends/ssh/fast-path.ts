@@ -8,10 +8,10 @@
 
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { callMarks, CALL_MARK, type CallMarks } from "../../core/call-marks.js";
-import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../core/transport.js";
+import { CALL_MARK, type CallMarks } from "../../core/call-marks.js";
+import type { FastPath, KillSignal } from "../../core/transport.js";
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
-import { FastCall } from "../shared/fast-path/helper-client.js";
+import type { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper, staticHelperFor } from "../shared/fast-path/helper-path.js";
 import { NO_STATIC_HELPER, warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { parseSweep, sweepScript } from "../shared/sweep-script.js";
@@ -27,7 +27,6 @@ import {
   type ChannelEnd,
 } from "./fast-path-commands.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
-import { markedJob } from "../shared/fast-path/helper-argv.js";
 
 export interface SshFastPathHost {
   /** The helper to copy; default: the static one built into this package. */
@@ -63,7 +62,6 @@ export class SshFastPath {
   #helperGroup: number | undefined;
   /** How the current helper's channel ends (a lost connection, or the helper's own death). */
   #channel: Promise<ChannelEnd> | undefined;
-  readonly #marks = new WeakMap<FastCall, CallMarks>();
 
   private constructor(host: SshFastPathHost) {
     this.#host = host;
@@ -94,7 +92,7 @@ export class SshFastPath {
           fast.#wanted = request.snapshot;
           return undefined;
         }
-        return fast.#tryRun(fast.#runner, request);
+        return fast.#runner.tryRun(request);
       },
     };
     void fast
@@ -166,6 +164,10 @@ export class SshFastPath {
   #newRunner(helper: string, bash: string): FastPathRunner {
     const host = this.#host;
     return new FastPathRunner({
+      sessionMark: host.sessionMark,
+      queueWhileStarting: true,
+      // Recorded as the job starts, on the host: an owner killed mid-call leaves it for `close`.
+      jobPrologue: host.groupsFile === undefined ? undefined : recordJobGroupLine(host.groupsFile),
       start: (snapshot) => {
         this.#helperGroup = undefined;
         const command = helperRemoteCommand({
@@ -197,22 +199,14 @@ export class SshFastPath {
         if (this.#stopped) return; // closing: the close sweep ends it
         void host.exec(`kill -s KILL -- -${pid} 2>/dev/null; true`).catch(() => undefined);
       },
+      adopt: (call) => this.#adopt(call),
+      sweep: ({ call, marks }, signal, graceMs) => this.#sweep(call, marks, signal, graceMs),
     });
   }
 
-  #tryRun(runner: FastPathRunner, request: FastCallRequest): FastCallHandle | undefined {
+  /** A call's groups for close, and a wait that tells a lost connection from the helper's death. */
+  #adopt(handle: FastCall): FastCall {
     const host = this.#host;
-    const marks = callMarks(host.sessionMark);
-    const handle = runner.tryRun({
-      ...request,
-      script: markedJob(
-        marks.call,
-        // Recorded as the job starts, on the host: an owner killed mid-call leaves it for `close`.
-        host.groupsFile === undefined ? request.script : `${recordJobGroupLine(host.groupsFile)}\n${request.script}`,
-      ),
-    });
-    if (!(handle instanceof FastCall)) return handle;
-    this.#marks.set(handle, marks);
     const channel = this.#channel;
     // sshd's shell exec'd into the helper: its pid is the session every job of this helper lives in.
     const session = this.#helperGroup;
@@ -240,17 +234,16 @@ export class SshFastPath {
     return handle;
   }
 
-  /** The helper signals the job's group first (so a killed call never commits), then the host's sweep. */
-  async kill(call: FastCall, signal: KillSignal, graceMs = 1000): Promise<boolean> {
-    await call.signal(signal);
-    const marks = this.#marks.get(call);
+  /** Undefined when the handle is not one of this session's fast-path calls. */
+  kill(handle: object, signal: KillSignal, graceMs = 1000): Promise<boolean> | undefined {
+    return this.#runner?.kill(handle, signal, graceMs);
+  }
+
+  /** After the helper's signal: the host's sweep of the job's group, tree and mark, over the master. */
+  async #sweep(call: FastCall, marks: CallMarks, signal: KillSignal, graceMs: number): Promise<boolean> {
     const pid = call.pid;
     const script = sweepScript(
-      {
-        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
-        root: pid,
-        groups: pid === undefined ? [] : [pid],
-      },
+      { marks: [`${CALL_MARK}=${marks.call}`], root: pid, groups: pid === undefined ? [] : [pid] },
       signal,
       graceMs,
     );

@@ -25,7 +25,6 @@ import { shellQuote } from "../../core/script.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
 import type { FastPath, KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
-import { FastCall } from "../shared/fast-path/helper-client.js";
 import { SshFastPath } from "./fast-path.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
 import { FileSync } from "../../sync/file-sync.js";
@@ -277,7 +276,8 @@ export class SshTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
-    if (handle instanceof FastCall) return (await this.#fast?.kill(handle, signal, graceMs)) === true;
+    const fast = this.#fast?.kill(handle, signal, graceMs);
+    if (fast !== undefined) return fast;
     const call = handle as SshCall;
     call.markKilled();
     // A call stopped right after it began may not have reported its group yet:

@@ -89,14 +89,3 @@ export function extensionOf(path: string): string {
   const dot = name.lastIndexOf(".");
   return dot <= 0 ? "" : name.slice(dot).toLowerCase();
 }
-
-/** True for a NUL byte, or when more than 30 % of the sample are control characters other than tab, LF, CR, FF. */
-export function looksBinary(sample: Uint8Array): boolean {
-  if (sample.length === 0) return false;
-  let control = 0;
-  for (const byte of sample) {
-    if (byte === 0) return true;
-    if ((byte < 32 && byte !== 9 && byte !== 10 && byte !== 13 && byte !== 12) || byte === 127) control++;
-  }
-  return control / sample.length > 0.3;
-}

@@ -11,7 +11,8 @@ import { z } from "zod";
 import { redactorFor } from "../shared/redaction.js";
 import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
 import { parseFramed, quotePath, runOnBackend } from "../shared/backend-io.js";
-import { BINARY_EXTENSIONS, IMAGE_EXTENSIONS, extensionOf, looksBinary } from "./file-kinds.js";
+import { looksBinary } from "../../core/binary.js";
+import { BINARY_EXTENSIONS, IMAGE_EXTENSIONS, extensionOf } from "./file-kinds.js";
 import { similarNames } from "./similar-names.js";
 
 export const READ_DEFAULT_LIMIT = 500;

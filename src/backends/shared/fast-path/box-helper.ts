@@ -13,6 +13,7 @@ import { SESSION_MARK } from "../../../core/call-marks.js";
 import type { HelperStream } from "./helper-client.js";
 import { BASH_FROM_BOX, helperArgs } from "./helper-argv.js";
 import { staticHelperFor, type StaticHelper } from "./helper-path.js";
+import { passOnDebugLog } from "./helper-stderr.js";
 import { framesToLines, linesToBytes } from "./text-frames.js";
 
 /** A long-lived program in the box, as the backend started it. */
@@ -130,14 +131,16 @@ export function pidFromStderr(stream: Readable, onPid: (pid: number) => void): (
   let found = false;
   const onData = (chunk: Buffer): void => {
     text = (text + chunk.toString("latin1")).slice(-4096);
-    if (found) return;
+    if (found) return passOnDebugLog(chunk);
     const line = /^(\d+)\n/.exec(text);
     if (line) {
       found = true;
       onPid(Number(line[1]));
       text = text.slice(line[0].length);
+      passOnDebugLog(text);
     } else if (text.length > 64) {
       found = true;
+      passOnDebugLog(text);
     }
   };
   stream.on("data", onData);

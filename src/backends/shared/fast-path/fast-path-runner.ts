@@ -1,23 +1,48 @@
 /**
- * The fast path's lifecycle for one session, for any backend that can start
- * the helper on a byte stream (docs/fast-path.md). It starts the helper in
- * the background, hands calls to it while it is alive, and answers
- * "undefined: use the plain path" whenever it is not: never started, could
- * not start, died. A dead helper is started again in the background, after a
- * delay that grows with each failure in a row.
+ * The fast path's lifecycle for one session, the same on every backend
+ * (docs/fast-path.md): it starts the helper in the background, hands calls
+ * to it while it is alive, and answers "undefined: use the plain path"
+ * whenever it is not: never started, could not start, died. A dead helper
+ * is started again in the background, after a delay that grows with each
+ * failure in a row. Each call gets its own mark (the job exports it first)
+ * and a kill is the helper's `K` frame first, so a killed call never
+ * commits, then the backend's sweep. A backend says only how to start its
+ * helper, what to track of a call, and how to sweep one.
  */
 
-import type { FastCallHandle, FastCallRequest, FastPath } from "../../../core/transport.js";
-import { HelperClient, type FastCall, type HelperFailure, type HelperStream } from "./helper-client.js";
+import { callMarks, type CallMarks } from "../../../core/call-marks.js";
+import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../../core/transport.js";
+import { markedJob } from "./helper-argv.js";
+import type { FastCall } from "./helper-client.js";
+import { HelperClient, type HelperFailure, type HelperStream } from "./helper-client.js";
 import { defaultWarn, warnUnavailable } from "./unavailable.js";
 
-export interface FastPathRunnerOptions {
-  /** Starts the helper for this snapshot; throws or returns undefined when it cannot. */
+/** A call the runner handed out: the helper's call, its marks, and the handle the session holds. */
+export interface RunningCall {
+  call: FastCall;
+  marks: CallMarks;
+  handle: FastCallHandle;
+}
+
+export interface FastPathHost {
+  /** The session's mark, which every call's own mark goes with. */
+  sessionMark: string;
+  /** Starts the helper for this snapshot (copying it in first where needed); throws or returns undefined when it cannot. */
   start(snapshot: string): HelperStream | undefined;
   /** A started job whose helper died: kill its group (the call's kill guarantees). */
   onOrphan(pid: number): void;
-  /** Called with each new call, for the backend to track (groups, marks). */
-  onCall?(call: FastCall): void;
+  /**
+   * True: a call waits in the helper while it starts (local and ssh, where
+   * that takes milliseconds). False: until it is ready calls take the plain
+   * path (a box or container, where copying it in takes longer than an exec).
+   */
+  queueWhileStarting: boolean;
+  /** What the job runs before the command (ssh: record its group on the host). */
+  jobPrologue?: string | undefined;
+  /** The backend's bookkeeping of a new call (groups, a wait that checks the box); returns the handle the session gets. */
+  adopt?(call: FastCall, marks: CallMarks): FastCallHandle;
+  /** Ends what is left of a call once the helper has signalled its group; true when nothing of it runs. */
+  sweep(running: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean>;
   /** Told once per failure why the helper was given up (default: a process warning). */
   warn?(message: string): void;
 }
@@ -29,7 +54,8 @@ export const RESTART_DELAY_MS = 200;
 export const MAX_RESTART_DELAY_MS = 30_000;
 
 export class FastPathRunner implements FastPath {
-  readonly #options: FastPathRunnerOptions;
+  readonly #options: FastPathHost;
+  readonly #calls = new WeakMap<object, RunningCall>();
   #client: HelperClient | undefined;
   #snapshot: string | undefined;
   #failures = 0;
@@ -37,7 +63,7 @@ export class FastPathRunner implements FastPath {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
-  constructor(options: FastPathRunnerOptions) {
+  constructor(options: FastPathHost) {
     this.#options = options;
   }
 
@@ -71,6 +97,34 @@ export class FastPathRunner implements FastPath {
   }
 
   tryRun(request: FastCallRequest): FastCallHandle | undefined {
+    if (!this.#options.queueWhileStarting && !this.ready) {
+      if (!this.running) this.prepare(request.snapshot);
+      return undefined;
+    }
+    const marks = callMarks(this.#options.sessionMark);
+    const prologue = this.#options.jobPrologue;
+    const call = this.#run(
+      request,
+      markedJob(marks.call, prologue ? `${prologue}\n${request.script}` : request.script),
+    );
+    if (call === undefined) return undefined;
+    const handle = this.#options.adopt?.(call, marks) ?? call;
+    this.#calls.set(handle, { call, marks, handle });
+    return handle;
+  }
+
+  /**
+   * Kills one of this runner's calls: the helper signals the job's group
+   * first (the job will not commit), then the backend's sweep. Undefined
+   * when the handle is not one of ours.
+   */
+  kill(handle: object, signal: KillSignal, graceMs: number): Promise<boolean> | undefined {
+    const running = this.#calls.get(handle);
+    if (running === undefined) return undefined;
+    return running.call.signal(signal).then(() => this.#options.sweep(running, signal, graceMs));
+  }
+
+  #run(request: FastCallRequest, script: string): FastCall | undefined {
     if (this.#stopped) return undefined;
     const client = this.#client;
     if (client?.alive !== true || this.#snapshot !== request.snapshot) {
@@ -78,9 +132,7 @@ export class FastPathRunner implements FastPath {
       return undefined;
     }
     try {
-      const call = client.run(request.script, request.stdin);
-      this.#options.onCall?.(call);
-      return call;
+      return client.run(script, request.stdin);
     } catch {
       return undefined;
     }

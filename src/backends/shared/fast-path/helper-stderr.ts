@@ -20,20 +20,28 @@ export function helperFlags(text: boolean): string[] {
   return [...(text ? ["-t"] : []), ...(debugTarget() === undefined ? [] : ["-v"])];
 }
 
+/**
+ * Passes what a helper said on stderr on to the debug log, when there is
+ * one: every backend's helper (local, docker, ssh, a box) logs the same way.
+ */
+export function passOnDebugLog(chunk: Buffer | string): void {
+  const target = debugTarget();
+  if (target === undefined || chunk.length === 0) return;
+  if (target === "1") process.stderr.write(chunk);
+  else
+    try {
+      appendFileSync(target, chunk, { mode: 0o600 });
+    } catch {
+      // a log that cannot be written is not the session's failure
+    }
+}
+
 /** Keeps the last 2 KiB the helper wrote on stderr (and passes its debug log on); returns the reader of the tail. */
 export function keepStderrTail(stream: Readable | null | undefined): () => string {
   let tail = "";
-  const target = debugTarget();
   stream?.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-TAIL_BYTES);
-    if (target === undefined) return;
-    if (target === "1") process.stderr.write(chunk);
-    else
-      try {
-        appendFileSync(target, chunk, { mode: 0o600 });
-      } catch {
-        // a log that cannot be written is not the session's failure
-      }
+    passOnDebugLog(chunk);
   });
   stream?.on("error", () => undefined);
   (stream as unknown as { unref?(): void } | null | undefined)?.unref?.();
