@@ -19,10 +19,10 @@
 import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
 import { pureCommandWords } from "./pure-command.js";
 import {
-  ansiQuote,
   ENABLE_BUILTINS,
   enterCwd,
   NEXT_CWD,
+  oneLine,
   quoteCwd,
   saveFailed,
   shellQuote,
@@ -33,7 +33,7 @@ import {
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 /**
- * The launcher: `bash -c LAUNCHER bash DIR`, stdin the helper's control pipe,
+ * The launcher: `bash -c LAUNCHER bash DEFINITIONS DIR` (helper-argv.ts), stdin the helper's control pipe,
  * stdout its report pipe. One compound command, parsed before the snapshot
  * defines any alias or function; every command word is a keyword or
  * `builtin`. It never runs user code: each call runs in a background job, a
@@ -53,16 +53,18 @@ import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
  * it with the fork instead of parsing it again.
  */
 export function buildLauncherScript(): string {
-  // Parsed when it runs, after the snapshot, with the snapshot's aliases off.
-  const definitions = [jobDefinitions(), "builtin set -m +e +u +x +v", "builtin printf 'H\\n'"].join("\n");
   // One line: the job's `eval` stands on line 1 (as the call script's own
   // does), so a command's messages and $LINENO count from its first line.
+  // The definitions come as $1 (jobDefinitions()): parsed when they run, after
+  // the snapshot, with its aliases off (a `$'…'` literal here would cost a
+  // decoding at every launcher start).
   return [
     "{",
     // The snapshot is sourced on the line that turns its aliases off: that line is parsed before it.
-    '__swl_d=$1; builtin set --; builtin source "$__swl_d/base.sh" >/dev/null 2>&1;',
+    '__swl_d=$2 __swl_defs=$1; builtin set --; builtin source "$__swl_d/base.sh" >/dev/null 2>&1;',
     `${UNSHADOW}; __sw_al=; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases;`,
-    `builtin eval ${ansiQuote(definitions)};`,
+    'builtin eval "$__swl_defs"; builtin unset -v __swl_defs;',
+    "builtin set -m +e +u +x +v; builtin printf 'H\\n';",
     // TMOUT would be read's default timeout.
     "while TMOUT= IFS=' ' builtin read -r __swl_t __swl_id __swl_a; do",
     "if [[ $__swl_t == C ]]; then",
@@ -161,7 +163,7 @@ export function buildFastCallScript(plan: FastCallPlan): string {
   ];
   // One line: the command's `eval` stands on line 1 (see buildLauncherScript).
   return (
-    `__sw_jpid=$BASHPID __sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit=; builtin eval ${ansiQuote(setup.join("\n"))}; ` +
+    `__sw_jpid=$BASHPID __sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit=; ${oneLine(setup)}; ` +
     `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}`
   );
 }

@@ -57,6 +57,18 @@ export function ansiQuote(value: string): string {
   return `$'${escaped}'`;
 }
 
+/**
+ * Joins script lines into one, for lines that are each a whole command or
+ * end in a word after which a newline is only a space (`then`, `else`, `do`).
+ * No line may hold a newline of its own (a quoted one included).
+ */
+export function oneLine(lines: readonly string[]): string {
+  return lines.reduce(
+    (joined, line) => (joined === "" ? line : `${joined}${/\b(then|else|do)$/.test(joined) ? " " : "; "}${line}`),
+    "",
+  );
+}
+
 /** Quote a cwd for `cd`, leaving a leading `~` for bash to expand on the backend. */
 export function quoteCwd(cwd: string): string {
   if (cwd === "~") return "~";
