@@ -43,21 +43,6 @@ export function shellQuote(value: string): string {
 }
 
 /**
- * Quote a script as one line (`$'…'`, newlines as `\n`): `builtin eval` of it
- * runs the script without moving the line the command after it stands on.
- */
-export function ansiQuote(value: string): string {
-  let escaped = "";
-  for (const c of value) {
-    const code = c.charCodeAt(0);
-    if (c === "\\" || c === "'") escaped += `\\${c}`;
-    else if (code < 0x20 || code === 0x7f) escaped += `\\x${code.toString(16).padStart(2, "0")}`;
-    else escaped += c;
-  }
-  return `$'${escaped}'`;
-}
-
-/**
  * Joins script lines into one, for lines that are each a whole command or
  * end in a word after which a newline is only a space (`then`, `else`, `do`).
  * No line may hold a newline of its own (a quoted one included).
@@ -240,6 +225,8 @@ interface OuterOptions {
   commit: boolean;
   /** The inner shell cannot restore the user's umask from a snapshot: hand the outer's over. */
   passUmask: boolean;
+  /** A script the inner shell gets as $1 (before the umask), to `eval` without moving its own line numbers. */
+  rest?: string;
   /** The whole stdin (secret line first) embedded in the script, for backends without one. */
   embeddedStdin?: Uint8Array;
   callId: string;
@@ -257,11 +244,16 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
     lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
   lines.push("IFS= builtin read -r __sw_key || builtin exit 125");
   // `bash` is the inner shell's $0, the name its messages start with, as in a terminal.
-  let args = " bash";
+  let params = "";
+  if (options.rest !== undefined) {
+    lines.push(`__sw_rest=${shellQuote(options.rest)}`);
+    params += ' "$__sw_rest"';
+  }
   if (options.passUmask) {
     lines.push("__sw_um=$(builtin umask)");
-    args = ' bash "$__sw_um"';
+    params += ' "$__sw_um"';
   }
+  const args = ` bash${params}`;
   if (options.commit) {
     // The pending file is made here, private, so the inner shell never changes its umask to write it.
     lines.push(
@@ -276,7 +268,7 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   lines.push(
     Buffer.byteLength(options.inner) > 100_000
       ? // A script file is its own $0: the arguments start at $1.
-        `${bash} <(builtin printf %s "$__sw_inner")${options.passUmask ? ' "$__sw_um"' : ""}${stdin}`
+        `${bash} <(builtin printf %s "$__sw_inner")${params}${stdin}`
       : `${bash} -c "$__sw_inner"${args}${stdin}`,
     "__sw_rc=$? __sw_out=N",
   );
@@ -364,7 +356,7 @@ export function buildCommandScript(plan: CommandPlan): string {
   const isolated = plan.isolated === true;
   const load = plan.snapshotReady
     ? `builtin source ${shellQuote(plan.paths.snapshot)} >/dev/null 2>&1 || builtin echo 'shellwright: the session snapshot is missing; the session state was reset' >&2; `
-    : 'builtin umask "$1"; ';
+    : 'builtin umask "$2"; ';
   const rest = [...enterCwd(plan)];
   if (!isolated) {
     rest.push(
@@ -380,10 +372,12 @@ export function buildCommandScript(plan: CommandPlan): string {
   const inner =
     `__sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit= __sw_al=; ` +
     `${load}__sw_uexit=; ${UNSHADOW}; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases; ` +
-    `builtin eval ${ansiQuote(rest.join("\n"))}; ` +
+    // The rest comes as $1 (outerScript): the command sees no positional parameter.
+    'builtin eval "$1"; builtin set --; ' +
     `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval ${shellQuote(plan.command)}${plan.stdinOnPipe ? "" : " 0</dev/null"}`;
   return outerScript(plan, {
     inner,
+    rest: rest.join("\n"),
     login: !plan.snapshotReady,
     innerStdin: plan.stdinOnPipe ? "" : " 0</dev/null",
     reportPid: plan.reportPid,
