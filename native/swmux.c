@@ -646,17 +646,21 @@ static void finish(struct call *k, int wstatus) {
   char *s = NULL;
   size_t n = 0, ok = 0;
   const char *after = NULL;
-  int same = 0;
+  int same = 0, failed = 0;
   if (fd >= 0) {
     s = slurp_fd(fd, &n);
     close(fd);
     /* "#OK STATUS CWD" ends a complete dump; "#SAME STATUS" replaces one for
-     * a command that cannot have changed the state (the cwd stays, too). */
+     * a command that cannot have changed the state (the cwd stays, too).
+     * "#F STATUS WHY" at the start: the dump failed (written over what it got
+     * to, untruncated); WHY goes to Node in the cwd field, uncommitted. */
     const char *o = last_line(s, n, &ok);
-    same = o && strncmp(o, "#SAME ", 6) == 0;
+    failed = n > 3 && memcmp(s, "#F ", 3) == 0 && memchr(s, '\n', n);
+    if (failed) o = s;
+    same = !failed && o && strncmp(o, "#SAME ", 6) == 0;
     char *end = NULL;
     long ec = 0;
-    if (o && (same || strncmp(o, "#OK ", 4) == 0)) ec = strtol(o + (same ? 6 : 4), &end, 10);
+    if (o && (failed || same || strncmp(o, "#OK ", 4) == 0)) ec = strtol(o + (failed ? 3 : same ? 6 : 4), &end, 10);
     if (end && *end == (same ? '\n' : ' ')) {
       after = end;
       if (!k->killed && wstatus < 0) status = (int)ec;
@@ -678,7 +682,13 @@ static void finish(struct call *k, int wstatus) {
       return;
     }
   }
-  if (after && !k->killed) {
+  if (after && !k->killed && failed) {
+    const char *nl = memchr(after, '\n', (size_t)(s + n - after));
+    size_t cl = (size_t)(nl - (after + 1));
+    if (cl >= sizeof cwd) cl = 0;
+    memcpy(cwd, after + 1, cl);
+    cwd[cl] = 0;
+  } else if (after && !k->killed) {
     if (!same) {
       size_t cl = (size_t)(s + n - 1 - (after + 1));
       /* Longer than any cwd we carry: none, and Node keeps the one it knew. */
@@ -701,7 +711,9 @@ static void finish(struct call *k, int wstatus) {
         s = NULL;
         restart = 1;
       } else {
+        /* Not saved: Node says so (an uncommitted call with a cwd field). */
         committed = 0;
+        strcpy(cwd, "rename");
       }
     }
   }
@@ -788,7 +800,9 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   int has = p[0] ? 1 : 0;
   const char *body = (const char *)p + 5;
   /* The dump file exists before the job, private: it becomes the snapshot (mode 0600) by a rename. */
-  if ((has && write_file(ip, body, sl)) || write_file(cp, body + sl, len - 5 - sl) || write_file(sp, "", 0)) {
+  /* With room for the job's "#F" line even if its command fills the disk (SAVE_FAILED in script.ts). */
+  static const char reserve[4096];
+  if ((has && write_file(ip, body, sl)) || write_file(cp, body + sl, len - 5 - sl) || write_file(sp, reserve, sizeof reserve)) {
     remove_files(id);
     answer(id, 125, 0, 0, 0, 0, "");
     return;

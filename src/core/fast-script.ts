@@ -18,11 +18,22 @@
 
 import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
 import { pureCommandWords } from "./pure-command.js";
-import { enterCwd, NEXT_CWD, quoteCwd, shellQuote, TRAP_FUNCTION, UNSHADOW, type CommandPlan } from "./script.js";
+import {
+  ENABLE_BUILTINS,
+  enterCwd,
+  NEXT_CWD,
+  oneLine,
+  quoteCwd,
+  saveFailed,
+  shellQuote,
+  TRAP_FUNCTION,
+  UNSHADOW,
+  type CommandPlan,
+} from "./script.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 /**
- * The launcher: `bash -c LAUNCHER bash DIR`, stdin the helper's control pipe,
+ * The launcher: `bash -c LAUNCHER bash DEFINITIONS DIR` (helper-argv.ts), stdin the helper's control pipe,
  * stdout its report pipe. One compound command, parsed before the snapshot
  * defines any alias or function; every command word is a keyword or
  * `builtin`. It never runs user code: each call runs in a background job, a
@@ -42,32 +53,37 @@ import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
  * it with the fork instead of parsing it again.
  */
 export function buildLauncherScript(): string {
+  // One line: the job's `eval` stands on line 1 (as the call script's own
+  // does), so a command's messages and $LINENO count from its first line.
+  // The definitions come as $1 (jobDefinitions()): parsed when they run, after
+  // the snapshot, with its aliases off (a `$'…'` literal here would cost a
+  // decoding at every launcher start).
   return [
     "{",
-    '__swl_d=$1; builtin set --; builtin source "$__swl_d/base.sh" >/dev/null 2>&1',
-    `${UNSHADOW}; __sw_al=; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases`,
-    jobDefinitions(),
-    "builtin set -m +e +u +x +v",
-    "builtin printf 'H\\n'",
+    // The snapshot is sourced on the line that turns its aliases off: that line is parsed before it.
+    '__swl_d=$2 __swl_defs=$1; builtin set --; builtin source "$__swl_d/base.sh" >/dev/null 2>&1;',
+    `${UNSHADOW}; __sw_al=; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases;`,
+    'builtin eval "$__swl_defs"; builtin unset -v __swl_defs;',
+    "builtin set -m +e +u +x +v; builtin printf 'H\\n';",
     // TMOUT would be read's default timeout.
     "while TMOUT= IFS=' ' builtin read -r __swl_t __swl_id __swl_a; do",
-    "  if [[ $__swl_t == C ]]; then",
-    "    __swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i",
+    "if [[ $__swl_t == C ]]; then",
+    "__swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i;",
     // Redirections on the subshell itself: they happen in the child (`builtin exec >x` would not stick).
-    // Read and eval'd rather than sourced: error messages then say `bash: line N:` as on the plain path.
+    // Read and eval'd rather than sourced: error messages then say `bash:` as on the plain path.
     // The job reports its own start before any of the command runs: a command that kills the launcher
     // at once (`kill -9` of its parent) must not leave the helper unsure whether it ran.
-    '    ( builtin printf \'S %s %s\\n\' "$__swl_id" "$BASHPID" >&3; builtin exec 3>&-; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
-    "  elif [[ $__swl_t == W ]]; then",
+    '( builtin printf \'S %s %s\\n\' "$__swl_id" "$BASHPID" >&3; builtin exec 3>&-; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
+    "elif [[ $__swl_t == W ]]; then",
     // The shell reaped the job when it exited and kept its status for this `wait`.
-    '    builtin wait "$__swl_a" 2>/dev/null; builtin printf \'E %s %s\\n\' "$__swl_id" "$?"',
-    "  elif [[ $__swl_t == F ]]; then",
+    'builtin wait "$__swl_a" 2>/dev/null; builtin printf \'E %s %s\\n\' "$__swl_id" "$?";',
+    "elif [[ $__swl_t == F ]]; then",
     // PIDs only (the helper writes them); all exited, so this never blocks.
-    "    builtin wait $__swl_id $__swl_a 2>/dev/null",
-    "  fi",
-    "done",
+    "builtin wait $__swl_id $__swl_a 2>/dev/null;",
+    "fi;",
+    "done;",
     "}",
-  ].join("\n");
+  ].join(" ");
 }
 
 /**
@@ -103,8 +119,15 @@ const CAPTURE = "__sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS";
  * can take it by setting `__sw_pure`; and a pure command defines no function
  * or alias, so `builtin` is still the launcher's.
  */
+/** What every epilogue runs first: the builtins it needs back on and unshadowed, the user's shell options off. */
+const GUARD = `${ENABLE_BUILTINS}; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN`;
+/** The same after the user's EXIT trap ran. */
+const GUARD_AFTER_TRAP = `${ENABLE_BUILTINS}; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap`;
+/** The user's own EXIT trap, run as the command's shell would have. */
+const USER_EXIT_TRAP = `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${GUARD_AFTER_TRAP}; } 2>/dev/null; }`;
+
 function fastEpilogue(pure: boolean): string {
-  const guard = `${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN`;
+  const guard = GUARD;
   return [
     ...(pure
       ? [
@@ -114,17 +137,17 @@ function fastEpilogue(pure: boolean): string {
           `{ ${guard}; } 2>/dev/null`,
         ]
       : [`{ ${CAPTURE}; ${guard}; } 2>/dev/null`]),
-    `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
+    USER_EXIT_TRAP,
     NEXT_CWD,
     "__sw_h=${__sw_next//[%]/%25}; __sw_h=${__sw_h//$'\\n'/%0A}",
     `builtin unset -v ${CALL_MARK} ${SESSION_MARK} 2>/dev/null`,
     CAPTURE_UMASK_LINE,
     // Everything the rest needs moves to the positional parameters, so no wrapper variable reaches the dump.
     'builtin set -- "$__sw_ec" "$__sw_h" "$__sw_next" "$__sw_fl" "$__sw_bo" "$__sw_um" "$__swl_d/$__swl_id.s"',
-    'builtin unset -v "${!__sw_@}" "${!__swl_@}"; __sw_um=$6',
-    "{ [[ :$5: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; [[ $4 != *x* ]] || builtin set -x; [[ $4 != *v* ]] || builtin set -v; " +
+    `builtin unset -v "\${!__sw_@}" "\${!__swl_@}"; __sw_um=$6; builtin trap '' XFSZ; __sw_why=open`,
+    "{ __sw_why=; [[ :$5: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; [[ $4 != *x* ]] || builtin set -x; [[ $4 != *v* ]] || builtin set -v; " +
       stateDumpLines().join("; ") +
-      `; builtin printf '__sw_scwd=%q\\n' "$3"; builtin set +x +v; builtin printf '#OK %s %s\\n' "$1" "$2"; } >| "$7" 2>/dev/null || builtin exit 125`,
+      `; builtin printf '__sw_scwd=%q\\n' "$3"; builtin set +x +v; builtin printf '#OK %s %s\\n' "$1" "$2"; } >| "$7" 2>/dev/null || ${saveFailed('"$1"', '"$7"')}`,
     'builtin exit "$1"',
   ].join("\n");
 }
@@ -136,10 +159,9 @@ function fastEpilogue(pure: boolean): string {
  * anything.
  */
 function isolatedEpilogue(): string {
-  const guard = `${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN`;
   return [
-    `{ ${CAPTURE}; ${guard}; } 2>/dev/null`,
-    `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
+    `{ ${CAPTURE}; ${GUARD}; } 2>/dev/null`,
+    USER_EXIT_TRAP,
     `{ builtin printf '#SAME %s\\n' "$__sw_ec" >| "$__swl_d/$__swl_id.s" || builtin exit 125; } 2>/dev/null`,
     'builtin exit "$__sw_ec"',
   ].join("\n");
@@ -160,12 +182,15 @@ export function buildFastCallScript(plan: FastCallPlan): string {
       : [
           `__sw_pure=1; for __sw_w in ${words.map(shellQuote).join(" ")}; do builtin declare -F -- "$__sw_w" >/dev/null || [[ -n \${BASH_ALIASES[$__sw_w]+x} ]] && __sw_pure=; done`,
         ];
-  return [
-    `__sw_jpid=$BASHPID __sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit=`,
+  const setup = [
     ...enterCwd(commandPlan),
     ...pureCheck,
     // The epilogue and the `trap` function come with the launcher (parsed once per state).
     `__sw_epi=$${plan.isolated === true ? "__swl_epii" : words === undefined ? "__swl_epi" : "__swl_epip"}; builtin trap "$__sw_epi" EXIT`,
-    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval -- ${shellQuote(plan.command)}`,
-  ].join("\n");
+  ];
+  // One line: the command's `eval` stands on line 1 (see buildLauncherScript).
+  return (
+    `__sw_jpid=$BASHPID __sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit=; ${oneLine(setup)}; ` +
+    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval -- ${shellQuote(plan.command)}`
+  );
 }

@@ -43,6 +43,18 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * Joins script lines into one, for lines that are each a whole command or
+ * end in a word after which a newline is only a space (`then`, `else`, `do`).
+ * No line may hold a newline of its own (a quoted one included).
+ */
+export function oneLine(lines: readonly string[]): string {
+  return lines.reduce(
+    (joined, line) => (joined === "" ? line : `${joined}${/\b(then|else|do)$/.test(joined) ? " " : "; "}${line}`),
+    "",
+  );
+}
+
 /** Quote a cwd for `cd`, leaving a leading `~` for bash to expand on the backend. */
 export function quoteCwd(cwd: string): string {
   if (cwd === "~") return "~";
@@ -64,9 +76,26 @@ export interface MarkerPayload {
   committed: boolean;
   cwd?: string;
   stamp?: number;
+  /** `F<why>`: the call completed but its state could not be saved; why, in words. */
+  saveFailed?: string;
+}
+
+/**
+ * Why a dump failed, from what SAVE_FAILED wrote after `#F STATUS ` (or
+ * the helper's `rename`): `open`, `limit` or `write`, then the hard `ulimit -f`.
+ */
+export function describeSaveFailure(code: string): string {
+  const [why, hardLimit] = code.split(" ");
+  if (why === "open") return "its file could not be opened (too few open files under `ulimit -n`?)";
+  if (why === "limit") return "the file size limit (`ulimit -f`) is too small for it";
+  if (why === "rename") return "it could not be moved into place";
+  if (hardLimit !== undefined && /^[0-9]+$/.test(hardLimit))
+    return `the file size limit (\`ulimit -f ${hardLimit}\`) is too small for it`;
+  return "writing it failed (is the state directory full?)";
 }
 
 export function parseMarkerPayload(payload: string): MarkerPayload {
+  if (payload.startsWith("F")) return { committed: false, saveFailed: describeSaveFailure(payload.slice(1)) };
   const match = /^C([0-9.,]*):([\s\S]*)$/.exec(payload);
   if (match === null) return { committed: false };
   const cwd = match[2]!.replace(/%(25|0A)/g, (_, code: string) => (code === "25" ? "%" : "\n"));
@@ -100,13 +129,47 @@ export const UNSHADOW =
   "__sw_px=$SHELLOPTS; POSIXLY_CORRECT=1; \\unset -f builtin command; \\unset POSIXLY_CORRECT; " +
   "[[ :$__sw_px: != *:posix:* ]] || \\builtin set -o posix";
 
+/** Every builtin the epilogue and the dump run: a command may have disabled them (`enable -n`). */
+const EPILOGUE_BUILTINS = "alias builtin cd declare echo eval exit printf read set shopt trap ulimit unset";
+
+/**
+ * Turns the epilogue's builtins back on (`builtin` itself too, through plain
+ * `enable`, if it was the one disabled). They are not part of the state: each
+ * call's shell starts with all of them.
+ */
+export const ENABLE_BUILTINS = `\\builtin enable ${EPILOGUE_BUILTINS} 2>/dev/null || \\enable ${EPILOGUE_BUILTINS} 2>/dev/null`;
+
+/**
+ * What the dump group runs when it failed (`{ …dump…; } >| FILE || …`): it
+ * writes `#F STATUS WHY HARD-F` over the start of FILE, without truncating it
+ * (so a full disk still has the blocks it had), and exits 125. WHY is what
+ * `__sw_why` says (`open`: the group's redirection failed; `limit`: even the
+ * limit lines did not fit) or `write`; HARD-F lets Node name a hard file size
+ * limit. Both limits are raised first so that this line can be written.
+ */
+export function saveFailed(status: string, file: string): string {
+  return (
+    // No redirection before the raise: with too few files one would fail.
+    "{ builtin ulimit -S -n hard; builtin ulimit -S -f hard; " +
+    `{ builtin printf '#F %s %s ' ${status} "\${__sw_why:-write}"; builtin ulimit -H -f; } 1<> ${file} 2>/dev/null; builtin exit 125; }`
+  );
+}
+
+/** Room the dump file is given before the call, so that a call that fills the disk still has a block for `#F`. */
+export const DUMP_RESERVE_BYTES = 4096;
+
 /**
  * The cwd the state records: the one the call moved to, else the session's
  * own. A read-only PWD makes `cd` fail: bash's own PWD is then the best there
- * is (the snapshot does not keep it read-only).
+ * is (the snapshot does not keep it read-only). A path longer than PATH_MAX
+ * (4096 on Linux) cannot be resolved nor entered again: the session stays
+ * where it was, and says so.
  */
 export const NEXT_CWD =
-  '{ builtin cd -P . 2>/dev/null || [[ ${PWD@a} == *r* ]]; } && [[ $PWD != "$__sw_start" && -d $PWD ]] && __sw_next=$PWD || __sw_next=$__sw_scwd';
+  '{ builtin cd -P . 2>/dev/null || [[ ${PWD@a} == *r* ]]; } && [[ $PWD != "$__sw_start" ]] && ' +
+  // `cd -P .` succeeds there, but the path does not resolve: `-d` fails.
+  '{ [[ -d $PWD ]] || { ((${#PWD} < 4096)) || builtin echo "shellwright: the session stays in $__sw_scwd: the directory this call moved to has a path of ${#PWD} characters, longer than the system\'s limit (PATH_MAX, 4096)" >&2; false; }; } ' +
+  "&& __sw_next=$PWD || __sw_next=$__sw_scwd";
 
 function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunctions?: boolean }): string {
   const pending = shellQuote(pendingPaths(plan.paths, plan.callId).snapshot);
@@ -114,9 +177,9 @@ function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunct
     // Parsed with the user's aliases on (except `{`, an alias nobody should
     // define: the call's state is then not saved). xtrace of this group goes
     // to /dev/null, and it turns xtrace off for the rest.
-    `{ __sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN; } 2>/dev/null`,
+    `{ __sw_ec=$? __sw_fl=$- __sw_bo=$BASHOPTS; ${ENABLE_BUILTINS}; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; \\builtin unset -v __sw_epi; \\builtin trap - ERR DEBUG RETURN; } 2>/dev/null`,
     // The user's own EXIT trap (caught by the wrapper's `trap` function) runs first.
-    `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
+    `[[ -n \${__sw_uexit-} ]] && { [[ :$__sw_bo: != *:expand_aliases:* ]] || builtin shopt -s expand_aliases; builtin eval "$__sw_uexit"; { ${ENABLE_BUILTINS}; ${UNSHADOW}; \\builtin set +x +v +e +u; \\builtin shopt -u expand_aliases; \\builtin unset -f trap; } 2>/dev/null; }`,
     NEXT_CWD,
     // Only `%` and newline are encoded: the outer shell reads this header line with `read -r`.
     "__sw_h=${__sw_next//[%]/%25}; __sw_h=${__sw_h//$'\\n'/%0A}",
@@ -132,9 +195,12 @@ function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunct
   }
   const body = options.dump ? ["", ...stateDumpLines()] : [];
   lines.push(
+    // A write past `ulimit -f` must fail (and be reported), not kill the shell.
+    "builtin trap '' XFSZ; __sw_why=open",
     // The shell's own options are put back for the dump only: its trace lands in /dev/null.
-    `{ builtin printf '#%s %s\\n' "$__sw_ec" "$__sw_h"${options.dump ? `; ${restoreOptions}` : ""}${body.join("; ")}; ` +
-      `builtin printf '__sw_scwd=%q\\n' "$__sw_next"; builtin set +x +v; } >| ${pending} 2>/dev/null || builtin exit 125`,
+    // The group's status is its last write's: a dump cut short is never committed.
+    `{ __sw_why=; builtin printf '#%s %s\\n' "$__sw_ec" "$__sw_h"${options.dump ? `; ${restoreOptions}` : ""}${body.join("; ")}; ` +
+      `builtin set +x +v; builtin printf '__sw_scwd=%q\\n' "$__sw_next"; } >| ${pending} 2>/dev/null || ${saveFailed('"$__sw_ec"', pending)}`,
     "builtin exit 0",
   );
   if (options.filterPrivateFunctions) {
@@ -160,6 +226,8 @@ interface OuterOptions {
   commit: boolean;
   /** The inner shell cannot restore the user's umask from a snapshot: hand the outer's over. */
   passUmask: boolean;
+  /** A script the inner shell gets as $1 (before the umask), to `eval` without moving its own line numbers. */
+  rest?: string;
   /** The whole stdin (secret line first) embedded in the script, for backends without one. */
   embeddedStdin?: Uint8Array;
   callId: string;
@@ -176,14 +244,22 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   if (options.embeddedStdin !== undefined)
     lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
   lines.push("IFS= builtin read -r __sw_key || builtin exit 125");
-  let args = "";
+  // `bash` is the inner shell's $0, the name its messages start with, as in a terminal.
+  let params = "";
+  if (options.rest !== undefined) {
+    lines.push(`__sw_rest=${shellQuote(options.rest)}`);
+    params += ' "$__sw_rest"';
+  }
   if (options.passUmask) {
     lines.push("__sw_um=$(builtin umask)");
-    args = ' bash "$__sw_um"';
+    params += ' "$__sw_um"';
   }
+  const args = ` bash${params}`;
   if (options.commit) {
     // The pending file is made here, private, so the inner shell never changes its umask to write it.
-    lines.push(`builtin umask 077; : >| ${shellQuote(pending)} || builtin exit 125`);
+    lines.push(
+      `builtin umask 077; builtin printf '%${DUMP_RESERVE_BYTES}s' '' >| ${shellQuote(pending)} 2>/dev/null || [[ -f ${shellQuote(pending)} ]] || builtin exit 125`,
+    );
   }
   // The inner shell counts itself again: it should see the level a single wrapper shell had.
   lines.push(`__sw_inner=${shellQuote(options.inner)}`, "((SHLVL > 0)) && SHLVL=$((SHLVL - 1))");
@@ -192,7 +268,8 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   // One argv string is capped at 128 KiB: a longer inner script is read from a pipe instead.
   lines.push(
     Buffer.byteLength(options.inner) > 100_000
-      ? `${bash} <(builtin printf %s "$__sw_inner")${args}${stdin}`
+      ? // A script file is its own $0: the arguments start at $1.
+        `${bash} <(builtin printf %s "$__sw_inner")${params}${stdin}`
       : `${bash} -c "$__sw_inner"${args}${stdin}`,
     "__sw_rc=$? __sw_out=N",
   );
@@ -205,9 +282,12 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
         `IFS= builtin read -r __sw_h < ${shellQuote(plan.paths.snapshot)} 2>/dev/null && [[ $__sw_h =~ $__sw_re ]] && __sw_c=\${BASH_REMATCH[2]}; __sw_out=C$__sw_t:$__sw_c; }`
       : "__sw_out=C:${BASH_REMATCH[2]}";
     lines.push(
-      "__sw_re='^#([0-9]+) (.*)$'",
+      "__sw_re='^#([0-9]+) (.*)$' __sw_fre='^#F ([0-9]+) (.*)$'",
       `if [[ $__sw_rc == 0 ]] && IFS= builtin read -r __sw_h < ${shellQuote(pending)} 2>/dev/null && [[ $__sw_h =~ $__sw_re ]]; then`,
       `  __sw_rc=\${BASH_REMATCH[1]}; ${commit}`,
+      // The dump failed (saveFailed): the command's own status, and why.
+      `elif [[ $__sw_rc == 125 ]] && IFS= builtin read -r __sw_h < ${shellQuote(pending)} 2>/dev/null && [[ $__sw_h =~ $__sw_fre ]]; then`,
+      "  __sw_rc=${BASH_REMATCH[1]} __sw_out=F${BASH_REMATCH[2]}",
       "fi",
     );
   }
@@ -277,28 +357,30 @@ export interface CommandPlan extends ScriptPlan {
 
 export function buildCommandScript(plan: CommandPlan): string {
   const isolated = plan.isolated === true;
-  const lines: string[] = [`__sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit= __sw_al=`];
-  // One line: parsed before the snapshot defines any alias or function.
   const load = plan.snapshotReady
     ? `builtin source ${shellQuote(plan.paths.snapshot)} >/dev/null 2>&1 || builtin echo 'shellwright: the session snapshot is missing; the session state was reset' >&2; `
-    : 'builtin umask "$1"; ';
-  lines.push(
-    `${load}__sw_uexit=; ${UNSHADOW}; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases`,
-    ...enterCwd(plan),
-  );
+    : 'builtin umask "$2"; ';
+  const rest = [...enterCwd(plan)];
   if (!isolated) {
-    lines.push(
+    rest.push(
       // Kept in a variable too, so the `trap` function can hide it from a listing.
       `__sw_epi=${shellQuote(epilogue(plan, { dump: plan.snapshotReady }))}; builtin trap "$__sw_epi" EXIT`,
       // A user `trap … EXIT` would replace the epilogue: it is kept aside and run first instead.
       TRAP_FUNCTION,
     );
   }
-  lines.push(
-    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval -- ${shellQuote(plan.command)}${plan.stdinOnPipe ? "" : " 0</dev/null"}`,
-  );
+  // One line, parsed before the snapshot defines any alias or function; the
+  // rest is parsed when it runs, with aliases off. The command's `eval` stands
+  // on line 1, so its messages and $LINENO count from its own first line.
+  const inner =
+    `__sw_scwd=${quoteCwd(plan.knownCwd ?? plan.cwd)} __sw_uexit= __sw_al=; ` +
+    `${load}__sw_uexit=; ${UNSHADOW}; [[ :$BASHOPTS: != *:expand_aliases:* ]] || __sw_al=1; builtin shopt -u expand_aliases; ` +
+    // The rest comes as $1 (outerScript): the command sees no positional parameter.
+    'builtin eval "$1"; builtin set --; ' +
+    `[[ -z $__sw_al ]] || builtin shopt -s expand_aliases; builtin eval -- ${shellQuote(plan.command)}${plan.stdinOnPipe ? "" : " 0</dev/null"}`;
   return outerScript(plan, {
-    inner: lines.join("\n"),
+    inner,
+    rest: rest.join("\n"),
     login: !plan.snapshotReady,
     innerStdin: plan.stdinOnPipe ? "" : " 0</dev/null",
     reportPid: plan.reportPid,

@@ -92,7 +92,8 @@ class FastEndDetector implements EndDetector {
   get payload(): string | undefined {
     const end = this.#end;
     if (end === undefined || end.killed) return undefined;
-    return end.committed ? `C:${end.cwd}` : "N";
+    // An uncommitted call's cwd field says why its dump failed, if it did.
+    return end.committed ? `C:${end.cwd}` : end.cwd === "" ? "N" : `F${end.cwd}`;
   }
 
   push(chunk: Uint8Array): Uint8Array {
@@ -222,6 +223,12 @@ export class Session extends EnvironmentBase {
     if (newCwd) this.setCwd(newCwd);
 
     let output = outcome.text;
+    const saveFailed = outcome.marker?.saveFailed;
+    if (saveFailed !== undefined)
+      output = appendNotice(
+        output,
+        `[shellwright: this call's state could not be saved: ${saveFailed}; the session keeps the state it had before this call]`,
+      );
     if (outcome.timedOut) output = appendNotice(output, `[Command timed out after ${formatSeconds(timeoutMs)}s]`);
     else if (outcome.interrupted) output = appendNotice(output, "[Command interrupted]");
     return {

@@ -15,7 +15,8 @@
  *   2. variables: before `set -a` comes back, which would export every one.
  *   3. functions, then 4. aliases: an alias defined first would be expanded a
  *      second time inside function bodies that `declare -f` prints expanded.
- *   5. `shopt -s expand_aliases`, `set -o` options, umask, soft ulimits.
+ *   5. `shopt -s expand_aliases`, `set -o` options, umask, soft ulimits
+ *      (printed first, as a function called here, see stateDumpLines).
  */
 
 /**
@@ -159,7 +160,19 @@ export function stateDumpLines(options: StateDumpOptions = {}): string[] {
       ? "builtin declare -f"
       : `((\${#${options.functionsArray}[@]})) && builtin declare -f -- "\${${options.functionsArray}[@]}"`;
   return [
-    // The user's shopt state first, before this dump changes two of them for its own matching.
+    // The soft limits first, while every limit is still the user's, as a
+    // function the restore calls last (a restored `-n` or `-v` would break the
+    // rest of it). They are read in the user's posix mode, the one they are
+    // restored in (`-f` and `-c` count 512-byte blocks there, 1024 elsewhere).
+    "builtin printf '__sw_lim() {\\n'",
+    `for __sw_k in ${SAVED_SOFT_LIMITS.join(" ")}; do builtin printf 'builtin ulimit -S -%s ' "$__sw_k"; builtin ulimit -S "-$__sw_k" || builtin echo; done`,
+    // Then a file size limit cannot cut the rest short: raised as far as it
+    // goes (the shell exits after the dump). A limit too small even for these
+    // lines has made every write so far fail, this one too: nothing more is
+    // written (SAVE_FAILED says why).
+    "builtin printf '}\\n' || __sw_why=limit",
+    "[[ -z ${__sw_why-} ]] && { builtin ulimit -f unlimited 2>/dev/null || builtin ulimit -S -f hard; }",
+    // The user's shopt state, before this dump changes two of them for its own matching.
     "builtin shopt -p",
     // Restoring the compatNN options sets BASH_COMPAT; the variables below bring it back if it was set.
     "builtin printf 'builtin unset -v BASH_COMPAT\\n'",
@@ -178,6 +191,6 @@ export function stateDumpLines(options: StateDumpOptions = {}): string[] {
     "builtin alias -p",
     "builtin printf 'builtin shopt -s expand_aliases\\nbuiltin set%s\\n' \"$__sw_o\"",
     "[[ -n $__sw_um ]] && builtin printf 'builtin umask %s\\n' \"$__sw_um\"",
-    `for __sw_k in ${SAVED_SOFT_LIMITS.join(" ")}; do builtin printf 'builtin ulimit -S -%s ' "$__sw_k"; builtin ulimit -S "-$__sw_k" || builtin echo; done`,
+    "builtin printf '__sw_lim; builtin unset -f __sw_lim\\n'",
   ];
 }

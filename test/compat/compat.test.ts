@@ -473,6 +473,77 @@ for (const backend of compatBackends) {
         });
       });
 
+      it("says when a call's state could not be saved under a file size limit, and keeps the state from before", async () => {
+        await withSession({}, async (session) => {
+          await session.execute("export KEPT=1; kept() { echo fine; }");
+          // Root with CAP_SYS_RESOURCE can lift a hard limit for the dump: the state is then saved.
+          const liftable = (await session.execute("(ulimit -f 2; ulimit -f unlimited) 2>/dev/null && echo yes")).output;
+          // Two 1 KiB blocks, hard: room for the dump's first lines, not the rest. The command ignores SIGXFSZ
+          // itself, so the dump's writes fail one by one: a snapshot cut short must still not be committed.
+          const cut = await session.execute("trap '' XFSZ; ulimit -f 2; export LOST=1; echo did");
+          if (liftable === "yes\n") {
+            expect(cut).toMatchObject({ output: "did\n", exitCode: 0 });
+            return;
+          }
+          expect(cut).toMatchObject({
+            output:
+              "did\n\n[shellwright: this call's state could not be saved: the file size limit (`ulimit -f 2`) is too small for it; the session keeps the state it had before this call]",
+            exitCode: 0,
+          });
+          expect((await session.execute("echo $KEPT ${LOST-unset}; kept; ulimit -f")).output).toBe(
+            "1 unset\nfine\nunlimited\n",
+          );
+          // A soft limit is the user's state like any other: kept, and no obstacle to the next dumps.
+          expect(await session.execute("ulimit -S -f 1; export SOFT=1; echo did")).toMatchObject({
+            output: "did\n",
+            exitCode: 0,
+          });
+          expect((await session.execute("echo $SOFT; ulimit -S -f")).output).toBe("1\n1\n");
+          expect((await session.execute("export MORE=1")).exitCode).toBe(0);
+          expect((await session.execute("echo $SOFT$MORE")).output).toBe("11\n");
+        });
+      });
+
+      it("saves the state of a call that disabled the builtins the dump uses", async () => {
+        await withSession({}, async (session) => {
+          expect(await session.execute("enable -n printf echo read declare; export AFTER=1")).toMatchObject({
+            output: "",
+            exitCode: 0,
+          });
+          expect((await session.execute('echo "$AFTER"')).output).toBe("1\n");
+          expect(await session.execute("enable -n builtin; export AFTER=2")).toMatchObject({ output: "", exitCode: 0 });
+          expect((await session.execute('echo "$AFTER"; type -t builtin')).output).toBe("2\nbuiltin\n");
+        });
+      });
+
+      it("says so when a call ends in a directory deeper than PATH_MAX, and stays where it was (issue 22.7)", async () => {
+        await withSession({}, async (session) => {
+          await session.execute(`mkdir -p ${scratch}/deep && cd ${scratch}`);
+          const name = "d".repeat(200);
+          const deep = await session.execute(
+            `cd ${scratch}/deep && for i in $(seq 25); do mkdir ${name} && cd ${name} || break; done; echo \${#PWD}`,
+          );
+          const length = Number(deep.output.split("\n")[0]);
+          expect(length).toBeGreaterThan(4096);
+          expect(deep.output).toBe(
+            `${length}\nshellwright: the session stays in ${scratch}: the directory this call moved to has a path of ${length} characters, longer than the system's limit (PATH_MAX, 4096)\n`,
+          );
+          expect(deep).toMatchObject({ exitCode: 0, cwd: scratch });
+          expect((await session.execute("pwd")).output).toBe(`${scratch}\n`);
+          await session.execute(`rm -rf ${scratch}/deep`);
+        });
+      });
+
+      it("counts line numbers from the command's first line, as a terminal does (issue 22.9)", async () => {
+        const missing = await run("nosuchcmd_sw");
+        expect(missing.exitCode).toBe(127);
+        expect(missing.output).toMatch(/^bash: (line 1: )?nosuchcmd_sw: command not found\n$/);
+        expect((await run("echo $LINENO")).output).toBe("1\n");
+        expect((await run("echo $LINENO\necho $LINENO; f() { echo $LINENO; }; f")).output).toBe("1\n2\n2\n");
+        expect((await run("echo $LINENO", { isolated: true })).output).toBe("1\n");
+        expect((await run('echo "$0 $#"')).output).toBe("bash 0\n");
+      });
+
       it("moves to the nearest existing ancestor when the session's directory is deleted", async () => {
         await run(`mkdir -p ${scratch}/doomed/deeper && cd ${scratch}/doomed/deeper`);
         await run(`rm -rf ${scratch}/doomed`);

@@ -65,9 +65,12 @@ export function launchScript(files: ProcessFiles, command: string, id: string, p
     "builtin trap : TERM",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
     `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}; exec 3>&-; fi`,
+    // The command's stderr reaches the log through fd 3; the wrapper's own is
+    // /dev/null while it waits, so bash's report of a command killed by a
+    // signal ("Terminated") is not taken for the command's output.
     pty === undefined
-      ? `( builtin eval -- ${shellQuote(command)} ) < "$__sw_in"`
-      : `${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in"`,
+      ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&-; } 3>&2 2>/dev/null`
+      : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in" 2>&3 3>&-; } 3>&2 2>/dev/null`,
     "__sw_rc=$?",
     `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
     `builtin echo $__sw_rc > ${q.exit}.tmp && command mv -f ${q.exit}.tmp ${q.exit}`,

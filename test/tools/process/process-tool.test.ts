@@ -116,6 +116,17 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       expect((await call("process", { action: "log", session_id: id })).output).toContain("stopping");
     });
 
+    it("keeps only the process's own output in the log of a killed process: no job report (issue 22.10)", async () => {
+      const id = await start("cat");
+      expect(await call("process", { action: "write", session_id: id, data: "Hello" })).toMatchObject({ status: "ok" });
+      await vi.waitFor(
+        async () => expect((await call("process", { action: "poll", session_id: id })).output_preview).toBe("Hello"),
+        { timeout: 10_000 },
+      );
+      expect(await call("process", { action: "kill", session_id: id })).toMatchObject({ status: "killed" });
+      expect((await call("process", { action: "log", session_id: id })).output).toBe("Hello");
+    });
+
     it("writes, submits and closes stdin", async () => {
       const id = await start('while read -r line; do echo "got:$line"; done; echo eof');
       expect(await call("process", { action: "write", session_id: id, data: "par" })).toEqual({

@@ -105,7 +105,8 @@ export class FastPathRunner implements FastPath {
     const prologue = this.#options.jobPrologue;
     const call = this.#run(
       request,
-      markedJob(marks.call, prologue ? `${prologue}\n${request.script}` : request.script),
+      // One line: the command's line numbers count from 1 (buildLauncherScript).
+      markedJob(marks.call, prologue ? `${prologue}; ${request.script}` : request.script),
     );
     if (call === undefined) return undefined;
     const handle = this.#options.adopt?.(call, marks) ?? call;

@@ -6,7 +6,7 @@
  */
 
 import { CALL_MARK, SESSION_MARK } from "../../../core/call-marks.js";
-import { buildLauncherScript } from "../../../core/fast-script.js";
+import { buildLauncherScript, jobDefinitions } from "../../../core/fast-script.js";
 import { helperFlags } from "./helper-stderr.js";
 
 export interface HelperStart {
@@ -22,7 +22,7 @@ export interface HelperStart {
 /** Stands for bash's path where only the box can look it up (box-helper.ts replaces it there). */
 export const BASH_FROM_BOX = "__SHELLWRIGHT_BASH__";
 
-/** `swmux [flags] SNAPSHOT WORKDIR -- BASH -c LAUNCHER bash`, without the helper's own path. */
+/** `swmux [flags] SNAPSHOT WORKDIR -- BASH -c LAUNCHER bash DEFINITIONS`, without the helper's own path. */
 export function helperArgs(start: HelperStart): string[] {
   return [
     ...helperFlags(start.text === true),
@@ -33,6 +33,7 @@ export function helperArgs(start: HelperStart): string[] {
     "-c",
     buildLauncherScript(),
     "bash",
+    jobDefinitions(),
   ];
 }
 
@@ -50,7 +51,10 @@ export function helperEnvWords(sessionMark: string): string[] {
   return ["env", "-i", ...Object.entries(helperEnv(sessionMark)).map(([name, value]) => `${name}=${value}`)];
 }
 
-/** A job's script with its call's mark exported first (every process of the call carries it). */
+/**
+ * A job's script with its call's mark exported first (every process of the
+ * call carries it). On the same line: the command's line numbers count from 1.
+ */
 export function markedJob(callMark: string, script: string): string {
-  return `builtin export ${CALL_MARK}=${callMark}\n${script}`;
+  return `builtin export ${CALL_MARK}=${callMark}; ${script}`;
 }

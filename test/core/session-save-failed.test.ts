@@ -1,0 +1,47 @@
+/**
+ * A call whose state could not be saved (issue 22.6) on the local backend, on
+ * both paths: a state dir that the command filled. It says so in one line,
+ * keeps the command's exit status and leaves the session's state as it was.
+ * (The limits and builtins a command can change are in the compat suite.)
+ * The state dir is a tmpfs of its own, which needs root; elsewhere skipped.
+ */
+
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEnvironment } from "../../src/index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "save-failed-test-"));
+const mounted =
+  process.getuid?.() === 0 && spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir]).status === 0;
+beforeAll(() => {
+  if (!mounted) console.warn("session-save-failed: skipped, a tmpfs state dir needs root (mount -t tmpfs)");
+});
+afterAll(() => {
+  if (mounted) spawnSync("umount", [dir]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const NOTICE =
+  "[shellwright: this call's state could not be saved: writing it failed (is the state directory full?); the session keeps the state it had before this call]";
+
+describe.skipIf(!mounted).each([true, false])("a full state dir (fastPath %s)", (fastPath) => {
+  it("says the state was not saved, keeps the exit status and the state from before", async () => {
+    const session = await createEnvironment({ backend: "local", cwd: "/", stateDir: dir, fastPath });
+    try {
+      // The helper's process is the job's parent's parent: this call ran on the path under test.
+      expect((await session.execute("cat /proc/$PPID/comm")).output).toMatch(fastPath ? /^swmux/ : /^bash/);
+      await session.execute("export KEPT=1; kept() { echo fine; }");
+      const full = await session.execute(
+        `head -c 10000000 /dev/zero > ${dir}/fill 2>/dev/null; export LOST=1; echo did`,
+      );
+      expect(full).toMatchObject({ output: `did\n\n${NOTICE}`, exitCode: 0 });
+      await session.execute(`rm ${dir}/fill`);
+      expect((await session.execute("echo $KEPT ${LOST-unset}; kept")).output).toBe("1 unset\nfine\n");
+    } finally {
+      await session.close();
+    }
+  });
+});
