@@ -45,6 +45,11 @@ export function pidsWithArgv(...argv: string[]): number[] {
   return found;
 }
 
+/** Pids of the children of `parent`, from /proc. */
+export function childrenOf(parent: number): number[] {
+  return childrenNamed(parent, "");
+}
+
 /** Pids of live children of `parent` whose name (comm) starts with `prefix`: e.g. the fast-path helpers a server started. */
 export function childrenNamed(parent: number, prefix: string): number[] {
   const found: number[] = [];

@@ -5,7 +5,7 @@
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { helperCommand } from "../../src/backends/local/fast-path.js";
@@ -13,6 +13,7 @@ import { localHelperPath } from "../../src/backends/shared/fast-path/helper-path
 import { FrameDecoder, FrameWriter, type Frame } from "../../src/backends/shared/fast-path/frames.js";
 import { KEY_BYTES } from "../../src/backends/shared/fast-path/protocol.js";
 import { eventually } from "./processes.js";
+export { childrenOf } from "./proc-scan.js";
 
 export const helper = localHelperPath();
 const started: ChildProcessWithoutNullStreams[] = [];
@@ -61,21 +62,6 @@ export function startHelper(flags: string[] = []): Harness {
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { child, key, writer: new FrameWriter(key), frames, errors, stderr: () => stderr, exited, dir };
-}
-
-/** The helper's children (its launcher) from /proc. */
-export function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) found.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return found;
 }
 
 /** Ends the helpers the test started (by pid) and removes their dirs: call it in afterEach. */

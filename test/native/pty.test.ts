@@ -6,13 +6,14 @@
  */
 
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { localHelperPath } from "../../src/backends/shared/fast-path/helper-path.js";
 import { noLocalHelper, skipAllUnless } from "../helpers/native-helper.js";
 import { alive, eventually } from "../helpers/processes.js";
+import { childrenOf } from "../helpers/proc-scan.js";
 
 const helper = localHelperPath();
 const started: ChildProcessWithoutNullStreams[] = [];
@@ -41,21 +42,6 @@ function startPty(argv: string[], size: [number, number] = [80, 24]): Pty {
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { child, output: () => output, exited, ctl, dir };
-}
-
-/** The children of `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) found.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return found;
 }
 
 const until = (pty: Pty, pattern: RegExp, what: string) => eventually(() => pattern.test(pty.output()), what);

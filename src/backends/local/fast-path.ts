@@ -10,7 +10,7 @@
 
 import { spawn } from "node:child_process";
 import type { HelperStream } from "../shared/fast-path/helper-client.js";
-import { helperArgs, helperEnv } from "../shared/fast-path/helper-argv.js";
+import { helperArgs, helperEnv, type HelperProgram } from "../shared/fast-path/helper-argv.js";
 import { keepStderrTail } from "../shared/fast-path/helper-stderr.js";
 
 export interface HelperCommand {
@@ -18,13 +18,7 @@ export interface HelperCommand {
   env: Record<string, string>;
 }
 
-export interface HelperCommandOptions {
-  helper: string;
-  bash: string;
-  snapshot: string;
-  /** Where the helper makes its private per-session directory (stdin, FIFOs, dumps). */
-  workDir: string;
-  sessionMark: string;
+export interface HelperCommandOptions extends HelperProgram {
   /** The session cgroup: the helper joins it before it forks its launcher. */
   cgroupPath?: string | undefined;
 }

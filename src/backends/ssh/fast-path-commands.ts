@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { shellQuote } from "../../core/script.js";
 import type { HelperStream } from "../shared/fast-path/helper-client.js";
-import { helperArgs, helperEnvWords } from "../shared/fast-path/helper-argv.js";
+import { helperArgs, helperEnvWords, type HelperProgram } from "../shared/fast-path/helper-argv.js";
 import { passOnDebugLog } from "../shared/fast-path/helper-stderr.js";
 import { GROUP_PATTERN } from "./command.js";
 
@@ -49,13 +49,8 @@ export function installWorked(stdout: string): boolean {
   return /(^|\n)rc=2\s*$/.test(stdout);
 }
 
-export interface HelperCommandOptions {
-  helper: string;
-  bash: string;
-  snapshot: string;
-  /** Where the helper makes its private directory (the session's remote temp dir). */
-  workDir: string;
-  sessionMark: string;
+/** workDir: the session's remote temp dir. */
+export interface HelperCommandOptions extends HelperProgram {
   /** A named session's groups file on the host: the helper's group is recorded there. */
   groupsFile?: string | undefined;
 }

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { SESSION_MARK } from "../../../core/call-marks.js";
 import type { HelperStream } from "./helper-client.js";
-import { BASH_FROM_BOX, helperArgs } from "./helper-argv.js";
+import { BASH_FROM_BOX, helperArgs, type HelperProgram } from "./helper-argv.js";
 import { staticHelperFor, type StaticHelper } from "./helper-path.js";
 import { passOnDebugLog } from "./helper-stderr.js";
 import { framesToLines, linesToBytes } from "./text-frames.js";
@@ -103,13 +103,8 @@ const START = [
   `exec env -i SHLVL=1 "${SESSION_MARK}=$m" "$@"`,
 ].join("\n");
 
-export interface HelperLaunch {
-  /** The helper's path inside the box. */
-  helper: string;
-  snapshot: string;
-  /** Where the helper makes its private directory (stdin files, FIFOs, dumps). */
-  workDir: string;
-  sessionMark: string;
+/** bash is the box's own (BASH_FROM_BOX). */
+export interface HelperLaunch extends Omit<HelperProgram, "bash"> {
   /** The helper's text mode (`-t`), for a channel that carries text only. */
   text?: boolean;
 }

@@ -19,6 +19,13 @@ export interface HelperStart {
   text?: boolean;
 }
 
+/** Where the helper program is, and what it starts with: what every backend's helper command is built from. */
+export interface HelperProgram extends Omit<HelperStart, "text"> {
+  /** The helper's path where it runs. */
+  helper: string;
+  sessionMark: string;
+}
+
 /** Stands for bash's path where only the box can look it up (box-helper.ts replaces it there). */
 export const BASH_FROM_BOX = "__SHELLWRIGHT_BASH__";
 
