@@ -36,6 +36,11 @@ export abstract class EnvironmentBase implements Environment {
 
   readonly #secretValues: readonly string[];
 
+  /** False unless the backend says a command acts on a real machine. */
+  get actsOnHost(): boolean {
+    return false;
+  }
+
   protected constructor(
     state: SessionState,
     paths: SessionPaths,

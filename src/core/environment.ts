@@ -66,6 +66,12 @@ export interface Environment {
   readonly id: string;
   /** The backend's name: "local", "docker", …, "gateway". */
   readonly backend: string;
+  /**
+   * True where a command acts on a real machine (local, ssh) rather than a
+   * box that is its own boundary: the terminal tool's approval hook is
+   * consulted there.
+   */
+  readonly actsOnHost: boolean;
   /** The session's cwd after the last command that finished. */
   readonly cwd: string;
   /** False when init failed and commands run as `bash -l -c` without a snapshot. */

@@ -171,6 +171,10 @@ export class Session extends EnvironmentBase {
     return this.#transport.name;
   }
 
+  override get actsOnHost(): boolean {
+    return this.#transport.actsOnHost === true;
+  }
+
   /**
    * Internal (the pool's): resolves true once the next call would take the
    * fast path, false when it never will or the backend cannot say. Not part

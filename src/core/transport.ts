@@ -57,6 +57,8 @@ export interface BackendFiles {
 
 export interface Transport {
   readonly name: string;
+  /** True where a command acts on a real machine (Environment.actsOnHost). */
+  readonly actsOnHost?: boolean;
   /** How stdin data reaches the command: on the process's pipe, or embedded in the script. */
   readonly stdinMode: "pipe" | "heredoc";
   /** Where the session learns the new cwd: the cwd file (needs `files`) or the in-band marker. */

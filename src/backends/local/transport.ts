@@ -76,6 +76,7 @@ const ENDED_GROUP_TAG = "e";
 
 export class LocalTransport implements Transport {
   readonly name = "local";
+  readonly actsOnHost = true;
   readonly stdinMode = "pipe";
   readonly cwdSource = "file";
   readonly files: BackendFiles = localFiles;

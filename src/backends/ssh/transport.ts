@@ -67,6 +67,7 @@ const MAX_GROUPS = 10_000;
 
 export class SshTransport implements Transport {
   readonly name = "ssh";
+  readonly actsOnHost = true;
   readonly stdinMode = "pipe";
   readonly cwdSource = "marker";
   readonly needsRemotePid = true;

@@ -1,7 +1,8 @@
 /**
  * The approval hook: a callback that may block a `terminal` command before it
- * runs. It is consulted on the local and SSH backends only, where a command
- * acts on a real machine; a container or sandbox is its own boundary.
+ * runs. It is consulted where a command acts on a real machine
+ * (`Environment.actsOnHost`: local and SSH); a container or sandbox is its
+ * own boundary.
  *
  * Nothing is blocked by default. `blockDangerousCommands()` builds a hook
  * from a list of patterns that users opt into.
@@ -17,9 +18,6 @@ export interface ApprovalRequest {
 
 /** `true` runs the command; `false` or a reason (shown to the model) blocks it. */
 export type ApprovalHook = (request: ApprovalRequest) => boolean | string | Promise<boolean | string>;
-
-/** Backends where the hook is consulted. */
-export const APPROVAL_BACKENDS: readonly string[] = ["local", "ssh"];
 
 export interface DangerousPattern {
   /** A stable key, to allow one pattern by name. */

@@ -10,7 +10,6 @@
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
-import { APPROVAL_BACKENDS } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { foregroundGuidance } from "./foreground-guard.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
@@ -221,7 +220,7 @@ async function approval(
   session: Environment,
   settings: ToolSettings,
 ): Promise<string | undefined> {
-  if (settings.approve === undefined || !APPROVAL_BACKENDS.includes(session.backend)) return undefined;
+  if (settings.approve === undefined || !session.actsOnHost) return undefined;
   let verdict: boolean | string;
   try {
     verdict = await settings.approve({ command, backend: session.backend, cwd });
