@@ -1,0 +1,55 @@
+/**
+ * What a backend's sessions of dead owners can leave on this machine, as
+ * the backend itself finds and removes it (backends/leftovers.ts lists the
+ * backends that declare one; `shellwright sessions` shows them). Only things
+ * that name their owner are touched, and only when that owner is gone.
+ */
+
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ownerAliveHere, readOwner } from "./owner.js";
+
+export interface Leftover {
+  /** "state-dir", "ssh-control", "docker-container", "unfinished-session". */
+  kind: string;
+  /** A path, a session name or a container name. */
+  what: string;
+  /** `host/pid` of the process that made it. */
+  owner: string;
+}
+
+export interface LeftoverSource {
+  /** Everything of this kind a dead owner left; never anything of a live process. */
+  find(): Promise<Leftover[]>;
+  /** Removes those of `found` that are this source's; returns what was removed. */
+  remove(found: Leftover[]): Promise<Leftover[]>;
+  /** What an unfinished named session of this backend may have made (its container), removed by its name. */
+  removeUnfinished?(name: string): Promise<void>;
+}
+
+/** Where local state dirs and ssh control dirs are made (local/transport.ts, ssh/transport.ts). */
+function roots(): string[] {
+  const dirs = [process.env.XDG_RUNTIME_DIR, "/dev/shm", tmpdir()].filter((d): d is string => !!d);
+  return [...new Set(dirs)];
+}
+
+/** Directories of dead owners whose names match, in the roots where sessions make them. */
+export function deadOwnersDirs(pattern: RegExp): { path: string; owner: string }[] {
+  const found: { path: string; owner: string }[] = [];
+  for (const root of roots()) {
+    let names: string[];
+    try {
+      names = readdirSync(root);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!pattern.test(name)) continue;
+      const path = join(root, name);
+      const owner = readOwner(path);
+      if (owner !== undefined && !ownerAliveHere(owner)) found.push({ path, owner });
+    }
+  }
+  return found;
+}
