@@ -3,33 +3,25 @@
  *
  * Every command is a fresh `bash -c` built by script.ts; state (env and cwd
  * together) lives in one snapshot file inside the backend. The session owns
- * the per-call secret that keys the end marker, the timeout and interrupt
- * handling, the login fallback, and the rule for overlapping calls: each
+ * the per-call secret that keys the end marker, each call's limits (its
+ * output, timeout and interrupt are collect-call.ts's), the login fallback, and the rule for overlapping calls: each
  * starts from the state as it was when it started, and the one that finishes
  * last sets env and cwd (one file renamed into place, so nothing is ever
  * half-written or torn).
  */
 
 import { randomBytes } from "node:crypto";
-import { StringDecoder } from "node:string_decoder";
 import { InvalidOptionError, isShellwrightError, SpawnError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
-import { OutputCollector } from "./output.js";
 import { describe } from "./options.js";
-import {
-  buildCommandScript,
-  buildInitScript,
-  parseMarkerPayload,
-  pendingPaths,
-  sessionPaths,
-  type MarkerPayload,
-  type ScriptPlan,
-} from "./script.js";
-import type { FastCallEnd, FastCallHandle, ProcessHandle, RunOptions, Transport } from "./transport.js";
+import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
+import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { expandsShellPid } from "./shell-pid.js";
 import { buildFastCallScript } from "./fast-script.js";
 import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "./environment.js";
 import { EnvironmentBase } from "./environment-base.js";
+import { collectCall, type CallLimits, type RunOutcome } from "./collect-call.js";
+import { FastEndDetector } from "./fast-end-detector.js";
 
 /** @deprecated Import these from ./environment.js, the contract module; kept so older import paths still compile. */
 export type { ExecuteOptions, ExecuteResult, SessionState };
@@ -56,73 +48,9 @@ export interface SessionOptions {
   secretValues?: readonly string[];
 }
 
-interface CallLimits {
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
-  onOutput?: ((text: string) => void) | undefined;
-}
-
-/** A plain-path call's limits. */
-interface RunLimits extends CallLimits {
-  /** The call's secret: only an end marker keyed by it completes the call. */
-  secret: string;
-}
-
-/** What #collect needs from whatever tells it where a call ends: the end marker, or the fast path's exit report. */
-interface EndDetector {
-  readonly done: boolean;
-  readonly payload: string | undefined;
-  readonly pid: number | undefined;
-  push(chunk: Uint8Array): Uint8Array;
-  flush(): Uint8Array;
-}
-
-/** A fast-path call ends with the helper's report: no marker is scanned, the output passes through. */
-class FastEndDetector implements EndDetector {
-  readonly pid = undefined;
-  #end: FastCallEnd | undefined;
-
-  constructor(handle: FastCallHandle) {
-    void handle.end.then((end) => (this.#end = end));
-  }
-
-  /** Never "done" early: the call ends when its output iterable does (after the last chunk) and its status is in. */
-  readonly done = false;
-
-  get payload(): string | undefined {
-    const end = this.#end;
-    if (end === undefined || end.killed) return undefined;
-    // An uncommitted call's cwd field says why its dump failed, if it did.
-    return end.committed ? `C:${end.cwd}` : end.cwd === "" ? "N" : `F${end.cwd}`;
-  }
-
-  push(chunk: Uint8Array): Uint8Array {
-    return chunk;
-  }
-
-  flush(): Uint8Array {
-    return new Uint8Array(0);
-  }
-}
-
-interface RunOutcome {
-  text: string;
-  truncated: boolean;
-  exitCode: number;
-  /** What the end marker said; undefined when none came (or the call was stopped). */
-  marker: MarkerPayload | undefined;
-  timedOut: boolean;
-  interrupted: boolean;
-}
-
 /** A fast-path call whose launcher died as it started: it may have run, and is not run again. */
 const MAYBE_RAN =
   "[shellwright: the session's launcher died while this command was starting; it may or may not have run, and it was not run again]";
-
-/** After the process exits, how long to wait for the rest of its output when no marker came (Transport.outputAfterExitMs). */
-const DRAIN_AFTER_EXIT_MS = 250;
-/** After SIGKILL, how long to wait for an exit before giving up on the process. */
-const GIVE_UP_AFTER_KILL_MS = 5000;
 
 const newId = (): string => randomBytes(6).toString("hex");
 const newSecret = (): string => randomBytes(16).toString("hex");
@@ -130,6 +58,12 @@ const newSecret = (): string => randomBytes(16).toString("hex");
 function withSecret(secret: string, stdin: Uint8Array | undefined): Uint8Array {
   const line = Buffer.from(`${secret}\n`);
   return stdin === undefined ? line : Buffer.concat([line, stdin]);
+}
+
+/** A plain-path call's limits. */
+interface RunLimits extends CallLimits {
+  /** The call's secret: only an end marker keyed by it completes the call. */
+  secret: string;
 }
 
 export class Session extends EnvironmentBase {
@@ -278,7 +212,14 @@ export class Session extends EnvironmentBase {
     this.#running.add(controller);
     let outcome: RunOutcome;
     try {
-      outcome = await this.#collect(handle, limits, controller.signal, new FastEndDetector(handle));
+      outcome = await collectCall(
+        this.#transport,
+        handle,
+        this.#options,
+        limits,
+        controller.signal,
+        new FastEndDetector(handle),
+      );
     } finally {
       this.#running.delete(controller);
     }
@@ -436,132 +377,10 @@ export class Session extends EnvironmentBase {
       sessionId: this.id,
     });
     try {
-      return await this.#collect(handle, limits, controller.signal, scanner);
+      return await collectCall(this.#transport, handle, this.#options, limits, controller.signal, scanner);
     } finally {
       this.#running.delete(controller);
     }
-  }
-
-  #collect(handle: ProcessHandle, limits: CallLimits, closing: AbortSignal, scanner: EndDetector): Promise<RunOutcome> {
-    const transport = this.#transport;
-    const collector = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
-    // StringDecoder, not TextDecoder: the same text (a leading BOM kept, as in the result), several times faster streaming.
-    const decoder = limits.onOutput ? new StringDecoder("utf8") : undefined;
-    let finished = false;
-    const emit = (bytes: Uint8Array): void => {
-      if (finished || bytes.length === 0) return;
-      collector.push(bytes);
-      if (decoder) {
-        const text = decoder.write(bytes);
-        if (text) limits.onOutput!(text);
-      }
-    };
-
-    return new Promise<RunOutcome>((resolve, reject) => {
-      let exitCode: number | undefined;
-      let ended = false;
-      let stopReason: "timeout" | "interrupt" | undefined;
-      const timers: NodeJS.Timeout[] = [];
-      const later = (ms: number, fn: () => void): void => {
-        // Node timers hold at most 2^31-1 ms (24.8 days); longer means "no limit" in practice.
-        timers.push(setTimeout(fn, Math.min(ms, 2 ** 31 - 1)));
-      };
-
-      /** Set while a stopped call's processes are being killed: its result waits for that. */
-      let killing: Promise<void> | undefined;
-      let killed = false;
-
-      const finish = (force = false): void => {
-        if (finished) return;
-        // A stopped call answers only once its processes are gone: the next
-        // command must not find them (a forced finish gives up waiting).
-        if (killing !== undefined && !killed && !force) return;
-        emit(scanner.flush());
-        finished = true;
-        for (const timer of timers) clearTimeout(timer);
-        limits.signal?.removeEventListener("abort", onAbort);
-        closing.removeEventListener("abort", onAbort);
-        if (decoder) {
-          const rest = decoder.end();
-          if (rest) limits.onOutput!(rest);
-        }
-        const collected = collector.finish();
-        resolve({
-          text: collected.text,
-          truncated: collected.truncated,
-          exitCode: stopReason === "timeout" ? 124 : stopReason === "interrupt" ? 130 : (exitCode ?? 1),
-          marker:
-            stopReason === undefined && scanner.payload !== undefined ? parseMarkerPayload(scanner.payload) : undefined,
-          timedOut: stopReason === "timeout",
-          interrupted: stopReason === "interrupt",
-        });
-      };
-      // Completion is the process exit plus the end marker (or the end of the
-      // stream), never EOF alone: a backgrounded child may hold the pipe forever.
-      const check = (): void => {
-        if (exitCode !== undefined && (scanner.done || ended)) finish();
-      };
-
-      const kill = async (signal: "TERM" | "KILL"): Promise<boolean> => {
-        try {
-          if (transport.killTree) return (await transport.killTree(handle, signal, scanner.pid, grace)) === true;
-        } catch {
-          // the backend could not be asked: stop at least the local end
-        }
-        handle.kill();
-        return false;
-      };
-      const grace = this.#options.killGraceMs;
-      const stop = (reason: "timeout" | "interrupt"): void => {
-        if (stopReason !== undefined || finished) return;
-        stopReason = reason;
-        // TERM escalates to KILL inside the backend after the grace; a second
-        // KILL round follows unless the backend saw everything gone. Both run
-        // whether or not the wrapper itself is still alive: a child that
-        // ignores TERM outlives its wrapper.
-        killing = (async () => {
-          if (!(await kill("TERM"))) await kill("KILL");
-        })();
-        void killing.finally(() => {
-          killed = true;
-          if (exitCode !== undefined) later(ended || scanner.done ? 0 : DRAIN_AFTER_EXIT_MS, finish);
-        });
-        later(grace + GIVE_UP_AFTER_KILL_MS, () => finish(true));
-      };
-      const onAbort = (): void => stop("interrupt");
-
-      later(limits.timeoutMs, () => stop("timeout"));
-      limits.signal?.addEventListener("abort", onAbort, { once: true });
-      closing.addEventListener("abort", onAbort, { once: true });
-
-      void (async () => {
-        try {
-          for await (const chunk of handle.output) {
-            emit(scanner.push(chunk));
-            if (scanner.done) check();
-          }
-        } catch {
-          // A broken stream ends the output; the exit code still decides.
-        }
-        ended = true;
-        check();
-      })();
-
-      handle.wait().then(
-        (code) => {
-          exitCode = code;
-          check();
-          // The output may still be on its way: the end marker (or the stream's end) finishes earlier.
-          if (!finished) later(transport.outputAfterExitMs ?? DRAIN_AFTER_EXIT_MS, finish);
-        },
-        (error: unknown) => {
-          if (finished) return;
-          finished = true;
-          for (const timer of timers) clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
   }
 }
 

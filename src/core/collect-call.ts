@@ -1,0 +1,177 @@
+/**
+ * One call's output and end, whichever path runs it: the output is kept
+ * bounded (head and tail) and streamed, the call ends at its process's exit
+ * plus its end (marker, fast-path report or end of stream), and a timeout or
+ * an interrupt kills the call's whole tree in the backend before the result
+ * is given.
+ */
+
+import { StringDecoder } from "node:string_decoder";
+import { OutputCollector } from "./output.js";
+import { parseMarkerPayload, type MarkerPayload } from "./script.js";
+import type { ProcessHandle, Transport } from "./transport.js";
+
+export interface CallLimits {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  onOutput?: ((text: string) => void) | undefined;
+}
+
+/** What collectCall needs from whatever tells it where a call ends: the end marker, or the fast path's exit report. */
+export interface EndDetector {
+  readonly done: boolean;
+  readonly payload: string | undefined;
+  readonly pid: number | undefined;
+  push(chunk: Uint8Array): Uint8Array;
+  flush(): Uint8Array;
+}
+
+export interface RunOutcome {
+  text: string;
+  truncated: boolean;
+  exitCode: number;
+  /** What the end marker said; undefined when none came (or the call was stopped). */
+  marker: MarkerPayload | undefined;
+  timedOut: boolean;
+  interrupted: boolean;
+}
+
+/** The session's options a call's collection uses. */
+export interface CollectSettings {
+  maxOutputChars: number;
+  outputHeadFraction: number;
+  killGraceMs: number;
+}
+
+/** After the process exits, how long to wait for the rest of its output when no marker came (Transport.outputAfterExitMs). */
+const DRAIN_AFTER_EXIT_MS = 250;
+/** After SIGKILL, how long to wait for an exit before giving up on the process. */
+const GIVE_UP_AFTER_KILL_MS = 5000;
+
+export function collectCall(
+  transport: Transport,
+  handle: ProcessHandle,
+  settings: CollectSettings,
+  limits: CallLimits,
+  closing: AbortSignal,
+  scanner: EndDetector,
+): Promise<RunOutcome> {
+  const collector = new OutputCollector(settings.maxOutputChars, settings.outputHeadFraction);
+  // StringDecoder, not TextDecoder: the same text (a leading BOM kept, as in the result), several times faster streaming.
+  const decoder = limits.onOutput ? new StringDecoder("utf8") : undefined;
+  let finished = false;
+  const emit = (bytes: Uint8Array): void => {
+    if (finished || bytes.length === 0) return;
+    collector.push(bytes);
+    if (decoder) {
+      const text = decoder.write(bytes);
+      if (text) limits.onOutput!(text);
+    }
+  };
+
+  return new Promise<RunOutcome>((resolve, reject) => {
+    let exitCode: number | undefined;
+    let ended = false;
+    let stopReason: "timeout" | "interrupt" | undefined;
+    const timers: NodeJS.Timeout[] = [];
+    const later = (ms: number, fn: () => void): void => {
+      // Node timers hold at most 2^31-1 ms (24.8 days); longer means "no limit" in practice.
+      timers.push(setTimeout(fn, Math.min(ms, 2 ** 31 - 1)));
+    };
+
+    /** Set while a stopped call's processes are being killed: its result waits for that. */
+    let killing: Promise<void> | undefined;
+    let killed = false;
+
+    const finish = (force = false): void => {
+      if (finished) return;
+      // A stopped call answers only once its processes are gone: the next
+      // command must not find them (a forced finish gives up waiting).
+      if (killing !== undefined && !killed && !force) return;
+      emit(scanner.flush());
+      finished = true;
+      for (const timer of timers) clearTimeout(timer);
+      limits.signal?.removeEventListener("abort", onAbort);
+      closing.removeEventListener("abort", onAbort);
+      if (decoder) {
+        const rest = decoder.end();
+        if (rest) limits.onOutput!(rest);
+      }
+      const collected = collector.finish();
+      resolve({
+        text: collected.text,
+        truncated: collected.truncated,
+        exitCode: stopReason === "timeout" ? 124 : stopReason === "interrupt" ? 130 : (exitCode ?? 1),
+        marker:
+          stopReason === undefined && scanner.payload !== undefined ? parseMarkerPayload(scanner.payload) : undefined,
+        timedOut: stopReason === "timeout",
+        interrupted: stopReason === "interrupt",
+      });
+    };
+    // Completion is the process exit plus the end marker (or the end of the
+    // stream), never EOF alone: a backgrounded child may hold the pipe forever.
+    const check = (): void => {
+      if (exitCode !== undefined && (scanner.done || ended)) finish();
+    };
+
+    const kill = async (signal: "TERM" | "KILL"): Promise<boolean> => {
+      try {
+        if (transport.killTree) return (await transport.killTree(handle, signal, scanner.pid, grace)) === true;
+      } catch {
+        // the backend could not be asked: stop at least the local end
+      }
+      handle.kill();
+      return false;
+    };
+    const grace = settings.killGraceMs;
+    const stop = (reason: "timeout" | "interrupt"): void => {
+      if (stopReason !== undefined || finished) return;
+      stopReason = reason;
+      // TERM escalates to KILL inside the backend after the grace; a second
+      // KILL round follows unless the backend saw everything gone. Both run
+      // whether or not the wrapper itself is still alive: a child that
+      // ignores TERM outlives its wrapper.
+      killing = (async () => {
+        if (!(await kill("TERM"))) await kill("KILL");
+      })();
+      void killing.finally(() => {
+        killed = true;
+        if (exitCode !== undefined) later(ended || scanner.done ? 0 : DRAIN_AFTER_EXIT_MS, finish);
+      });
+      later(grace + GIVE_UP_AFTER_KILL_MS, () => finish(true));
+    };
+    const onAbort = (): void => stop("interrupt");
+
+    later(limits.timeoutMs, () => stop("timeout"));
+    limits.signal?.addEventListener("abort", onAbort, { once: true });
+    closing.addEventListener("abort", onAbort, { once: true });
+
+    void (async () => {
+      try {
+        for await (const chunk of handle.output) {
+          emit(scanner.push(chunk));
+          if (scanner.done) check();
+        }
+      } catch {
+        // A broken stream ends the output; the exit code still decides.
+      }
+      ended = true;
+      check();
+    })();
+
+    handle.wait().then(
+      (code) => {
+        exitCode = code;
+        check();
+        // The output may still be on its way: the end marker (or the stream's end) finishes earlier.
+        if (!finished) later(transport.outputAfterExitMs ?? DRAIN_AFTER_EXIT_MS, finish);
+      },
+      (error: unknown) => {
+        if (finished) return;
+        finished = true;
+        for (const timer of timers) clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
