@@ -31,6 +31,9 @@ describe("MCP clients over stdio", { timeout: 120_000 }, () => {
         "background",
         "timeout",
         "workdir",
+        "pty",
+        "cols",
+        "rows",
         "notify_on_complete",
       ]);
       const args = {
@@ -38,6 +41,9 @@ describe("MCP clients over stdio", { timeout: 120_000 }, () => {
         background: null,
         timeout: null,
         workdir: null,
+        pty: null,
+        cols: null,
+        rows: null,
         notify_on_complete: null,
       };
       const output = await terminal.invoke(new RunContext(), JSON.stringify(args));
@@ -47,7 +53,18 @@ describe("MCP clients over stdio", { timeout: 120_000 }, () => {
       if (process?.type !== "function") throw new Error("no process function tool");
       const listed = await process.invoke(
         new RunContext(),
-        JSON.stringify({ action: "list", session_id: null, data: null, timeout: null, offset: null, limit: null }),
+        JSON.stringify({
+          action: "list",
+          session_id: null,
+          data: null,
+          keys: null,
+          pattern: null,
+          cols: null,
+          rows: null,
+          timeout: null,
+          offset: null,
+          limit: null,
+        }),
       );
       expect(JSON.stringify(listed)).toContain("processes");
     } finally {

@@ -349,6 +349,8 @@ describe("local fast path", () => {
 });
 
 describe("an isolated call", () => {
+  skipAllUnless(noLocalHelper);
+
   it("runs on the fast path from the session's state, and leaves that state as it was", async () => {
     const { session } = await openSession();
     await session.execute("export KEPT=before; cd /tmp; kept() { echo fn; }");

@@ -188,7 +188,7 @@ for (const backend of toolBackends) {
       const nopy = createExecuteCodeTool({ tools: [], python: "python-not-installed-here" });
       expect(await t.call(nopy, { code: "print(1)" })).toEqual({
         status: "error",
-        error: `Python 3 is not available on the ${backend.name.replace(/-plain$/, "")} backend (no python-not-installed-here). Install it there or use the tools directly.`,
+        error: `Python 3 is not available on the ${backend.name.replace(/-plain$/, "").replace(/-sandbox$/, "")} backend (no python-not-installed-here). Install it there or use the tools directly.`,
         tool_calls_made: 0,
         duration_seconds: 0,
       });
