@@ -10,6 +10,7 @@
  * session snapshot carries them forward).
  */
 
+import { DEFAULT_GRACE_MS } from "../shared/remote-tree.js";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
@@ -335,7 +336,7 @@ export class DockerTransport implements Transport {
     remotePid: number | undefined,
     graceMs?: number,
   ): Promise<boolean> {
-    const fast = this.#fast?.kill(handle, signal, graceMs ?? 1000);
+    const fast = this.#fast?.kill(handle, signal, graceMs ?? DEFAULT_GRACE_MS);
     if (fast !== undefined) return fast;
     const marks = this.#marks.get(handle);
     if (remotePid === undefined && marks === undefined) {
@@ -354,7 +355,7 @@ export class DockerTransport implements Transport {
         remembered: before,
       },
       signal,
-      graceMs ?? 1000,
+      graceMs ?? DEFAULT_GRACE_MS,
     );
     const sweep = parseSweep(output);
     this.#hit.set(handle, [...new Set([...before, ...sweep.hit])]);

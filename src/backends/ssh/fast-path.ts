@@ -6,6 +6,7 @@
  * the master (`exec`), its group bookkeeping and its lost-connection check.
  */
 
+import { DEFAULT_GRACE_MS } from "../shared/remote-tree.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { CALL_MARK, type CallMarks } from "../../core/call-marks.js";
@@ -243,7 +244,7 @@ export class SshFastPath {
   }
 
   /** Undefined when the handle is not one of this session's fast-path calls. */
-  kill(handle: object, signal: KillSignal, graceMs = 1000): Promise<boolean> | undefined {
+  kill(handle: object, signal: KillSignal, graceMs = DEFAULT_GRACE_MS): Promise<boolean> | undefined {
     return this.#runner?.kill(handle, signal, graceMs);
   }
 
