@@ -102,7 +102,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
           `shellwright: output cut: printed the first ${stream.printedBytes} of ${stream.totalBytes} bytes (--max-output-bytes raises the cap)\n`,
         );
     } else {
-      reader.write(`${JSON.stringify(result)}\n`);
+      await reader.write(`${JSON.stringify(result)}\n`);
+      if (reader.gone()) return interrupt.exitCode() ?? READER_GONE_EXIT_CODE;
       if (result.truncated)
         process.stderr.write(
           "shellwright: output cut: the result keeps its head and tail (--max-output-bytes raises the cap)\n",

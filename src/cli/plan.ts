@@ -107,8 +107,8 @@ export interface PlayOptions {
   check?: boolean;
   settings?: ToolSettings;
   signal?: AbortSignal;
-  /** Called after each step, in order. */
-  onStep?: (report: StepReport) => void;
+  /** Called after each step, in order; the next step waits for what it returns. */
+  onStep?: (report: StepReport) => void | Promise<void>;
 }
 
 /** Plays the steps in `session`. Returns one report per step. */
@@ -141,7 +141,7 @@ export async function playPlan(
       }
     }
     reports.push(report);
-    options.onStep?.(report);
+    await options.onStep?.(report);
   }
   return reports;
 }

@@ -70,9 +70,9 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       check,
       signal: AbortSignal.any([interrupt.signal, stdout.signal]),
       ...(maxOutputBytes === undefined ? {} : { settings: toolSettings({ inlineOutputChars: maxOutputBytes }) }),
-      onStep: (report) => {
+      onStep: async (report) => {
         if (report.check === "fail") failed = true;
-        stdout.write(`${JSON.stringify(report)}\n`);
+        await stdout.write(`${JSON.stringify(report)}\n`);
       },
     });
   } finally {

@@ -14,8 +14,12 @@ export interface StdoutReader {
   /** Aborted when the reader is gone. */
   readonly signal: AbortSignal;
   gone(): boolean;
-  /** Writes unless the reader is gone. */
-  write(data: string | Uint8Array): void;
+  /**
+   * Writes unless the reader is gone; settles once the write is done or has
+   * failed, so a caller that awaits it starts nothing more after a failed write
+   * (the error event alone comes a tick later, after the next step began).
+   */
+  write(data: string | Uint8Array): Promise<void>;
   dispose(): void;
 }
 
@@ -31,7 +35,13 @@ export function watchStdoutReader(): StdoutReader {
     signal: controller.signal,
     gone: () => controller.signal.aborted,
     write(data) {
-      if (!controller.signal.aborted) process.stdout.write(data);
+      if (controller.signal.aborted) return Promise.resolve();
+      return new Promise((resolve) => {
+        process.stdout.write(data, (error) => {
+          if (error) onError(error);
+          resolve();
+        });
+      });
     },
     dispose: () => void process.stdout.off("error", onError),
   };

@@ -62,6 +62,24 @@ async function firstLineThenClose(stdout: Readable): Promise<string> {
 const pidIn = (file: string): number => Number(readFileSync(join(dir, file), "utf8").trim());
 
 describe("a reader of stdout that goes away", () => {
+  it("is known once the write that failed has settled, before anything else starts", async () => {
+    // The error event alone comes a tick after the write; a caller that starts the next step in between runs it.
+    const script = [
+      `const { watchStdoutReader } = await import(${JSON.stringify(join(import.meta.dirname, "../../dist/cli/stdout-reader.js"))});`,
+      "const reader = watchStdoutReader();",
+      "await new Promise((resolve) => setTimeout(resolve, 200));",
+      'await reader.write("after the reader left\\n");',
+      "process.stderr.write(String(reader.gone()));",
+    ].join("\n");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    started.push(child.pid!);
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+    await new Promise((resolve) => child.on("exit", resolve));
+    expect(stderr).toBe("true");
+  });
+
   it("run: exits 141 quietly, plays no further step, and the session's processes are gone", async () => {
     const plan = join(dir, "plan.json");
     writeFileSync(
@@ -72,7 +90,8 @@ describe("a reader of stdout that goes away", () => {
           { tool: "terminal", args: { command: "echo $$ > bg.pid; exec sleep 300", background: true } },
           // Ends once the reader is gone: its line is the write that fails.
           { tool: "terminal", args: { command: "while [ ! -e reader-gone ]; do sleep 0.05; done; echo two" } },
-          { tool: "terminal", args: { command: "touch step3-ran" } },
+          // Started, it would outlive the stop's SIGTERM: the failed write must keep it from starting at all.
+          { tool: "terminal", args: { command: "trap '' TERM INT HUP; touch step3-ran" } },
         ],
       }),
     );
