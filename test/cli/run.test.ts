@@ -19,7 +19,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function run(args: string[]): Promise<{ code: number; lines: Record<string, unknown>[]; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const stdout = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+  // Calls the write's callback as a real stream does: run waits for it before the next step.
+  const stdout = vi.spyOn(process.stdout, "write").mockImplementation((chunk, encodingOrDone?, done?) => {
+    out.push(String(chunk));
+    (typeof encodingOrDone === "function" ? encodingOrDone : done)?.();
+    return true;
+  });
   const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (err.push(String(chunk)), true));
   try {
     let code: number;
