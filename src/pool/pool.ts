@@ -14,7 +14,7 @@
 import type { Environment } from "../core/environment.js";
 import { SessionClosedError } from "../core/errors.js";
 import type { NormalizedPoolOptions } from "./options.js";
-import { warmUp } from "./warm.js";
+import { helperDiedSinceWarm, warmUp } from "./warm.js";
 
 export interface PoolStats {
   /** Members open and waiting to be handed out. */
@@ -136,12 +136,13 @@ export class Pool implements EnvironmentPool {
     await Promise.allSettled(members.map((member) => member.close()));
   }
 
-  /** The check before hand-out: one call that must answer, empty and with exit 0 (a dead container or connection fails it). */
+  /** The check before hand-out: one call that must answer, empty and with exit 0 (a dead container or connection fails it), and the helper that was ready at warm-up still alive. */
   async #healthy(member: Environment): Promise<boolean> {
     if (member.closed) return false;
     try {
       const result = await member.execute(":", { timeoutMs: this.#options.checkTimeoutMs });
-      return result.exitCode === 0 && !result.timedOut && result.output === "";
+      // A helper that died while the member waited fails it too, even though the check itself passed on the plain path.
+      return result.exitCode === 0 && !result.timedOut && result.output === "" && !helperDiedSinceWarm(member);
     } catch {
       return false;
     }
