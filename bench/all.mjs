@@ -13,6 +13,7 @@ const benches = [
   { name: "gateway", file: "bench/gateway.mjs" },
   { name: "mcp", file: "bench/mcp.mjs" },
   { name: "fast-path", file: "bench/fast-path.mjs" },
+  { name: "command-mix", file: "bench/command-mix.mjs" },
   { name: "cli-startup", file: "bench/cli-startup.mjs" },
   // Needs bubblewrap; says so and exits 0 without it.
   { name: "sandbox", file: "bench/sandbox.mjs" },

@@ -119,6 +119,11 @@ export class Session extends EnvironmentBase {
     return (await this.#transport.fastPath?.whenReady?.()) === true;
   }
 
+  /** Internal (the pool's): how many of this session's fast-path helpers have died; undefined without a fast path. */
+  fastPathHelperExits(): number | undefined {
+    return this.#transport.fastPath?.helperExits;
+  }
+
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);

@@ -153,4 +153,10 @@ export interface FastPath {
    * before it hands a member out (src/pool/warm.ts).
    */
   whenReady?(): Promise<boolean>;
+  /**
+   * How many of this session's helpers have died so far (crashed, killed,
+   * their box or connection gone; not stopped by the session). Optional: a
+   * pool hands out no member whose helper died after it was counted warm.
+   */
+  readonly helperExits?: number;
 }

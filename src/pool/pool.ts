@@ -14,7 +14,7 @@
 import type { Environment } from "../core/environment.js";
 import { SessionClosedError } from "../core/errors.js";
 import type { NormalizedPoolOptions } from "./options.js";
-import { warmUp } from "./warm.js";
+import { helperDiedSinceWarm, warmUp } from "./warm.js";
 
 export interface PoolStats {
   /** Members open and waiting to be handed out. */
@@ -45,6 +45,15 @@ export interface EnvironmentPool {
 /** After a failed open the refill waits this long, doubling per failure in a row (a backend that is down, a limit reached). */
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 10_000;
+/**
+ * After a warm hand-out the refill waits this long before it opens the
+ * replacement, so that open does not run beside the caller's first call.
+ * Opening a member starts processes, and Node's spawn blocks this process
+ * for milliseconds each time. A login shell then reads its profile on the
+ * same cores. Started at once, the refill made a warm acquire + first call
+ * 24 ms instead of 5 ms on local at load 1.2 (bench/RESULTS.md).
+ */
+const REFILL_AFTER_HANDOUT_MS = 100;
 
 export class Pool implements EnvironmentPool {
   readonly #open: () => Promise<Environment>;
@@ -59,6 +68,7 @@ export class Pool implements EnvironmentPool {
   #direct = 0;
   #failures = 0;
   #retry: NodeJS.Timeout | undefined;
+  #deferredRefill: NodeJS.Timeout | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
   #readyWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -85,8 +95,11 @@ export class Pool implements EnvironmentPool {
   async acquire(): Promise<Environment> {
     if (this.#closed) throw new SessionClosedError("The pool is closed; create a new pool to open more sessions.");
     for (let member = this.#idle.shift(); member !== undefined; member = this.#idle.shift()) {
+      if (await this.#healthy(member)) {
+        this.#refillLater();
+        return this.#handOut(member);
+      }
       this.#refill();
-      if (await this.#healthy(member)) return this.#handOut(member);
       this.#options.onWarning(`a ${member.backend} member (session ${member.id}) failed its check; replaced`);
       void this.#track(member.close().catch(() => undefined));
     }
@@ -114,6 +127,7 @@ export class Pool implements EnvironmentPool {
   async #close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);
+    clearTimeout(this.#deferredRefill);
     this.#settleReady(new SessionClosedError("The pool closed before it was full."));
     // An open in flight ends in #handOut or #addIdle, which close what arrives after this point; both are tracked.
     await Promise.allSettled([...this.#inFlight]);
@@ -122,12 +136,13 @@ export class Pool implements EnvironmentPool {
     await Promise.allSettled(members.map((member) => member.close()));
   }
 
-  /** The check before hand-out: one call that must answer, empty and with exit 0 (a dead container or connection fails it). */
+  /** The check before hand-out: one call that must answer, empty and with exit 0 (a dead container or connection fails it), and the helper that was ready at warm-up still alive. */
   async #healthy(member: Environment): Promise<boolean> {
     if (member.closed) return false;
     try {
       const result = await member.execute(":", { timeoutMs: this.#options.checkTimeoutMs });
-      return result.exitCode === 0 && !result.timedOut && result.output === "";
+      // A helper that died while the member waited fails it too, even though the check itself passed on the plain path.
+      return result.exitCode === 0 && !result.timedOut && result.output === "" && !helperDiedSinceWarm(member);
     } catch {
       return false;
     }
@@ -172,6 +187,16 @@ export class Pool implements EnvironmentPool {
           ),
       );
     }
+  }
+
+  /** The refill after a warm hand-out: later, once the caller's first call has had the cores (REFILL_AFTER_HANDOUT_MS). */
+  #refillLater(): void {
+    if (this.#deferredRefill !== undefined || this.#closed) return;
+    // Not unref'd: an owner awaiting ready() after an acquire must not exit before the refill starts.
+    this.#deferredRefill = setTimeout(() => {
+      this.#deferredRefill = undefined;
+      this.#refill();
+    }, REFILL_AFTER_HANDOUT_MS);
   }
 
   async #addIdle(member: Environment): Promise<void> {

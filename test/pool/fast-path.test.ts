@@ -22,7 +22,9 @@ import { DockerTransport } from "../../src/backends/docker/transport.js";
 import { normalizeSshConfig } from "../../src/backends/ssh/config.js";
 import { SshTransport } from "../../src/backends/ssh/transport.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
-import { LAUNCHER_PID } from "../helpers/fast-path-pids.js";
+import { HELPER_PID, LAUNCHER_PID } from "../helpers/fast-path-pids.js";
+import { alive, eventually } from "../helpers/processes.js";
+import { createEnvironment, type Environment } from "../../src/index.js";
 import { noLocalHelper, noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
 
 const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
@@ -74,6 +76,35 @@ describe("pool: fast-path readiness", () => {
     const member = await pool.acquire();
     const launcher = Number((await member.execute(LAUNCHER_PID)).output);
     expect(parentName(launcher)).toMatch(/^swmux/);
+  });
+
+  it("local: a member whose helper died while idle is closed and replaced, never handed out", async () => {
+    const warnings: string[] = [];
+    const opened: Environment[] = [];
+    const pool = poolOf(
+      async () => {
+        const env = await createEnvironment({ backend: "local" });
+        opened.push(env);
+        return env;
+      },
+      { size: 2, onWarning: (m) => warnings.push(m) },
+    );
+    pools.push(pool);
+    await pool.ready();
+    // The oldest idle member is the next one handed out: its helper is killed as a crash (or the OOM killer) would.
+    const victim = opened[0]!;
+    const helper = Number((await victim.execute(HELPER_PID)).output);
+    expect(readFileSync(`/proc/${helper}/comm`, "utf8")).toMatch(/^swmux/);
+    process.kill(helper, "SIGKILL");
+    await eventually(() => !alive(helper), "the helper is dead");
+    const got = await pool.acquire();
+    // Without the helper check the victim passes (the check call runs on the plain path) and is handed out.
+    expect(got).not.toBe(victim);
+    expect(warnings.join("\n")).toContain(`session ${victim.id}) failed its check`);
+    await eventually(() => victim.closed, "the victim is closed");
+    const launcher = Number((await got.execute(LAUNCHER_PID)).output);
+    expect(parentName(launcher)).toMatch(/^swmux/);
+    await got.close();
   });
 });
 

@@ -81,6 +81,19 @@ describe("pool", () => {
     await Promise.all(sessions.map((s) => s.close()));
   });
 
+  it("a warm hand-out starts no open beside the caller's first call; the refill follows", async () => {
+    const { pool, opened } = recordingPool(2);
+    await pool.ready();
+    const member = await pool.acquire();
+    // Started at once, the replacement's open would be in flight here, beside the caller's first call.
+    expect(pool.stats()).toMatchObject({ idle: 1, opening: 0, handedOut: 1 });
+    expect((await member.execute("echo ok")).output).toBe("ok\n");
+    await pool.ready();
+    expect(pool.stats()).toMatchObject({ idle: 2, handedOut: 1 });
+    expect(opened.length).toBe(3);
+    await member.close();
+  });
+
   it("a dead idle member is closed and replaced, never handed out", async () => {
     const warnings: string[] = [];
     const { pool, opened } = recordingPool(2, warnings);
@@ -106,6 +119,8 @@ describe("pool", () => {
     const out = await pool.acquire();
     const background = Number((await out.execute("sleep 4712 >/dev/null 2>&1 & echo $!")).output.trim());
     expect(alive(background)).toBe(true);
+    // Full again (the refill follows a hand-out): two idle members and the one handed out.
+    await pool.ready();
     await pool.close();
     expect(opened.length).toBeGreaterThanOrEqual(3);
     for (const member of opened) {

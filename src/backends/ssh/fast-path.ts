@@ -95,6 +95,9 @@ export class SshFastPath {
         }
         return fast.#runner.tryRun(request);
       },
+      get helperExits() {
+        return fast.#runner?.helperExits ?? 0;
+      },
       // The runner exists only once the helper is on the host: wait for the copy first.
       whenReady: async () => {
         await installing;

@@ -62,6 +62,7 @@ export class FastPathRunner implements FastPath {
   #retryAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  #exits = 0;
 
   constructor(options: FastPathHost) {
     this.#options = options;
@@ -75,6 +76,11 @@ export class FastPathRunner implements FastPath {
   /** True while a helper's launcher is ready (or restarting after a state change, with requests queued for it). */
   get ready(): boolean {
     return this.#client?.alive === true && this.#client.ready;
+  }
+
+  /** Helpers that died (their stream closed) while this runner still used them; a stop() is not counted. */
+  get helperExits(): number {
+    return this.#exits;
   }
 
   /** Resolves true once a helper's launcher is ready (tests and benchmarks). */
@@ -180,6 +186,7 @@ export class FastPathRunner implements FastPath {
     });
     void stream.closed.then(() => {
       if (this.#client !== client) return;
+      this.#exits++;
       this.#client = undefined;
       this.#failed();
       if (this.#snapshot !== undefined) this.prepare(this.#snapshot);
