@@ -12,7 +12,7 @@
  * remove or rename it).
  *
  * The grammar accepted is deliberately small. Anything outside it (a
- * keyword, a subshell, `$(…)`, `${x:=…}`, an assignment, a quoted or escaped
+ * keyword, a subshell, `$(…)`, `${x:=…}`, `${x:-$(…)}`, an assignment, a quoted or escaped
  * command word, `{fd}>`, a heredoc, a comment) counts as "may change the
  * state" and takes the full dump. Whether a command word is a function or an
  * alias is only known in the session: this returns the words for the job to
@@ -35,8 +35,15 @@ const SHELL_WORDS = new Set(
 
 /** A command word taken as is: no quoting, expansion, glob, tilde or assignment. */
 const COMMAND_WORD = /^(?:[A-Za-z0-9_./+:,-]+|\[)$/;
-/** `$NAME`, `${NAME}` or a special parameter: expansions that assign nothing. */
-const EXPANSION = /^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*|[0-9?#$!@*-])/;
+/**
+ * `$NAME`, `${NAME}`, `${#NAME}`, a special parameter, or a default or
+ * alternative value of plain text (`${NAME:-word}`, `${NAME+word}`): the
+ * expansions that assign nothing. `:=` assigns, `:?` ends the shell, a
+ * substring's offset is arithmetic (`${x:i++}`), and a word with `$`, a quote
+ * or a backquote could hold any of those: all take the full dump.
+ */
+const EXPANSION =
+  /^\$(?:\{#?[A-Za-z_][A-Za-z0-9_]*(?::?[-+][A-Za-z0-9_./,:@%+= -]*)?\}|[A-Za-z_][A-Za-z0-9_]*|[0-9?#$!@*-])/;
 const SEPARATOR = /^(?:&&|\|\||\|&|[;&|\n])/;
 /** A redirection operator, with its optional file descriptor number. */
 const REDIRECTION = /^(?:&>>?|[0-9]*(?:>>|>\||>&|<&|<>|>|<))/;
