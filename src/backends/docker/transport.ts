@@ -16,11 +16,10 @@ import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
-import { runDockerCli } from "./cli.js";
-import { ApiError, EngineApi, defaultSocketPath, engineMessage, type DockerCall } from "./engine.js";
+import { EngineApi, defaultSocketPath, type DockerCall } from "./engine.js";
+import { DockerContainer } from "./container.js";
 import { startExec } from "./exec.js";
 import type { DockerTransportOptions } from "./config.js";
-import { dockerRunArgs } from "./run-args.js";
 import {
   callMarks,
   CALL_MARK,
@@ -49,16 +48,13 @@ export class DockerTransport implements Transport {
   readonly needsRemotePid = true;
   readonly #options: DockerTransportOptions;
   readonly #engine: EngineApi;
-  #containerId = "";
-  #containerName = "";
+  readonly #container: DockerContainer;
   readonly #sessionMark = newMarkValue();
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Wrappers of this session's calls (each leads its own session): close() takes their orphans. */
   readonly #leaders = new WrapperPids();
   /** What an earlier kill round of a call hit (`pid:starttime`). */
   readonly #hit = new WeakMap<ProcessHandle | FastCall, string[]>();
-  /** Why the container is unusable (it stopped or was removed), until it is replaced. */
-  #gone: string | undefined;
   /** Removes the container if this process dies without close() (a kept one is meant to outlive it). */
   #watchdog: OwnerWatchdog | undefined;
   #fast: FastPathRunner | undefined;
@@ -82,22 +78,23 @@ export class DockerTransport implements Transport {
     this.#options = options;
     const trace = options.trace === undefined ? undefined : redactingTrace(options.trace);
     this.#engine = new EngineApi(options.socketPath ?? defaultSocketPath(), trace);
+    this.#container = new DockerContainer(options, this.#engine);
   }
 
   /** The container's full id; valid after start(). */
   get containerId(): string {
-    return this.#containerId;
+    return this.#container.id;
   }
   get containerName(): string {
-    return this.#containerName;
+    return this.#container.name;
   }
 
   async start(): Promise<void> {
     await this.#engine.ping();
-    await this.#attachOrCreate();
+    await this.#container.attach();
     this.#guard();
     try {
-      await this.#assertWritableTemp();
+      await this.#container.assertWritable(this.tempDir);
     } catch (error) {
       await this.stop().catch(() => undefined);
       throw error;
@@ -127,8 +124,8 @@ export class DockerTransport implements Transport {
       // A helper still being copied in or started would hold the call back longer than a plain exec takes.
       queueWhileStarting: false,
       start: (snapshot) => {
-        if (this.#helperUnsupported || this.#gone !== undefined) return undefined;
-        const box = dockerBox(this.#engine, this.#containerId, this.#fastStop.signal);
+        if (this.#helperUnsupported || this.#container.gone !== undefined) return undefined;
+        const box = dockerBox(this.#engine, this.#container.id, this.#fastStop.signal);
         const stream = startBoxHelper(
           box,
           this.#installedHelper(box, helper).then((path) => ({
@@ -140,7 +137,7 @@ export class DockerTransport implements Transport {
         );
         // A paused container freezes the helper with everything else: its call waits (to its timeout, whose
         // kill then says the container is paused), and the helper, state and all, is there after the unpause.
-        return Object.assign(stream, { frozen: () => this.#paused() });
+        return Object.assign(stream, { frozen: () => this.#container.paused() });
       },
       // A started job whose helper died: its group, inside the container.
       onOrphan: (pid) => void this.#sweep({ marks: [], groups: [pid] }, "KILL", 0).catch(() => undefined),
@@ -175,7 +172,7 @@ export class DockerTransport implements Transport {
       wait: () =>
         (checked ??= Promise.race([
           call.wait().then(async (code) => {
-            if (code >= 128) await this.#assertRunning();
+            if (code >= 128) await this.#container.assertRunning();
             return code;
           }),
           failed,
@@ -211,9 +208,11 @@ export class DockerTransport implements Transport {
   #guard(): void {
     this.#watchdog?.release();
     this.#watchdog = undefined;
-    if (this.#options.keepContainer || this.#containerId === "") return;
+    if (this.#options.keepContainer || this.#container.id === "") return;
     const docker = shellQuote(this.#options.dockerPath ?? "docker");
-    this.#watchdog = new OwnerWatchdog({ cleanup: `${docker} rm -f ${shellQuote(this.#containerId)} >/dev/null 2>&1` });
+    this.#watchdog = new OwnerWatchdog({
+      cleanup: `${docker} rm -f ${shellQuote(this.#container.id)} >/dev/null 2>&1`,
+    });
   }
 
   /**
@@ -221,20 +220,20 @@ export class DockerTransport implements Transport {
    * one, unless it is meant to persist: then the caller is told it is gone.
    */
   async beforeExecute(): Promise<"restarted" | undefined> {
-    if (this.#gone === undefined) {
+    if (this.#container.gone === undefined) {
       await this.#retrySweeps();
       return undefined;
     }
     this.#pendingSweeps = [];
-    if (this.#options.keepContainer) throw new BackendUnavailableError(this.#goneMessage(), { backend: this.name });
-    await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`).catch(() => undefined);
-    this.#gone = undefined;
+    if (this.#options.keepContainer)
+      throw new BackendUnavailableError(this.#container.goneMessage(), { backend: this.name });
+    await this.#container.remove().catch(() => undefined);
     // The helper went with the old container: the new one gets its own copy.
     this.#fast?.killHelper();
     this.#helperInstall = undefined;
     this.#helperPath = undefined;
     this.#helperUnsupported = false;
-    await this.#attachOrCreate();
+    await this.#container.attach();
     this.#guard();
     return "restarted";
   }
@@ -255,11 +254,11 @@ export class DockerTransport implements Transport {
           handle.wait().then(
             async (code) => {
               // A killed container shows up as a killed process: only then is it worth asking.
-              if (code >= 128) await this.#assertRunning();
+              if (code >= 128) await this.#container.assertRunning();
               return code;
             },
             async (error: unknown) => {
-              throw await this.#explain(error, "start");
+              throw await this.#container.explain(error, "start");
             },
           ),
           failed,
@@ -277,7 +276,7 @@ export class DockerTransport implements Transport {
     // marks go on env's command line, so the waiter (exec.ts) never carries them.
     const cmd = ["env", ...(options.cleanEnv ? ["-i"] : []), ...markAssignments(marks), ...bash];
     return startExec(this.#engine, {
-      containerId: this.#containerId,
+      containerId: this.#container.id,
       cmd,
       reportExit: true,
       env: options.cleanEnv ? undefined : this.#initEnv(),
@@ -293,7 +292,7 @@ export class DockerTransport implements Transport {
     let killed = false;
     const exited = (async () => {
       const upload = startExec(this.#engine, {
-        containerId: this.#containerId,
+        containerId: this.#container.id,
         cmd: ["bash", "-c", `umask 077 && cat > ${file}`],
         stdin: Buffer.from(script),
       });
@@ -383,7 +382,7 @@ export class DockerTransport implements Transport {
       return await this.#sweep(target, signal, graceMs);
     } catch (error) {
       this.#pendingSweeps.push(target);
-      const explained = await this.#explain(error, "kill");
+      const explained = await this.#container.explain(error, "kill");
       if (explained instanceof BackendUnavailableError) this.#fail.get(call)?.(explained);
       throw explained;
     }
@@ -391,7 +390,7 @@ export class DockerTransport implements Transport {
 
   async #sweep(target: SweepTarget, signal: KillSignal, graceMs: number): Promise<string> {
     const killer = startExec(this.#engine, {
-      containerId: this.#containerId,
+      containerId: this.#container.id,
       cmd: ["bash", "-c", sweepScript(target, signal, graceMs)],
     });
     const decoder = new TextDecoder();
@@ -411,7 +410,7 @@ export class DockerTransport implements Transport {
     this.#helperPath = undefined;
     try {
       // A kept container outlives the session: what the session started must not.
-      if (this.#options.keepContainer && this.#containerId !== "" && this.#gone === undefined)
+      if (this.#options.keepContainer && this.#container.id !== "" && this.#container.gone === undefined)
         await this.#sweep(
           {
             marks: [`${SESSION_MARK}=${this.#sessionMark}`],
@@ -423,19 +422,11 @@ export class DockerTransport implements Transport {
           0,
         ).catch(() => undefined);
       // A kept container keeps no copy of the helper either.
-      if (this.#options.keepContainer && helper !== undefined && this.#gone === undefined)
-        await execText(this.#engine, this.#containerId, ["rm", "-rf", helper.slice(0, helper.lastIndexOf("/"))]).catch(
+      if (this.#options.keepContainer && helper !== undefined && this.#container.gone === undefined)
+        await execText(this.#engine, this.#container.id, ["rm", "-rf", helper.slice(0, helper.lastIndexOf("/"))]).catch(
           () => undefined,
         );
-      if (!this.#options.keepContainer && this.#containerId !== "") {
-        const response = await this.#engine.request("DELETE", `/containers/${this.#containerId}?force=true`);
-        if (response.status !== 204 && response.status !== 404) {
-          throw new BackendUnavailableError(
-            `Could not remove docker container ${this.#containerName}: ${engineMessage(response.text)}`,
-            { backend: this.name },
-          );
-        }
-      }
+      if (!this.#options.keepContainer) await this.#container.remove();
     } finally {
       this.#engine.close();
       this.#watchdog?.release();
@@ -452,119 +443,6 @@ export class DockerTransport implements Transport {
     }
     for (const [name, value] of Object.entries(this.#options.env)) env.push(`${name}=${value}`);
     return env;
-  }
-
-  async #attachOrCreate(): Promise<void> {
-    const name = this.#options.containerName;
-    if (name !== undefined) {
-      const response = await this.#engine.request("GET", `/containers/${encodeURIComponent(name)}/json`);
-      if (response.status === 200) {
-        const info = response.json as { Id: string; State?: { Running?: boolean } };
-        if (info.State?.Running !== true) {
-          const started = await this.#engine.request("POST", `/containers/${info.Id}/start`);
-          if (started.status !== 204 && started.status !== 304) {
-            throw new BackendUnavailableError(
-              `Could not start docker container ${name}: ${engineMessage(started.text)}`,
-              { backend: this.name },
-            );
-          }
-        }
-        this.#containerId = info.Id;
-        this.#containerName = name;
-        return;
-      }
-      if (response.status !== 404)
-        throw new BackendUnavailableError(
-          `Could not inspect docker container ${name}: ${engineMessage(response.text)}`,
-          { backend: this.name },
-        );
-    }
-    await this.#create(name ?? `shellwright-${randomBytes(4).toString("hex")}`);
-  }
-
-  async #create(name: string): Promise<void> {
-    const cli = { dockerPath: this.#options.dockerPath, trace: this.#options.trace };
-    const result = await runDockerCli(dockerRunArgs(this.#options, name), cli);
-    if (result.code !== 0) {
-      // A failed run can leave a "Created" container behind.
-      await runDockerCli(["rm", "-f", name], cli).catch(() => undefined);
-      throw new BackendUnavailableError(
-        `docker run failed (exit ${result.code}) for image ${this.#options.image}: ${result.stderr.trim() || result.stdout.trim()}`,
-        { backend: this.name },
-      );
-    }
-    this.#containerId = result.stdout.trim().split("\n").pop() ?? name;
-    this.#containerName = name;
-  }
-
-  async #assertRunning(): Promise<void> {
-    const response = await this.#engine.request("GET", `/containers/${this.#containerId}/json`);
-    if (response.status === 404) this.#gone = "it was removed";
-    else if ((response.json as { State?: { Running?: boolean } } | undefined)?.State?.Running === false)
-      this.#gone = "it stopped";
-    else return;
-    throw new BackendUnavailableError(this.#goneMessage(), { backend: this.name });
-  }
-
-  /** `when`: the engine refused to start the call ("start") or to kill it at its timeout or interrupt ("kill"). */
-  async #explain(error: unknown, when: "start" | "kill"): Promise<unknown> {
-    // A paused container refuses execs with 409 too, but it is not dead: its processes and the session's state
-    // are all there, and `docker unpause` brings them back. Nothing is replaced; the caller may retry.
-    if (error instanceof ApiError && error.status === 409 && (await this.#paused())) {
-      const what =
-        when === "start"
-          ? "so the command did not run"
-          : "so the stopped command could not be killed yet (it is frozen; the next call kills it first)";
-      return new BackendUnavailableError(
-        `The docker container ${this.#containerName} (${this.#containerId.slice(0, 12)}) is paused, ${what}. ` +
-          `Run \`docker unpause ${this.#containerName}\` and retry; the session is kept (exported variables and the cwd are as they were).`,
-        { cause: error, backend: this.name },
-      );
-    }
-    if (error instanceof ApiError && (error.status === 404 || error.status === 409)) {
-      this.#gone = error.status === 404 ? "it was removed" : "it is not running";
-      return new BackendUnavailableError(this.#goneMessage(), { cause: error, backend: this.name });
-    }
-    if (error instanceof ApiError)
-      return new BackendUnavailableError(`Docker Engine error: ${error.message}`, { cause: error, backend: this.name });
-    return error;
-  }
-
-  /**
-   * The session's snapshot and each call's pending state live in tempDir: a read-only root filesystem
-   * (`--read-only`) without a writable mount there would open fine and then make every call exit 125
-   * unrun. Only such a container pays for the probe.
-   */
-  async #assertWritableTemp(): Promise<void> {
-    const response = await this.#engine.request("GET", `/containers/${this.#containerId}/json`);
-    const info = response.json as { HostConfig?: { ReadonlyRootfs?: boolean } } | undefined;
-    if (info?.HostConfig?.ReadonlyRootfs !== true) return;
-    const dir = this.tempDir;
-    const probe = await execText(this.#engine, this.#containerId, [
-      "bash",
-      "-c",
-      `f=$(mktemp ${dir}/shellwright-probe-XXXXXX) && rm -f "$f"`,
-    ]);
-    if (probe.code === 0) return;
-    throw new BackendUnavailableError(
-      `The docker container ${this.#containerName} has a read-only root filesystem and ${dir} is not writable, ` +
-        `where Shellwright keeps the session's state: add "--tmpfs", "${dir}:exec" to extraArgs ` +
-        `(or mount a writable volume at ${dir}). ${probe.text.trim()}`.trim(),
-      { backend: this.name },
-    );
-  }
-
-  /** True when the engine says the container is paused (false when it cannot say). */
-  async #paused(): Promise<boolean> {
-    const response = await this.#engine.request("GET", `/containers/${this.#containerId}/json`).catch(() => undefined);
-    return (response?.json as { State?: { Paused?: boolean } } | undefined)?.State?.Paused === true;
-  }
-
-  #goneMessage(): string {
-    const what = `The docker container ${this.#containerName} (${this.#containerId.slice(0, 12)}) is gone: ${this.#gone ?? "it stopped"}.`;
-    return this.#options.keepContainer
-      ? `${what} It is a kept container, so it is not recreated; start it again or close this environment and create a new one.`
-      : `${what} The next command starts a new container (a fresh session: exported variables and the cwd start over).`;
   }
 }
 
