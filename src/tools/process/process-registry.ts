@@ -335,10 +335,13 @@ export class ProcessRegistry {
     if (process.status !== "running") return;
     process.killing = true;
     try {
-      const answers = await this.#runPoll(killScript(this.#request(process, 0), this.#settings.killGraceMs), {
-        isolated: true,
-        timeoutMs: this.#settings.killGraceMs + 30_000,
-      });
+      const answers = await this.#runPoll(
+        killScript(this.#request(process, 0), process.id, this.#settings.killGraceMs),
+        {
+          isolated: true,
+          timeoutMs: this.#settings.killGraceMs + 30_000,
+        },
+      );
       for (const answer of answers) this.#apply(process, answer);
     } finally {
       process.killing = false;

@@ -188,6 +188,18 @@ for (const backend of compatBackends) {
       expect((await session.execute(aliveCheck(pids))).output).toBe("");
     });
 
+    it("kill ends also what left the PTY's session with setsid (found by the process's mark, checked by pid)", async () => {
+      const id = await start("setsid sh -c 'echo \"SETSID-PID $$\"; exec sleep 987654' & echo started; wait");
+      const [, escaped] = /SETSID-PID (\d+)/.exec(await expectOutput(id, "SETSID-PID \\d+"))!;
+      const pids = [Number(escaped)];
+      // It really left: a session of its own, not the PTY's.
+      const stat = (await session.execute(`cat /proc/${escaped}/stat`)).output;
+      expect(stat.split(") ")[1]!.split(" ")[3]).toBe(escaped);
+      expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
+      expect(await proc(id, "kill")).toMatchObject({ status: "killed" });
+      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+    });
+
     it("a foreground pty call has a terminal of the size asked for, and its output reads with \\n", async () => {
       const r = await call("terminal", {
         command: "test -t 1 && echo IS-TTY; stty size",
