@@ -10,7 +10,8 @@ set -euo pipefail
 
 IMAGE="${SHELLWRIGHT_DOCKER_IMAGE:-shellwright-test:bookworm}"
 SUITE="${SHELLWRIGHT_DOCKER_SUITE:-bookworm}"
-PACKAGES="bash,coreutils,procps,python3,ripgrep,rsync"
+# vim-tiny: the PTY tests drive an editor (test/tools/process/pty.test.ts).
+PACKAGES="bash,coreutils,procps,python3,ripgrep,rsync,vim-tiny"
 LOG="${SHELLWRIGHT_DOCKERD_LOG:-/var/log/shellwright-dockerd.log}"
 
 log() { printf 'test-env/docker: %s\n' "$*" >&2; }
@@ -34,7 +35,10 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || { log "dockerd did not come up; see $LOG"; tail -20 "$LOG" >&2; exit 1; }
 fi
 
-if docker image inspect "$IMAGE" >/dev/null 2>&1; then
+# The image records its package list in a label: an image built from an older
+# list (one without vim-tiny) is built again.
+built_with="$(docker image inspect --format '{{index .Config.Labels "shellwright.packages"}}' "$IMAGE" 2>/dev/null || true)"
+if [[ $built_with == "$PACKAGES" ]]; then
   log "image $IMAGE exists"
 else
   log "building $IMAGE ($SUITE, minbase + $PACKAGES)"
@@ -52,7 +56,7 @@ else
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' \
     "$SUITE" "$work/rootfs.tar" "${sources[@]}"
-  docker import --change 'CMD ["bash"]' "$work/rootfs.tar" "$IMAGE" >/dev/null
+  docker import --change 'CMD ["bash"]' --change "LABEL shellwright.packages=$PACKAGES" "$work/rootfs.tar" "$IMAGE" >/dev/null
   log "built $IMAGE"
 fi
 echo "$IMAGE"

@@ -10,6 +10,7 @@ import { createSandboxSession, shellwrightTools } from "../../src/ai/index.js";
 import { toolDefinitions } from "../../src/agents/definitions.js";
 import { createEnvironment, type Environment } from "../../src/index.js";
 import { testTools } from "../fixtures/agent-tools.mjs";
+import { noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -110,5 +111,36 @@ describe("shellwrightTools", () => {
     });
     expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ output: "written by the sandbox\n" });
     expect(await sandbox.deleteFile({ path: "shared-note.txt" })).toBe(true);
+  });
+});
+
+describe("shellwrightTools: pty fields", () => {
+  skipAllUnless(noStaticHelper);
+  let session: Environment;
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it("carries pty, keys and screen through the AI SDK tools", async () => {
+    session = await createEnvironment();
+    const tools = shellwrightTools(session);
+    const options = { toolCallId: "c", messages: [], context: {} };
+    const started = (await tools.terminal!.execute!(
+      { command: "PS1='$ ' exec bash --norc -i", background: true, pty: true, cols: 70, rows: 12 },
+      { ...options, toolCallId: "c1" },
+    )) as { session_id: string };
+    const id = started.session_id;
+    const process = tools.process!.execute!;
+    expect(await process({ action: "wait", session_id: id, pattern: "\\$ $", timeout: 30 }, options)).toMatchObject({
+      status: "matched",
+    });
+    await process({ action: "keys", session_id: id, keys: ["echo AI-$((6*7))", "Enter"] }, options);
+    expect(await process({ action: "wait", session_id: id, pattern: "AI-42", timeout: 30 }, options)).toMatchObject({
+      status: "matched",
+    });
+    const shot = (await process({ action: "screen", session_id: id }, options)) as { screen: string; cols: number };
+    expect(shot.cols).toBe(70);
+    expect(shot.screen.split("\n")).toContain("AI-42");
+    await process({ action: "kill", session_id: id }, options);
   });
 });

@@ -14,12 +14,25 @@ import { posix } from "node:path";
 import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
 import { Redactor } from "../../core/redact.js";
-import { stripAnsi } from "../shared/text.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
 import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
-import { followScript, ptyCommandLine, resizeScript } from "./pty-scripts.js";
-import { PtyTerminal, shownPtyText, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
+import { followLog } from "./log-follower.js";
+import { PtyTerminal, type PatternWait, type ScreenShot } from "./pty-terminal.js";
 import { shellQuote } from "../../core/script.js";
+import {
+  completeUtf8Length,
+  reapEntry,
+  type BackgroundProcess,
+  type ProcessStatus,
+  type PtySize,
+  type PtyState,
+} from "./background-process.js";
+import { completionEvent, type CompletionEvent } from "./completion-event.js";
+
+export { shownOutput } from "./background-process.js";
+export type { BackgroundProcess, ProcessStatus, PtySize, PtyState } from "./background-process.js";
+export type { CompletionEvent } from "./completion-event.js";
 import {
   closeStdinScript,
   killScript,
@@ -33,73 +46,10 @@ import {
   writeStdinScript,
   type PollAnswer,
   type PollRequest,
-  type ProcessFiles,
 } from "./process-scripts.js";
-
-export type ProcessStatus = "running" | "exited" | "killed" | "lost";
-
-export interface BackgroundProcess {
-  readonly id: string;
-  readonly command: string;
-  readonly cwd: string;
-  /** The wrapper's PID inside the backend; also the id of the process group. */
-  readonly pid: number;
-  readonly files: ProcessFiles;
-  readonly startedAt: number;
-  readonly notifyOnComplete: boolean;
-  status: ProcessStatus;
-  /** The command's exit code; undefined while running or when it could not be learnt (killed with SIGKILL). */
-  exitCode: number | undefined;
-  finishedAt: number | undefined;
-  /** The tail of the output, at most `bufferChars`. */
-  output: string;
-  /** Characters that fell out of `output` (the log file inside the backend still has them). */
-  droppedChars: number;
-  /** Log bytes read so far. */
-  offset: number;
-  /** Bytes of a UTF-8 character cut by the end of the last read. */
-  carry: Uint8Array;
-  /** The model has seen the end (poll, wait, log or kill), so no completion event is due. */
-  endSeen: boolean;
-  stdinOpen: boolean;
-  /** True while `kill` runs: its end is reported as "killed". */
-  killing: boolean;
-  /** Set when the process runs under a pseudo-terminal (terminal pty=true). */
-  pty: PtyState | undefined;
-}
-
-/** Node's side of a PTY process. */
-export interface PtyState {
-  terminal: PtyTerminal;
-  /** Ends the command that follows the log into the terminal. */
-  follower: AbortController;
-  /** Writes in order: the model's and the emulator's answers must not interleave. */
-  writes: Promise<unknown>;
-}
-
-/** A pseudo-terminal's size, in character cells. */
-export interface PtySize {
-  cols: number;
-  rows: number;
-}
 
 /** How long the follower may keep reading after the process ended (a tail without --pid never ends by itself). */
 const FOLLOW_AFTER_END_MS = 2000;
-
-export interface CompletionEvent {
-  type: "completion";
-  /** The background process's id (`proc_…`), the one the process tool takes as `session_id`. */
-  processId: string;
-  /** @deprecated Use `processId` (the same value); kept for one release. */
-  sessionId: string;
-  command: string;
-  status: ProcessStatus;
-  exitCode: number | undefined;
-  /** The last 2000 characters of output. */
-  output: string;
-  /** The event as one message for a model. */
-  message: string;
-}
 
 const registries = new WeakMap<Environment, ProcessRegistry>();
 
@@ -172,10 +122,12 @@ export class ProcessRegistry {
   /**
    * Starts `command` in the background, in `cwd` (default: the session's),
    * through the session snapshot; with `pty`, under a pseudo-terminal of that size.
+   * `onOutput` gets the output as it arrives, as the program wrote it (for a PTY,
+   * with its terminal escapes), independent of poll, wait and log.
    */
   async spawn(
     command: string,
-    options: { cwd?: string; notifyOnComplete?: boolean; pty?: PtySize } = {},
+    options: { cwd?: string; notifyOnComplete?: boolean; pty?: PtySize; onOutput?: (text: string) => void } = {},
   ): Promise<BackgroundProcess> {
     this.#prune();
     if (this.#processes.size >= this.#settings.maxProcesses) {
@@ -215,6 +167,7 @@ export class ProcessRegistry {
       stdinOpen: true,
       killing: false,
       pty: undefined,
+      follower: undefined,
     };
     if (options.pty !== undefined) {
       process.pty = {
@@ -222,10 +175,18 @@ export class ProcessRegistry {
         terminal: new PtyTerminal(options.pty.cols, options.pty.rows, (data) => {
           this.write(process, data).catch(() => undefined);
         }),
-        follower: new AbortController(),
         writes: Promise.resolve(),
       };
-      this.#follow(process);
+    }
+    if (process.pty !== undefined || options.onOutput !== undefined) {
+      const terminal = process.pty?.terminal;
+      const listener = options.onOutput;
+      process.follower = followLog(
+        this.#session,
+        process,
+        (text) => (terminal?.feed(text), listener?.(text)),
+        () => terminal?.end(),
+      );
     }
     this.#processes.set(id, process);
     if (process.notifyOnComplete) this.#watch(process);
@@ -248,20 +209,6 @@ export class ProcessRegistry {
   /** The command line that runs `command` under a PTY in the foreground (terminal pty=true). */
   async foregroundPtyCommand(command: string, size: PtySize): Promise<string> {
     return ptyCommandLine(await this.#ptyLaunch(size), command);
-  }
-
-  /** One long command inside the backend streams the log into the terminal as it grows. */
-  #follow(process: BackgroundProcess): void {
-    const pty = process.pty!;
-    this.#session
-      .execute(followScript(process.files.log, 0, process.pid), {
-        isolated: true,
-        timeoutMs: FOREVER_MS,
-        signal: pty.follower.signal,
-        onOutput: (text) => pty.terminal.feed(text),
-      })
-      .catch(() => undefined)
-      .finally(() => pty.terminal.end());
   }
 
   /** The PTY's visible screen and cursor. */
@@ -335,10 +282,13 @@ export class ProcessRegistry {
     if (process.status !== "running") return;
     process.killing = true;
     try {
-      const answers = await this.#runPoll(killScript(this.#request(process, 0), this.#settings.killGraceMs), {
-        isolated: true,
-        timeoutMs: this.#settings.killGraceMs + 30_000,
-      });
+      const answers = await this.#runPoll(
+        killScript(this.#request(process, 0), process.id, this.#settings.killGraceMs),
+        {
+          isolated: true,
+          timeoutMs: this.#settings.killGraceMs + 30_000,
+        },
+      );
       for (const answer of answers) this.#apply(process, answer);
     } finally {
       process.killing = false;
@@ -423,7 +373,7 @@ export class ProcessRegistry {
       .catch(() => undefined);
     for (const process of entries) {
       if (process.status === "running") this.#finish(process, "killed", undefined);
-      process.pty?.follower.abort();
+      process.follower?.abort();
       process.pty?.terminal.dispose();
     }
     this.#processes.clear();
@@ -497,7 +447,7 @@ export class ProcessRegistry {
     process.stdinOpen = false;
     this.#watchers.get(process.id)?.abort();
     this.#watchers.delete(process.id);
-    const follower = process.pty?.follower;
+    const follower = process.follower;
     if (follower !== undefined) setTimeout(() => follower.abort(), FOLLOW_AFTER_END_MS).unref();
     if (process.notifyOnComplete) this.#events.push(completionEvent(process, this.redactor));
   }
@@ -545,60 +495,4 @@ export class ProcessRegistry {
       this.#processes.delete(process.id);
     }
   }
-}
-
-const reapEntry = (process: BackgroundProcess) => ({
-  id: process.id,
-  pgid: process.pid,
-  files: process.files,
-  running: process.status === "running",
-});
-
-/**
- * The kept output as a model may see it: without terminal escapes, secrets
- * masked, also one cut by the dropped start of the buffer or still being
- * printed (the end of a running process's output is open).
- */
-export function shownOutput(process: BackgroundProcess, redactor: Redactor | undefined): string {
-  const text = process.pty === undefined ? stripAnsi(process.output) : shownPtyText(process.output);
-  if (redactor === undefined) return text;
-  return redactor.redact(text, {
-    openStart: process.droppedChars > 0,
-    openEnd: process.status === "running",
-    keepLines: true,
-  });
-}
-
-function completionEvent(process: BackgroundProcess, redactor: Redactor | undefined): CompletionEvent {
-  const output = shownOutput(process, redactor).slice(-2000);
-  const how =
-    process.status === "killed"
-      ? "was killed"
-      : process.status === "lost"
-        ? "ended without reporting an exit code"
-        : process.exitCode === 0
-          ? "completed normally"
-          : "exited";
-  const code = process.exitCode === undefined ? "" : ` (exit code ${process.exitCode})`;
-  return {
-    type: "completion",
-    processId: process.id,
-    sessionId: process.id,
-    command: process.command,
-    status: process.status,
-    exitCode: process.exitCode,
-    output,
-    message: `[IMPORTANT: Background process ${process.id} ${how}${code}.\nCommand: ${redactor?.redact(process.command) ?? process.command}\nOutput:\n${output}]`,
-  };
-}
-
-/** Length of the longest prefix that does not end inside a UTF-8 character. */
-function completeUtf8Length(bytes: Uint8Array): number {
-  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
-    const byte = bytes[bytes.length - back]!;
-    if ((byte & 0xc0) === 0x80) continue;
-    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return need > back ? bytes.length - back : bytes.length;
-  }
-  return bytes.length;
 }

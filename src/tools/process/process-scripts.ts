@@ -13,13 +13,15 @@
  *
  * The wrapper is started with job control on (`set -m`), so it leads a process
  * group of its own: its PID is the group id, and `kill -- -PGID` reaches the
- * command and everything it started (unless something calls setsid itself).
+ * command and everything it started, except what calls setsid itself: that
+ * carries the marker below, by which `kill` finds it.
  * Every process of the tree also carries SHELLWRIGHT_BG_ID=<id> in its
  * environment, so what the command left running after it ended can still be
  * recognised as ours (a group id alone may have been reused).
  */
 
 import { shellQuote } from "../../core/script.js";
+import { sweepScript } from "../../backends/shared/sweep-script.js";
 import { ptyCommandLine, type PtyLaunch } from "./pty-scripts.js";
 
 export interface ProcessFiles {
@@ -192,16 +194,23 @@ export function waitScript(request: PollRequest, intervalMs: number, maxChecks: 
 }
 
 /**
- * TERM to the whole group, up to `graceMs` for the wrapper to record the exit
- * code, then KILL to whatever of the group is left. Ends with a poll.
+ * Ends the process and everything it started, then polls it. Where /proc
+ * exists that is the backends' one sweep (sweep-script.ts), whose targets are
+ * the group and every process carrying the process's mark: so a child that
+ * left the group or the PTY's session with setsid() is reached too. TERM to
+ * all of them, up to `graceMs` for them to go (the wrapper records the
+ * command's exit code meanwhile), then KILL. Without /proc, TERM and KILL to
+ * the group only. The sweep runs in a bash of its own: it ends with `exit`.
  */
-export function killScript(request: PollRequest, graceMs: number): string {
+export function killScript(request: PollRequest, id: string, graceMs: number): string {
   const p = request.pgid;
   const checks = Math.max(1, Math.ceil(graceMs / 50));
+  const sweep = sweepScript({ marks: [`${MARKER_VARIABLE}=${id}`], groups: [p] }, "TERM", graceMs);
   return [
-    `builtin kill -TERM -- -${p} 2>/dev/null`,
+    `if [[ -d /proc/self ]]; then "$BASH" -c ${shellQuote(sweep)} >/dev/null 2>&1 </dev/null`,
+    `else builtin kill -TERM -- -${p} 2>/dev/null`,
     waitLoop(request, 50, checks),
-    `builtin kill -KILL -- -${p} 2>/dev/null`,
+    `builtin kill -KILL -- -${p} 2>/dev/null; fi`,
     pollScript([request]),
   ].join("\n");
 }

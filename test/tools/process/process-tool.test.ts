@@ -88,6 +88,20 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       expect(await call("process", { action: "kill", session_id: id })).toMatchObject({ status: "already_exited" });
     });
 
+    it("kills also what left the group with setsid, found by the process's mark", async () => {
+      const id = await start(
+        `setsid sh -c 'echo $$ > ${scratch}/setsid.tmp && mv ${scratch}/setsid.tmp ${scratch}/setsid.pid; exec sleep 987653' & wait`,
+      );
+      await vi.waitFor(async () => expect((await session.execute(`cat ${scratch}/setsid.pid`)).exitCode).toBe(0), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      const pids = [`${scratch}/setsid.pid`];
+      expect((await session.execute(aliveCheck(pids))).output).toMatch(/^alive \d+/);
+      expect(await call("process", { action: "kill", session_id: id })).toMatchObject({ status: "killed" });
+      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+    });
+
     it("kills what an ended command left running, recognised by its marker", async () => {
       const id = await start(`echo $SHELLWRIGHT_BG_ID; sleep 300 & echo $! > ${scratch}/left.pid`);
       expect(await wait(id)).toMatchObject({ status: "exited", exit_code: 0, output: `${id}\n` });

@@ -155,14 +155,19 @@ for (const backend of compatBackends) {
       expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 0 });
     });
 
-    it("vim -u NONE: i, text, Escape, :wq, Enter writes the file", async (context) => {
-      if (!(await session.execute("command -v vim")).output.trim()) context.skip("no vim in the backend");
-      // Known gap, not yet understood: through the daytona stand-in vim's first screen never reaches the follower.
-      if (backend.name.startsWith("daytona")) context.skip("daytona stand-in: vim's screen does not arrive (open)");
-      // Known gap, not yet understood: inside the local sandbox vim does not exit after :wq (open).
-      if (backend.ownPidNamespace === true) context.skip("local sandbox: vim does not exit after :wq (open)");
+    it("vim -u NONE -i NONE: i, text, Escape, :wq, Enter writes the file", async (context) => {
+      // vim, or the docker test image's vim-tiny (scripts/test-env/docker.sh).
+      const vim = (await session.execute("command -v vim || command -v vim.tiny")).output.trim();
+      if (!vim) context.skip("no vim in the backend");
+      // Through the daytona stand-in's plain path the follower's stream of vim's screen never arrives, and on
+      // its fast path bytes of it arrive as U+FFFD: the stand-in's exec stream loses or mangles the non-UTF-8-clean
+      // output of a full-screen program, probably the fault of issue 22.16 (not confirmed) (daytona-plain binary output lost).
+      if (backend.name === "daytona-plain")
+        context.skip("daytona-plain: a full-screen program's output is lost (issue 22.16)");
       const file = `${scratch}/vim-written.txt`;
-      const id = await start(`vim -u NONE -N ${file}`);
+      // -i NONE: no viminfo. Where HOME is read-only (the local sandbox) vim's E138 about it
+      // stops at "Press ENTER" after :wq and vim never exits.
+      const id = await start(`${vim} -u NONE -i NONE -N ${file}`);
       await expectOutput(id, "vim-written");
       await proc(id, "keys", { keys: ["i", "typed in vim", "Escape", ":wq", "Enter"] });
       expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 0 });
@@ -183,6 +188,18 @@ for (const backend of compatBackends) {
       const id = await start('trap "" HUP TERM; sleep 987655 & echo "PIDS $$ $!"; wait');
       const [, shell, sleeper] = /PIDS (\d+) (\d+)/.exec(await expectOutput(id, "PIDS \\d+ \\d+"))!;
       const pids = [Number(shell), Number(sleeper)];
+      expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
+      expect(await proc(id, "kill")).toMatchObject({ status: "killed" });
+      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+    });
+
+    it("kill ends also what left the PTY's session with setsid (found by the process's mark, checked by pid)", async () => {
+      const id = await start("setsid sh -c 'echo \"SETSID-PID $$\"; exec sleep 987654' & echo started; wait");
+      const [, escaped] = /SETSID-PID (\d+)/.exec(await expectOutput(id, "SETSID-PID \\d+"))!;
+      const pids = [Number(escaped)];
+      // It really left: a session of its own, not the PTY's.
+      const stat = (await session.execute(`cat /proc/${escaped}/stat`)).output;
+      expect(stat.split(") ")[1]!.split(" ")[3]).toBe(escaped);
       expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
       expect(await proc(id, "kill")).toMatchObject({ status: "killed" });
       expect((await session.execute(aliveCheck(pids))).output).toBe("");

@@ -1,0 +1,33 @@
+/**
+ * One long command inside the backend that streams a background process's log
+ * to Node as it grows: into a PTY process's terminal emulator, and to the
+ * library's `onOutput` listener. It reads the log file, not the poll's offset,
+ * so it never takes output away from poll, wait or log.
+ */
+
+import type { Environment } from "../../core/environment.js";
+import type { BackgroundProcess } from "./background-process.js";
+import { followScript } from "./pty-scripts.js";
+
+/** The longest a timer may wait in Node (about 24.8 days). */
+const FOREVER_MS = 2 ** 31 - 1;
+
+/** Starts following; the controller ends it (the registry aborts it a little after the process ended). */
+export function followLog(
+  session: Environment,
+  process: BackgroundProcess,
+  sink: (text: string) => void,
+  ended: () => void,
+): AbortController {
+  const follower = new AbortController();
+  session
+    .execute(followScript(process.files.log, 0, process.pid), {
+      isolated: true,
+      timeoutMs: FOREVER_MS,
+      signal: follower.signal,
+      onOutput: sink,
+    })
+    .catch(() => undefined)
+    .finally(ended);
+  return follower;
+}

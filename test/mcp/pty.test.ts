@@ -1,0 +1,64 @@
+/**
+ * PTY processes through a real MCP client: `shellwright mcp` over stdio
+ * advertises the pty fields and actions, starts a program under a
+ * pseudo-terminal, takes keys, and answers screen.
+ */
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
+import { call, connect } from "./helpers.js";
+
+describe("pty through the MCP server (a real client over stdio)", () => {
+  skipAllUnless(noStaticHelper);
+  let client: Client;
+  let scratch: string;
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-pty-"));
+    ({ client } = await connect("run-mcp-cli.mjs", ["--backend", "local", "--cwd", scratch]));
+  });
+  afterAll(async () => {
+    await client?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("advertises pty, cols and rows on terminal, and the terminal actions on process", async () => {
+    const { tools } = await client.listTools();
+    const terminal = tools.find((tool) => tool.name === "terminal")!;
+    expect(Object.keys(terminal.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["pty", "cols", "rows"]));
+    const process = tools.find((tool) => tool.name === "process")!;
+    expect(JSON.stringify(process.inputSchema)).toMatch(/"screen"/);
+    expect(Object.keys(process.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["keys", "pattern"]));
+  });
+
+  it("starts a PTY process, sends keys, and reads its screen", async () => {
+    const started = await call(client, "terminal", {
+      command: "PS1='$ ' exec bash --norc -i",
+      background: true,
+      pty: true,
+      cols: 60,
+      rows: 10,
+    });
+    expect(started.isError, JSON.stringify(started.content)).toBe(false);
+    const id = (started.structuredContent as { session_id: string }).session_id;
+    const ready = await call(client, "process", { action: "wait", session_id: id, pattern: "\\$ $", timeout: 30 });
+    expect(ready.structuredContent).toMatchObject({ status: "matched" });
+    const keys = await call(client, "process", {
+      action: "keys",
+      session_id: id,
+      keys: ["e", "c", "h", "o", " ", "MCP-$((6*7))", "Enter"],
+    });
+    expect(keys.isError, JSON.stringify(keys.content)).toBe(false);
+    const echoed = await call(client, "process", { action: "wait", session_id: id, pattern: "MCP-42", timeout: 30 });
+    expect(echoed.structuredContent).toMatchObject({ status: "matched" });
+    const screen = await call(client, "process", { action: "screen", session_id: id });
+    const shot = screen.structuredContent as { screen: string; cols: number; rows: number; cursor: unknown };
+    expect(shot).toMatchObject({ cols: 60, rows: 10, cursor: { row: expect.any(Number), col: expect.any(Number) } });
+    expect(shot.screen.split("\n")).toContain("MCP-42");
+    expect(await call(client, "process", { action: "kill", session_id: id })).toMatchObject({ isError: false });
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The library side of background processes: processRegistry(session).spawn's
+ * onOutput listener streams the output as it arrives, for a plain background
+ * process and for a PTY one, without taking it away from poll and log.
+ */
+
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createEnvironment, processRegistry, type Environment } from "../../../src/index.js";
+import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
+
+describe("processRegistry onOutput", () => {
+  let session: Environment;
+  beforeAll(async () => {
+    session = await createEnvironment({ backend: "local" });
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it("streams a background process's output to the listener, and poll still has all of it", async () => {
+    const registry = processRegistry(session);
+    let streamed = "";
+    const process = await registry.spawn('echo one; read -r line; echo "two $line"', {
+      onOutput: (text) => (streamed += text),
+    });
+    // The first line arrives while the process still waits for its input.
+    await vi.waitFor(() => expect(streamed).toBe("one\n"), { timeout: 10_000, interval: 20 });
+    await registry.write(process, "x\n");
+    expect(await registry.wait(process, 30_000)).toBe(true);
+    await vi.waitFor(() => expect(streamed).toBe("one\ntwo x\n"), { timeout: 10_000, interval: 20 });
+    expect(process.output).toBe("one\ntwo x\n");
+  });
+
+  describe("pty", () => {
+    skipAllUnless(noStaticHelper);
+    it("streams a PTY process's output, as the program wrote it, beside the screen", async () => {
+      const registry = processRegistry(session);
+      let streamed = "";
+      const process = await registry.spawn("printf 'PTY-\\033[1mBOLD\\033[0m\\n'; read -r line", {
+        pty: { cols: 80, rows: 24 },
+        onOutput: (text) => (streamed += text),
+      });
+      await vi.waitFor(() => expect(streamed).toContain("PTY-\x1b[1mBOLD\x1b[0m"), { timeout: 10_000, interval: 20 });
+      expect((await registry.screen(process)).screen).toContain("PTY-BOLD");
+      await registry.kill(process);
+    });
+  });
+});
