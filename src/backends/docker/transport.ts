@@ -28,7 +28,7 @@ import {
   SESSION_MARK,
   type CallMarks,
 } from "../../core/call-marks.js";
-import { parseSweep, sweepScript, type SweepTarget } from "../shared/sweep-script.js";
+import { parseSweep, sweepScript, type SweepTarget } from "../../core/sweep-script.js";
 import { WrapperPids } from "../shared/wrapper-pids.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { shellQuote } from "../../core/script.js";

@@ -1,5 +1,5 @@
 /**
- * Runs the shared kill sweep (src/backends/shared/sweep-script.ts) on this
+ * Runs the shared kill sweep (src/core/sweep-script.ts) on this
  * machine: the same script the remote backends run inside their box, so one
  * implementation decides what a call's processes are everywhere. Its bash
  * starts without the marks, so it can never count itself.
@@ -7,7 +7,7 @@
 
 import { spawn } from "node:child_process";
 import type { KillSignal } from "../../core/transport.js";
-import { parseSweep, sweepScript, type SweepResult, type SweepTarget } from "../shared/sweep-script.js";
+import { parseSweep, sweepScript, type SweepResult, type SweepTarget } from "../../core/sweep-script.js";
 
 /** A sweep that has not finished after this long is given up (the cgroup, if any, is the last word). */
 const SWEEP_LIMIT_MS = 60_000;

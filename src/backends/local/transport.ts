@@ -32,7 +32,7 @@ import {
   type Transport,
 } from "../../core/transport.js";
 import { runSweep } from "./process-sweep.js";
-import { sweepScript } from "../shared/sweep-script.js";
+import { sweepScript } from "../../core/sweep-script.js";
 import { SessionCgroup } from "./session-cgroup.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { writeOwner } from "../shared/owner.js";

@@ -16,7 +16,7 @@ import { boxFastPath } from "./fast-path/box-fast-path.js";
 import type { BoxExec } from "./fast-path/box-helper.js";
 import type { FastPathRunner } from "./fast-path/fast-path-runner.js";
 import { DEFAULT_GRACE_MS, RemoteTreeKiller } from "./remote-tree.js";
-import { sweepScript } from "./sweep-script.js";
+import { sweepScript } from "../../core/sweep-script.js";
 
 export abstract class BoxTransport implements Transport {
   readonly name: string;

@@ -12,7 +12,7 @@
 
 import { CALL_MARK, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
 import type { KillSignal, ProcessHandle } from "../../core/transport.js";
-import { parseSweep, sweepScript } from "./sweep-script.js";
+import { parseSweep, sweepScript } from "../../core/sweep-script.js";
 import { WrapperPids } from "./wrapper-pids.js";
 
 /** Runs a small control script inside the backend and returns what it printed. */

@@ -8,7 +8,7 @@
  */
 
 import { shellQuote } from "../../core/script.js";
-import { sweepScript } from "../shared/sweep-script.js";
+import { sweepScript } from "../../core/sweep-script.js";
 
 export interface SshTarget {
   host: string;
@@ -126,7 +126,7 @@ export function wrapScript(script: string, options: WrapOptions): string {
 
 /**
  * Kills one call's processes on the host: the shared sweep (bash and /proc,
- * src/backends/shared/sweep-script.ts) over the call's group and session
+ * src/core/sweep-script.ts) over the call's group and session
  * (the outer shell leads both), its wrapper's descendants and everything
  * carrying its mark. The wrapper shell (its PID came first in the output)
  * gets SIGKILL first, whatever the signal: a stopped call must leave no

@@ -15,7 +15,7 @@ import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import type { FastCall } from "../shared/fast-path/helper-client.js";
 import { staticHelper, staticHelperFor } from "../shared/fast-path/helper-path.js";
 import { NO_STATIC_HELPER, warnUnavailable } from "../shared/fast-path/unavailable.js";
-import { parseSweep, sweepScript } from "../shared/sweep-script.js";
+import { parseSweep, sweepScript } from "../../core/sweep-script.js";
 import type { CallEnd } from "./call.js";
 import {
   helperRemoteCommand,

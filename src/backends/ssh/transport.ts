@@ -34,7 +34,7 @@ import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { SshCall, type CallEnd } from "./call.js";
 import { controlArgs, describeTarget, killScript, sshArgs, wrapScript, type SshTarget } from "./command.js";
 import { RsyncTransfer } from "./sync.js";
-import { parseSweep, sweepScript } from "../shared/sweep-script.js";
+import { parseSweep, sweepScript } from "../../core/sweep-script.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { writeOwner } from "../shared/owner.js";
 import { sshWatchdogCleanup } from "./watchdog.js";

@@ -18,7 +18,7 @@ export interface SshCleanup {
   /**
    * Also end the remote side: the groups the watchdog passes as "$@", every
    * process carrying the session's mark (a bash sweep, see
-   * shared/sweep-script.ts) and this directory.
+   * core/sweep-script.ts) and this directory.
    */
   remote?: { dir: string | undefined; sweep?: string | undefined } | undefined;
 }

@@ -21,7 +21,7 @@
  */
 
 import { shellQuote } from "../../core/script.js";
-import { sweepScript } from "../../backends/shared/sweep-script.js";
+import { sweepScript } from "../../core/sweep-script.js";
 import { ptyCommandLine, type PtyLaunch } from "./pty-scripts.js";
 
 export interface ProcessFiles {

@@ -6,7 +6,7 @@
 
 import { execFileSync, spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { sweepScript } from "../../../src/backends/shared/sweep-script.js";
+import { sweepScript } from "../../src/core/sweep-script.js";
 
 const canChoosePids =
   process.getuid?.() === 0 &&

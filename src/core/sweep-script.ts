@@ -17,8 +17,8 @@
  * double fork). Those are left to a cgroup where the backend has one.
  */
 
-import type { KillSignal } from "../../core/transport.js";
-import { CALL_MARK, SESSION_MARK } from "../../core/call-marks.js";
+import type { KillSignal } from "./transport.js";
+import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
 
 export interface SweepTarget {
   /** `NAME=value` environment entries that make a process a target. */
