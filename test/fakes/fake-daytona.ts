@@ -255,8 +255,13 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     this.process.sessions.clear();
   }
 
-  readonly fs: DaytonaFileSystem & { calls: string[] } = {
+  readonly fs: DaytonaFileSystem & { calls: string[]; lag: { reads: number; bytes: number } } = {
     calls: [],
+    /**
+     * The next `reads` downloadFile calls return a file without its last `bytes` bytes: a file still
+     * being written, as the output copy is while tee catches up with the logs.
+     */
+    lag: { reads: 0, bytes: 0 },
     uploadFile: async (file: Buffer, remotePath: string) => {
       this.checkRunning();
       this.fs.calls.push(`uploadFile ${remotePath}`);
@@ -289,7 +294,10 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     downloadFile: async (remotePath: string) => {
       this.checkRunning();
       this.fs.calls.push(`downloadFile ${remotePath}`);
-      return readFileSync(remotePath);
+      const bytes = readFileSync(remotePath);
+      if (this.fs.lag.reads === 0) return bytes;
+      this.fs.lag.reads--;
+      return bytes.subarray(0, Math.max(0, bytes.length - this.fs.lag.bytes));
     },
     setFilePermissions: async (path: string, permissions: DaytonaSdk.FilePermissionsParams) => {
       this.checkRunning();

@@ -19,10 +19,11 @@ import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "..
 import type { CallMarks } from "../../core/call-marks.js";
 import { bashLaunch } from "../shared/launch.js";
 import { messageOf } from "../shared/error-message.js";
-import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
+import { sdkProcessHandle } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { daytonaBox } from "./box.js";
+import { ExactOutput } from "./exact-output.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
 import type { DaytonaCreateParams, DaytonaSandbox, DaytonaApi } from "./sdk.js";
@@ -149,35 +150,42 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
           marks,
         );
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
-        const text = new ExactText(sink);
+        const output = new ExactOutput(sink, () =>
+          copy === undefined
+            ? Promise.reject(new Error("no output copy (the sandbox has no tee)"))
+            : sandbox.fs.downloadFile(copy, CONTROL_TIMEOUT_SEC),
+        );
         let logsDone = false;
-        const logs = sandbox.process
+        // The copy is removed by a later command, once nothing reads it any more.
+        let retired = false;
+        const retire = (): void => {
+          if (copy === undefined || retired) return;
+          retired = true;
+          this.#stale.push(copy);
+        };
+        void sandbox.process
           .getSessionCommandLogs(
             sessionId,
             cmdId,
-            (chunk) => text.push(chunk),
-            (chunk) => text.push(chunk),
+            (chunk) => output.push(chunk),
+            (chunk) => output.push(chunk),
           )
           .catch(() => undefined)
-          .finally(() => {
+          .then(() => {
             logsDone = true;
-            if (!text.holding) sink.end();
-          });
+            return output.logsEnded();
+          })
+          .finally(retire);
         const exitCode = await pollExitCode(
           () => sandbox.process.getSessionCommand(sessionId, cmdId),
           () => logsDone,
         );
-        if (text.holding && copy !== undefined) {
-          // tee may still be writing the last bytes: give the log stream a moment to close first.
-          await Promise.race([logs, new Promise((resolve) => setTimeout(resolve, 500))]);
-          try {
-            text.replaceHeld(await sandbox.fs.downloadFile(copy, CONTROL_TIMEOUT_SEC));
-          } catch {
-            text.releaseHeld(); // the decoded text is still better than nothing
-          }
-          sink.end();
-        }
-        if (copy !== undefined) this.#stale.push(copy);
+        // The logs may still be on their way (they have a channel of their own): text that shows a U+FFFD
+        // only after this still fetches the copy. Until the session gives up on it (outputAfterExitMs),
+        // a background child holding the log stream open keeps the copy.
+        output.exited();
+        setTimeout(retire, this.outputAfterExitMs).unref();
+        await output.settled();
         return exitCode;
       },
       // The last resort: stop the sandbox; the next command starts it again.
@@ -328,46 +336,6 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
       CONTROL_TIMEOUT_SEC,
     );
     return { exitCode: response.exitCode, output: response.result };
-  }
-}
-
-/**
- * Passes decoded log text on until a U+FFFD shows up (bytes that were not
- * UTF-8, or were cut there by the decoder); from then on it holds the text back
- * and counts on the exact bytes of the output copy instead.
- */
-class ExactText {
-  readonly #sink: OutputSink;
-  #passedBytes = 0;
-  #held: string[] | undefined;
-
-  constructor(sink: OutputSink) {
-    this.#sink = sink;
-  }
-
-  get holding(): boolean {
-    return this.#held !== undefined;
-  }
-
-  push(text: string): void {
-    if (this.#held === undefined && text.includes("\uFFFD")) this.#held = [];
-    if (this.#held !== undefined) {
-      this.#held.push(text);
-      return;
-    }
-    this.#sink.push(text);
-    this.#passedBytes += Buffer.byteLength(text);
-  }
-
-  /** The exact bytes, from where the passed-on text ended. */
-  replaceHeld(bytes: Uint8Array): void {
-    this.#sink.push(bytes.subarray(this.#passedBytes));
-    this.#held = [];
-  }
-
-  releaseHeld(): void {
-    for (const text of this.#held ?? []) this.#sink.push(text);
-    this.#held = [];
   }
 }
 

@@ -231,6 +231,29 @@ describe("daytona backend (fake SDK client)", () => {
     });
   });
 
+  it("keeps output that is not UTF-8 when its logs arrive after the exit code (issue 22.16)", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, { fastPath: false }, async (env) => {
+      // The U+FFFD shows only after the exit: the copy was once never fetched, and the reply (marker too) held forever.
+      client.last.process.logDelayMs = 600;
+      expect(await env.execute("printf 'ok\\377\\376\\n'")).toMatchObject({
+        exitCode: 0,
+        output: "[binary output, 5 bytes]",
+      });
+      expect((await env.execute("printf 'a\\377b\\n'")).output).toBe("a\uFFFDb\n");
+      expect((await env.execute("echo after")).output).toBe("after\n");
+    });
+  });
+
+  it("fetches the output copy again while it is behind the logs (tee still writing)", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, { fastPath: false }, async (env) => {
+      client.last.fs.lag = { reads: 2, bytes: 200 };
+      expect((await env.execute("printf 'ok\\377\\376\\n'")).output).toBe("[binary output, 5 bytes]");
+      expect(client.last.fs.lag.reads).toBe(0);
+    });
+  });
+
   it("rejects bad options, naming the option and the value", async () => {
     const client = new FakeDaytona();
     await expect(createEnvironment({ backend: "daytona", client, image: "a", snapshot: "b" })).rejects.toThrow(
