@@ -7,9 +7,9 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { PassThrough, Writable } from "node:stream";
+import { Writable } from "node:stream";
 import { shellQuote } from "../../core/script.js";
-import type { BoxExec, BoxProcess } from "../shared/fast-path/box-helper.js";
+import { boxOutputs, type BoxExec, type BoxProcess } from "../shared/fast-path/box-helper.js";
 import type { DaytonaSandbox } from "./sdk.js";
 
 const SHORT_EXEC_TIMEOUT_SEC = 60;
@@ -40,8 +40,7 @@ export function daytonaBox(sandbox: () => DaytonaSandbox, tempDir: string): BoxE
 }
 
 function spawnInSession(box: DaytonaSandbox, argv: string[]): BoxProcess {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
+  const { stdout, stderr, endWhen } = boxOutputs();
   const sessionId = `shellwright-fast-${randomBytes(6).toString("hex")}`;
   const started = (async () => {
     await box.process.createSession(sessionId);
@@ -60,20 +59,16 @@ function spawnInSession(box: DaytonaSandbox, argv: string[]): BoxProcess {
         );
     },
   });
-  const closed = started
-    .then((cmdId) =>
+  const closed = endWhen(
+    started.then((cmdId) =>
       box.process.getSessionCommandLogs(
         sessionId,
         cmdId,
         (text) => stdout.write(text, "latin1"),
         (text) => stderr.write(text, "latin1"),
       ),
-    )
-    .catch(() => undefined)
-    .finally(() => {
-      stdout.end();
-      stderr.end();
-    });
+    ),
+  );
   return {
     stdin,
     stdout,

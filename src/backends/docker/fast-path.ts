@@ -10,7 +10,7 @@
 
 import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
-import type { BoxExec, BoxProcess } from "../shared/fast-path/box-helper.js";
+import { boxOutputs, type BoxExec, type BoxProcess } from "../shared/fast-path/box-helper.js";
 import { MultiplexDecoder, type EngineApi } from "./engine.js";
 import { startExec } from "./exec.js";
 
@@ -45,8 +45,7 @@ export function dockerBox(engine: EngineApi, containerId: string, signal: AbortS
 
 function spawnInContainer(engine: EngineApi, containerId: string, argv: string[]): BoxProcess {
   const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
+  const { stdout, stderr, endWhen } = boxOutputs();
   let socket: Duplex | undefined;
   let stopped = false;
   let busy = true;
@@ -56,37 +55,34 @@ function spawnInContainer(engine: EngineApi, containerId: string, argv: string[]
     if (busy) s?.ref?.();
     else s?.unref?.();
   };
-  const closed = (async () => {
-    const body = { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: argv };
-    const created = await engine.request("POST", `/containers/${containerId}/exec`, body);
-    if (created.status !== 201) return;
-    const stream = await engine.startExec((created.json as { Id: string }).Id);
-    socket = stream;
-    if (stopped) {
-      stream.destroy();
-      return;
-    }
-    hold(busy);
-    const decoder = new MultiplexDecoder();
-    stream.on("data", (chunk: Buffer) => {
-      for (const frame of decoder.push(chunk)) {
-        if (frame.stream !== 1) stderr.write(frame.payload);
-        // The helper's stream is shared by every call: a slow consumer pauses all of it.
-        else if (!stdout.write(frame.payload)) {
-          stream.pause();
-          stdout.once("drain", () => stream.resume());
-        }
+  const closed = endWhen(
+    (async () => {
+      const body = { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: argv };
+      const created = await engine.request("POST", `/containers/${containerId}/exec`, body);
+      if (created.status !== 201) return;
+      const stream = await engine.startExec((created.json as { Id: string }).Id);
+      socket = stream;
+      if (stopped) {
+        stream.destroy();
+        return;
       }
-    });
-    stream.on("error", () => undefined); // the close decides
-    stdin.pipe(stream);
-    await new Promise((resolve) => stream.once("close", resolve));
-  })()
-    .catch(() => undefined)
-    .finally(() => {
-      stdout.end();
-      stderr.end();
-    });
+      hold(busy);
+      const decoder = new MultiplexDecoder();
+      stream.on("data", (chunk: Buffer) => {
+        for (const frame of decoder.push(chunk)) {
+          if (frame.stream !== 1) stderr.write(frame.payload);
+          // The helper's stream is shared by every call: a slow consumer pauses all of it.
+          else if (!stdout.write(frame.payload)) {
+            stream.pause();
+            stdout.once("drain", () => stream.resume());
+          }
+        }
+      });
+      stream.on("error", () => undefined); // the close decides
+      stdin.pipe(stream);
+      await new Promise((resolve) => stream.once("close", resolve));
+    })(),
+  );
   return {
     stdin,
     stdout,

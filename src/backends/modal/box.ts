@@ -7,7 +7,7 @@
 
 import { once } from "node:events";
 import { PassThrough, type Writable } from "node:stream";
-import type { BoxExec, BoxProcess } from "../shared/fast-path/box-helper.js";
+import { boxOutputs, type BoxExec, type BoxProcess } from "../shared/fast-path/box-helper.js";
 import type { ModalExecParams, ModalProcess, ModalSandbox } from "./sdk.js";
 
 const SHORT_EXEC_TIMEOUT_MS = 60_000;
@@ -39,28 +39,26 @@ export async function runInSandbox(
 
 function spawnInSandbox(sandbox: () => ModalSandbox, argv: string[]): BoxProcess {
   const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
+  const { stdout, stderr, endWhen } = boxOutputs();
   let stopped = false;
   const params: ModalExecParams = { mode: "binary", stdout: "pipe", stderr: "pipe" };
-  const closed = (async () => {
-    let process: ModalProcess;
-    try {
-      process = await sandbox().exec(argv, params);
-    } catch {
-      return;
-    }
-    void feed(stdin, process).catch(() => undefined);
-    if (stopped) stdin.end();
-    await Promise.all([
-      drain(process.stdout, stdout).catch(() => undefined),
-      drain(process.stderr, stderr).catch(() => undefined),
-      process.wait().catch(() => undefined),
-    ]);
-  })().finally(() => {
-    stdout.end();
-    stderr.end();
-  });
+  const closed = endWhen(
+    (async () => {
+      let process: ModalProcess;
+      try {
+        process = await sandbox().exec(argv, params);
+      } catch {
+        return;
+      }
+      void feed(stdin, process).catch(() => undefined);
+      if (stopped) stdin.end();
+      await Promise.all([
+        drain(process.stdout, stdout).catch(() => undefined),
+        drain(process.stderr, stderr).catch(() => undefined),
+        process.wait().catch(() => undefined),
+      ]);
+    })(),
+  );
   return {
     stdin,
     stdout,

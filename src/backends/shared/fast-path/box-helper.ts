@@ -29,6 +29,29 @@ export interface BoxProcess {
   hold?(busy: boolean): void;
 }
 
+/**
+ * The two output streams of a BoxProcess, and `endWhen(run)`: its `closed`,
+ * which ends both once the backend's pump `run` settles, however it settled
+ * (a program that could not start ends them too, so a reader never waits).
+ */
+export function boxOutputs(): {
+  stdout: PassThrough;
+  stderr: PassThrough;
+  endWhen(run: Promise<unknown>): Promise<void>;
+} {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const endWhen = (run: Promise<unknown>): Promise<void> =>
+    run
+      .then(() => undefined)
+      .catch(() => undefined)
+      .finally(() => {
+        stdout.end();
+        stderr.end();
+      });
+  return { stdout, stderr, endWhen };
+}
+
 /** How a backend runs programs in its box. */
 export interface BoxExec {
   /** The channel carries text only: the helper then speaks its text mode (base64 lines). */
