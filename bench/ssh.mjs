@@ -54,7 +54,7 @@ async function open(config) {
   const session = await Session.open(transport, {
     cwd: "~",
     timeoutMs: 60_000,
-    maxOutputChars: 50_000,
+    maxOutputBytes: 50_000,
     outputHeadFraction: 0.4,
     killGraceMs: 1000,
     initTimeoutMs: 30_000,

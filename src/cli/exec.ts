@@ -60,7 +60,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   }
   rememberSecrets(stored?.config);
   // The library's cap shapes the result, which only --json prints; a stream is capped here instead.
-  const cap = json && maxOutputBytes !== undefined ? { maxOutputChars: maxOutputBytes } : {};
+  const cap = json && maxOutputBytes !== undefined ? { maxOutputBytes: maxOutputBytes } : {};
   let config = { ...fileConfig, backend, ...cap, ...sandboxFlag(values, backend) } as EnvironmentConfig;
 
   // Caught from here on: a signal while the session opens still closes it.

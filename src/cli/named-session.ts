@@ -50,6 +50,7 @@ function oneShot(config: EnvironmentConfig): Config {
 export function rememberedConfig(config: EnvironmentConfig, env: Environment): EnvironmentConfig {
   // An output cap is one invocation's choice, not the session's.
   const rest = { ...config } as Config;
+  delete rest.maxOutputBytes;
   delete rest.maxOutputChars;
   return namedSessionPolicy(rest.backend).remember?.(rest, env) ?? rest;
 }

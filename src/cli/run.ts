@@ -50,7 +50,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     ...plan.environment,
     ...fileConfig,
     ...(backend === undefined ? {} : { backend }),
-    ...(maxOutputBytes === undefined ? {} : { maxOutputChars: maxOutputBytes }),
+    ...(maxOutputBytes === undefined ? {} : { maxOutputBytes: maxOutputBytes }),
   } as EnvironmentConfig;
   const interrupt = catchInterrupts();
   let session;

@@ -38,7 +38,7 @@ export interface RunOutcome {
 
 /** The session's options a call's collection uses. */
 export interface CollectSettings {
-  maxOutputChars: number;
+  maxOutputBytes: number;
   outputHeadFraction: number;
   killGraceMs: number;
 }
@@ -56,7 +56,7 @@ export function collectCall(
   closing: AbortSignal,
   scanner: EndDetector,
 ): Promise<RunOutcome> {
-  const collector = new OutputCollector(settings.maxOutputChars, settings.outputHeadFraction);
+  const collector = new OutputCollector(settings.maxOutputBytes, settings.outputHeadFraction);
   // StringDecoder, not TextDecoder: the same text (a leading BOM kept, as in the result), several times faster streaming.
   const decoder = limits.onOutput ? new StringDecoder("utf8") : undefined;
   let finished = false;

@@ -34,8 +34,8 @@ export interface SessionOptions {
   /** Default per-command timeout. */
   timeoutMs: number;
   /** Output kept in memory per command (head + tail), in UTF-8 bytes. */
-  maxOutputChars: number;
-  /** Share of maxOutputChars kept from the start of the output. */
+  maxOutputBytes: number;
+  /** Share of maxOutputBytes kept from the start of the output. */
   outputHeadFraction: number;
   /** Wait between SIGTERM and SIGKILL when a command is stopped. */
   killGraceMs: number;

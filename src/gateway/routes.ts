@@ -39,8 +39,11 @@ export interface RouteContext {
   tokenMask?: TokenMask | undefined;
 }
 
-/** What a client may set when it opens a session: the session's own options, and its environment. */
-const CREATE_SESSION_KEYS: string[] = [...SESSION_KEYS, "env"];
+/**
+ * What a client may set when it opens a session: the session's own options, and its environment
+ * (and maxOutputChars, the old name of maxOutputBytes an older client sends).
+ */
+const CREATE_SESSION_KEYS: string[] = [...SESSION_KEYS, "maxOutputChars", "env"];
 const EXECUTE_KEYS = ["command", "executionId", "cwd", "timeoutMs", "stdin", "stdinBase64", "stream", "isolated"];
 /** Streamed output waiting for a slow client beyond this is skipped; the final result still has it (head and tail). */
 const MAX_STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;

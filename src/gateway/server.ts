@@ -72,7 +72,7 @@ export interface Gateway {
 }
 
 /** Per-session output kept in memory is capped so one request cannot take the server's memory. */
-const MAX_OUTPUT_CHARS_CAP = 16 * 1024 * 1024;
+const MAX_OUTPUT_BYTES_CAP = 16 * 1024 * 1024;
 /** On close, how long answers in flight get before connections are cut. */
 const CLOSE_FLUSH_MS = 2000;
 
@@ -165,11 +165,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     tokenMask: options.token === undefined ? undefined : new TokenMask(options.token),
     openSession: (request: CreateSessionRequest, onWarning) => {
       if (pool !== undefined && pooledRequest(request, defaultCwd)) return pool.acquire();
-      if (typeof request.maxOutputChars === "number" && request.maxOutputChars > MAX_OUTPUT_CHARS_CAP) {
-        throw new InvalidOptionError(
-          "maxOutputChars",
-          `maxOutputChars may be at most ${MAX_OUTPUT_CHARS_CAP} on this gateway, got ${request.maxOutputChars}`,
-        );
+      for (const key of ["maxOutputBytes", "maxOutputChars"] as const) {
+        const value = request[key];
+        if (typeof value === "number" && value > MAX_OUTPUT_BYTES_CAP)
+          throw new InvalidOptionError(
+            key,
+            `${key} may be at most ${MAX_OUTPUT_BYTES_CAP} on this gateway, got ${value}`,
+          );
       }
       const { env, ...rest } = request;
       // Anything but an object goes on as given, for the backend's validation to name it

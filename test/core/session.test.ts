@@ -46,7 +46,7 @@ describe("limits", () => {
   });
 
   it("cuts to the configured size, 40% head and 60% tail", async () => {
-    const small = await createEnvironment({ maxOutputChars: 1000 });
+    const small = await createEnvironment({ maxOutputBytes: 1000 });
     try {
       const result = await small.execute("printf 'H%.0s' {1..600}; printf 'x%.0s' {1..5000}; printf 'T%.0s' {1..700}");
       expect(

@@ -53,7 +53,7 @@ export const remoteStyleBackend: CompatBackend = {
     Session.open(new RemoteStyleTransport(), {
       cwd: options.cwd ?? process.cwd(),
       timeoutMs: options.timeoutMs ?? 180_000,
-      maxOutputChars: 50_000,
+      maxOutputBytes: 50_000,
       outputHeadFraction: 0.4,
       killGraceMs: options.killGraceMs ?? 1000,
       initTimeoutMs: options.initTimeoutMs ?? 30_000,

@@ -45,7 +45,9 @@ export interface DockerConfig extends CommonConfig {
   memoryMiB?: number;
   /** @deprecated use memoryMiB (the same number: docker read `<n>m` as MiB all along) */
   memoryMb?: number;
-  /** `--storage-opt size=`, in MB (needs overlay2 on xfs with pquota). */
+  /** `--storage-opt size=`, in MiB (needs overlay2 on xfs with pquota). */
+  diskMiB?: number;
+  /** @deprecated use diskMiB (the same number: docker read `size=<n>m` as MiB all along) */
   diskMb?: number;
   /** `--pids-limit`. @default 256 */
   pidsLimit?: number;
@@ -88,6 +90,7 @@ export const DOCKER_KEYS = optionKeys<DockerConfig>()([
   "cpus",
   "memoryMiB",
   "memoryMb",
+  "diskMiB",
   "diskMb",
   "pidsLimit",
   "dropCapabilities",
@@ -116,7 +119,7 @@ export interface DockerTransportOptions {
   mountCwd: string | undefined;
   cpus: number | undefined;
   memoryMiB: number | undefined;
-  diskMb: number | undefined;
+  diskMiB: number | undefined;
   pidsLimit: number | undefined;
   dropCapabilities: boolean;
   capAdd: string[];
@@ -192,6 +195,7 @@ export function normalizeDockerConfig(
   }
   const labels = stringRecordOfLabels(raw.labels);
   const memory = spelling(raw, "memoryMiB", "memoryMb", warn, " (the same number: docker read it as MiB)");
+  const disk = spelling(raw, "diskMiB", "diskMb", warn, " (the same number: docker read it as MiB)");
   const trace = raw.trace;
   if (trace !== undefined && typeof trace !== "function")
     throw new InvalidOptionError("trace", `trace must be a function, got ${describe(trace)}`);
@@ -204,7 +208,7 @@ export function normalizeDockerConfig(
     mountCwd,
     cpus: positive("cpus", raw.cpus, false),
     memoryMiB: positive(memory.name, memory.value, true),
-    diskMb: positive("diskMb", raw.diskMb, true),
+    diskMiB: positive(disk.name, disk.value, true),
     pidsLimit: raw.pidsLimit === undefined ? DEFAULT_PIDS_LIMIT : positive("pidsLimit", raw.pidsLimit, true),
     dropCapabilities: bool("dropCapabilities", raw.dropCapabilities, true),
     capAdd,

@@ -27,7 +27,7 @@ export function dockerRunArgs(options: DockerTransportOptions, name: string): st
   if (options.cpus !== undefined) args.push("--cpus", String(options.cpus));
   // Docker reads the `m` suffix as MiB.
   if (options.memoryMiB !== undefined) args.push("--memory", `${options.memoryMiB}m`);
-  if (options.diskMb !== undefined) args.push("--storage-opt", `size=${options.diskMb}m`);
+  if (options.diskMiB !== undefined) args.push("--storage-opt", `size=${options.diskMiB}m`);
   if (!options.network) args.push("--network", "none");
   if (options.runAsHostUser) args.push("--user", `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`);
   if (options.mountCwd !== undefined) args.push("-v", `${options.mountCwd}:/workspace`);

@@ -45,7 +45,7 @@ export interface GatewayClientOptions {
   timeoutMs: number;
   killGraceMs: number;
   /** Bounds on streamed output kept client-side (used only when the answer is lost after an interrupt). */
-  maxOutputChars: number;
+  maxOutputBytes: number;
   outputHeadFraction: number;
   warn: (message: string) => void;
   /** What the tools mask: the client's own `secrets` and secret-looking `env` values (the gateway's config is not known here). */
@@ -103,7 +103,7 @@ export class GatewayEnvironment extends EnvironmentBase {
     const started = performance.now();
     const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);
     // What was streamed, bounded like any output, for when the answer itself is lost.
-    const streamed = new OutputCollector(this.#options.maxOutputChars, this.#options.outputHeadFraction);
+    const streamed = new OutputCollector(this.#options.maxOutputBytes, this.#options.outputHeadFraction);
     const interrupted = (): ExecuteResult => {
       const { text, truncated } = streamed.finish();
       return {

@@ -19,7 +19,9 @@ export function openGateway(raw: Record<string, unknown>): Promise<Environment> 
   // Only what the caller chose goes to the gateway; the gateway's config fills the rest.
   const request: CreateSessionRequest = {};
   for (const key of SESSION_KEYS) {
-    if (raw[key] !== undefined) Object.assign(request, { [key]: session[key] });
+    // maxOutputChars, the deprecated spelling, was read into maxOutputBytes: it is the caller's choice too.
+    const chosen = raw[key] !== undefined || (key === "maxOutputBytes" && raw.maxOutputChars !== undefined);
+    if (chosen) Object.assign(request, { [key]: session[key] });
   }
   if (gateway.env !== undefined) request.env = gateway.env;
   return GatewayEnvironment.open(
@@ -31,7 +33,7 @@ export function openGateway(raw: Record<string, unknown>): Promise<Environment> 
       busyTimeoutMs: gateway.busyTimeoutMs,
       timeoutMs: session.timeoutMs,
       killGraceMs: session.killGraceMs,
-      maxOutputChars: session.maxOutputChars,
+      maxOutputBytes: session.maxOutputBytes,
       outputHeadFraction: session.outputHeadFraction,
       warn: session.warn,
       secretValues: session.secretValues ?? [],

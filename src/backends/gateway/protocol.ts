@@ -48,6 +48,8 @@ export interface CreateSessionRequest {
   /** Variables added to the session's starting environment. */
   env?: Record<string, string>;
   timeoutMs?: number;
+  maxOutputBytes?: number;
+  /** @deprecated What clients before maxOutputBytes sent (the same bytes); accepted with a warning. */
   maxOutputChars?: number;
   outputHeadFraction?: number;
   killGraceMs?: number;

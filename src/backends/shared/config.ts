@@ -17,6 +17,7 @@ import {
 } from "../../core/options.js";
 import type { SessionState } from "../../core/environment.js";
 import type { SessionOptions } from "../../core/session.js";
+import { spelling } from "./resource-options.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -27,9 +28,11 @@ export interface CommonConfig {
   cwd?: string;
   /** @default 180000 */
   timeoutMs?: number;
-  /** Output kept per command, head and tail, in characters (UTF-8 bytes). @default 50000 */
+  /** Output kept per command, head and tail, in bytes (of UTF-8). @default 50000 */
+  maxOutputBytes?: number;
+  /** @deprecated The old name of `maxOutputBytes`, which it always counted in bytes; accepted with a warning. */
   maxOutputChars?: number;
-  /** Share of maxOutputChars kept from the start. @default 0.4 */
+  /** Share of maxOutputBytes kept from the start. @default 0.4 */
   outputHeadFraction?: number;
   /** Between SIGTERM and SIGKILL when a command is stopped. @default 1000 */
   killGraceMs?: number;
@@ -52,13 +55,13 @@ export interface CommonConfig {
 export const SESSION_KEYS = [
   "cwd",
   "timeoutMs",
-  "maxOutputChars",
+  "maxOutputBytes",
   "outputHeadFraction",
   "killGraceMs",
   "initTimeoutMs",
 ] as const;
 
-export const COMMON_KEYS = ["backend", ...SESSION_KEYS, "onWarning", "resume", "secrets"] as const;
+export const COMMON_KEYS = ["backend", ...SESSION_KEYS, "maxOutputChars", "onWarning", "resume", "secrets"] as const;
 
 /** The options a backend adds to CommonConfig. */
 export type OwnOption<T> = Exclude<keyof T & string, keyof CommonConfig | "backend">;
@@ -85,10 +88,11 @@ export function warningSink(config: { onWarning?: unknown }): (message: string) 
 /** The common options, validated, with their defaults; `defaultCwd` is the backend's. */
 export function sessionOptions(config: CommonConfig, defaultCwd: string): SessionOptions {
   const warn = warningSink(config);
+  const maxOutput = spelling(config as Record<string, unknown>, "maxOutputBytes", "maxOutputChars", warn);
   const options: SessionOptions = {
     cwd: optionalShellString("cwd", config.cwd) ?? defaultCwd,
     timeoutMs: positiveNumber("timeoutMs", config.timeoutMs, 180_000),
-    maxOutputChars: positiveInteger("maxOutputChars", config.maxOutputChars, 50_000),
+    maxOutputBytes: positiveInteger(maxOutput.name, maxOutput.value, 50_000),
     outputHeadFraction: fraction("outputHeadFraction", config.outputHeadFraction, 0.4),
     killGraceMs: positiveNumber("killGraceMs", config.killGraceMs, 1000),
     initTimeoutMs: positiveNumber("initTimeoutMs", config.initTimeoutMs, 30_000),

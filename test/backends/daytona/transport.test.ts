@@ -302,7 +302,7 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
     const session = await Session.open(transport, {
       cwd: "~",
       timeoutMs: 4000,
-      maxOutputChars: 50_000,
+      maxOutputBytes: 50_000,
       outputHeadFraction: 0.4,
       killGraceMs: 1000,
       initTimeoutMs: 30_000,

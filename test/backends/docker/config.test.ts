@@ -45,7 +45,7 @@ describe("docker options", () => {
     const args = argsFor({
       cpus: 1.5,
       memoryMiB: 512,
-      diskMb: 2048,
+      diskMiB: 2048,
       pidsLimit: 64,
       network: false,
       runAsHostUser: true,
@@ -80,6 +80,17 @@ describe("docker options", () => {
     expect(warnings).toEqual([expect.stringMatching(/memoryMb is deprecated; use memoryMiB/)]);
   });
 
+  it("still takes the deprecated diskMb, as the same number of MiB, with one warning", () => {
+    const warnings: string[] = [];
+    expect(
+      values(
+        argsFor({ diskMb: 512 }, (message) => warnings.push(message)),
+        "--storage-opt",
+      ),
+    ).toEqual(["size=512m"]);
+    expect(warnings).toEqual([expect.stringMatching(/diskMb is deprecated; use diskMiB/)]);
+  });
+
   it("can turn the hardening off explicitly", () => {
     const args = argsFor({ dropCapabilities: false, capAdd: [], noNewPrivileges: false, init: false });
     expect(args).not.toContain("--cap-drop");
@@ -104,6 +115,8 @@ describe("docker options", () => {
     [{ ...base, memoryMiB: -1 }, "memoryMiB", /positive integer, got -1/],
     [{ ...base, memoryMb: -1 }, "memoryMb", /positive integer, got -1/],
     [{ ...base, memoryMiB: 512, memoryMb: 512 }, "memoryMb", /Pass memoryMiB or memoryMb, not both/],
+    [{ ...base, diskMiB: 0 }, "diskMiB", /positive integer, got 0/],
+    [{ ...base, diskMiB: 512, diskMb: 512 }, "diskMb", /Pass diskMiB or diskMb, not both/],
     [{ ...base, cpus: "2" }, "cpus", /positive number, got "2"/],
     [{ ...base, pidsLimit: 1.5 }, "pidsLimit", /got 1.5/],
     [{ ...base, network: "off" }, "network", /boolean, got "off"/],

@@ -271,7 +271,7 @@ for k in kids:
 
     it("applies a disk limit where the storage driver can, and says why where it cannot", async () => {
       const backing = docker("info", "--format", "{{json .DriverStatus}}");
-      const result = createEnvironment({ backend: "docker", image, diskMb: 512 });
+      const result = createEnvironment({ backend: "docker", image, diskMiB: 512 });
       if (/xfs/.test(backing)) {
         const env = await result;
         open.push(env);

@@ -130,7 +130,7 @@ describe("gateway backend", () => {
     const env = await connect(gateway, {
       cwd: "/",
       env: { SW_OPT: "v" },
-      maxOutputChars: 100,
+      maxOutputBytes: 100,
       initTimeoutMs: 10_000,
       onWarning: (m: string) => warnings.push(m),
     });
@@ -141,6 +141,16 @@ describe("gateway backend", () => {
     expect(long.truncated).toBe(true);
     expect(long.output.length).toBeLessThan(400);
     expect(warnings).toEqual([]);
+  });
+
+  it("takes maxOutputChars, the old name of maxOutputBytes, with one warning, and the gateway gets the cap", async () => {
+    const gateway = await gatewayFor();
+    const warnings: string[] = [];
+    const env = await connect(gateway, { maxOutputChars: 100, onWarning: (m: string) => warnings.push(m) });
+    const long = await env.execute("seq 1 1000");
+    expect(long.truncated).toBe(true);
+    expect(long.output.length).toBeLessThan(400);
+    expect(warnings).toEqual([expect.stringMatching(/maxOutputChars is deprecated; use maxOutputBytes/)]);
   });
 
   it("reattaches to a session with resume", async () => {

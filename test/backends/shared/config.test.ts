@@ -4,7 +4,7 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { secretValues } from "../../../src/backends/shared/config.js";
+import { secretValues, sessionOptions } from "../../../src/backends/shared/config.js";
 import { InvalidOptionError } from "../../../src/core/errors.js";
 
 describe("secretValues", () => {
@@ -37,5 +37,23 @@ describe("secretValues", () => {
       expect((error as InvalidOptionError).option).toBe("secrets");
       expect((error as Error).message).not.toContain("top-secret");
     }
+  });
+});
+
+describe("maxOutputBytes", () => {
+  it("takes maxOutputChars, its old name (it always counted bytes), with a warning", () => {
+    const warnings: string[] = [];
+    const options = sessionOptions({ maxOutputChars: 1234, onWarning: (m) => warnings.push(m) }, "/tmp");
+    expect(options.maxOutputBytes).toBe(1234);
+    expect(warnings).toEqual([expect.stringMatching(/maxOutputChars is deprecated; use maxOutputBytes/)]);
+  });
+
+  it("refuses both spellings at once, and a bad value under the name the caller wrote", () => {
+    expect(() => sessionOptions({ maxOutputBytes: 10, maxOutputChars: 10 }, "/tmp")).toThrow(
+      /Pass maxOutputBytes or maxOutputChars, not both/,
+    );
+    expect(() => sessionOptions({ maxOutputChars: -1, onWarning: () => undefined }, "/tmp")).toThrow(
+      expect.objectContaining({ option: "maxOutputChars" }) as Error,
+    );
   });
 });

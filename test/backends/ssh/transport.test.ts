@@ -31,7 +31,7 @@ async function openSsh(
   const session = await Session.open(transport, {
     cwd: "~",
     timeoutMs: 60_000,
-    maxOutputChars: 1_000_000,
+    maxOutputBytes: 1_000_000,
     outputHeadFraction: 0.4,
     killGraceMs: 1000,
     initTimeoutMs: 30_000,

@@ -62,7 +62,7 @@ for (const backend of toolBackends) {
 
 describe("runOnBackend with a small output limit", () => {
   it("measures the limit once and still moves everything", async () => {
-    const session = await createEnvironment({ backend: "local", maxOutputChars: 5000 });
+    const session = await createEnvironment({ backend: "local", maxOutputBytes: 5000 });
     try {
       const data = randomBytes(50_000);
       const result = await runOnBackend(session, "cat", { stdin: data });
