@@ -4,13 +4,13 @@
  * 1. each tool caps its own output (the terminal keeps head + tail inline and
  *    saves the whole output when it cuts, see terminal/terminal-tool.ts);
  * 2. `persistLargeResult`: a result longer than its tool's threshold is saved
- *    into the sandbox and replaced by a preview that says where the rest is;
+ *    into the backend and replaced by a preview that says where the rest is;
  * 3. `enforceTurnBudget`: after one turn of tool calls, the largest results
  *    are persisted until the turn fits its budget.
  *
  * Results are written through the session (the data on stdin, never on a
  * command line, so any size works) and fall back to a host directory when the
- * sandbox write fails. `read_file` results are never persisted: the model can
+ * write inside the backend fails. `read_file` results are never persisted: the model can
  * already read that file in pieces, and persisting would loop.
  */
 
@@ -28,10 +28,10 @@ export const NEVER_PERSISTED: readonly string[] = ["read_file"];
 
 export interface SavedText {
   path: string;
-  /** "sandbox": inside the backend, where the model's tools can read it; "host": the fallback on this machine. */
-  where: "sandbox" | "host";
-  /** Why the sandbox write failed, when it did. */
-  sandboxError?: string;
+  /** "backend": inside the backend, where the model's tools can read it; "host": the fallback on this machine. */
+  where: "backend" | "host";
+  /** Why the write inside the backend failed, when it did. */
+  backendError?: string;
 }
 
 export interface SaveOptions {
@@ -50,7 +50,7 @@ export function resultsDir(session: Environment): string {
 }
 
 /**
- * Saves `text` into the sandbox through the session, or into the host results
+ * Saves `text` into the backend through the session, or into the host results
  * directory when that fails. Undefined when both fail.
  */
 export async function saveText(
@@ -62,7 +62,7 @@ export async function saveText(
   const dir = resultsDir(session);
   const path = `${dir}/${name}`;
   const bytes = Buffer.byteLength(text, "utf8");
-  let sandboxError: string;
+  let backendError: string;
   try {
     // The byte count written back proves the whole text arrived.
     const result = await session.execute(
@@ -70,13 +70,13 @@ export async function saveText(
       { stdin: text, isolated: true, timeoutMs: 60_000 },
     );
     const written = Number(result.output.trim());
-    if (result.exitCode === 0 && written === bytes) return { path, where: "sandbox" };
-    sandboxError =
+    if (result.exitCode === 0 && written === bytes) return { path, where: "backend" };
+    backendError =
       result.exitCode === 0
         ? `${written} of ${bytes} bytes were written`
         : `exit code ${result.exitCode}: ${result.output.trim().slice(0, 200)}`;
   } catch (error) {
-    sandboxError = error instanceof Error ? error.message : String(error);
+    backendError = error instanceof Error ? error.message : String(error);
   }
   const hostDir =
     options.settings?.hostResultsDir ?? join(tmpdir(), `shellwright-results-${process.getuid?.() ?? "user"}`);
@@ -92,7 +92,7 @@ export async function saveText(
       return undefined;
     const hostPath = join(hostDir, name);
     writeFileSync(hostPath, text, { mode: 0o600 });
-    return { path: hostPath, where: "host", sandboxError };
+    return { path: hostPath, where: "host", backendError };
   } catch {
     return undefined;
   }
@@ -112,10 +112,10 @@ function formatSize(chars: number): string {
 
 /** Where the full text is, said so that a model knows how to get at it. */
 export function locationNote(saved: SavedText, session: Environment): string {
-  if (saved.where === "sandbox" || session.backend === "local") {
+  if (saved.where === "backend" || session.backend === "local") {
     return `Full output saved to: ${saved.path}\nUse the read_file tool with offset and limit to access specific sections of this output.`;
   }
-  return `Full output saved on the host, outside the sandbox (writing it into the sandbox failed: ${saved.sandboxError ?? "unknown error"}): ${saved.path}\nThe tools cannot read it there; ask the user if you need more than this preview.`;
+  return `Full output saved on the host, outside the backend (writing it into the backend failed: ${saved.backendError ?? "unknown error"}): ${saved.path}\nThe tools cannot read it there; ask the user if you need more than this preview.`;
 }
 
 /** The text that replaces a persisted result (the format hermes-trained models know). */
@@ -127,7 +127,7 @@ export function persistedMessage(
 ): string {
   const preview = previewOf(text, previewChars);
   if (saved === undefined) {
-    return `${preview}\n\n[Truncated: tool response was ${text.length.toLocaleString("en-US")} chars. Full output could not be saved to the sandbox or the host.]`;
+    return `${preview}\n\n[Truncated: tool response was ${text.length.toLocaleString("en-US")} chars. Full output could not be saved in the backend or on the host.]`;
   }
   return [
     "<persisted-output>",

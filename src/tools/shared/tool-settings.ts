@@ -36,7 +36,7 @@ export interface ToolSettings {
    * `blockDangerousCommands()` for a ready-made one. @default none: every command runs
    */
   approve: ApprovalHook | undefined;
-  /** A result longer than this (JSON characters) is saved into the sandbox and replaced by a preview. @default 100000 */
+  /** A result longer than this (JSON characters) is saved into the backend and replaced by a preview. @default 100000 */
   resultThresholdChars: number;
   /** Per-tool thresholds; `read_file` is never persisted whatever is set. @default {} */
   toolThresholdChars: Record<string, number>;
@@ -44,7 +44,7 @@ export interface ToolSettings {
   previewChars: number;
   /** After one turn of tool calls, the largest results are persisted until their sum is below this. @default 200000 */
   turnBudgetChars: number;
-  /** Where results go when the sandbox write fails; must be a directory of ours, mode 0700. @default `<os tmpdir>/shellwright-results-<uid>` */
+  /** Where results go when the write inside the backend fails; must be a directory of ours, mode 0700. @default `<os tmpdir>/shellwright-results-<uid>` */
   hostResultsDir: string | undefined;
   /**
    * Mask secrets in every result and streamed output a tool gives: the

@@ -45,7 +45,7 @@ describe("preview", () => {
 
   it("has the format models know", () => {
     const text = `${"line\n".repeat(400)}`;
-    const message = persistedMessage(text, { path: "/tmp/r/abc.txt", where: "sandbox" }, session, 1500);
+    const message = persistedMessage(text, { path: "/tmp/r/abc.txt", where: "backend" }, session, 1500);
     const preview = "line\n".repeat(300).slice(0, -1);
     expect(message).toBe(
       [
@@ -61,7 +61,7 @@ describe("preview", () => {
       ].join("\n"),
     );
     expect(persistedMessage("y".repeat(3 * 1024 * 1024), undefined, session, 10)).toBe(
-      `${"y".repeat(10)}\n\n[Truncated: tool response was 3,145,728 chars. Full output could not be saved to the sandbox or the host.]`,
+      `${"y".repeat(10)}\n\n[Truncated: tool response was 3,145,728 chars. Full output could not be saved in the backend or on the host.]`,
     );
   });
 });
@@ -95,7 +95,7 @@ describe("layer 2", () => {
   it("writes any size through stdin, never the command line (5 MB)", async () => {
     const text = "z".repeat(5 * 1024 * 1024);
     const saved = await saveText(session, text, { id: "five-mb" });
-    expect(saved).toEqual({ path: `${resultsDir(session)}/five-mb.txt`, where: "sandbox" });
+    expect(saved).toEqual({ path: `${resultsDir(session)}/five-mb.txt`, where: "backend" });
     expect(statSync(saved!.path).size).toBe(text.length);
   });
 
@@ -104,7 +104,7 @@ describe("layer 2", () => {
     try {
       const text = `${"ü".repeat(300_000)}\nend`;
       const saved = await saveText(remote, text, { id: "remote" });
-      expect(saved).toEqual({ path: `${resultsDir(remote)}/remote.txt`, where: "sandbox" });
+      expect(saved).toEqual({ path: `${resultsDir(remote)}/remote.txt`, where: "backend" });
       expect(readFileSync(saved!.path, "utf8")).toBe(text);
     } finally {
       await remote.close();
@@ -122,7 +122,7 @@ describe("layer 2", () => {
     expect(await persistLargeResult("terminal", resultOfSize(51), { session, settings })).toEqual(resultOfSize(51));
   });
 
-  it("falls back to the host directory when the sandbox write fails, and says so", async () => {
+  it("falls back to the host directory when the write inside the backend fails, and says so", async () => {
     const blocked = await createEnvironment({});
     try {
       // A file where the results directory should be: mkdir -p fails.
@@ -153,7 +153,7 @@ describe("layer 2", () => {
         settings: toolSettings({ hostResultsDir: open }),
       });
       expect(persisted.output).toMatch(
-        /\[Truncated: tool response was 99,988 chars\. Full output could not be saved to the sandbox or the host\.\]$/,
+        /\[Truncated: tool response was 99,988 chars\. Full output could not be saved in the backend or on the host\.\]$/,
       );
       expect(readdirSync(open)).toEqual([]);
     } finally {
