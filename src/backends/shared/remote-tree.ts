@@ -77,6 +77,9 @@ export class RemoteTreeKiller {
         return code;
       },
     });
+    // Called on `guarded`, a method that reads a private field of the handle's class (a fast-path call's
+    // kill()) would throw a TypeError: this one is the handle's own.
+    Object.defineProperty(guarded, "kill", { value: () => handle.kill() });
     if (marks !== undefined) this.#marks.set(guarded, marks);
     return guarded;
   }
