@@ -66,7 +66,7 @@ export function launchScript(files: ProcessFiles, command: string, id: string, p
   const wrapper = [
     "builtin trap : TERM",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
-    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}; exec 3>&-; fi`,
+    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
     // The command's stderr reaches the log through fd 3; the wrapper's own is
     // /dev/null while it waits, so bash's report of a command killed by a
     // signal ("Terminated") is not taken for the command's output.
@@ -215,15 +215,28 @@ export function killScript(request: PollRequest, id: string, graceMs: number): s
   ].join("\n");
 }
 
+/**
+ * Waits (5 s at most) for the wrapper to write the holder's PID (whole, by a
+ * rename): the launch
+ * returns once the wrapper is started, not once it has run its first line, so
+ * a write right after the start can come first. An absent holder file is "not
+ * yet"; an empty one is "closed" (closeStdinScript, the wrapper's end).
+ */
+function awaitHolder(files: ProcessFiles): string {
+  const input = shellQuote(files.input);
+  const holder = shellQuote(files.holder);
+  return `for ((__sw_i = 0; __sw_i < 250; __sw_i++)); do [[ -p ${input} && ! -e ${holder} ]] || break; command sleep 0.02; done`;
+}
+
 /** Appends data to the process's stdin FIFO; the data arrives on the call's stdin, never in the script. */
 export function writeStdinScript(files: ProcessFiles): string {
-  return `[[ -p ${shellQuote(files.input)} && -s ${shellQuote(files.holder)} ]] || { builtin echo 'stdin closed'; builtin exit 3; }\ncommand cat > ${shellQuote(files.input)}`;
+  return `${awaitHolder(files)}\n[[ -p ${shellQuote(files.input)} && -s ${shellQuote(files.holder)} ]] || { builtin echo 'stdin closed'; builtin exit 3; }\ncommand cat > ${shellQuote(files.input)}`;
 }
 
 /** Ends the writer that keeps the FIFO open: the process reads EOF after what is buffered. */
 export function closeStdinScript(files: ProcessFiles): string {
   const holder = shellQuote(files.holder);
-  return `[[ -s ${holder} ]] || builtin exit 3\nbuiltin kill "$(< ${holder})" 2>/dev/null; : > ${holder}`;
+  return `${awaitHolder(files)}\n[[ -s ${holder} ]] || builtin exit 3\nbuiltin kill "$(< ${holder})" 2>/dev/null; : > ${holder}`;
 }
 
 export interface ReapEntry {

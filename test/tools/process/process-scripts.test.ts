@@ -1,7 +1,12 @@
 /** Parsing what the background-process poll script prints. */
 
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parsePollOutput } from "../../../src/tools/process/process-scripts.js";
+import { shellQuote } from "../../../src/core/script.js";
+import { parsePollOutput, processFiles, writeStdinScript } from "../../../src/tools/process/process-scripts.js";
 
 describe("parsePollOutput", () => {
   it("reads headers and base64 bodies, ignoring stray lines", () => {
@@ -13,5 +18,40 @@ describe("parsePollOutput", () => {
     expect(Buffer.from(answers[0]!.data).toString("utf8")).toBe("héllo\n");
     expect(answers[1]).toMatchObject({ index: 1, running: false, exitCode: 3, size: 10, start: 10 });
     expect(answers[1]!.data).toHaveLength(0);
+  });
+});
+
+describe("writeStdinScript", () => {
+  it("waits for a holder the wrapper has not written yet, instead of taking the stdin as closed", () => {
+    // The launch returns once the wrapper is started; under load its first line (the holder) comes later.
+    const dir = mkdtempSync(join(tmpdir(), "sw-holder-"));
+    try {
+      const files = processFiles(dir);
+      const input = shellQuote(files.input);
+      const script = [
+        `mkfifo ${input}`,
+        `exec 3<>${input}`,
+        `(sleep 0.4; echo 12345 > ${shellQuote(files.holder)}.tmp; mv ${shellQuote(files.holder)}.tmp ${shellQuote(files.holder)}) &`,
+        `printf Hello | { ${writeStdinScript(files)}; }`,
+        "echo rc=$?",
+        "read -r -t 2 -N 5 got <&3; echo got=$got",
+      ].join("\n");
+      const result = spawnSync("bash", ["-c", script], { encoding: "utf8", timeout: 10_000 });
+      expect(result.stdout).toBe("rc=0\ngot=Hello\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("still says closed at once when the stdin was closed (an empty holder)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "sw-holder-"));
+    try {
+      const files = processFiles(dir);
+      const script = `mkfifo ${shellQuote(files.input)}; : > ${shellQuote(files.holder)}\nprintf x | { ${writeStdinScript(files)}; }; echo rc=$?`;
+      const result = spawnSync("bash", ["-c", script], { encoding: "utf8", timeout: 10_000 });
+      expect(result.stdout).toBe("stdin closed\nrc=3\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
