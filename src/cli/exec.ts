@@ -9,6 +9,7 @@
  * stderr so that stdout is the command's output alone.
  */
 
+import { withOutputCap } from "../backends/shared/config.js";
 import { fstatSync, readFileSync } from "node:fs";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
@@ -60,8 +61,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   }
   rememberSecrets(stored?.config);
   // The library's cap shapes the result, which only --json prints; a stream is capped here instead.
-  const cap = json && maxOutputBytes !== undefined ? { maxOutputBytes: maxOutputBytes } : {};
-  let config = { ...fileConfig, backend, ...cap, ...sandboxFlag(values, backend) } as EnvironmentConfig;
+  const cap = json ? maxOutputBytes : undefined;
+  let config = withOutputCap({ ...fileConfig, backend, ...sandboxFlag(values, backend) }, cap) as EnvironmentConfig;
 
   // Caught from here on: a signal while the session opens still closes it.
   const interrupt = catchInterrupts();
@@ -70,7 +71,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   let env: Environment | undefined;
   try {
     if (name === undefined) env = await createEnvironment(config);
-    else if (stored !== undefined) env = await reopen(stored, store, { overrides: cap });
+    else if (stored !== undefined)
+      env = await reopen(stored, store, { overrides: cap === undefined ? {} : { maxOutputBytes: cap } });
     else {
       store.markPending(name);
       config = namedConfig(name, config, store);

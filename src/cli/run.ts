@@ -6,6 +6,7 @@
  * the running step and exit 130, 143 and 129.
  */
 
+import { withOutputCap } from "../backends/shared/config.js";
 import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -46,12 +47,10 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     return 2;
   }
 
-  const config = {
-    ...plan.environment,
-    ...fileConfig,
-    ...(backend === undefined ? {} : { backend }),
-    ...(maxOutputBytes === undefined ? {} : { maxOutputBytes: maxOutputBytes }),
-  } as EnvironmentConfig;
+  const config = withOutputCap(
+    { ...plan.environment, ...fileConfig, ...(backend === undefined ? {} : { backend }) },
+    maxOutputBytes,
+  ) as EnvironmentConfig;
   const interrupt = catchInterrupts();
   let session;
   try {

@@ -8,6 +8,7 @@
  * server that runs shell commands.
  */
 
+import { withOutputCap } from "../backends/shared/config.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
@@ -173,7 +174,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             `${key} may be at most ${MAX_OUTPUT_BYTES_CAP} on this gateway, got ${value}`,
           );
       }
-      const { env, ...rest } = request;
+      const { env, maxOutputChars, ...chosen } = request;
+      // A client's cap (either spelling; an older client sends maxOutputChars) replaces the gateway's own.
+      const rest = { ...chosen, maxOutputBytes: chosen.maxOutputBytes ?? maxOutputChars };
+      if (rest.maxOutputBytes === undefined) delete rest.maxOutputBytes;
       // Anything but an object goes on as given, for the backend's validation to name it
       // (spreading a string would turn it into variables named 0, 1, 2, …).
       const merged =
@@ -183,7 +187,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             ? { env }
             : { env: { ...(backend as { env?: Record<string, string> }).env, ...env } };
       return createEnvironment({
-        ...backend,
+        ...withOutputCap(backend, rest.maxOutputBytes),
         ...rest,
         ...merged,
         cwd: request.cwd ?? defaultCwd,

@@ -51,6 +51,18 @@ export interface CommonConfig {
   secrets?: string[];
 }
 
+/**
+ * `config` with its output cap set to `maxOutputBytes`, whichever spelling
+ * it had: a later choice (a CLI flag, a gateway client's request) replaces
+ * the earlier one instead of meeting it as "both spellings at once".
+ */
+export function withOutputCap<T extends object>(config: T, maxOutputBytes: number | undefined): T {
+  if (maxOutputBytes === undefined) return config;
+  const capped: Record<string, unknown> = { ...config, maxOutputBytes };
+  delete capped.maxOutputChars;
+  return capped as T;
+}
+
 /** The common options that tune the session itself (what a gateway client passes on to the server). */
 export const SESSION_KEYS = [
   "cwd",

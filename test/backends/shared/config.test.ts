@@ -4,7 +4,7 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { secretValues, sessionOptions } from "../../../src/backends/shared/config.js";
+import { secretValues, sessionOptions, withOutputCap } from "../../../src/backends/shared/config.js";
 import { InvalidOptionError } from "../../../src/core/errors.js";
 
 describe("secretValues", () => {
@@ -55,5 +55,14 @@ describe("maxOutputBytes", () => {
     expect(() => sessionOptions({ maxOutputChars: -1, onWarning: () => undefined }, "/tmp")).toThrow(
       expect.objectContaining({ option: "maxOutputChars" }) as Error,
     );
+  });
+});
+
+describe("withOutputCap", () => {
+  it("replaces either spelling of the cap, so a later choice never meets an earlier one as 'both'", () => {
+    const capped = withOutputCap({ backend: "local", maxOutputChars: 1000 }, 500);
+    expect(capped).toEqual({ backend: "local", maxOutputBytes: 500 });
+    expect(sessionOptions(capped, "/tmp").maxOutputBytes).toBe(500);
+    expect(withOutputCap({ maxOutputBytes: 7 }, undefined)).toEqual({ maxOutputBytes: 7 });
   });
 });
