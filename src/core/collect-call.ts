@@ -116,7 +116,8 @@ export function collectCall(
 
     const kill = async (signal: "TERM" | "KILL"): Promise<boolean> => {
       try {
-        if (transport.killTree) return (await transport.killTree(handle, signal, scanner.pid, grace)) === true;
+        if (transport.killTree)
+          return (await transport.killTree(handle, { signal, remotePid: scanner.pid, graceMs: grace })) === true;
       } catch {
         // the backend could not be asked: stop at least the local end
       }

@@ -49,6 +49,15 @@ export function positiveInteger(name: string, value: unknown, fallback: number):
   return value;
 }
 
+/** For an option whose absence means "no limit" or "the backend's own default" rather than a number. */
+export function optionalPositiveInteger(name: string, value: unknown): number | undefined {
+  return value === undefined ? undefined : positiveInteger(name, value, 1);
+}
+
+export function optionalPositiveNumber(name: string, value: unknown): number | undefined {
+  return value === undefined ? undefined : positiveNumber(name, value, 1);
+}
+
 /** A string bash can receive: no NUL byte (argv and files cannot carry one). */
 export function shellString(name: string, value: unknown, options: { allowEmpty?: boolean } = {}): string {
   if (typeof value !== "string") throw new InvalidOptionError(name, `${name} must be a string, got ${describe(value)}`);

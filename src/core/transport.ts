@@ -35,6 +35,14 @@ export interface ProcessHandle {
 
 export type KillSignal = "TERM" | "KILL";
 
+/** One round of Transport.killTree: the signal, the wrapper's PID inside the backend where it printed one, the grace. */
+export interface TreeKill {
+  signal: KillSignal;
+  remotePid: number | undefined;
+  /** How long a TERM waits before it escalates to KILL inside the backend. */
+  graceMs: number;
+}
+
 /**
  * A script longer than this many bytes must not travel as one argv string
  * (Linux caps a single argument at 128 KiB): backends send it through a file
@@ -87,12 +95,7 @@ export interface Transport {
    * after graceMs. Resolves true when the backend saw nothing of the call
    * left; anything else makes the session send a KILL round too.
    */
-  killTree?(
-    handle: ProcessHandle,
-    signal: KillSignal,
-    remotePid: number | undefined,
-    graceMs?: number,
-  ): Promise<boolean | void>;
+  killTree?(handle: ProcessHandle, kill: TreeKill): Promise<boolean | void>;
   /**
    * Called before each command (file sync, waking a stopped sandbox). Resolves
    * "restarted" when the backend had to be replaced and its files are gone:

@@ -13,7 +13,14 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
-import { describe, plainObject, positiveInteger, positiveNumber, rejectUnknown } from "../core/options.js";
+import {
+  describe,
+  optionalPositiveInteger,
+  plainObject,
+  positiveInteger,
+  positiveNumber,
+  rejectUnknown,
+} from "../core/options.js";
 import { TokenMask } from "./token-mask.js";
 import { checkTokenOption, MIN_TOKEN_LENGTH, TokenCheck } from "../http/bearer-token.js";
 import { hostHeaderCheck } from "../http/host-header.js";
@@ -147,7 +154,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   }
 
   const log = options.log ?? ((message: string) => process.stderr.write(`shellwright serve: ${message}\n`));
-  const poolSize = options.poolSize === undefined ? undefined : positiveInteger("poolSize", options.poolSize, 1);
+  const poolSize = optionalPositiveInteger("poolSize", options.poolSize);
   if (poolSize !== undefined && poolSize > MAX_POOL_SIZE)
     throw new InvalidOptionError("poolSize", `poolSize must be at most ${MAX_POOL_SIZE}, got ${describe(poolSize)}`);
   const registry = new SessionRegistry({

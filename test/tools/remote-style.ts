@@ -9,7 +9,7 @@
 
 import { LocalTransport } from "../../src/backends/local/transport.js";
 import { Session } from "../../src/core/session.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../src/core/transport.js";
+import type { ProcessHandle, RunOptions, Transport, TreeKill } from "../../src/core/transport.js";
 import type { CompatBackend } from "../compat/backends.js";
 
 class RemoteStyleTransport implements Transport {
@@ -29,10 +29,11 @@ class RemoteStyleTransport implements Transport {
     if (options.stdin !== undefined) throw new Error("a heredoc transport never gets stdin on a pipe");
     return this.#inner.runBash(script, options);
   }
-  async killTree(handle: ProcessHandle, signal: KillSignal, remotePid: number | undefined): Promise<void> {
+  async killTree(handle: ProcessHandle, kill: TreeKill): Promise<void> {
+    const { signal, remotePid } = kill;
     // Kill where it runs, by the PID the wrapper reported (as docker/ssh do inside the backend).
     if (remotePid === undefined) {
-      await this.#inner.killTree(handle, signal);
+      await this.#inner.killTree(handle, kill);
       return;
     }
     try {

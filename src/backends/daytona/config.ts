@@ -10,7 +10,7 @@ import {
   describe,
   optionalShellString,
   plainObject,
-  positiveInteger,
+  optionalPositiveInteger,
   positiveNumber,
   rejectUnknown,
   stringRecord,
@@ -128,9 +128,6 @@ export function normalizeDaytonaConfig(
     warn,
   };
 }
-
-const optionalPositiveInteger = (name: string, value: unknown): number | undefined =>
-  value === undefined ? undefined : positiveInteger(name, value, 1);
 
 /** Daytona's API takes memory as a whole number of GiB, so a MiB value must be a multiple of 1024. */
 function wholeGiB(name: string, value: unknown): number | undefined {

@@ -10,12 +10,11 @@
  * session snapshot carries them forward).
  */
 
-import { DEFAULT_GRACE_MS } from "../shared/remote-tree.js";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
-import type { KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import type { KillSignal, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
 import { EngineApi, defaultSocketPath, type DockerCall } from "./engine.js";
 import { DockerContainer } from "./container.js";
 import { startExec } from "./exec.js";
@@ -329,13 +328,8 @@ export class DockerTransport implements Transport {
    * descendants, its group and session when it leads them (exec.ts runs it
    * under setsid where the image has it), and everything carrying the call's mark.
    */
-  async killTree(
-    handle: ProcessHandle,
-    signal: KillSignal,
-    remotePid: number | undefined,
-    graceMs?: number,
-  ): Promise<boolean> {
-    const fast = this.#fast?.kill(handle, signal, graceMs ?? DEFAULT_GRACE_MS);
+  async killTree(handle: ProcessHandle, { signal, remotePid, graceMs }: TreeKill): Promise<boolean> {
+    const fast = this.#fast?.kill(handle, signal, graceMs);
     if (fast !== undefined) return fast;
     const marks = this.#marks.get(handle);
     if (remotePid === undefined && marks === undefined) {
@@ -354,7 +348,7 @@ export class DockerTransport implements Transport {
         remembered: before,
       },
       signal,
-      graceMs ?? DEFAULT_GRACE_MS,
+      graceMs,
     );
     const sweep = parseSweep(output);
     this.#hit.set(handle, [...new Set([...before, ...sweep.hit])]);

@@ -5,6 +5,7 @@
 
 import { GATEWAY_TOKEN_ENV_VAR } from "../../core/credentials.js";
 import type { ExecuteResult } from "../../core/environment.js";
+import type { CommonConfig } from "../shared/config.js";
 
 export const API_PREFIX = "/v1";
 export const DEFAULT_GATEWAY_PORT = 7420;
@@ -42,18 +43,14 @@ export interface ErrorBody {
 }
 
 /** POST /v1/sessions. Every field is optional; the server's config decides the backend. */
-export interface CreateSessionRequest {
+export interface CreateSessionRequest extends Pick<
+  CommonConfig,
+  "timeoutMs" | "maxOutputBytes" | "maxOutputChars" | "outputHeadFraction" | "killGraceMs" | "initTimeoutMs"
+> {
   /** Absolute path inside the backend, under one of the server's allowed roots. */
   cwd?: string;
   /** Variables added to the session's starting environment. */
   env?: Record<string, string>;
-  timeoutMs?: number;
-  maxOutputBytes?: number;
-  /** @deprecated What clients before maxOutputBytes sent (the same bytes); accepted with a warning. */
-  maxOutputChars?: number;
-  outputHeadFraction?: number;
-  killGraceMs?: number;
-  initTimeoutMs?: number;
 }
 
 export interface SessionInfo {

@@ -8,7 +8,7 @@
  * setsid(1) nor /proc is used. See docs/platforms.md.
  */
 
-import { execFile } from "node:child_process";
+import { execFile, type ExecFileException } from "node:child_process";
 import { BackendUnavailableError, InvalidOptionError } from "../../core/errors.js";
 
 const MIN_MAJOR = 4;
@@ -33,26 +33,37 @@ export function requirePosix(): void {
  * to install: an InvalidOptionError when the path came from the `bashPath`
  * option, a BackendUnavailableError when it was found on PATH.
  */
-export function checkBash(bash: string, fromOption: boolean): Promise<void> {
+export function checkBash(bash: string, fromOption: boolean, timeoutMs = PROBE_TIMEOUT_MS): Promise<void> {
   let check = passed.get(bash);
   if (check === undefined) {
-    check = probe(bash, fromOption);
+    const probed = probe(bash, fromOption, timeoutMs);
+    check = probed.then(() => undefined);
     passed.set(bash, check);
-    check.catch(() => passed.delete(bash)); // a failure is checked again: the user may fix it meanwhile
+    // A failure is checked again (the user may fix it meanwhile), and so is a probe that proved nothing.
+    probed.then(
+      (proved) => proved || passed.delete(bash),
+      () => passed.delete(bash),
+    );
   }
   return check;
 }
 
-function probe(bash: string, fromOption: boolean): Promise<void> {
+/**
+ * True when bash proved its version, false when the probe ran out of time: on a
+ * loaded machine a bash start can take that long, which says nothing about the
+ * version, so the session goes on (its own start deadline still applies).
+ */
+function probe(bash: string, fromOption: boolean, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    execFile(bash, ["-c", 'echo "$BASH_VERSION"'], { timeout: PROBE_TIMEOUT_MS }, (error, stdout) => {
+    execFile(bash, ["-c", 'echo "$BASH_VERSION"'], { timeout: timeoutMs }, (error, stdout) => {
+      if (error?.killed === true) return resolve(false);
       const version = stdout.trim();
       const match = /^(\d+)\.(\d+)/.exec(version);
       const [major, minor] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
-      if (!error && (major > MIN_MAJOR || (major === MIN_MAJOR && minor >= MIN_MINOR))) return resolve();
+      if (!error && (major > MIN_MAJOR || (major === MIN_MAJOR && minor >= MIN_MINOR))) return resolve(true);
       const subject = fromOption ? `bashPath ${bash}` : `${bash} (the first bash on PATH)`;
       const found = error
-        ? `could not be run (${error.message.split("\n")[0]})`
+        ? `could not be run (${failure(error)})`
         : match
           ? `is bash ${version}`
           : "is not bash (it printed no $BASH_VERSION)";
@@ -66,4 +77,12 @@ function probe(bash: string, fromOption: boolean): Promise<void> {
       );
     });
   });
+}
+
+/** Why the probe failed, with what execFile's "Command failed" leaves out: the signal or the exit status. */
+function failure(error: ExecFileException): string {
+  const first = error.message.split("\n")[0]!;
+  if (error.signal) return `${first}: killed by ${error.signal}`;
+  if (typeof error.code === "number") return `${first}: exit status ${error.code}`;
+  return first;
 }

@@ -5,7 +5,6 @@
  * timeout, an interrupt or close() can find every process it started.
  */
 
-import { DEFAULT_GRACE_MS } from "../shared/remote-tree.js";
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
@@ -27,6 +26,7 @@ import {
   MAX_INLINE_SCRIPT_BYTES,
   type BackendFiles,
   type KillSignal,
+  type TreeKill,
   type ProcessHandle,
   type RunOptions,
   type Transport,
@@ -364,12 +364,7 @@ ${script}`;
    * children), wherever they went; a TERM escalates to KILL after graceMs.
    * Resolves true when nothing the call started is left.
    */
-  async killTree(
-    handle: ProcessHandle,
-    signal: KillSignal,
-    _remotePid?: number,
-    graceMs = DEFAULT_GRACE_MS,
-  ): Promise<boolean> {
+  async killTree(handle: ProcessHandle, { signal, graceMs }: TreeKill): Promise<boolean> {
     const fast = this.#fast?.kill(handle, signal, graceMs);
     if (fast !== undefined) return fast;
     const local = handle as LocalHandle;

@@ -11,11 +11,11 @@
  */
 
 import { callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
-import type { FastPath, KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
 import { boxFastPath } from "./fast-path/box-fast-path.js";
 import type { BoxExec } from "./fast-path/box-helper.js";
 import type { FastPathRunner } from "./fast-path/fast-path-runner.js";
-import { DEFAULT_GRACE_MS, RemoteTreeKiller } from "./remote-tree.js";
+import { RemoteTreeKiller } from "./remote-tree.js";
 import { sweepScript } from "../../core/sweep-script.js";
 
 export abstract class BoxTransport implements Transport {
@@ -40,16 +40,8 @@ export abstract class BoxTransport implements Transport {
   /** Runs a small bash script inside the box (the kill script, file-sync steps) and returns its merged output. */
   protected abstract control(script: string): Promise<{ exitCode: number; output: string }>;
 
-  async killTree(
-    handle: ProcessHandle,
-    signal: KillSignal,
-    remotePid: number | undefined,
-    graceMs?: number,
-  ): Promise<boolean> {
-    return (
-      this.#fast?.kill(handle, signal, graceMs ?? DEFAULT_GRACE_MS) ??
-      this.#killer.kill(handle, signal, remotePid, graceMs)
-    );
+  async killTree(handle: ProcessHandle, { signal, remotePid, graceMs }: TreeKill): Promise<boolean> {
+    return this.#fast?.kill(handle, signal, graceMs) ?? this.#killer.kill(handle, signal, remotePid, graceMs);
   }
 
   /** The fast path, once a backend turned it on and the static helper was built; else every call takes the plain path. */

@@ -25,7 +25,7 @@ import {
 } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
-import type { FastPath, KillSignal, ProcessHandle, RunOptions, Transport } from "../../core/transport.js";
+import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { SshFastPath } from "./fast-path.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
@@ -286,12 +286,7 @@ export class SshTransport implements Transport {
     return call;
   }
 
-  async killTree(
-    handle: ProcessHandle,
-    signal: KillSignal,
-    remotePid: number | undefined,
-    graceMs?: number,
-  ): Promise<boolean> {
+  async killTree(handle: ProcessHandle, { signal, remotePid, graceMs }: TreeKill): Promise<boolean> {
     const fast = this.#fast?.kill(handle, signal, graceMs);
     if (fast !== undefined) return fast;
     const call = handle as SshCall;
@@ -307,7 +302,7 @@ export class SshTransport implements Transport {
     const marks = this.#marks.get(handle);
     const mark = marks === undefined ? undefined : `${CALL_MARK}=${marks.call}`;
     const r = await this.#exec(killScript({ group, pid: remotePid, mark }, signal, graceMs), {
-      timeoutMs: CONTROL_TIMEOUT_MS + (graceMs ?? 0),
+      timeoutMs: CONTROL_TIMEOUT_MS + graceMs,
     });
     if (r.code !== 0 || signal === "KILL") handle.kill();
     return r.code === 0 && parseSweep(r.stdout).clean;

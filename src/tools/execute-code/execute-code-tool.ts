@@ -16,7 +16,6 @@
  */
 
 import { z } from "zod";
-import { DEFAULT_TOOL_SETTINGS } from "../shared/tool-settings.js";
 import type { Environment } from "../../core/environment.js";
 import {
   defineTool,
@@ -191,7 +190,7 @@ export function createExecuteCodeTool(options: ExecuteCodeToolOptions): ToolDefi
         // The caller's whole context (limits, hooks) applies to the script's calls too, except
         // redaction: the script gets real data (a file it reads and writes back must not come
         // back masked); what it prints is masked when execute_code's own result is.
-        const settings = context.settings ?? DEFAULT_TOOL_SETTINGS;
+        const { settings } = context;
         return runTool(tool, request.args ?? {}, { ...context, settings: { ...settings, redactSecrets: false } });
       }
     },

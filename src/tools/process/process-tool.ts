@@ -10,7 +10,7 @@ import { ProcessError } from "../../core/errors.js";
 import { processRegistry, shownOutput, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
 import { keysBytes } from "./pty-keys.js";
 import { redactorFor } from "../shared/redaction.js";
-import { DEFAULT_TOOL_SETTINGS } from "../shared/tool-settings.js";
+import type { ToolSettings } from "../shared/tool-settings.js";
 import { defineTool, type ToolResult } from "../shared/tool-definition.js";
 
 const ACTIONS = [
@@ -73,7 +73,7 @@ export const processTool = defineTool({
   description,
   inputSchema,
   async handler(input, context): Promise<ToolResult> {
-    const settings = context.settings ?? DEFAULT_TOOL_SETTINGS;
+    const { settings } = context;
     const registry = processRegistry(context.session, settings.processes);
     const redactor = redactorFor(context);
     registry.redactor = redactor;
@@ -173,7 +173,7 @@ async function waitForPattern(
   process: BackgroundProcess,
   source: string,
   requested: number | undefined,
-  settings: typeof DEFAULT_TOOL_SETTINGS,
+  settings: ToolSettings,
   signal: AbortSignal | undefined,
   redactor: Redactor | undefined,
 ): Promise<ToolResult> {

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { Environment } from "../../core/environment.js";
 import { redactingOutput, redactorFor, redactResult } from "./redaction.js";
-import type { ToolSettings } from "./tool-settings.js";
+import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "./tool-settings.js";
 
 /** A JSON-serialisable tool result; failures carry `error`. */
 export type ToolResult = { [key: string]: unknown; error?: string };
@@ -29,11 +29,16 @@ export interface ToolContext {
   callId?: string;
 }
 
+/** What a handler gets: the caller's context with the settings filled in, so no tool defaults them itself. */
+export interface HandlerContext extends ToolContext {
+  settings: ToolSettings;
+}
+
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Schema;
-  handler(input: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
+  handler(input: z.infer<Schema>, context: HandlerContext): Promise<ToolResult>;
 }
 
 export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): ToolDefinition<Schema> {
@@ -70,7 +75,7 @@ async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext)
     return { error: `Invalid arguments for ${tool.name}: ${problems}. Fix the arguments and call ${tool.name} again.` };
   }
   try {
-    return await tool.handler(parsed.data, context);
+    return await tool.handler(parsed.data, { ...context, settings: context.settings ?? DEFAULT_TOOL_SETTINGS });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { error: `${tool.name} failed: ${message}` };

@@ -14,7 +14,7 @@ import { exitCodeMeaning } from "./exit-codes.js";
 import { foregroundGuidance } from "./foreground-guard.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
 import { processRegistry } from "../process/process-registry.js";
-import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from "../shared/tool-settings.js";
+import type { ToolSettings } from "../shared/tool-settings.js";
 import { redactorFor } from "../shared/redaction.js";
 import { cutHeadTail, stripAnsi, TextCapture } from "../shared/text.js";
 import { truncationNotice } from "../../core/output.js";
@@ -75,8 +75,7 @@ export const terminalTool = defineTool({
   description,
   inputSchema,
   async handler(input, context): Promise<ToolResult> {
-    const settings = context.settings ?? DEFAULT_TOOL_SETTINGS;
-    const { session } = context;
+    const { session, settings } = context;
     if (!input.background && input.timeout !== undefined && input.timeout > settings.maxForegroundTimeoutSeconds) {
       return {
         error: `Foreground timeout ${input.timeout}s exceeds the maximum of ${settings.maxForegroundTimeoutSeconds}s. Use background=true with notify_on_complete=true for long-running commands.`,

@@ -1,6 +1,6 @@
 /** src/backends/local/preflight.ts: a bash too old or missing fails the session's start with one line. */
 
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -64,5 +64,32 @@ describe("the local backend's preflight", () => {
     const first = checkBash(bash, true);
     await first;
     expect(checkBash(bash, true)).toBe(first);
+  });
+
+  it("lets a session start when the probe only ran out of time, and probes again next time", async () => {
+    // Under load a bash start can outlast the probe (stop 28's CI run): that proves nothing about the version.
+    const dir = mkdtempSync(join(tmpdir(), "sw-slow-bash-"));
+    const slow = join(dir, "bash");
+    writeFileSync(slow, "#!/bin/sh\nexec sleep 5\n", { mode: 0o755 });
+    try {
+      const first = checkBash(slow, true, 100);
+      await expect(first).resolves.toBeUndefined();
+      expect(checkBash(slow, true, 100)).not.toBe(first);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("names the signal that killed a probe", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sw-killed-bash-"));
+    const killed = join(dir, "bash");
+    writeFileSync(killed, "#!/bin/sh\nkill -TERM $$\n", { mode: 0o755 });
+    try {
+      await expect(checkBash(killed, true)).rejects.toThrow(
+        /could not be run \(Command failed: .*: killed by SIGTERM\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -178,7 +178,8 @@ for (const backend of toolBackends) {
       // Every write that reported success is inside the jail (find does not follow the symlink out).
       const landed = Number((await t.sh(`find ${jail} -name 'f-*' | wc -l`)).trim());
       expect(landed).toBe(results.filter((r) => r.error === undefined).length);
-    });
+      // The swapper keeps a core busy: alone 10-37 s per backend here, past 60 s once under the full suite.
+    }, 180_000);
 
     it("refuses directories and non-regular files, and bad arguments", async () => {
       expect((await write({ path: t.scratch, content: "x" })).error).toMatch(/is a directory/);
