@@ -13,6 +13,11 @@
  * logs ended, and it is only taken once it covers all the text the logs have
  * shown; text that comes later than a fetched copy fetches it again. The end
  * marker is part of that text, so it always comes through.
+ *
+ * A command that keeps running (a PTY program, a server) would hold its text
+ * until it ends, so held text is also fetched while it runs: shortly after it
+ * is held, and no more often than four times as long as the last fetch took
+ * (the copy is fetched whole, so fetching stays a fifth of the time at most).
  */
 
 import type { OutputSink } from "../shared/sdk-handle.js";
@@ -21,6 +26,8 @@ import type { OutputSink } from "../shared/sdk-handle.js";
 const COPY_CATCH_UP_MS = 3_000;
 const FIRST_RETRY_MS = 25;
 const MAX_RETRY_MS = 400;
+/** How long held text of a running command waits before the copy is fetched for it. */
+const LIVE_SYNC_MS = 100;
 
 export class ExactOutput {
   readonly #sink: OutputSink;
@@ -40,6 +47,9 @@ export class ExactOutput {
   #logsEnded = false;
   #syncing: Promise<void> | undefined;
   #dirty = false;
+  #liveTimer: NodeJS.Timeout | undefined;
+  /** How long the last fetch of the copy took. */
+  #lastFetchMs = 0;
 
   constructor(
     sink: OutputSink,
@@ -82,6 +92,20 @@ export class ExactOutput {
     if (this.#logChars <= this.#coveredChars) return; // a copy taken earlier has it already
     this.#held.push(text);
     if (this.#exited || this.#logsEnded) this.#sync();
+    else this.#scheduleLiveSync();
+  }
+
+  /** While the command runs, held text is fetched for after a pause, not only at its end. */
+  #scheduleLiveSync(): void {
+    if (this.#liveTimer !== undefined) return;
+    this.#liveTimer = setTimeout(
+      () => {
+        this.#liveTimer = undefined;
+        if (this.#behind) this.#sync();
+      },
+      Math.max(LIVE_SYNC_MS, 4 * this.#lastFetchMs),
+    );
+    this.#liveTimer.unref();
   }
 
   /** The command has exited: its copy is written or about to be. */
@@ -93,6 +117,7 @@ export class ExactOutput {
   /** The log stream ended; resolves once the sink has everything (and then ends it). */
   async logsEnded(): Promise<void> {
     this.#logsEnded = true;
+    clearTimeout(this.#liveTimer);
     if (this.#behind) this.#sync();
     while (this.#syncing !== undefined) await this.#syncing;
     this.#sink.end();
@@ -123,8 +148,10 @@ export class ExactOutput {
     let waited = 0;
     for (;;) {
       let copy: Uint8Array;
+      const started = performance.now();
       try {
         copy = await this.#fetchCopy();
+        this.#lastFetchMs = performance.now() - started;
       } catch {
         this.#giveUp();
         return;

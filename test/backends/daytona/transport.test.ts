@@ -8,7 +8,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -242,6 +242,24 @@ describe("daytona backend (fake SDK client)", () => {
       });
       expect((await env.execute("printf 'a\\377b\\n'")).output).toBe("a\uFFFDb\n");
       expect((await env.execute("echo after")).output).toBe("after\n");
+    });
+  });
+
+  it("streams output that is not UTF-8 while the command still runs (a PTY program's screen)", async () => {
+    // Held text once waited for the command's end: vim's screen never came through the stand-in.
+    const client = new FakeDaytona();
+    await withDaytona(client, { fastPath: false }, async (env) => {
+      const flag = join(work, "streamed-flag");
+      let streamed = "";
+      const result = await env.execute(`printf 'a\\377b\\n'; while [ ! -e ${flag} ]; do sleep 0.05; done; echo end`, {
+        timeoutMs: 20_000,
+        onOutput: (text) => {
+          streamed += text;
+          // The command ends only once its first line came through while it ran.
+          if (streamed.includes("b\n")) writeFileSync(flag, "");
+        },
+      });
+      expect(result).toMatchObject({ exitCode: 0, output: "a\uFFFDb\nend\n" });
     });
   });
 

@@ -159,11 +159,6 @@ for (const backend of compatBackends) {
       // vim, or the docker test image's vim-tiny (scripts/test-env/docker.sh).
       const vim = (await session.execute("command -v vim || command -v vim.tiny")).output.trim();
       if (!vim) context.skip("no vim in the backend");
-      // Through the daytona stand-in vim's screen never arrives on the plain path, and on the fast path it came
-      // too late under load once (30 s) with some bytes as U+FFFD. It is not issue 22.16's lost non-UTF-8 output
-      // (fixed, and this still fails with the fix): not yet explained, so both daytona entries skip it.
-      if (backend.name.startsWith("daytona"))
-        context.skip("daytona stand-in: a full-screen program's screen arrives late or never (not yet explained)");
       const file = `${scratch}/vim-written.txt`;
       // -i NONE: no viminfo. Where HOME is read-only (the local sandbox) vim's E138 about it
       // stops at "Press ENTER" after :wq and vim never exits.
