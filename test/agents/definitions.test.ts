@@ -160,7 +160,9 @@ describe("handleToolCall", () => {
     const badJson = await handleToolCall(session, "repeat", '{"text": ', { tools: testTools });
     expect(badJson.error).toMatch(/^The arguments for repeat are not valid JSON \(.+\)\. Send one JSON object\.$/);
     const badArgs = await handleToolCall(session, "repeat", { times: 2 }, { tools: testTools });
-    expect(badArgs.error).toMatch(/^Invalid arguments for repeat: text: /);
+    expect(badArgs.error).toMatch(
+      /^Invalid arguments for repeat: text is required \(a string\); fix it and call repeat again\.$/,
+    );
     expect(await handleToolCall(session, "broken", {}, { tools: testTools })).toEqual({
       error: "broken failed: the disk is on fire",
     });
@@ -217,8 +219,7 @@ describe("handleToolCall", () => {
       await call("patch", { path: "/tmp/shellwright-null-args.txt", old_string: "two", new_string: "three" }),
     ).not.toHaveProperty("error");
     expect(await call("terminal", { command: null })).toEqual({
-      error:
-        "Invalid arguments for terminal: command: Invalid input: expected string, received null. Fix the arguments and call terminal again.",
+      error: "Invalid arguments for terminal: command must be a string, not null; fix it and call terminal again.",
     });
   });
 

@@ -150,7 +150,7 @@ describe("MCP server with the test tools", () => {
     const invalid = await call(client, "repeat", { text: "a", times: 9 });
     expect(invalid.isError).toBe(true);
     expect(textOf(invalid)).toMatch(
-      /^\{"error":"Invalid arguments for repeat: times: .*Fix the arguments and call repeat again\."\}$/,
+      /^\{"error":"Invalid arguments for repeat: times .*; fix it and call repeat again\."\}$/,
     );
 
     const defaulted = await call(client, "repeat", { text: "ab" });

@@ -42,7 +42,9 @@ describe("registry", () => {
   it("calls a definition or the name of a tool in TOOLS, never throwing", async () => {
     expect(await callTool(echo, { text: "hi" }, context)).toEqual({ text: "hi" });
     expect(await callTool(echo, { text: 1 }, context)).toEqual({
-      error: expect.stringMatching(/^Invalid arguments for echo: text: /) as unknown,
+      error: expect.stringMatching(
+        /^Invalid arguments for echo: text must be a string, not a number; fix it and call echo again\.$/,
+      ) as unknown,
     });
     expect(await callTool("echo", { text: "hi" }, context)).toEqual({
       error:

@@ -51,7 +51,7 @@ describe("unknown tool arguments", () => {
       const [unknown] = Object.keys(args).filter((key) => !(key in shape));
       const allowed = Object.keys(shape).join(", ");
       expect(await callTool(tool, args, { session })).toEqual({
-        error: `Invalid arguments for ${tool.name}: unknown argument "${unknown}" for ${tool.name} (${tool.name} takes: ${allowed}). Fix the arguments and call ${tool.name} again.`,
+        error: `Invalid arguments for ${tool.name}: unknown argument "${unknown}" for ${tool.name} (${tool.name} takes: ${allowed}); fix it and call ${tool.name} again.`,
       });
     });
   }
@@ -84,5 +84,32 @@ describe("unknown tool arguments", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("a malformed tool call", () => {
+  let session: Environment;
+  beforeAll(async () => {
+    session = await createEnvironment({ backend: "local" });
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  // One sentence that says what to send, not zod's "Invalid input: expected string, received undefined".
+  it.each([
+    ["terminal", {}, "command is required (a string)"],
+    ["terminal", { command: 5 }, "command must be a string, not a number"],
+    ["terminal", { command: "ls", timeout: "9" }, "timeout must be a number, not a string"],
+    ["read_file", { path: null }, "path must be a string, not null"],
+    ["read_file", { path: "x", limit: -1 }, "limit must be at least 1"],
+    ["process", { action: "bogus" }, 'action must be one of "list", "poll", "log"'],
+    ["terminal", { command: "" }, "command: the command is empty"],
+  ])("%s %j says what to send", async (tool, args, problem) => {
+    const { error } = await callTool(tool, args, { session });
+    expect(error).toMatch(new RegExp(`^Invalid arguments for ${tool}: `));
+    expect(error).toContain(problem);
+    expect(error).toMatch(new RegExp(`; fix it and call ${tool} again\\.$`));
+    expect((error as string).split(". ")).toHaveLength(1);
   });
 });

@@ -71,8 +71,10 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
 async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
   const parsed = tool.inputSchema.safeParse(withoutNullArguments(tool.inputSchema, args ?? {}));
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => describeIssue(tool, issue)).join("; ");
-    return { error: `Invalid arguments for ${tool.name}: ${problems}. Fix the arguments and call ${tool.name} again.` };
+    const { issues } = parsed.error;
+    const problems = issues.map((issue) => describeIssue(tool, issue, args)).join("; ");
+    const fix = issues.length === 1 ? "fix it" : "fix them";
+    return { error: `Invalid arguments for ${tool.name}: ${problems}; ${fix} and call ${tool.name} again.` };
   }
   try {
     return await tool.handler(parsed.data, { ...context, settings: context.settings ?? DEFAULT_TOOL_SETTINGS });
@@ -87,8 +89,24 @@ async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext)
  * names the key and lists the keys the tool takes: a misspelt `dry_run` or
  * `pth` must not run the call as if it were absent.
  */
-function describeIssue(tool: ToolDefinition, issue: z.core.$ZodIssue): string {
+function describeIssue(tool: ToolDefinition, issue: z.core.$ZodIssue, args: unknown): string {
   const where = issue.path.join(".") || "arguments";
+  // zod's own wording ("Invalid input: expected string, received undefined") says what went wrong, not what to send.
+  switch (issue.code) {
+    case "invalid_type": {
+      const given = valueAt(args, issue.path);
+      if (given === undefined) return `${where} is required (${article(issue.expected)})`;
+      return `${where} must be ${article(issue.expected)}, not ${given === null ? "null" : article(kindOf(given))}`;
+    }
+    case "invalid_value":
+      return `${where} must be ${issue.values.length === 1 ? "" : "one of "}${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "too_small":
+      if (issue.message.startsWith("Too small")) return `${where} ${bound("at least", issue.minimum, issue.origin)}`;
+      break;
+    case "too_big":
+      if (issue.message.startsWith("Too big")) return `${where} ${bound("at most", issue.maximum, issue.origin)}`;
+      break;
+  }
   if (issue.code !== "unrecognized_keys") return `${where}: ${issue.message}`;
   const unknown = issue.keys.map((key) => JSON.stringify(key)).join(", ");
   const noun = issue.keys.length === 1 ? "argument" : "arguments";
@@ -123,4 +141,30 @@ export function withoutNullArguments(schema: z.ZodType, args: unknown): unknown 
     delete result[key];
   }
   return result ?? args;
+}
+
+function valueAt(args: unknown, path: readonly PropertyKey[]): unknown {
+  let value = args;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function kindOf(value: unknown): string {
+  return Array.isArray(value) ? "array" : typeof value;
+}
+
+/** "a string", "an integer", "an array". */
+function article(kind: string): string {
+  return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
+}
+
+/** "must be at least 1", "must not be empty", "must have at most 3 items". */
+function bound(side: "at least" | "at most", limit: number | bigint, origin: string): string {
+  if (origin === "string")
+    return side === "at least" && Number(limit) === 1 ? "must not be empty" : `must be ${side} ${limit} characters`;
+  if (origin === "array" || origin === "set") return `must have ${side} ${limit} items`;
+  return `must be ${side} ${limit}`;
 }

@@ -106,9 +106,11 @@ describe("terminal (foreground)", () => {
     // A blank command is refused as an argument, saying it is empty (not "Command execution failed").
     for (const command of ["", "  ", "\n"])
       expect((await terminal({ command })).error).toMatch(
-        /^Invalid arguments for terminal: command: the command is empty\./,
+        /^Invalid arguments for terminal: command: the command is empty; /,
       );
-    expect((await terminal({ command: "true", timeout: "soon" })).error).toMatch(/timeout:/);
+    expect((await terminal({ command: "true", timeout: "soon" })).error).toMatch(
+      /timeout must be a number, not a string/,
+    );
     expect((await terminal({ command: "true", colour: true })).error).toMatch(/colour/);
   });
 });
