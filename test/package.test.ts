@@ -2,9 +2,10 @@
  * The package as a user gets it: `npm pack`, installed into an empty project
  * (dependencies from npm's cache where it has them), then the CLI, an ESM
  * import, a CommonJS require and a TypeScript build against the shipped
- * types. Also what a missing optional peer (`ai`, `modal`) says. Runs on the
- * Node that runs the tests (package.json's engines: >=20.19, the first 20.x
- * that can require ES modules).
+ * types, and `shellwright mcp` as an MCP client starts it. Also what a
+ * missing optional peer (`ai`, `modal`) says. Runs on the Node that runs the
+ * tests (package.json's engines: >=20.19, the first 20.x that can require ES
+ * modules).
  */
 
 import { execFile } from "node:child_process";
@@ -12,6 +13,8 @@ import { copyFile, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -111,6 +114,33 @@ describe("the packed tarball", { timeout: 300_000 }, () => {
   it("runs the CLI through npx", async () => {
     const { stdout } = await inProject("npx", ["--no-install", "shellwright", "exec", "echo", "hi"]);
     expect(stdout).toBe("hi\n");
+  });
+
+  it("serves MCP over stdio through npx: the MCP SDK's client lists the 7 tools", async () => {
+    const transport = new StdioClientTransport({
+      command: "npx",
+      args: ["--no-install", "shellwright", "mcp", "--backend", "local", "--cwd", project],
+      cwd: project,
+      env: { ...process.env, NODE_OPTIONS: "" } as Record<string, string>,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "shellwright-package-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual([
+        "terminal",
+        "process",
+        "read_file",
+        "write_file",
+        "patch",
+        "search_files",
+        "execute_code",
+      ]);
+      expect(client.getServerVersion()).toMatchObject({ name: "shellwright" });
+    } finally {
+      await client.close();
+    }
   });
 
   it("imports as ESM", async () => {
