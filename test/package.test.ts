@@ -2,16 +2,19 @@
  * The package as a user gets it: `npm pack`, installed into an empty project
  * (dependencies from npm's cache where it has them), then the CLI, an ESM
  * import, a CommonJS require and a TypeScript build against the shipped
- * types. Also what a missing optional peer (`ai`, `modal`) says. Runs on the
- * Node that runs the tests (package.json's engines: >=20.19, the first 20.x
- * that can require ES modules).
+ * types, and `shellwright mcp` as an MCP client starts it. Also what a
+ * missing optional peer (`ai`, `modal`) says. Runs on the Node that runs the
+ * tests (package.json's engines: >=20.19, the first 20.x that can require ES
+ * modules).
  */
 
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -21,6 +24,9 @@ const TYPES_NODE = (await import("../node_modules/@types/node/package.json", { w
   .version;
 
 let project: string;
+/** dist/index.js's inode before and after packing: a rebuild (rm -rf dist, then tsc) makes a new file. */
+let distBefore: number;
+let distAfter: number;
 
 async function inProject(command: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
   const pending = run(command, args, { cwd: project, timeout: 120_000, env: { ...process.env, NODE_OPTIONS: "" } });
@@ -42,11 +48,16 @@ async function node(args: string[]): Promise<{ ok: boolean; output: string }> {
 
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), "shellwright-package-"));
-  // The test run has built dist/ already; --ignore-scripts keeps `prepare` from rebuilding it under other tests.
+  // The test run has built dist/ already, and other test files use it while this one runs: packing must not
+  // rebuild it. npm 10 runs `prepare` even under --ignore-scripts (npm/cli#7211), so the prepare script
+  // builds nothing when SHELLWRIGHT_PACK_PREBUILT=1 (package.json).
+  distBefore = (await stat(join(ROOT, "dist", "index.js"))).ino;
   const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
     cwd: ROOT,
     timeout: 120_000,
+    env: { ...process.env, SHELLWRIGHT_PACK_PREBUILT: "1" },
   });
+  distAfter = (await stat(join(ROOT, "dist", "index.js"))).ino;
   const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
   await writeFile(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   await inProject("npm", [
@@ -66,6 +77,10 @@ afterAll(async () => {
 
 // Timeouts are generous: npm and tsc are slow on a busy 2-core machine.
 describe("the packed tarball", { timeout: 300_000 }, () => {
+  it("was packed from the checkout's dist/ as built, not rebuilt (other test files use it meanwhile)", () => {
+    expect(distAfter).toBe(distBefore);
+  });
+
   it("ships the code, its types, the docs the CLI points at and the licence; no source maps", async () => {
     const installed = join(project, "node_modules", "shellwright");
     const top = await readdir(installed);
@@ -99,6 +114,33 @@ describe("the packed tarball", { timeout: 300_000 }, () => {
   it("runs the CLI through npx", async () => {
     const { stdout } = await inProject("npx", ["--no-install", "shellwright", "exec", "echo", "hi"]);
     expect(stdout).toBe("hi\n");
+  });
+
+  it("serves MCP over stdio through npx: the MCP SDK's client lists the 7 tools", async () => {
+    const transport = new StdioClientTransport({
+      command: "npx",
+      args: ["--no-install", "shellwright", "mcp", "--backend", "local", "--cwd", project],
+      cwd: project,
+      env: { ...process.env, NODE_OPTIONS: "" } as Record<string, string>,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "shellwright-package-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual([
+        "terminal",
+        "process",
+        "read_file",
+        "write_file",
+        "patch",
+        "search_files",
+        "execute_code",
+      ]);
+      expect(client.getServerVersion()).toMatchObject({ name: "shellwright" });
+    } finally {
+      await client.close();
+    }
   });
 
   it("imports as ESM", async () => {
@@ -179,5 +221,28 @@ await env.close();
     expect(modal.output).toMatch(
       /^The modal backend needs Modal's JavaScript SDK, which is not installed: run `npm install modal@~0\.11`/,
     );
+  });
+});
+
+describe("the prepare script", () => {
+  // npm 10 runs it even under `npm pack --ignore-scripts` (npm/cli#7211). Run in a scratch dir holding only
+  // package.json: there a build could only fail (no sources, no tsc), so success means it built nothing.
+  it("builds nothing when SHELLWRIGHT_PACK_PREBUILT=1", async () => {
+    const scratch = await mkdtemp(join(tmpdir(), "shellwright-prepare-"));
+    try {
+      await copyFile(join(ROOT, "package.json"), join(scratch, "package.json"));
+      const result = await run("npm", ["run", "prepare"], {
+        cwd: scratch,
+        timeout: 60_000,
+        env: { ...process.env, SHELLWRIGHT_PACK_PREBUILT: "1" },
+      }).then(
+        () => "ok",
+        (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}`,
+      );
+      expect(result).toBe("ok");
+      expect(await readdir(scratch)).toEqual(["package.json"]);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
   });
 });

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEnvironment } from "../../src/index.js";
+import { noLocalHelper, skipUnless } from "../helpers/native-helper.js";
 
 const dir = mkdtempSync(join(tmpdir(), "save-failed-test-"));
 const mounted =
@@ -28,7 +29,8 @@ const NOTICE =
   "[shellwright: this call's state could not be saved: writing it failed (is the state directory full?); the session keeps the state it had before this call]";
 
 describe.skipIf(!mounted).each([true, false])("a full state dir (fastPath %s)", (fastPath) => {
-  it("says the state was not saved, keeps the exit status and the state from before", async () => {
+  it("says the state was not saved, keeps the exit status and the state from before", async (context) => {
+    if (fastPath) skipUnless(context, noLocalHelper);
     const session = await createEnvironment({ backend: "local", cwd: "/", stateDir: dir, fastPath });
     try {
       // The helper's process is the job's parent's parent: this call ran on the path under test.

@@ -14,7 +14,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
 import { HEADER_BYTES, HELPER_EXIT } from "../../src/backends/shared/fast-path/protocol.js";
 import { alive, eventually } from "../helpers/processes.js";
-import { childrenOf, endHelpers, helper, startReady, type Harness } from "../helpers/swmux-harness.js";
+import { noLocalHelper, skipAllUnless } from "../helpers/native-helper.js";
+import { childrenOf, endHelpers, startReady, type Harness } from "../helpers/swmux-harness.js";
 
 afterEach(endHelpers);
 
@@ -50,7 +51,8 @@ function startedPid(h: Harness, id: number): number | undefined {
   return h.frames.find((f) => f.type === "S" && f.id === id)?.payload.readUInt32BE(0);
 }
 
-describe.skipIf(helper === undefined)("swmux's requests", () => {
+describe("swmux's requests", () => {
+  skipAllUnless(noLocalHelper);
   it("K signals a running call's job group: its end says killed, and the job is gone", async () => {
     const h = await startReady();
     h.child.stdin.write(h.writer.run(3, job("sleep 30"), undefined));
@@ -136,7 +138,8 @@ describe.skipIf(helper === undefined)("swmux's requests", () => {
   });
 });
 
-describe.skipIf(helper === undefined)("swmux's frame reader", () => {
+describe("swmux's frame reader", () => {
+  skipAllUnless(noLocalHelper);
   it("answers the same whatever the requests' bytes are cut into", async () => {
     await fc.assert(
       fc.asyncProperty(

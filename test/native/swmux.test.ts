@@ -12,11 +12,13 @@ import { staticHelperFor } from "../../src/backends/shared/fast-path/helper-path
 import { FrameWriter } from "../../src/backends/shared/fast-path/frames.js";
 import { HELPER_EXIT, KEY_BYTES, PROTOCOL_VERSION } from "../../src/backends/shared/fast-path/protocol.js";
 import { alive, eventually } from "../helpers/processes.js";
+import { noLocalHelper, skipAllUnless } from "../helpers/native-helper.js";
 import { childrenOf, endHelpers, helper, startHelper } from "../helpers/swmux-harness.js";
 
 afterEach(endHelpers);
 
-describe.skipIf(helper === undefined)("swmux over its channel", () => {
+describe("swmux over its channel", () => {
+  skipAllUnless(noLocalHelper);
   it("prints its protocol version", async () => {
     const child = spawn(helper!, ["-V"]);
     let out = "";

@@ -20,10 +20,10 @@ import { DaytonaTransport } from "../../../../src/backends/daytona/transport.js"
 import { normalizeModalConfig } from "../../../../src/backends/modal/config.js";
 import { ModalTransport } from "../../../../src/backends/modal/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
-import { staticHelper } from "../../../../src/backends/shared/fast-path/helper-path.js";
 import { FakeDaytona } from "../../../fakes/fake-daytona.js";
 import { FakeModalClient } from "../../../fakes/fake-modal.js";
 import { HELPER_PID, LAUNCHER_PID } from "../../../helpers/fast-path-pids.js";
+import { noStaticHelper, skipAllUnless } from "../../../helpers/native-helper.js";
 
 const standIn = fileURLToPath(new URL("../../../fixtures/apptainer-standin/apptainer", import.meta.url));
 const open: Session[] = [];
@@ -105,7 +105,8 @@ describe("fastPath option on apptainer, modal and daytona", () => {
 });
 
 for (const box of boxes) {
-  describe.skipIf(staticHelper() === undefined)(`fast path on ${box.name}`, () => {
+  describe(`fast path on ${box.name}`, () => {
+    skipAllUnless(noStaticHelper);
     it("runs calls in one launcher in the box and keeps their state", async () => {
       const { session, transport } = await openSession(box.transport);
       expect(transport.fastPathRunner?.ready).toBe(true);
@@ -186,7 +187,8 @@ for (const box of boxes) {
   });
 }
 
-describe.skipIf(staticHelper() === undefined)("fast path on modal: SDK calls", () => {
+describe("fast path on modal: SDK calls", () => {
+  skipAllUnless(noStaticHelper);
   it("costs no exec per call once the helper runs, and one write on its stdin", async () => {
     const client = new FakeModalClient();
     const transport = new ModalTransport(normalizeModalConfig({ client }, () => undefined));
@@ -203,7 +205,8 @@ describe.skipIf(staticHelper() === undefined)("fast path on modal: SDK calls", (
   });
 });
 
-describe.skipIf(staticHelper() === undefined)("fast path on daytona: SDK calls", () => {
+describe("fast path on daytona: SDK calls", () => {
+  skipAllUnless(noStaticHelper);
   it("costs no session command per call once the helper runs, and one input write", async () => {
     const client = new FakeDaytona();
     const transport = new DaytonaTransport(normalizeDaytonaConfig({ client }, () => undefined));

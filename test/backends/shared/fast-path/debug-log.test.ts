@@ -21,7 +21,7 @@ import { normalizeSshConfig } from "../../../../src/backends/ssh/config.js";
 import { SshTransport } from "../../../../src/backends/ssh/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import type { FastPathRunner } from "../../../../src/backends/shared/fast-path/fast-path-runner.js";
-import { localHelperPath } from "../../../../src/backends/shared/fast-path/helper-path.js";
+import { noLocalHelper, noStaticHelper, skipUnless } from "../../../helpers/native-helper.js";
 import { eventually } from "../../../helpers/processes.js";
 import { sshTestConfig, sshTestEnabled } from "../../ssh/ssh-env.js";
 
@@ -31,11 +31,13 @@ const standIn = fileURLToPath(new URL("../../../fixtures/apptainer-standin/appta
 
 type WithRunner = Transport & { readonly fastPathRunner: FastPathRunner | undefined };
 
-const backends: { name: string; enabled: boolean; make(): WithRunner }[] = [
-  { name: "local", enabled: true, make: () => new LocalTransport(normalizeLocalConfig({})) },
+/** noHelper: why the helper that backend runs is missing here (a box or ssh host gets the static one). */
+const backends: { name: string; enabled: boolean; noHelper: string | undefined; make(): WithRunner }[] = [
+  { name: "local", enabled: true, noHelper: noLocalHelper, make: () => new LocalTransport(normalizeLocalConfig({})) },
   {
     name: "apptainer (stand-in)",
     enabled: true,
+    noHelper: noStaticHelper,
     make: () =>
       new ApptainerTransport(
         normalizeApptainerConfig({
@@ -48,11 +50,13 @@ const backends: { name: string; enabled: boolean; make(): WithRunner }[] = [
   {
     name: "docker",
     enabled: dockerEnabled,
+    noHelper: noStaticHelper,
     make: () => new DockerTransport(normalizeDockerConfig({ image, network: false }, () => undefined)),
   },
   {
     name: "ssh",
     enabled: sshTestEnabled,
+    noHelper: noStaticHelper,
     make: () => new SshTransport(normalizeSshConfig({ ...sshTestConfig() }, () => undefined)),
   },
 ];
@@ -72,9 +76,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(localHelperPath() === undefined)("the fast path's debug log", () => {
+describe("the fast path's debug log", () => {
   for (const backend of backends)
-    it.skipIf(!backend.enabled)(`reaches the file from the ${backend.name} helper`, async () => {
+    it.skipIf(!backend.enabled)(`reaches the file from the ${backend.name} helper`, async (context) => {
+      skipUnless(context, backend.noHelper);
       const transport = backend.make();
       session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
       // The ssh helper is copied in the background: the first calls may run plain.

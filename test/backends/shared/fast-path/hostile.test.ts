@@ -11,10 +11,9 @@ import { Session } from "../../../../src/core/session.js";
 import { normalizeLocalConfig } from "../../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
-import { localHelperPath } from "../../../../src/backends/shared/fast-path/helper-path.js";
 import { LAUNCHER_PID } from "../../../helpers/fast-path-pids.js";
+import { noLocalHelper, skipAllUnless } from "../../../helpers/native-helper.js";
 
-const built = localHelperPath() !== undefined;
 const open: Session[] = [];
 
 async function openSession(warnings: string[]): Promise<{ session: Session; transport: LocalTransport }> {
@@ -34,7 +33,8 @@ afterEach(async () => {
   for (const session of open.splice(0)) await session.close();
 });
 
-describe.runIf(built)("the fast path under a hostile command", () => {
+describe("the fast path under a hostile command", () => {
+  skipAllUnless(noLocalHelper);
   it.each([
     ["stops its launcher", "kill -STOP LAUNCHER; echo after"],
     ["stops the helper", "kill -STOP $PPID; echo after"],
