@@ -25,6 +25,7 @@ import {
 import { readConfigFile } from "./config-file.js";
 import { catchInterrupts } from "./interrupt.js";
 import { namedConfig, rememberedConfig, reopen } from "./named-session.js";
+import { inCliWords } from "./option-words.js";
 import { rememberSecrets } from "./secrets.js";
 import { SessionStore } from "./session-store.js";
 import { exec as spec } from "./specs.js";
@@ -43,7 +44,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   if (seconds !== undefined) options.timeoutMs = seconds * 1000;
   if (ms !== undefined) options.timeoutMs = ms;
   const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
-  const fileConfig = readConfigFile(stringValue(values, "config"));
+  const configPath = stringValue(values, "config");
+  const fileConfig = readConfigFile(configPath);
   const backend = stringValue(values, "backend") ?? fileConfig.backend ?? "local";
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
@@ -70,13 +72,24 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const reader = watchStdoutReader();
   let env: Environment | undefined;
   try {
-    if (name === undefined) env = await createEnvironment(config);
-    else if (stored !== undefined)
-      env = await reopen(stored, store, { overrides: cap === undefined ? {} : { maxOutputBytes: cap } });
-    else {
-      store.markPending(name);
-      config = namedConfig(name, config, store);
-      env = await createEnvironment(config);
+    try {
+      if (name === undefined) env = await createEnvironment(config);
+      else if (stored !== undefined)
+        env = await reopen(stored, store, { overrides: cap === undefined ? {} : { maxOutputBytes: cap } });
+      else {
+        store.markPending(name);
+        config = namedConfig(name, config, store);
+        env = await createEnvironment(config);
+      }
+    } catch (error) {
+      // A reopened session's config is the stored one, which no flag or file of this process set.
+      if (stored !== undefined) throw error;
+      throw inCliWords(error, {
+        config,
+        values,
+        flags: { backend: "backend", sandbox: "sandbox", maxOutputBytes: "max-output-bytes" },
+        ...(configPath === undefined ? {} : { file: { path: configPath, config: fileConfig } }),
+      });
     }
     const stream = json ? undefined : new StdoutStream(maxOutputBytes);
     const result = await env.execute(command, {

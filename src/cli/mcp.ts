@@ -18,6 +18,7 @@ import { serveStdio } from "../mcp/stdio.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { noTokenCheck } from "./no-token.js";
+import { inCliWords, type ConfigSources } from "./option-words.js";
 import { poolSizeFlag } from "./pool-flag.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { mcp as spec } from "./specs.js";
@@ -31,7 +32,10 @@ export function main(args: string[]): Promise<number> {
 
 export async function run(parsed: ParsedCommand): Promise<number> {
   const { values } = parsed;
-  const config = readConfigFile(stringValue(values, "config"));
+  const configPath = stringValue(values, "config");
+  const config = readConfigFile(configPath);
+  // The flags below are written into the file's object: what the file itself said is kept apart.
+  const fileConfig = { ...config };
   const backend = stringValue(values, "backend") ?? (config.backend as string | undefined) ?? "local";
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
@@ -42,7 +46,17 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   if (cwd !== undefined) config.cwd = cwd;
   const poolSize = poolSizeFlag(values);
   // The pool is opened only once the flags are known good (below, with --http).
-  let createSession = () => createEnvironment(config);
+  const sources: ConfigSources = {
+    config,
+    values,
+    flags: { backend: "backend", sandbox: "sandbox", cwd: "cwd" },
+    ...(configPath === undefined ? {} : { file: { path: configPath, config: fileConfig } }),
+  };
+  const cliWords = (error: unknown): never => {
+    throw inCliWords(error, sources);
+  };
+  // On stdio the refusal reaches the model as a tool result, for the user who started this server.
+  let createSession = () => createEnvironment(config).catch(cliWords);
   // The cap the model sees is the terminal tool's inline output.
   const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
   const settings = {
@@ -81,7 +95,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   // Each client's session comes from the pool (docs/pools.md); a config the pool refuses fails here.
-  const pool = poolSize === undefined ? undefined : await createEnvironmentPool(config, { size: poolSize });
+  const pool =
+    poolSize === undefined ? undefined : await createEnvironmentPool(config, { size: poolSize }).catch(cliWords);
   if (pool !== undefined) createSession = () => pool.acquire();
   try {
     const server = await serveHttp({

@@ -12,6 +12,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
+import { inCliWords } from "./option-words.js";
 import { jsonSyntaxProblem } from "../core/json-error.js";
 import { toolSettings } from "../tools/shared/tool-settings.js";
 import { integerValue, stringValue, UsageError, usageLine, type ParsedCommand } from "./args.js";
@@ -28,7 +29,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const backend = stringValue(values, "backend");
   const check = values.check === true;
   const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
-  const fileConfig = readConfigFile(stringValue(values, "config"));
+  const configPath = stringValue(values, "config");
+  const fileConfig = readConfigFile(configPath);
 
   let plan: Plan;
   let text = "";
@@ -55,10 +57,17 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   let session;
   try {
     session = await createEnvironment(config);
-  } catch (error) {
+  } catch (caught) {
     interrupt.dispose();
+    const error = inCliWords(caught, {
+      config,
+      values,
+      flags: { backend: "backend", maxOutputBytes: "max-output-bytes" },
+      ...(configPath === undefined ? {} : { file: { path: configPath, config: fileConfig } }),
+      plan: { path: planPath, config: plan.environment ?? {} },
+    });
     process.stderr.write(`shellwright run: ${redactText(error instanceof Error ? error.message : String(error))}\n`);
-    return error instanceof InvalidOptionError ? 2 : 1;
+    return error instanceof InvalidOptionError || error instanceof UsageError ? 2 : 1;
   }
 
   let failed = false;

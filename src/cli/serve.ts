@@ -20,6 +20,7 @@ import {
 } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { noTokenCheck } from "./no-token.js";
+import { inCliWords, type ConfigSources } from "./option-words.js";
 import { poolSizeFlag } from "./pool-flag.js";
 import type { EnvironmentConfig } from "../backends/index.js";
 import { scrubCredentials } from "../core/credentials.js";
@@ -88,8 +89,10 @@ export async function serve(args: string[], io: ServeIo): Promise<number> {
 
 async function serveParsed(args: ParsedCommand, io: ServeIo): Promise<number> {
   let options: GatewayOptions;
+  let sources: ConfigSources;
   try {
     const parsed = serveArgs(args.values);
+    sources = parsed.sources;
     const token = loadToken({ tokenFile: parsed.tokenFile, envVar: TOKEN_ENV_VAR, env: io.env });
     // A sandboxed session must not read the server's token; the gateway masks it in what sessions send back too.
     if (parsed.tokenFile !== undefined) hideFromSandboxes(parsed.tokenFile);
@@ -120,8 +123,11 @@ async function serveParsed(args: ParsedCommand, io: ServeIo): Promise<number> {
   let gateway;
   try {
     gateway = await startGateway(options);
-  } catch (error) {
+  } catch (caught) {
+    // Only a pool (--pool-size) opens a session here; without one a refused config reaches each client.
+    const error = inCliWords(caught, sources);
     if (
+      error instanceof UsageError ||
       isShellwrightError(error) ||
       (error as { code?: string }).code === "EADDRINUSE" ||
       (error as { code?: string }).code === "EACCES"
@@ -150,10 +156,12 @@ interface ParsedServeArgs {
 /** The flags as gateway options, or "help"; throws UsageError on a bad flag. */
 export function parseServeArgs(args: string[]): ParsedServeArgs | "help" {
   const parsed = parseCommand(spec, args);
-  return parsed.help ? "help" : serveArgs(parsed.values);
+  if (parsed.help) return "help";
+  const { options, tokenFile, insecureNoAuth } = serveArgs(parsed.values);
+  return { options, tokenFile, insecureNoAuth };
 }
 
-function serveArgs(values: Values): ParsedServeArgs {
+function serveArgs(values: Values): ParsedServeArgs & { sources: ConfigSources } {
   const options: GatewayOptions = {};
   const set = <K extends keyof GatewayOptions>(key: K, value: GatewayOptions[K] | undefined): void => {
     if (value !== undefined) options[key] = value;
@@ -168,14 +176,25 @@ function serveArgs(values: Values): ParsedServeArgs {
   set("poolSize", poolSizeFlag(values));
   const roots = values["allow-root"];
   if (Array.isArray(roots) && roots.length > 0) options.allowedRoots = roots.map(String);
-  const backendConfig = readConfigFile(stringValue(values, "config")) as Record<string, unknown>;
+  const configPath = stringValue(values, "config");
+  const backendConfig = readConfigFile(configPath) as Record<string, unknown>;
   const backendName = stringValue(values, "backend");
   options.backend = {
     ...backendConfig,
     ...(backendName === undefined ? {} : { backend: backendName }),
     ...sandboxFlag(values, backendName ?? (backendConfig.backend as string | undefined)),
   } as EnvironmentConfig;
-  return { options, tokenFile: stringValue(values, "token-file"), insecureNoAuth: values["insecure-no-auth"] === true };
+  return {
+    options,
+    tokenFile: stringValue(values, "token-file"),
+    insecureNoAuth: values["insecure-no-auth"] === true,
+    sources: {
+      config: options.backend,
+      values,
+      flags: { backend: "backend", sandbox: "sandbox", cwd: "cwd", poolSize: "pool-size" },
+      ...(configPath === undefined ? {} : { file: { path: configPath, config: backendConfig } }),
+    },
+  };
 }
 
 // `node dist/cli/serve.js …` runs it directly (as the process tests do); imported, it only exports.

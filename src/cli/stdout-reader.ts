@@ -5,6 +5,18 @@
  * through `signal`, nothing more is written, and the CLI exits 141 (128 +
  * SIGPIPE), quietly, as `cat` does. Node ignores SIGPIPE, so the error is
  * the only notice there is.
+ *
+ * Only a write notices: a step that prints nothing (`sleep 15; echo two`)
+ * runs on until it prints or ends. Tried on Linux, Node 20, with the reader
+ * gone and nothing written: process.stdout emits no 'error', 'close' or
+ * 'end' (by all appearances libuv watches a write-only pipe only while a
+ * write is pending, so the pipe's POLLERR goes unseen); a zero-length write
+ * ("" or an empty Buffer) succeeds, whether Node skips it or write(2) of 0
+ * bytes does not check for a reader;
+ * a readable net.Socket on fd 1 fails with ENOTCONN at once whether or not a
+ * reader is there. Writing a real byte would change the output, and looking
+ * through /proc for the pipe's read end is neither cheap nor complete (other
+ * users' processes are hidden).
  */
 
 /** 128 + SIGPIPE: what a shell reports for a writer whose reader left. */

@@ -121,6 +121,44 @@ describe("shellwright exec", () => {
     ["an unknown command", ["frobnicate"], 'unknown command "frobnicate"'],
     ["a bad session name", ["exec", "--session", "../x", "true"], "invalid session name"],
   ];
+  // The library's words (`host must be a string, got undefined`) name nothing a command-line user can set.
+  const missing: [string, string, string][] = [
+    ["ssh", "host", '{"host": "example.com"}'],
+    ["gateway", "url", '{"url": "http://127.0.0.1:7420"}'],
+    ["docker", "image", '{"image": "debian:bookworm"}'],
+  ];
+  for (const [backend, option, example] of missing) {
+    it(`says where the ${backend} backend's ${option} goes: a -c FILE.json key, with an example`, () => {
+      expect(cli(["exec", "--backend", backend, "true"])).toMatchObject({
+        code: 2,
+        stderr: `shellwright: the ${backend} backend needs "${option}": put it in a JSON config file and pass -c FILE.json, e.g. ${example}\n`,
+      });
+    });
+  }
+
+  it("says the same when mcp opens its pool", () => {
+    const args = ["mcp", "--http", "--port", "0", "--insecure-no-auth", "--pool-size", "1", "--backend", "docker"];
+    expect(cli(args)).toMatchObject({
+      code: 2,
+      stderr:
+        'shellwright: the docker backend needs "image": put it in a JSON config file and pass -c FILE.json, e.g. {"image": "debian:bookworm"}\n',
+    });
+  });
+
+  it("names the config file a refused or missing key belongs in", () => {
+    const file = join(home, "ssh-port.json");
+    writeFileSync(file, JSON.stringify({ backend: "ssh", host: "example.com", port: "22" }));
+    expect(cli(["exec", "-c", file, "true"])).toMatchObject({
+      code: 2,
+      stderr: `shellwright: ${file}: port must be an integer from 1 to 65535, got "22"\n`,
+    });
+    const empty = join(home, "empty.json");
+    writeFileSync(empty, "{}");
+    expect(cli(["exec", "-b", "ssh", "-c", empty, "true"]).stderr).toBe(
+      `shellwright: the ssh backend needs "host": add it to ${empty}, e.g. {"host": "example.com"}\n`,
+    );
+  });
+
   for (const [what, args, message] of bad) {
     it(`answers ${what} with one line on stderr and exit 2`, () => {
       const result = cli(args);

@@ -141,6 +141,11 @@ describe("shellwright run", () => {
       code: 2,
       stderr: expect.stringContaining('step 1.args must be an object, got "echo"'),
     });
+    expect(await run([planFile({ steps: [] }), "--backend", "ssh"])).toMatchObject({
+      code: 2,
+      stderr:
+        'shellwright run: the ssh backend needs "host": put it in the plan\'s "environment", or in a JSON config file and pass -c FILE.json, e.g. {"host": "example.com"}\n',
+    });
     expect(await run([planFile({ steps: [] }), "--backend", "mars"])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('Unknown backend "mars"'),

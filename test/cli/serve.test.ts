@@ -53,6 +53,14 @@ describe("shellwright serve", () => {
     );
   });
 
+  it("says where a pool's backend option goes when the backend refuses the config", async () => {
+    const run = io();
+    expect(await serve(["--port", "0", "--insecure-no-auth", "--backend", "gateway", "--pool-size", "1"], run)).toBe(2);
+    expect(run.err.join("")).toBe(
+      'shellwright serve: the gateway backend needs "url": put it in a JSON config file and pass -c FILE.json, e.g. {"url": "http://127.0.0.1:7420"}\n',
+    );
+  });
+
   it("rejects unknown flags and bad numbers with exit 2", async () => {
     for (const args of [["--tokn", "x"], ["--port", "abc"], ["--port"]]) {
       const run = io({ SHELLWRIGHT_GATEWAY_TOKEN: TOKEN });
