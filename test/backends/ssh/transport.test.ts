@@ -313,7 +313,12 @@ describe.skipIf(!sshTestEnabled)("ssh backend", () => {
         // connection and never reports the job as started: whether it ran is unknown when the connection drops.
         const helper = transport.fastPathHelperPid!;
         process.kill(helper, "SIGSTOP");
+        const runner = transport.fastPathRunner!;
+        const sent = runner.requestsSent;
         const call = session.execute("echo ran").catch((error: unknown) => error);
+        // Under load the restart once came before the request was written: provably never sent, the call then
+        // (rightly) ran again on the plain path. Here it must have reached the connection.
+        await eventually(() => runner.requestsSent > sent, "the request reached the helper's ssh client");
         await sshd.restart();
         const failed = await call;
         // Continued, it meets the hangup the restart sent it, and its end.

@@ -83,6 +83,11 @@ export class FastPathRunner implements FastPath {
     return this.#exits;
   }
 
+  /** Run requests the current helper's stream took (tests: a call that may have run, as against one never sent). */
+  get requestsSent(): number {
+    return this.#client?.requestsSent ?? 0;
+  }
+
   /** Resolves true once a helper's launcher is ready (tests and benchmarks). */
   async whenReady(): Promise<boolean> {
     return (await this.#client?.firstReady) === true;

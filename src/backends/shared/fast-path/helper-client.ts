@@ -218,6 +218,13 @@ export class HelperClient {
     return this.#calls.size;
   }
 
+  #requestsSent = 0;
+
+  /** Run requests whose write reached the helper's stream: from then on a lost helper may have run them (tests). */
+  get requestsSent(): number {
+    return this.#requestsSent;
+  }
+
   run(script: string, stdin: Uint8Array | undefined): FastCall {
     const id = this.#nextId++;
     const call = new FastCall(id, this, (full) => this.#backlog(id, full));
@@ -227,6 +234,9 @@ export class HelperClient {
       this.#lastFrameAt = Date.now();
     }
     call.sent = this.send(this.writer.run(id, script, stdin));
+    void call.sent.then((sent) => {
+      if (sent) this.#requestsSent++;
+    });
     this.#watchdog();
     return call;
   }
