@@ -165,6 +165,12 @@ export class ExactOutput {
         this.#held = [];
         return;
       }
+      // While the command runs, a copy behind the logs is fetched again later (at its end at the latest): giving up
+      // now would garble the rest of a long program's output because tee lagged once under load.
+      if (!this.#exited && !this.#logsEnded) {
+        this.#scheduleLiveSync();
+        return;
+      }
       if (waited >= this.#retry.budget) {
         this.#giveUp();
         return;

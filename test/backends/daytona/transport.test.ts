@@ -21,6 +21,7 @@ import {
   type Environment,
 } from "../../../src/index.js";
 import { FakeDaytona } from "../../fakes/fake-daytona.js";
+import { eventually } from "../../helpers/processes.js";
 
 const work = mkdtempSync(join(tmpdir(), "sw-daytona-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -260,6 +261,25 @@ describe("daytona backend (fake SDK client)", () => {
         },
       });
       expect(result).toMatchObject({ exitCode: 0, output: "a\uFFFDb\nend\n" });
+    });
+  });
+
+  it("keeps fetching a running command's copy while tee lags, instead of garbling the rest of its output", async () => {
+    // Under load tee once lagged past the copy's 3 s catch-up budget while the command still ran: the session gave
+    // up on the copy and "[binary output]" came back as U+FFFD text.
+    const client = new FakeDaytona();
+    await withDaytona(client, { fastPath: false }, async (env) => {
+      const flag = join(work, "lagging-flag");
+      const downloads = (): number => client.last.fs.calls.filter((c) => c.startsWith("downloadFile")).length;
+      client.last.fs.lag = { reads: 1_000, bytes: 1_000 };
+      const call = env.execute(`printf 'ok\\377\\376\\n'; while [ ! -e ${flag} ]; do sleep 0.05; done`, {
+        timeoutMs: 60_000,
+      });
+      // More fetches than the budget's backoff (25 ms doubling to 400 ms) makes before it gives up.
+      await eventually(() => downloads() >= 16, "the lagging copy fetched again and again while the command runs");
+      client.last.fs.lag = { reads: 0, bytes: 0 };
+      writeFileSync(flag, "");
+      expect(await call).toMatchObject({ exitCode: 0, output: "[binary output, 5 bytes]" });
     });
   });
 
