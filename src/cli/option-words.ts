@@ -6,6 +6,7 @@
  * missing one comes with the JSON that supplies it.
  */
 
+import { requiredOptionExample } from "../backends/required-options.js";
 import { InvalidOptionError } from "../core/errors.js";
 import type { Values } from "./args.js";
 import { UsageError } from "./args.js";
@@ -23,18 +24,6 @@ export interface ConfigSources {
   plan?: { path: string; config: object };
 }
 
-/**
- * The options a backend cannot open without, each with a value a user would
- * put there. Only these are reworded as missing: an option that is not a
- * backend's (the gateway server's own host, say) keeps the library's message.
- */
-const REQUIRED: Record<string, Record<string, string>> = {
-  ssh: { host: "example.com" },
-  gateway: { url: "http://127.0.0.1:7420" },
-  docker: { image: "debian:bookworm" },
-  apptainer: { image: "docker://debian:bookworm" },
-};
-
 /** The error in CLI words (a UsageError), or the error itself when it is not a refused option. */
 export function inCliWords(error: unknown, sources: ConfigSources): unknown {
   if (!(error instanceof InvalidOptionError)) return error;
@@ -48,7 +37,9 @@ export function inCliWords(error: unknown, sources: ConfigSources): unknown {
   const config = sources.config as Record<string, unknown>;
   if (key !== error.option || config[key] !== undefined) return error;
   const backend = typeof config.backend === "string" ? config.backend : "local";
-  const example = REQUIRED[backend]?.[key];
+  // Only a backend's declared required option is worded as missing: another (the gateway server's own host, say)
+  // keeps the library's message.
+  const example = requiredOptionExample(backend, key);
   if (example === undefined) return error;
   const json = `{${JSON.stringify(key)}: ${JSON.stringify(example)}}`;
   const where =

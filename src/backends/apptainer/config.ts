@@ -93,3 +93,6 @@ export function normalizeApptainerConfig(raw: Record<string, unknown>): Apptaine
     fastPath: optionalBoolean("fastPath", raw.fastPath),
   };
 }
+
+/** What this backend cannot open without, with a value a user would give (the CLI words a missing one with it). */
+export const APPTAINER_REQUIRED: Readonly<Record<string, string>> = { image: "docker://debian:bookworm" };

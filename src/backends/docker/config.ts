@@ -289,3 +289,6 @@ function stringRecordOfLabels(value: unknown): Record<string, string> {
   }
   return out;
 }
+
+/** What this backend cannot open without, with a value a user would give (the CLI words a missing one with it). */
+export const DOCKER_REQUIRED: Readonly<Record<string, string>> = { image: "debian:bookworm" };

@@ -76,3 +76,6 @@ function nonNegativeNumber(name: string, value: unknown, fallback: number): numb
   }
   return value;
 }
+
+/** What this backend cannot open without, with a value a user would give (the CLI words a missing one with it). */
+export const GATEWAY_REQUIRED: Readonly<Record<string, string>> = { url: "http://127.0.0.1:7420" };

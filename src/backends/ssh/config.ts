@@ -171,3 +171,6 @@ function remoteDir(value: unknown): string | undefined {
   }
   return dir;
 }
+
+/** What this backend cannot open without, with a value a user would give (the CLI words a missing one with it). */
+export const SSH_REQUIRED: Readonly<Record<string, string>> = { host: "example.com" };
