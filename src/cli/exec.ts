@@ -88,7 +88,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
         config,
         values,
         flags: { backend: "backend", sandbox: "sandbox", maxOutputBytes: "max-output-bytes" },
-        ...(configPath === undefined ? {} : { file: { path: configPath, config: fileConfig } }),
+        file: { path: configPath, config: fileConfig },
       });
     }
     const stream = json ? undefined : new StdoutStream(maxOutputBytes);

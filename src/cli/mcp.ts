@@ -50,7 +50,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     config,
     values,
     flags: { backend: "backend", sandbox: "sandbox", cwd: "cwd" },
-    ...(configPath === undefined ? {} : { file: { path: configPath, config: fileConfig } }),
+    file: { path: configPath, config: fileConfig },
   };
   const cliWords = (error: unknown): never => {
     throw inCliWords(error, sources);

@@ -8,8 +8,7 @@
 
 import { requiredOptionExample } from "../backends/required-options.js";
 import { InvalidOptionError } from "../core/errors.js";
-import type { Values } from "./args.js";
-import { UsageError } from "./args.js";
+import { UsageError, type Values } from "./args.js";
 
 /** Where the config of the session a command opens came from. */
 export interface ConfigSources {
@@ -18,8 +17,8 @@ export interface ConfigSources {
   values: Values;
   /** Library option → this command's flag that sets it. */
   flags: Record<string, string>;
-  /** The object read from -c FILE.json, if one was given. */
-  file?: { path: string; config: object };
+  /** The object read from -c FILE.json; path undefined when none was given. */
+  file: { path: string | undefined; config: object };
   /** run: the plan's `environment`, under the file. */
   plan?: { path: string; config: object };
 }
@@ -27,11 +26,11 @@ export interface ConfigSources {
 /** The error in CLI words (a UsageError), or the error itself when it is not a refused option. */
 export function inCliWords(error: unknown, sources: ConfigSources): unknown {
   if (!(error instanceof InvalidOptionError)) return error;
+  const file = sources.file.path === undefined ? undefined : { path: sources.file.path, config: sources.file.config };
   const key = error.option.split(".")[0]!;
   const flag = sources.flags[key];
   if (flag !== undefined && sources.values[flag] !== undefined) return new UsageError(`--${flag}: ${error.message}`);
-  if (sources.file !== undefined && key in sources.file.config)
-    return new UsageError(`${sources.file.path}: ${error.message}`);
+  if (file !== undefined && key in file.config) return new UsageError(`${file.path}: ${error.message}`);
   if (sources.plan !== undefined && key in sources.plan.config)
     return new UsageError(`${sources.plan.path}, "environment": ${error.message}`);
   const config = sources.config as Record<string, unknown>;
@@ -43,8 +42,8 @@ export function inCliWords(error: unknown, sources: ConfigSources): unknown {
   if (example === undefined) return error;
   const json = `{${JSON.stringify(key)}: ${JSON.stringify(example)}}`;
   const where =
-    sources.file !== undefined
-      ? `add it to ${sources.file.path}`
+    file !== undefined
+      ? `add it to ${file.path}`
       : sources.plan !== undefined
         ? `put it in the plan's "environment", or in a JSON config file and pass -c FILE.json`
         : "put it in a JSON config file and pass -c FILE.json";

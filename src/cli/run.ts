@@ -63,7 +63,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       config,
       values,
       flags: { backend: "backend", maxOutputBytes: "max-output-bytes" },
-      ...(configPath === undefined ? {} : { file: { path: configPath, config: fileConfig } }),
+      file: { path: configPath, config: fileConfig },
       plan: { path: planPath, config: plan.environment ?? {} },
     });
     process.stderr.write(`shellwright run: ${redactText(error instanceof Error ? error.message : String(error))}\n`);

@@ -192,7 +192,7 @@ function serveArgs(values: Values): ParsedServeArgs & { sources: ConfigSources }
       config: options.backend,
       values,
       flags: { backend: "backend", sandbox: "sandbox", cwd: "cwd", poolSize: "pool-size" },
-      ...(configPath === undefined ? {} : { file: { path: configPath, config: backendConfig } }),
+      file: { path: configPath, config: backendConfig },
     },
   };
 }
