@@ -86,8 +86,10 @@
 #define FORGET_BATCH 16
 /* A launcher's report line is at most this long; a longer one is not ours. */
 #define REPORT_LINE_MAX 8192
-/* A launcher that leaves a request unanswered this long is stuck (traced): replaced. */
+/* A launcher in a tracer's stop that leaves a request unanswered this long is stuck: replaced. */
 #define STUCK_LAUNCHER_MS 2000
+/* One in any other state (a thief read its request) is stuck after this long: far beyond a fork on a loaded machine. */
+#define SLOW_LAUNCHER_MS 30000
 /* A path under our directory: DIR/ID.ext. */
 #define CALL_PATH_MAX (PATH_MAX + 32)
 /* The exit frame's text: five small numbers and the %-encoded cwd. */
@@ -921,20 +923,28 @@ static void wait_for_key(void) {
 }
 
 /* A process's parent, from /proc; -1 when it is gone, 0 while it is being reaped. */
-static pid_t parent_of(pid_t pid) {
+/* A process's state letter (ps's STAT) and parent, from /proc/PID/stat; 0 when unknown (no /proc, gone). */
+static char proc_stat(pid_t pid, pid_t *parent) {
   char p[64], b[512];
   snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
   int fd = open(p, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  if (fd < 0) return 0;
   ssize_t n = read(fd, b, sizeof b - 1);
   close(fd);
-  if (n <= 0) return -1;
+  if (n <= 0) return 0;
   b[n] = 0;
+  /* The name in parentheses may hold anything, ')' included: the last one ends it. */
   char *r = strrchr(b, ')');
   int ppid = -1;
   char st;
-  if (!r || sscanf(r + 1, " %c %d", &st, &ppid) != 2) return -1;
-  return (pid_t)ppid;
+  if (!r || sscanf(r + 1, " %c %d", &st, &ppid) != 2) return 0;
+  if (parent) *parent = (pid_t)ppid;
+  return st;
+}
+
+static pid_t parent_of(pid_t pid) {
+  pid_t parent = -1;
+  return proc_stat(pid, &parent) ? parent : -1;
 }
 
 /* `S` from launcher `l`. A command can write to its launcher's report pipe
@@ -1023,9 +1033,14 @@ static void on_report(struct launcher *l) {
   if (l->len == sizeof l->buf) l->len = 0; /* a line this long is not ours */
 }
 
-/* A ready launcher that leaves a request unanswered is stuck (traced, or
- * stopped by a tracer): it is killed, and its calls are answered as any dead
- * launcher's are. Returns how long until the next such check (-1: none). */
+/* A ready launcher that leaves a request unanswered is stuck when it sits in
+ * a tracer's stop (ptrace: SIGCONT does not free it) or has not answered for
+ * far longer than any fork takes. A launcher that is only slow (a loaded
+ * machine: runnable, or in the kernel) is not: killing it would answer its
+ * calls "maybe ran" for nothing. A call Node already stopped (its timeout)
+ * does not wait for a slow launcher either. A stuck launcher is killed and
+ * its calls are answered as any dead launcher's are. Returns how long until
+ * the next such check (-1: none). */
 static int check_stuck(void) {
   long long t = now_ms(), next = -1;
   for (int i = 0; i < MAX_CALLS; i++) {
@@ -1035,9 +1050,14 @@ static int check_stuck(void) {
     if (!l || l->state == LAUNCHER_STARTING) continue;
     long long left = k->sent_ms + STUCK_LAUNCHER_MS - t;
     if (left <= 0) {
-      debug("launcher %d left call %u unanswered %d ms: killed", (int)l->pid, k->id, STUCK_LAUNCHER_MS);
-      kill(l->pid, SIGKILL);
-      k->sent_ms = t; /* its report pipe's end answers the call */
+      char st = proc_stat(l->pid, NULL);
+      int halted = st == 't' || st == 'T';
+      if (halted || k->killed || t - k->sent_ms >= SLOW_LAUNCHER_MS) {
+        debug("launcher %d (state %c) left call %u unanswered %lld ms: killed", (int)l->pid, st ? st : '?', k->id,
+              t - k->sent_ms);
+        kill(l->pid, SIGKILL);
+        k->sent_ms = t; /* its report pipe's end answers the call */
+      }
       left = STUCK_LAUNCHER_MS;
     }
     if (next < 0 || left < next) next = left;

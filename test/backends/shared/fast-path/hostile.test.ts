@@ -6,13 +6,15 @@
  * call after it runs, fast, with the committed state.
  */
 
+import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { Session } from "../../../../src/core/session.js";
 import { normalizeLocalConfig } from "../../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import { LAUNCHER_PID } from "../../../helpers/fast-path-pids.js";
-import { noLocalHelper, skipAllUnless } from "../../../helpers/native-helper.js";
+import { noLocalHelper, skipAllUnless, skipUnless } from "../../../helpers/native-helper.js";
+import { freeze, noFreezer } from "../../../helpers/freezer.js";
 
 const open: Session[] = [];
 
@@ -77,5 +79,51 @@ describe("the fast path under a hostile command", () => {
     expect(r.timedOut).toBe(false);
     const next = await session.execute("echo $KEEP; pwd");
     expect(next).toMatchObject({ exitCode: 0, output: "1\n/tmp\n" });
+  });
+
+  it("a launcher that is only slow (frozen, as in a paused container) is not taken for stuck", async (context) => {
+    skipUnless(context, noFreezer);
+    const warnings: string[] = [];
+    const { session } = await openSession(warnings);
+    const launcher = Number((await session.execute(LAUNCHER_PID)).output);
+    // Frozen past the 2 s a traced launcher gets: in the kernel, not stopped, so it must be waited for.
+    const frozen = freeze(launcher);
+    let call: Promise<Awaited<ReturnType<Session["execute"]>>>;
+    try {
+      call = session.execute("echo ran; export SLOW=1", { timeoutMs: 20_000 });
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+    } finally {
+      frozen.thaw();
+    }
+    expect(await call).toMatchObject({ exitCode: 0, output: "ran\n" });
+    expect(await session.execute("echo $KEEP$SLOW")).toMatchObject({ exitCode: 0, output: "11\n" });
+  });
+
+  it("a launcher held in a tracer's stop is replaced: its call ends, and the next one runs fast with the state", async () => {
+    const warnings: string[] = [];
+    const { session, transport } = await openSession(warnings);
+    const launcher = Number((await session.execute(LAUNCHER_PID)).output);
+    // A tracer that attaches and never lets go: SIGCONT does not free a process in a tracer's stop.
+    const tracer = spawn(
+      "python3",
+      [
+        "-c",
+        "import ctypes,sys,time; ctypes.CDLL(None).ptrace(16, int(sys.argv[1]), 0, 0); print('on', flush=True); time.sleep(60)",
+        String(launcher),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      await new Promise((resolve) => tracer.stdout.once("data", resolve));
+      const r = await session.execute("echo ran", { timeoutMs: 20_000 });
+      // It never ran (the launcher never read it), but a dead ready launcher may have forked it: never run twice.
+      expect(r).toMatchObject({ exitCode: 125, timedOut: false });
+      expect(r.output).toContain("it may or may not have run, and it was not run again");
+    } finally {
+      tracer.kill("SIGKILL");
+    }
+    expect(await session.execute("echo $KEEP; pwd")).toMatchObject({ exitCode: 0, output: "1\n/tmp\n" });
+    expect(Number((await session.execute(LAUNCHER_PID)).output)).not.toBe(launcher);
+    expect(transport.fastPathRunner?.running).toBe(true);
   });
 });

@@ -1,0 +1,59 @@
+/**
+ * Freezes one process with the cgroup freezer, as `docker pause` freezes a
+ * container: the process sits in the kernel (state D or S), neither stopped
+ * nor traced, until thawed. Needs root and a writable freezer (cgroup v1's
+ * `freezer` hierarchy or cgroup v2's `cgroup.freeze`); `noFreezer` says why a
+ * case cannot run. Only the cgroup made here is touched, and removed.
+ */
+
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+
+const V1 = "/sys/fs/cgroup/freezer";
+const V2 = existsSync("/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+
+function probe(): string | undefined {
+  if (process.getuid?.() !== 0) return "needs root to move a process into a freezer cgroup";
+  if (existsSync(`${V1}/tasks`)) return undefined;
+  if (existsSync(`${V2}/cgroup.procs`)) return undefined;
+  return "no writable cgroup freezer (v1 freezer or v2 cgroup.freeze)";
+}
+
+/** Why a freezer case cannot run here, or undefined when it can. */
+export const noFreezer: string | undefined = probe();
+
+export interface Frozen {
+  thaw(): void;
+}
+
+/** Freezes `pid` until thaw(), which also puts it back where it was and removes the cgroup. */
+export function freeze(pid: number): Frozen {
+  const name = `shellwright-test-${randomBytes(4).toString("hex")}`;
+  if (existsSync(`${V1}/tasks`)) {
+    const dir = `${V1}/${name}`;
+    mkdirSync(dir);
+    writeFileSync(`${dir}/cgroup.procs`, String(pid));
+    writeFileSync(`${dir}/freezer.state`, "FROZEN");
+    return {
+      thaw() {
+        writeFileSync(`${dir}/freezer.state`, "THAWED");
+        for (const p of readFileSync(`${dir}/cgroup.procs`, "utf8").split("\n").filter(Boolean))
+          writeFileSync(`${V1}/cgroup.procs`, p);
+        rmdirSync(dir);
+      },
+    };
+  }
+  const dir = `${V2}/${name}`;
+  const home = readFileSync(`/proc/${pid}/cgroup`, "utf8").match(/^0::(.*)$/m)?.[1] ?? "/";
+  mkdirSync(dir);
+  writeFileSync(`${dir}/cgroup.procs`, String(pid));
+  writeFileSync(`${dir}/cgroup.freeze`, "1");
+  return {
+    thaw() {
+      writeFileSync(`${dir}/cgroup.freeze`, "0");
+      for (const p of readFileSync(`${dir}/cgroup.procs`, "utf8").split("\n").filter(Boolean))
+        writeFileSync(`${V2}${home === "/" ? "" : home}/cgroup.procs`, p);
+      rmdirSync(dir);
+    },
+  };
+}
