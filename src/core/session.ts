@@ -72,6 +72,12 @@ export class Session extends EnvironmentBase {
   readonly #running = new Set<AbortController>();
   /** The backend clock of the latest remote commit applied to `cwd`. */
   #lastCommit = 0;
+  /**
+   * An init that ran out of time (a loaded machine, a login profile waiting
+   * on a lock) is tried once more, at the next call, before the session gives
+   * up on its snapshot for good.
+   */
+  #retryInit = false;
 
   private constructor(transport: Transport, options: SessionOptions) {
     const id = options.resume?.sessionId ?? newId();
@@ -143,6 +149,9 @@ export class Session extends EnvironmentBase {
       this.setSnapshotReady(false);
       this.setCwd(this.#options.cwd);
       await this.#init();
+    } else if (this.#retryInit && !this.snapshotReady) {
+      this.#retryInit = false;
+      await this.#init(true);
     }
 
     const ready = this.snapshotReady;
@@ -299,7 +308,7 @@ export class Session extends EnvironmentBase {
     return { sessionId: this.id, paths: this.paths, callId, renameInScript: this.#transport.files === undefined };
   }
 
-  async #init(): Promise<void> {
+  async #init(retried = false): Promise<void> {
     const callId = newId();
     const secret = newSecret();
     const embedded = this.#transport.stdinMode === "heredoc";
@@ -334,6 +343,11 @@ export class Session extends EnvironmentBase {
     const why = outcome.timedOut
       ? `it timed out after ${this.#options.initTimeoutMs} ms`
       : `exit code ${outcome.exitCode}${outcome.text.trim() ? `: ${outcome.text.trim().slice(0, 500)}` : ""}`;
+    if (outcome.timedOut && !retried) {
+      this.#retryInit = true;
+      this.#options.warn(`session init failed (${why}); it is tried once more at the next command`);
+      return;
+    }
     this.#options.warn(
       `session init failed (${why}); commands will run as \`bash -l -c\` without a session snapshot, so exported variables will not persist`,
     );
