@@ -58,3 +58,10 @@ export function markAssignments(marks: CallMarks): string[] {
 export function markEnv(marks: CallMarks): Record<string, string> {
   return { [SESSION_MARK]: marks.session, [CALL_MARK]: marks.call };
 }
+
+/**
+ * Bash that drops both marks before the dump, whatever the command made of
+ * them: a nameref goes itself (`unset -v` would unset its target, the user's
+ * variable, and leave the reference to be saved), then the variables.
+ */
+export const UNSET_MARKS = `builtin unset -n ${CALL_MARK} ${SESSION_MARK} 2>/dev/null; builtin unset -v ${CALL_MARK} ${SESSION_MARK} 2>/dev/null`;

@@ -16,7 +16,7 @@
  * dump is complete and the status the job exits with.
  */
 
-import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
+import { UNSET_MARKS } from "./call-marks.js";
 import { pureCommandWords } from "./pure-command.js";
 import {
   ENABLE_BUILTINS,
@@ -140,7 +140,7 @@ function fastEpilogue(pure: boolean): string {
     USER_EXIT_TRAP,
     NEXT_CWD,
     "__sw_h=${__sw_next//[%]/%25}; __sw_h=${__sw_h//$'\\n'/%0A}",
-    `builtin unset -v ${CALL_MARK} ${SESSION_MARK} 2>/dev/null`,
+    UNSET_MARKS,
     CAPTURE_UMASK_LINE,
     // Everything the rest needs moves to the positional parameters, so no wrapper variable reaches the dump.
     'builtin set -- "$__sw_ec" "$__sw_h" "$__sw_next" "$__sw_fl" "$__sw_bo" "$__sw_um" "$__swl_d/$__swl_id.s"',

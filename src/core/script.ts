@@ -20,7 +20,7 @@
  * first thing in the trap.
  */
 
-import { CALL_MARK, SESSION_MARK } from "./call-marks.js";
+import { UNSET_MARKS } from "./call-marks.js";
 import type { SessionPaths } from "./environment.js";
 import { editorDefaultsLines } from "./editor-defaults.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
@@ -191,7 +191,7 @@ function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunct
   // options: the epilogue exits right after them.
   if (options.dump) {
     // The kill marks belong to this call alone: a snapshot that kept them would tag the next calls.
-    lines.push(`builtin unset -v ${CALL_MARK} ${SESSION_MARK} 2>/dev/null`, CAPTURE_UMASK_LINE);
+    lines.push(UNSET_MARKS, CAPTURE_UMASK_LINE);
   }
   const body = options.dump ? ["", ...stateDumpLines()] : [];
   lines.push(

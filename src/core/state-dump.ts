@@ -116,7 +116,8 @@ export const CAPTURE_UMASK_LINE =
  * calls with a stale one, and a read-only one would make every later call
  * print `readonly variable`), and PWD, OLDPWD and IFS, which the wrapper
  * itself assigns (a read-only PWD makes every later `cd` fail, so every call
- * would exit 126). `readonly` on them lasts for the call that ran it.
+ * would exit 126). `readonly` or `declare -n` on them lasts for the call that
+ * ran it (a restored nameref mark would export the mark under another name).
  */
 const RESERVED_NAMES = 'PWD OLDPWD IFS "${!SHELLWRIGHT_@}" "${!__SHELLWRIGHT@}" "${!__sw_@}" "${!__swl_@}"';
 
@@ -125,13 +126,14 @@ const ALL_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"].m
 
 /**
  * The variables. One `declare -p` for all of them when no reserved name is
- * read-only (every call but one that ran `readonly` on them); otherwise one
+ * read-only or a nameref (every call but one that ran `readonly` or
+ * `declare -n` on them: `unset -v` of a nameref unsets its target); otherwise one
  * `declare -p` per name, leaving the reserved ones out, and PWD's neighbours
  * OLDPWD and IFS in without their read-only attribute.
  */
 function variableLines(): string[] {
   return [
-    `__sw_ro=; for __sw_k in ${RESERVED_NAMES}; do [[ \${!__sw_k@a} != *r* ]] || { __sw_ro=1; break; }; done`,
+    `__sw_ro=; for __sw_k in ${RESERVED_NAMES}; do [[ ! -R $__sw_k && \${!__sw_k@a} != *r* ]] || { __sw_ro=1; break; }; done`,
     "if [[ -z $__sw_ro ]]; then builtin declare -p; else " +
       `for __sw_k in ${ALL_NAMES}; do case $__sw_k in PWD|SHELLWRIGHT_*|__SHELLWRIGHT*|__sw_*|__swl_*) ;; ` +
       "OLDPWD|IFS) if [[ ${!__sw_k@a} == *r* ]]; then __sw_a=${!__sw_k@a}; __sw_a=${__sw_a//r/}; " +

@@ -473,6 +473,22 @@ for (const backend of compatBackends) {
         });
       });
 
+      it("keeps a nameref on the kill marks out of the snapshot: later calls carry their own exported marks", async () => {
+        await withSession({}, async (session) => {
+          const ref = await session.execute("declare -n SHELLWRIGHT_CALL=sw_target SHELLWRIGHT_SESSION=sw_target2");
+          expect(ref).toMatchObject({ output: "", exitCode: 0 });
+          const marks = [];
+          for (let i = 0; i < 2; i++) {
+            const r = await session.execute('declare -p SHELLWRIGHT_CALL; echo "${sw_target-unset}"');
+            expect(r.exitCode).toBe(0);
+            // A plain exported variable again (a restored nameref would export the mark as sw_target instead).
+            expect(r.output).toMatch(/^declare -x SHELLWRIGHT_CALL="[^"]+"\nunset\n$/);
+            marks.push(r.output);
+          }
+          expect(new Set(marks).size).toBe(2);
+        });
+      });
+
       it("says when a call's state could not be saved under a file size limit, and keeps the state from before", async () => {
         await withSession({}, async (session) => {
           await session.execute("export KEPT=1; kept() { echo fine; }");
