@@ -8,10 +8,18 @@
  *
  * The scan follows quoting only as far as it must: a `$$` inside single
  * quotes is text for another program (`bash -c 'echo $$'`, `awk '{print
- * $$1}'`) and does not count; anything it cannot be sure of counts (a
- * heredoc, a comment, `eval`), which only costs the plain path's speed.
+ * $$1}'`) and does not count, unless the command also runs `eval` or
+ * `source`, which may hand that text back to this shell; anything else it
+ * cannot be sure of counts (a heredoc, a comment), which only costs the
+ * plain path's speed. What the text cannot show (a function defined by an
+ * earlier call) is a difference docs/fast-path.md lists.
  */
+const SHELL_PID_ANYWHERE = /\$\$|\$\{\$\}/;
+/** Builtins that run text as this shell's code: the quoting seen here is not the quoting that counts. */
+const REEVALUATES = /(^|[\s;&|(`{])(eval|source|\.)(?=\s)/;
+
 export function expandsShellPid(command: string): boolean {
+  if (SHELL_PID_ANYWHERE.test(command) && REEVALUATES.test(command)) return true;
   let quote: "'" | '"' | "$'" | undefined;
   for (let i = 0; i < command.length; i++) {
     const c = command[i];

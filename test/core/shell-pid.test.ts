@@ -13,6 +13,10 @@ describe("expandsShellPid", () => {
     "echo $'x' $$",
     "cat <<EOF\n$$\nEOF",
     "# $$",
+    "eval 'kill $$'; echo survived",
+    "x='kill $$'; eval \"$x\"",
+    "echo 'kill $$' > /tmp/k; source /tmp/k",
+    "true && . <(echo 'echo ${$}')",
   ])("counts %j", (command) => {
     expect(expandsShellPid(command)).toBe(true);
   });
@@ -26,6 +30,8 @@ describe("expandsShellPid", () => {
     "echo $'\\'$$'",
     "echo $PPID $! $? $#",
     "printf '%s' \"$HOME\"",
+    "eval 'echo $BASHPID'",
+    "./run.sh 'a$$b'",
   ])("does not count %j", (command) => {
     expect(expandsShellPid(command)).toBe(false);
   });

@@ -182,6 +182,9 @@ describe("local fast path", () => {
     const killed = await session.execute("kill -9 $$; echo survived");
     expect(killed.exitCode).toBe(137);
     expect(killed.output).not.toContain("survived");
+    // Also when the `$$` comes to this shell through eval, out of single quotes.
+    const evaluated = await session.execute("eval 'kill $$'; echo survived");
+    expect(evaluated).toMatchObject({ exitCode: 143, output: "Terminated\n" });
     expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
     // The calls that name `$$` took the plain path; the fast path is still there for the rest.
     expect(parentName(await launcherPid(session))).toMatch(/^swmux/);
