@@ -62,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -110,6 +111,8 @@ struct call {
   int reaped;
   pid_t pid;
   long long sent_ms;
+  /* Drawn for this call's `C` line: its job's `S` must carry it (a forged one for a neighbour cannot). */
+  unsigned long long token;
 };
 
 enum launcher_state {
@@ -827,8 +830,9 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   k->has_stdin = has;
   k->gen = cur->gen;
   k->sent_ms = now_ms();
+  if (getrandom(&k->token, sizeof k->token, 0) != (ssize_t)sizeof k->token) die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
   char line[64];
-  int m = snprintf(line, sizeof line, "C %u %d\n", id, has);
+  int m = snprintf(line, sizeof line, "C %u %d %016llx\n", id, has, k->token);
   wr_all(cur->ctl, line, (size_t)m);
   debug("call %u sent to launcher %d", id, (int)cur->pid);
 }
@@ -948,11 +952,13 @@ static pid_t parent_of(pid_t pid) {
 }
 
 /* `S` from launcher `l`. A command can write to its launcher's report pipe
- * (/proc/$$/fd/1): only a child of that launcher (or ours, once it died) is
- * taken as a call's job, never another process whose group we would signal. */
-static void on_started(struct launcher *l, uint32_t id, pid_t pid) {
+ * (/proc/$$/fd/1): only a line with the call's token (which only its own job
+ * was forked with) from a child of that launcher (or ours, once it died) is
+ * taken as a call's job, never another process whose group we would signal,
+ * nor another job claiming a neighbour's call. */
+static void on_started(struct launcher *l, uint32_t id, pid_t pid, unsigned long long token) {
   struct call *k = find(id);
-  if (!k || k->state != CALL_SENT || k->gen != l->gen || pid <= 1) return;
+  if (!k || k->state != CALL_SENT || k->gen != l->gen || pid <= 1 || token != k->token) return;
   pid_t parent = parent_of(pid);
   if (parent > 0 && parent != l->pid && parent != getpid()) return;
   k->pid = pid;
@@ -1011,8 +1017,9 @@ static void on_report(struct launcher *l) {
     *nl = 0;
     unsigned id;
     int pid;
-    if (sscanf(l->buf, "S %u %d", &id, &pid) == 2 && pid > 0) {
-      on_started(l, id, pid);
+    unsigned long long token;
+    if (sscanf(l->buf, "S %u %d %llx", &id, &pid, &token) == 3 && pid > 0) {
+      on_started(l, id, pid, token);
     } else if (sscanf(l->buf, "E %u %d", &id, &pid) == 2) {
       struct call *k = find(id);
       if (k && k->state == CALL_WAITING && k->asked && k->gen == l->gen) finish(k, pid);

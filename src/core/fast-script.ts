@@ -40,11 +40,14 @@ import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
  * process-group leader (`set -m`) that turns job control off again so the
  * user's own jobs stay in its group.
  *
- * Requests: `C ID HASSTDIN` starts call ID's job. The job's dump records its
+ * Requests: `C ID HASSTDIN TOKEN` starts call ID's job; the job's start
+ * report carries the token, which no other job has seen (it was drawn after
+ * their forks), so a command writing into the report pipe cannot claim a
+ * neighbour's call. The job's dump records its
  * exit status; when there is none (the command `exec`ed a program, the job
  * was killed, the dump failed) the helper sends `W ID PID` once it saw the
  * job exit, and the launcher, its parent, answers with `wait`. `F PID...`
- * lets go of the statuses nobody asked for. Reports: `H` (ready), `S ID PID`
+ * lets go of the statuses nobody asked for. Reports: `H` (ready), `S ID PID TOKEN`
  * (started: written by the job itself, first), `E ID STATUS`. One fork per
  * call: no waiter process.
  *
@@ -66,20 +69,20 @@ export function buildLauncherScript(): string {
     'builtin eval "$__swl_defs"; builtin unset -v __swl_defs;',
     "builtin set -m +e +u +x +v; builtin printf 'H\\n';",
     // TMOUT would be read's default timeout.
-    "while TMOUT= IFS=' ' builtin read -r __swl_t __swl_id __swl_a; do",
+    "while TMOUT= IFS=' ' builtin read -r __swl_t __swl_id __swl_a __swl_k; do",
     "if [[ $__swl_t == C ]]; then",
     "__swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i;",
     // Redirections on the subshell itself: they happen in the child (`builtin exec >x` would not stick).
     // Read and eval'd rather than sourced: error messages then say `bash:` as on the plain path.
     // The job reports its own start before any of the command runs: a command that kills the launcher
     // at once (`kill -9` of its parent) must not leave the helper unsure whether it ran.
-    '( builtin printf \'S %s %s\\n\' "$__swl_id" "$BASHPID" >&3; builtin exec 3>&-; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
+    '( builtin printf \'S %s %s %s\\n\' "$__swl_id" "$BASHPID" "$__swl_k" >&3; builtin exec 3>&-; builtin unset -v __swl_k; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
     "elif [[ $__swl_t == W ]]; then",
     // The shell reaped the job when it exited and kept its status for this `wait`.
     'builtin wait "$__swl_a" 2>/dev/null; builtin printf \'E %s %s\\n\' "$__swl_id" "$?";',
     "elif [[ $__swl_t == F ]]; then",
     // PIDs only (the helper writes them); all exited, so this never blocks.
-    "builtin wait $__swl_id $__swl_a 2>/dev/null;",
+    "builtin wait $__swl_id $__swl_a $__swl_k 2>/dev/null;",
     "fi;",
     "done;",
     "}",

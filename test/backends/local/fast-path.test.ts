@@ -269,6 +269,32 @@ describe("local fast path", () => {
     }
   });
 
+  it("lets no command claim a neighbour's call by writing its start into the launcher's report pipe", async () => {
+    const { session } = await openSession();
+    const ended: string[] = [];
+    // For 3 s the attacker's job names itself as the job of every call id after its own, as fast as it can.
+    // A claimed call would be bound to the attacker's job: it would end only when the attacker does, and a
+    // kill of it would hit the attacker's group instead of its own job.
+    const attack = session
+      .execute(
+        'j=$BASHPID; read -r _ _ _ l _ < /proc/$j/stat; ( end=$((SECONDS+3)); while ((SECONDS<end)); do for ((i=__swl_id+1; i<__swl_id+60; i++)); do printf "S %s %s\\n" $i $j; done; done > /proc/$l/fd/1 ) 2>/dev/null; echo attacked',
+        { timeoutMs: 20_000 },
+      )
+      .finally(() => ended.push("attacker"));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const victims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        session.execute(`echo victim-${i}`).finally(() => ended.push(`victim-${i}`)),
+      ),
+    );
+    expect(victims.map((r) => [r.exitCode, r.output])).toEqual(
+      Array.from({ length: 20 }, (_, i) => [0, `victim-${i}\n`]),
+    );
+    expect(await attack).toMatchObject({ exitCode: 0, output: "attacked\n" });
+    // Every victim ended on its own, while the attacker still ran.
+    expect(ended.at(-1)).toBe("attacker");
+  });
+
   it("survives a command that kills the helper (kill -9 $PPID)", async () => {
     const { session, transport } = await openSession();
     await session.execute("export KEPT=yes; cd /");
