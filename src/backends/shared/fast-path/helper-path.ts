@@ -13,9 +13,14 @@ import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The helper for this machine's architecture, or undefined when it was not built or cannot run. */
+/**
+ * The helper for this machine's architecture, or undefined when it was not
+ * built or cannot run. The static one serves too: a package packed on x64
+ * carries only the static arm64 helper (cross-built), which an arm64 host
+ * runs as well as a dynamic one.
+ */
 export function localHelperPath(): string | undefined {
-  return builtHelper(`swmux-${process.arch}`);
+  return builtHelper(`swmux-${process.arch}`) ?? builtHelper(`swmux-${process.arch}-static`);
 }
 
 function builtHelper(name: string): string | undefined {

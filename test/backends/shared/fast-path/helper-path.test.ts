@@ -40,6 +40,18 @@ describe("SHELLWRIGHT_HELPER_DIR", () => {
     expect(staticHelper()?.path).toBe(join(built, `swmux-${process.arch}-static`));
   });
 
+  it("takes the static helper for this machine when the dynamic one is missing (a package packed on another architecture)", () => {
+    const onlyStatic = mkdtempSync(join(tmpdir(), "sw-static-only-"));
+    try {
+      writeFileSync(join(onlyStatic, `swmux-${process.arch}-static`), "#!/bin/sh\n");
+      chmodSync(join(onlyStatic, `swmux-${process.arch}-static`), 0o755);
+      vi.stubEnv("SHELLWRIGHT_HELPER_DIR", onlyStatic);
+      expect(localHelperPath()).toBe(join(onlyStatic, `swmux-${process.arch}-static`));
+    } finally {
+      rmSync(onlyStatic, { recursive: true, force: true });
+    }
+  });
+
   it("pointed at an empty directory: the fast-path cases skip with the reason, the rest pass", () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST")));
     const child = spawnSync(
