@@ -78,6 +78,7 @@ export const compatBackends: CompatBackend[] = [
     name: "local-sandbox",
     enabled: HAVE_BWRAP,
     ownPidNamespace: true,
+    poolConfig: () => Promise.resolve({ backend: "local", sandbox: true }),
     create: (options) => createSandboxedSession(options, true),
   },
   {
@@ -85,6 +86,7 @@ export const compatBackends: CompatBackend[] = [
     name: "local-sandbox-plain",
     enabled: HAVE_BWRAP,
     ownPidNamespace: true,
+    poolConfig: () => Promise.resolve({ backend: "local", sandbox: true, fastPath: false }),
     create: (options) => createSandboxedSession(options, false),
   },
   {
