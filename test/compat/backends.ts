@@ -146,6 +146,23 @@ export const compatBackends: CompatBackend[] = [
   },
 ];
 
+/**
+ * SHELLWRIGHT_TEST_BACKENDS=a,b,… runs the per-backend suites on those
+ * entries only (names as above, and "remote-style"): CI's second Node version
+ * runs the ones whose JavaScript meets that runtime differently (the local
+ * spawns and the gateway's HTTP), not every backend again.
+ */
+export function backendSelected(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const only = env.SHELLWRIGHT_TEST_BACKENDS;
+  if (only === undefined || only.trim() === "") return true;
+  return only
+    .split(",")
+    .map((entry) => entry.trim())
+    .includes(name);
+}
+
+for (const backend of compatBackends) backend.enabled &&= backendSelected(backend.name);
+
 const GATEWAY_TOKEN = `compat-${Math.random().toString(16).slice(2)}-${Date.now()}`;
 const gatewaysStarted = new Map<boolean, Promise<Gateway>>();
 

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEnvironment, type EnvironmentConfig } from "../../src/index.js";
+import { createEnvironment, type LocalConfig, type SshConfig } from "../../src/index.js";
 import { noLocalHelper, noStaticHelper, skipUnless } from "../helpers/native-helper.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { eventually } from "../helpers/processes.js";
@@ -33,7 +33,7 @@ afterAll(() => {
 const NOTICE =
   "[shellwright: this call's state could not be saved: writing it failed (is the state directory full?); the session keeps the state it had before this call]";
 
-const BACKENDS: Array<[string, boolean, () => EnvironmentConfig, string | undefined]> = [
+const BACKENDS: Array<[string, boolean, () => LocalConfig | SshConfig, string | undefined]> = [
   ["local", true, () => ({ backend: "local", stateDir: dir }), noLocalHelper],
   ["ssh", sshTestEnabled, () => ({ ...sshTestConfig(), remoteTempDir: dir }), noStaticHelper],
 ];

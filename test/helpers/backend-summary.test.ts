@@ -24,4 +24,10 @@ describe("backendSummary", () => {
       "skipped gateway (unset SHELLWRIGHT_TEST_GATEWAY)",
     );
   });
+
+  it("says when SHELLWRIGHT_TEST_BACKENDS narrowed the per-backend suites", () => {
+    expect(backendSummary({ SHELLWRIGHT_TEST_BACKENDS: "local,gateway" })).toBe(
+      "Backends: only local, gateway in the per-backend suites (SHELLWRIGHT_TEST_BACKENDS); unset it to run every enabled backend.",
+    );
+  });
 });

@@ -33,6 +33,9 @@ export function backendStates(env: NodeJS.ProcessEnv = process.env): BackendStat
 
 /** The line itself, e.g. "Backends: ran local, gateway; skipped ssh (…), docker (…); …". */
 export function backendSummary(env: NodeJS.ProcessEnv = process.env): string {
+  const only = env.SHELLWRIGHT_TEST_BACKENDS?.trim();
+  if (only)
+    return `Backends: only ${only.split(",").join(", ")} in the per-backend suites (SHELLWRIGHT_TEST_BACKENDS); unset it to run every enabled backend.`;
   const states = backendStates(env);
   const ran = states.filter((s) => s.enabled).map((s) => s.name);
   // Always run: stand-ins for the SDK and apptainer backends, and local bash reached as remote backends are.

@@ -17,7 +17,7 @@ export const toolBackends: ReadonlyArray<{ name: string; enabled: boolean; creat
     enabled: backend.enabled,
     create: () => backend.create(),
   })),
-  { name: remoteStyleBackend.name, enabled: true, create: () => remoteStyleBackend.create() },
+  { name: remoteStyleBackend.name, enabled: remoteStyleBackend.enabled, create: () => remoteStyleBackend.create() },
 ];
 
 export interface ToolFixture {

@@ -10,7 +10,7 @@
 import { LocalTransport } from "../../src/backends/local/transport.js";
 import { Session } from "../../src/core/session.js";
 import type { ProcessHandle, RunOptions, Transport, TreeKill } from "../../src/core/transport.js";
-import type { CompatBackend } from "../compat/backends.js";
+import { backendSelected, type CompatBackend } from "../compat/backends.js";
 
 class RemoteStyleTransport implements Transport {
   readonly name = "remote-style";
@@ -49,7 +49,7 @@ class RemoteStyleTransport implements Transport {
 
 export const remoteStyleBackend: CompatBackend = {
   name: "remote-style",
-  enabled: true,
+  enabled: backendSelected("remote-style"),
   create: async (options = {}) =>
     Session.open(new RemoteStyleTransport(), {
       cwd: options.cwd ?? process.cwd(),
