@@ -161,7 +161,6 @@ export function backendSelected(name: string, env: NodeJS.ProcessEnv = process.e
     .includes(name);
 }
 
-for (const backend of compatBackends) backend.enabled &&= backendSelected(backend.name);
 
 const GATEWAY_TOKEN = `compat-${Math.random().toString(16).slice(2)}-${Date.now()}`;
 const gatewaysStarted = new Map<boolean, Promise<Gateway>>();
@@ -353,3 +352,6 @@ compatBackends.push({
       env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
     }),
 });
+
+// Last: after every entry above, the stand-ins' too, was added.
+for (const backend of compatBackends) backend.enabled &&= backendSelected(backend.name);
