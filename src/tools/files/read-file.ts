@@ -122,17 +122,17 @@ function refuseStreams(): string[] {
  * pseudo file by a bounded copy (see PSEUDO_FILE_MAX_BYTES), removed when the
  * producer ends. Needs `$__sw_rp` (refuseStreams).
  */
-export function boundedCopy(): string[] {
+export function boundedCopy(seconds = PSEUDO_FILE_SECONDS): string[] {
   // A few KiB more than the limit, a multiple of 8: /proc/*/pagemap refuses reads of other sizes.
   const take = PSEUDO_FILE_MAX_BYTES + 4096;
   return [
     `case $__sw_rp in /proc/*|/sys/*) __sw_pseudo=1 ;; *) [ -s "$__sw_p" ] && __sw_pseudo= || __sw_pseudo=1 ;; esac`,
     `if [ -n "$__sw_pseudo" ]; then`,
     `  __sw_cp=$(mktemp "\${TMPDIR:-/tmp}/shellwright-read.XXXXXX") || exit 1; trap 'rm -f -- "$__sw_cp"' EXIT`,
-    `  if command -v timeout >/dev/null 2>&1; then timeout -s KILL ${PSEUDO_FILE_SECONDS} head -c ${take} -- "$__sw_p" > "$__sw_cp" 2>/dev/null; __sw_rc=$?`,
+    `  if command -v timeout >/dev/null 2>&1; then timeout -s KILL ${seconds} head -c ${take} -- "$__sw_p" > "$__sw_cp" 2>/dev/null; __sw_rc=$?`,
     // Without timeout(1): a watchdog that kills the copy; its output goes nowhere, so it holds no pipe open.
     `  else head -c ${take} -- "$__sw_p" > "$__sw_cp" 2>/dev/null & __sw_k=$!`,
-    `    ( __sw_i=0; while kill -0 $__sw_k 2>/dev/null && [ $__sw_i -lt ${PSEUDO_FILE_SECONDS * 10} ]; do sleep 0.1; __sw_i=$((__sw_i + 1)); done; kill -9 $__sw_k 2>/dev/null ) >/dev/null 2>&1 &`,
+    `    ( __sw_i=0; while kill -0 $__sw_k 2>/dev/null && [ $__sw_i -lt ${seconds * 10} ]; do sleep 0.1; __sw_i=$((__sw_i + 1)); done; kill -9 $__sw_k 2>/dev/null ) >/dev/null 2>&1 &`,
     `    wait $__sw_k; __sw_rc=$?; fi`,
     `  if [ $__sw_rc -ge 124 ]; then echo 'kind blocks'; exit 0; fi`,
     `  if [ $(wc -c < "$__sw_cp") -gt ${PSEUDO_FILE_MAX_BYTES} ]; then echo 'kind endless'; exit 0; fi`,
