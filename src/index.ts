@@ -37,6 +37,7 @@ export type { ApprovalHook, ApprovalRequest, DangerousPattern } from "./tools/te
 export { enforceTurnBudget, persistLargeResult, persistResult, saveText } from "./tools/shared/result-persistence.js";
 export type { SavedText, TurnResult } from "./tools/shared/result-persistence.js";
 export { drainCompletionEvents, processRegistry } from "./tools/process/process-registry.js";
+export { execCommandTool, UNIFIED_EXEC_TOOLS, writeStdinTool } from "./tools/unified-exec/unified-exec.js";
 export type {
   BackgroundProcess,
   CompletionEvent,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleToolCall, toolDefinitions } from "../../src/agents/definitions.js";
 import { createEnvironment, InvalidOptionError, type Environment } from "../../src/index.js";
 import { TOOLS } from "../../src/tools/registry.js";
+import { UNIFIED_EXEC_TOOLS } from "../../src/tools/unified-exec/unified-exec.js";
 import { defineTool } from "../../src/tools/shared/tool-definition.js";
 import { repeatTool, testTools } from "../fixtures/agent-tools.mjs";
 
@@ -27,7 +28,7 @@ describe("toolDefinitions", () => {
 
   it("meets OpenAI's strict rules for every tool and every format when strict", () => {
     for (const format of ["openai", "openai-responses", "anthropic", "json-schema"] as const) {
-      for (const definition of toolDefinitions({ format, strict: true })) {
+      for (const definition of toolDefinitions({ format, strict: true, tools: [...TOOLS, ...UNIFIED_EXEC_TOOLS] })) {
         const schema =
           "function" in definition
             ? definition.function.parameters
@@ -59,7 +60,7 @@ describe("toolDefinitions", () => {
   });
 
   it("keeps every description within 1024 characters (OpenAI's limit)", () => {
-    for (const definition of toolDefinitions({ format: "json-schema" })) {
+    for (const definition of toolDefinitions({ format: "json-schema", tools: [...TOOLS, ...UNIFIED_EXEC_TOOLS] })) {
       expect(definition.description.length, definition.name).toBeLessThanOrEqual(1024);
     }
   });

@@ -21,6 +21,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolDefinitions } from "../../src/agents/definitions.js";
 import { TOOLS } from "../../src/tools/registry.js";
+import { UNIFIED_EXEC_TOOLS } from "../../src/tools/unified-exec/unified-exec.js";
 import { matchExpected, parsePlan, type PlanStep } from "../../src/cli/plan.js";
 import { createEnvironment, InvalidOptionError, type Environment } from "../../src/index.js";
 import { createMcpServer, type McpServerOptions, type ShellwrightMcpServer } from "../../src/mcp/server.js";
@@ -510,5 +511,35 @@ describe("MCP server with the Shellwright tools", () => {
     await eventually(() => !alive(pid), `the cancelled terminal command (pid ${pid}) to end`);
     const after = await call(client, "terminal", { command: "echo alive" });
     expect(after.structuredContent).toMatchObject({ output: "alive\n", exit_code: 0 });
+  });
+});
+
+describe("createMcpServer with the optional exec_command / write_stdin pair", () => {
+  it("serves them next to the Shellwright tools: a REPL started and typed into over MCP", async () => {
+    const { client, mcp } = await connect({
+      tools: [...TOOLS, ...UNIFIED_EXEC_TOOLS],
+      createSession: () => createEnvironment(),
+    });
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual([...TOOLS.map((tool) => tool.name), "exec_command", "write_stdin"]);
+      const started = await call(client, "exec_command", { cmd: "python3 -q", yield_time_ms: 500 });
+      expect(started.isError).toBe(false);
+      const id = (started.structuredContent as { session_id: string }).session_id;
+      let seen = "";
+      for (let i = 0; i < 40 && !seen.includes("42"); i++) {
+        const reply = await call(client, "write_stdin", {
+          session_id: id,
+          chars: i === 0 ? "6*7\r" : "",
+          yield_time_ms: 500,
+        });
+        seen += (reply.structuredContent as { output: string }).output;
+      }
+      expect(seen).toMatch(/^42$/m);
+      const ended = await call(client, "write_stdin", { session_id: id, chars: "\u0004", yield_time_ms: 3000 });
+      expect(ended.structuredContent).toMatchObject({ exit_code: 0 });
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -19,6 +19,30 @@ export interface ApprovalRequest {
 /** `true` runs the command; `false` or a reason (shown to the model) blocks it. */
 export type ApprovalHook = (request: ApprovalRequest) => boolean | string | Promise<boolean | string>;
 
+/**
+ * Asks the hook about a command that would act on a real machine: the reason
+ * to show the model when it is blocked, undefined to run it. Every tool that
+ * starts a command asks here (terminal, exec_command).
+ */
+export async function approvalBlock(
+  approve: ApprovalHook | undefined,
+  session: { readonly actsOnHost: boolean; readonly backend: string },
+  request: { command: string; cwd: string },
+): Promise<string | undefined> {
+  if (approve === undefined || !session.actsOnHost) return undefined;
+  let verdict: boolean | string;
+  try {
+    verdict = await approve({ ...request, backend: session.backend });
+  } catch (error) {
+    // A broken hook must not wave commands through.
+    return `Command blocked: the approval check failed (${error instanceof Error ? error.message : String(error)}).`;
+  }
+  if (verdict === true) return undefined;
+  return typeof verdict === "string" && verdict !== ""
+    ? verdict
+    : "Command denied by the approval policy. Ask the user to run it, or rephrase the command.";
+}
+
 export interface DangerousPattern {
   /** A stable key, to allow one pattern by name. */
   key: string;

@@ -8,8 +8,8 @@
  */
 
 import { z } from "zod";
-import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
+import { approvalBlock } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { foregroundGuidance } from "./foreground-guard.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
@@ -90,7 +90,7 @@ export const terminalTool = defineTool({
     }
     const size = input.pty ? { cols: input.cols ?? DEFAULT_COLS, rows: input.rows ?? DEFAULT_ROWS } : undefined;
     const cwd = input.workdir === undefined ? undefined : resolveWorkdir(input.workdir, session.cwd);
-    const blocked = await approval(input.command, cwd ?? session.cwd, session, settings);
+    const blocked = await approvalBlock(settings.approve, session, { command: input.command, cwd: cwd ?? session.cwd });
     if (blocked !== undefined) return { output: "", exit_code: -1, error: blocked, status: "blocked" };
 
     if (input.background) return startBackground(input.command, cwd, input.notify_on_complete, size, context, settings);
@@ -211,26 +211,6 @@ async function startBackground(
         : `Failed to start background process: ${error instanceof Error ? error.message : String(error)}`;
     return { output: "", exit_code: -1, error: message };
   }
-}
-
-async function approval(
-  command: string,
-  cwd: string,
-  session: Environment,
-  settings: ToolSettings,
-): Promise<string | undefined> {
-  if (settings.approve === undefined || !session.actsOnHost) return undefined;
-  let verdict: boolean | string;
-  try {
-    verdict = await settings.approve({ command, backend: session.backend, cwd });
-  } catch (error) {
-    // A broken hook must not wave commands through.
-    return `Command blocked: the approval check failed (${error instanceof Error ? error.message : String(error)}).`;
-  }
-  if (verdict === true) return undefined;
-  return typeof verdict === "string" && verdict !== ""
-    ? verdict
-    : "Command denied by the approval policy. Ask the user to run it, or rephrase the command.";
 }
 
 /** Absolute and `~` paths stay; a relative one is taken from the session's directory (not this process's). */
