@@ -6,11 +6,14 @@
 // (`true`) on the same session, interleaved, so drift hits both alike.
 //
 //   npm run build && node bench/pty-echo.mjs
-// Backends: local always; ssh with SHELLWRIGHT_TEST_SSH* set and docker with
-// SHELLWRIGHT_TEST_DOCKER=1 (source /tmp/sw-env.sh or scripts/test-env/).
+// Backends: local and the gateway (in this process, over loopback HTTP, local
+// behind it) always; ssh with SHELLWRIGHT_TEST_SSH* set and docker with
+// SHELLWRIGHT_TEST_DOCKER=1 (scripts/test-env/). Modal and Daytona run here
+// only as the tests' stand-ins, whose timings say nothing of the clouds.
 // Not a test: nothing here fails.
 
-import { createEnvironment } from "../dist/index.js";
+import { randomBytes } from "node:crypto";
+import { createEnvironment, startGateway } from "../dist/index.js";
 import { callTool } from "../dist/tools/registry.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 60);
@@ -19,7 +22,12 @@ const env = process.env;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 const ms = (x) => `${x.toFixed(1)} ms`;
 
-const backends = [{ name: "local", config: { backend: "local" } }];
+const token = randomBytes(24).toString("hex");
+const gateway = await startGateway({ token, port: 0, allowedRoots: ["/"], cwd: "/tmp", log: () => undefined });
+const backends = [
+  { name: "local", config: { backend: "local" } },
+  { name: "gateway", config: { backend: "gateway", url: gateway.url, token } },
+];
 if (env.SHELLWRIGHT_TEST_SSH_HOST) {
   backends.push({
     name: "ssh",
@@ -76,3 +84,4 @@ for (const { name, config } of backends) {
     await session.close();
   }
 }
+await gateway.close();

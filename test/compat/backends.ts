@@ -161,7 +161,6 @@ export function backendSelected(name: string, env: NodeJS.ProcessEnv = process.e
     .includes(name);
 }
 
-
 const GATEWAY_TOKEN = `compat-${Math.random().toString(16).slice(2)}-${Date.now()}`;
 const gatewaysStarted = new Map<boolean, Promise<Gateway>>();
 
