@@ -8,12 +8,13 @@
 //   refill: members per second the pool opens back after it was drained (refillConcurrency 1 and 2)
 // The floor for the local open is a bare `bash -l -c true` (a session must read the login profile).
 // Docker (SHELLWRIGHT_TEST_DOCKER=1 and the test image) and ssh (the test sshd's SHELLWRIGHT_TEST_SSH*) run
-// after local; BENCH_ONLY=local|docker|ssh picks one.
+// after local, then a gateway in this process; BENCH_ONLY=local|docker|ssh|gateway picks one.
 //   npm run build && node bench/pool.mjs
 import { spawn, execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { createEnvironment, createEnvironmentPool } from "../dist/index.js";
+import { randomBytes } from "node:crypto";
+import { createEnvironment, createEnvironmentPool, startGateway } from "../dist/index.js";
 import { DOCKER_LABEL, OWNER_LABEL } from "../dist/backends/docker/labels.js";
 
 const SIZE = Number(process.env.POOL_SIZE ?? 4);
@@ -227,7 +228,8 @@ if (only("docker") && process.env.SHELLWRIGHT_TEST_DOCKER === "1") {
 } else if (only("docker")) {
   console.log("\ndocker: skipped (set SHELLWRIGHT_TEST_DOCKER=1 with a running engine and the test image)");
 }
-// The test sshd (scripts/test-env/sshd.sh sets these): open time and refill; its idle cost is on the host's sshd side.
+// The test sshd (scripts/test-env/sshd.sh sets these): open time, refill, and the idle cost on both sides (the
+// sshd is on this machine: its per-connection processes and what runs under them are the host's side).
 if (only("ssh") && process.env.SHELLWRIGHT_TEST_SSH === "1") {
   const e = process.env;
   const config = {
@@ -240,7 +242,20 @@ if (only("ssh") && process.env.SHELLWRIGHT_TEST_SSH === "1") {
     strictHostKeyChecking: "yes",
   };
   await measure("ssh (loopback sshd)", config, { samples: Number(process.env.N_SSH ?? 10) });
+  const listener = Number(readFileSync(`${e.SHELLWRIGHT_TEST_SSHD_DIR}/sshd.pid`, "utf8"));
+  const cost = await idleCost(config, () => [...descendants(process.pid), ...descendants(listener)]);
+  console.log(`ssh idle cost per member (this side and the host's): ${JSON.stringify(cost)}`);
 } else if (only("ssh")) {
   console.log("\nssh: skipped (source the test sshd's environment: SHELLWRIGHT_TEST_SSH=1 …)");
+}
+// A gateway in this process, local behind it: a member is a client of one server-side session.
+if (only("gateway")) {
+  const token = randomBytes(24).toString("hex");
+  const gateway = await startGateway({ token, port: 0, allowedRoots: ["/"], cwd: "/tmp", log: () => undefined });
+  const config = { backend: "gateway", url: gateway.url, token };
+  await measure("gateway (in this process, loopback HTTP)", config, { samples: Number(process.env.N ?? 40) });
+  const cost = await idleCost(config, () => descendants(process.pid));
+  console.log(`gateway idle cost per member (the server's side): ${JSON.stringify(cost)}`);
+  await gateway.close();
 }
 console.log(`load average at end ${load()}`);
