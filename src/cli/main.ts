@@ -61,6 +61,14 @@ async function run(argv: string[]): Promise<number> {
   return module.run(parsed);
 }
 
+// Process warnings (the library's "no fast path", a dependency's deprecation) as one line in the CLI's own
+// voice, not Node's "(node:PID) … (Use `node --trace-warnings …`)" form.
+process.removeAllListeners("warning");
+process.on("warning", (warning) => {
+  const text = warning.message.replace(/^shellwright: /, "");
+  process.stderr.write(`shellwright: warning: ${redactText(text)}\n`);
+});
+
 try {
   process.exitCode = await run(process.argv.slice(2));
 } catch (error) {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 
-const bin = join(import.meta.dirname, "../../dist/cli/main.js");
+import { bin, withoutFastPathWarning } from "../helpers/cli.js";
 const home = mkdtempSync(join(tmpdir(), "sw-cli-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
@@ -19,7 +19,7 @@ function cli(args: string[], input?: string) {
     encoding: "utf8",
     timeout: 30_000,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return { code: result.status, stdout: result.stdout, stderr: withoutFastPathWarning(result.stderr) };
 }
 
 describe("shellwright exec", () => {

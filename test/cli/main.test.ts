@@ -4,7 +4,8 @@ import { createServer } from "node:net";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, cliHome, exited, spawnCli } from "../helpers/cli.js";
+import { spawnSync } from "node:child_process";
+import { bin, cli, cliHome, exited, spawnCli } from "../helpers/cli.js";
 
 const where = cliHome();
 afterAll(() => where.remove());
@@ -141,3 +142,23 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+describe("the CLI's warnings", () => {
+  it("says a library warning in one line of its own voice, not Node's process-warning form", () => {
+    const own = cliHome();
+    try {
+      // A helper directory with nothing in it stands for a machine that had no C compiler.
+      const run = spawnSync(process.execPath, [bin, "exec", "echo ran"], {
+        env: { ...own.env, SHELLWRIGHT_HELPER_DIR: join(own.runtime, "no-helper") },
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      expect(run.stdout).toBe("ran\n");
+      expect(run.stderr).toBe(
+        `shellwright: warning: no fast path: no helper was built for linux-${process.arch} (npm run build needs a C compiler); calls take the plain path\n`,
+      );
+    } finally {
+      own.remove();
+    }
+  });
+});

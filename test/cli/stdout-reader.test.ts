@@ -12,7 +12,7 @@ import type { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { alive, eventually } from "../helpers/processes.js";
 
-const bin = join(import.meta.dirname, "../../dist/cli/main.js");
+import { bin, withoutFastPathWarning } from "../helpers/cli.js";
 let dir: string;
 let started: number[];
 beforeEach(() => {
@@ -39,7 +39,7 @@ function cli(args: string[]): {
   let stderr = "";
   child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, stderr: () => stderr };
+  return { child, exited, stderr: () => withoutFastPathWarning(stderr) };
 }
 
 /** Reads stdout until its first line, then closes the read end, as `head -1` does. */
