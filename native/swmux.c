@@ -926,7 +926,6 @@ static void wait_for_key(void) {
   }
 }
 
-/* A process's parent, from /proc; -1 when it is gone, 0 while it is being reaped. */
 /* A process's state letter (ps's STAT) and parent, from /proc/PID/stat; 0 when unknown (no /proc, gone). */
 static char proc_stat(pid_t pid, pid_t *parent) {
   char p[64], b[512];
@@ -946,6 +945,7 @@ static char proc_stat(pid_t pid, pid_t *parent) {
   return st;
 }
 
+/* A process's parent; -1 when it is gone, 0 while it is being reaped. */
 static pid_t parent_of(pid_t pid) {
   pid_t parent = -1;
   return proc_stat(pid, &parent) ? parent : -1;

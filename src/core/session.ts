@@ -75,9 +75,10 @@ export class Session extends EnvironmentBase {
   /**
    * An init that ran out of time (a loaded machine, a login profile waiting
    * on a lock) is tried once more, at the next call, before the session gives
-   * up on its snapshot for good.
+   * up on its snapshot for good: "due" until a call starts it, then the retry
+   * every call that arrives meanwhile waits for.
    */
-  #retryInit = false;
+  #initRetry: "due" | Promise<void> | undefined;
 
   private constructor(transport: Transport, options: SessionOptions) {
     const id = options.resume?.sessionId ?? newId();
@@ -149,9 +150,9 @@ export class Session extends EnvironmentBase {
       this.setSnapshotReady(false);
       this.setCwd(this.#options.cwd);
       await this.#init();
-    } else if (this.#retryInit && !this.snapshotReady) {
-      this.#retryInit = false;
-      await this.#init(true);
+    } else if (this.#initRetry !== undefined) {
+      if (this.#initRetry === "due") this.#initRetry = this.#init(true).finally(() => (this.#initRetry = undefined));
+      await this.#initRetry;
     }
 
     const ready = this.snapshotReady;
@@ -344,7 +345,7 @@ export class Session extends EnvironmentBase {
       ? `it timed out after ${this.#options.initTimeoutMs} ms`
       : `exit code ${outcome.exitCode}${outcome.text.trim() ? `: ${outcome.text.trim().slice(0, 500)}` : ""}`;
     if (outcome.timedOut && !retried) {
-      this.#retryInit = true;
+      this.#initRetry = "due";
       this.#options.warn(`session init failed (${why}); it is tried once more at the next command`);
       return;
     }
