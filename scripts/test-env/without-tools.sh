@@ -2,7 +2,7 @@
 # Runs a command as on a machine that lacks some tools, to check that the
 # tests adapt (a fresh machine may have no ripgrep, python3, patch...).
 # Stripping PATH is not enough: a login shell's /etc/profile puts /usr/bin
-# back. So, in a private mount namespace (unshare's as root, else bubblewrap), each of /usr/bin,
+# back. So, in a private mount namespace (bubblewrap), each of /usr/bin,
 # /usr/sbin and /usr/local/bin is replaced by a directory of links to its
 # real entries minus the named tools. Nothing on the machine changes.
 #   bash scripts/test-env/without-tools.sh rg python3 -- npx vitest run test/x.test.ts
@@ -41,14 +41,4 @@ for shims in "$HOME"/.pyenv/shims; do
   [[ -d $shims ]] && mounts+=(--ro-bind "$work/empty" "$shims")
 done
 # Not exec: the trap removes the link directories afterwards.
-if [[ $(id -u) == 0 ]] && command -v unshare >/dev/null; then
-  # As root, a private mount namespace of unshare's: the suite's own bubblewrap
-  # (the local sandbox's tests) cannot start inside another bwrap.
-  binds=""
-  for ((i = 0; i < ${#mounts[@]}; i += 3)); do
-    binds+="mount --bind -o ro $(printf '%q %q' "${mounts[i + 1]}" "${mounts[i + 2]}") && "
-  done
-  unshare -m --propagation private bash -c "${binds}exec \"\$@\"" bash "$@"
-else
-  bwrap --dev-bind / / "${mounts[@]}" -- "$@"
-fi
+bwrap --dev-bind / / "${mounts[@]}" -- "$@"
