@@ -15,8 +15,11 @@ import { compatBackends } from "./backends.js";
 const NAMES = new Set(["local", "local-plain", "docker", "docker-plain", "ssh", "ssh-plain"]);
 const TIMEOUT_MS = 2000;
 
-/** The launcher on the fast path (the job's parent); the call's wrapper shell on the plain path. */
-const PARENT_PID = "read -r _ _ _ p _ < /proc/$BASHPID/stat; echo $p";
+/**
+ * Sets `$p` to the call's parent: the launcher on the fast path (the job's parent), the wrapper shell on the
+ * plain path. A statement of the call's own shell: inside `$(…)` `$BASHPID` would be that subshell's.
+ */
+const PARENT_PID = "read -r _ _ _ p _ < /proc/$BASHPID/stat";
 
 for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
   describe.skipIf(!backend.enabled)(`hostile commands: ${backend.name}`, () => {
@@ -52,7 +55,7 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
     it.each([
       ["stops its own shell", "kill -STOP $$; echo after"],
       ["suspends itself", "suspend -f; echo after"],
-      ["stops its parent", `kill -STOP $(${PARENT_PID}); echo after`],
+      ["stops its parent", `${PARENT_PID}; kill -STOP $p; echo after`],
       ["stops $PPID", "kill -STOP $PPID; echo after"],
     ])("%s: the call ends within its timeout and the kill grace, the session goes on", async (_name, command) => {
       const r = await env.execute(command, { timeoutMs: TIMEOUT_MS });
@@ -64,7 +67,7 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
 
     it("writes into every descriptor of its parent and of $PPID: at most its own call is ruined", async () => {
       const r = await env.execute(
-        `for f in /proc/$(${PARENT_PID})/fd/* /proc/$PPID/fd/*; do printf 'Z\\x00\\xff' > $f; done 2>/dev/null; echo done`,
+        `${PARENT_PID}; for f in /proc/$p/fd/* /proc/$PPID/fd/*; do printf 'Z\\x00\\xff' > $f; done 2>/dev/null; echo done`,
         { timeoutMs: 10_000 },
       );
       expect(r.timedOut).toBe(false);
