@@ -62,13 +62,18 @@ export interface PtySize {
  * printed (the end of a running process's output is open).
  */
 export function shownOutput(process: BackgroundProcess, redactor: Redactor | undefined): string {
-  const text = process.pty === undefined ? stripAnsi(process.output) : shownPtyText(process.output);
+  const text = plainText(process, process.output);
   if (redactor === undefined) return text;
   return redactor.redact(text, {
     openStart: process.droppedChars > 0,
     openEnd: process.status === "running",
     keepLines: true,
   });
+}
+
+/** A piece of the process's output without terminal escapes (a PTY's `\r\n` as `\n`). */
+export function plainText(process: BackgroundProcess, raw: string): string {
+  return process.pty === undefined ? stripAnsi(raw) : shownPtyText(raw);
 }
 
 export const reapEntry = (process: BackgroundProcess) => ({

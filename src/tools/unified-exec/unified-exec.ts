@@ -16,9 +16,9 @@
 import { z } from "zod";
 import { ProcessError } from "../../core/errors.js";
 import { processRegistry, type BackgroundProcess, type ProcessRegistry } from "../process/process-registry.js";
-import { shownPtyText } from "../process/pty-terminal.js";
+import { plainText } from "../process/background-process.js";
 import { defineTool, type HandlerContext, type ToolResult } from "../shared/tool-definition.js";
-import { cutHeadTail, stripAnsi } from "../shared/text.js";
+import { cutHeadTail } from "../shared/text.js";
 import { resolveWorkdir } from "../terminal/terminal-tool.js";
 import { approvalBlock } from "../terminal/approval.js";
 
@@ -165,7 +165,7 @@ async function reply(
   const from = readUpTo.get(process) ?? 0;
   readUpTo.set(process, total);
   const raw = process.output.slice(Math.max(0, from - process.droppedChars));
-  let output = process.pty === undefined ? stripAnsi(raw) : shownPtyText(raw);
+  let output = plainText(process, raw);
   if (from < process.droppedChars)
     output = `[${process.droppedChars - from} earlier characters were no longer kept]\n${output}`;
   const limit = (input.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS) * CHARS_PER_TOKEN;
