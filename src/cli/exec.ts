@@ -64,7 +64,9 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   rememberSecrets(stored?.config);
   // The library's cap shapes the result, which only --json prints; a stream is capped here instead.
   const cap = json ? maxOutputBytes : undefined;
-  let config = withOutputCap({ ...fileConfig, backend, ...sandboxFlag(values, backend) }, cap) as EnvironmentConfig;
+  // The default backend is left for the library to pick, so a file with `host` and no `backend` is blamed on that.
+  const named = values.backend !== undefined || fileConfig.backend !== undefined ? { backend } : {};
+  let config = withOutputCap({ ...fileConfig, ...named, ...sandboxFlag(values, backend) }, cap) as EnvironmentConfig;
 
   // Caught from here on: a signal while the session opens still closes it.
   const interrupt = catchInterrupts();

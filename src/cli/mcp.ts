@@ -40,7 +40,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
-  config.backend = backend as EnvironmentConfig["backend"];
+  // The default backend is left for the library to pick, so a file with `host` and no `backend` is blamed on that.
+  if (values.backend !== undefined) config.backend = backend as EnvironmentConfig["backend"];
   Object.assign(config, sandboxFlag(values, backend));
   const cwd = stringValue(values, "cwd");
   if (cwd !== undefined) config.cwd = cwd;
