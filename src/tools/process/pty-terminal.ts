@@ -134,8 +134,13 @@ export class PtyTerminal {
 // eslint-disable-next-line no-control-regex
 const TERMINAL_ESCAPES = /\x1b[()*+\-./][\x20-\x7e]|\x1b[0-9:;<=>?`a-z{|}~]/g;
 
-/** A terminal's output as a model reads it: no control sequences, and `\r\n` line ends as `\n`. */
+/**
+ * A terminal's output as a model reads it: no control sequences, and line
+ * ends as `\n`, whichever order the program put its carriage returns in
+ * (`\r\n`, or readline's `\n\r`: a return at the start of a line moves
+ * nothing).
+ */
 export function shownPtyText(text: string): string {
   const plain = text.includes("\x1b") ? stripAnsi(text.replace(TERMINAL_ESCAPES, "")) : text;
-  return plain.replace(/\r+\n/g, "\n");
+  return plain.replace(/\r*\n\r*/g, "\n");
 }
