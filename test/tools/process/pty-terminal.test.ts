@@ -1,5 +1,7 @@
 /** What a model reads of a terminal's output (src/tools/process/pty-terminal.ts). */
 
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createEnvironment, processRegistry } from "../../../src/index.js";
 import { shownPtyText } from "../../../src/tools/process/pty-terminal.js";
@@ -28,5 +30,16 @@ describe("shownPtyText", () => {
     } finally {
       await session.close();
     }
+  });
+});
+
+describe("the terminal emulator", () => {
+  it.skipIf(noStaticHelper !== undefined)("is loaded with the first PTY, not by `import \"shellwright\"`", () => {
+    const run = spawnSync(process.execPath, [join(import.meta.dirname, "../../fixtures/lazy-xterm.mjs")], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ before: false, after: true });
   });
 });
