@@ -24,7 +24,7 @@ import {
 } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { catchInterrupts } from "./interrupt.js";
-import { namedConfig, rememberedConfig, reopen } from "./named-session.js";
+import { namedConfig, oneShot, rememberedConfig, reopen } from "./named-session.js";
 import { inCliWords } from "./option-words.js";
 import { rememberSecrets } from "./secrets.js";
 import { SessionStore } from "./session-store.js";
@@ -75,7 +75,9 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   let env: Environment | undefined;
   try {
     try {
-      if (name === undefined) env = await createEnvironment(config);
+      // One command: a fast-path helper would be started only to be thrown away (and, where none was built,
+      // every exec would say so).
+      if (name === undefined) env = await createEnvironment(oneShot(config));
       else if (stored !== undefined)
         env = await reopen(stored, store, { overrides: cap === undefined ? {} : { maxOutputBytes: cap } });
       else {

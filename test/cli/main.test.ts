@@ -1,7 +1,7 @@
 /** The dispatcher and the shared flag rules, on the built command: help, version, refused flags, spellings. */
 
 import { createServer } from "node:net";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -147,16 +147,35 @@ describe("the CLI's warnings", () => {
   it("says a library warning in one line of its own voice, not Node's process-warning form", () => {
     const own = cliHome();
     try {
-      // A helper directory with nothing in it stands for a machine that had no C compiler.
-      const run = spawnSync(process.execPath, [bin, "exec", "echo ran"], {
+      // A helper directory with nothing in it stands for a machine that had no C compiler. A plan's session
+      // keeps its fast path (a one-off exec does not try it: see below).
+      const plan = join(own.runtime, "plan.json");
+      writeFileSync(plan, JSON.stringify([{ tool: "terminal", args: { command: "echo ran" } }]));
+      const run = spawnSync(process.execPath, [bin, "run", plan], {
         env: { ...own.env, SHELLWRIGHT_HELPER_DIR: join(own.runtime, "no-helper") },
         encoding: "utf8",
         stdio: ["ignore", "pipe", "pipe"],
       });
-      expect(run.stdout).toBe("ran\n");
+      expect(run.stdout).toContain('"output":"ran\\n"');
       expect(run.stderr).toBe(
         `shellwright: warning: no fast path: no helper was built for linux-${process.arch} (npm run build needs a C compiler); calls take the plain path\n`,
       );
+    } finally {
+      own.remove();
+    }
+  });
+
+  it("a one-off exec in a clone built without a C compiler says nothing of the fast path, however often it runs", () => {
+    const own = cliHome();
+    try {
+      for (let i = 0; i < 2; i++) {
+        const run = spawnSync(process.execPath, [bin, "exec", "echo ran"], {
+          env: { ...own.env, SHELLWRIGHT_HELPER_DIR: join(own.runtime, "no-helper") },
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        expect(run).toMatchObject({ status: 0, stdout: "ran\n", stderr: "" });
+      }
     } finally {
       own.remove();
     }
