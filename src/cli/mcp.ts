@@ -13,6 +13,7 @@ import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends
 import { MCP_TOKEN_ENV_VAR, scrubCredentials } from "../core/credentials.js";
 import { loadToken } from "../http/token-source.js";
 import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
+import { checkLocalStart } from "../backends/local/start-check.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
@@ -65,6 +66,10 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     ...(values["no-redact"] === true ? { redactSecrets: false } : {}),
   };
   const common = { createSession, ...(Object.keys(settings).length === 0 ? {} : { settings }) };
+
+  // Checked before the server says it is ready: a session opened at the first tool call would fail where only the
+  // model reads it, and the MCP host would show "Connected".
+  if ((config.backend ?? "local") === "local") await checkLocalStart(config).catch(cliWords);
 
   if (values.http !== true) {
     // One session per process on stdio: a pool would only keep a second one open.
