@@ -194,8 +194,7 @@ export function integerValue(values: Values, name: string, min = 0, max = Number
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max) {
-    const range =
-      max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : min > 0 ? ` of at least ${min}` : "";
+    const range = max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : min > 0 ? ` of at least ${min}` : "";
     throw new UsageError(`--${name} needs a whole number${range}, got ${JSON.stringify(text)}`);
   }
   return value;

@@ -23,6 +23,8 @@ import { inCliWords, type ConfigSources } from "./option-words.js";
 import { poolSizeFlag } from "./pool-flag.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { mcp as spec } from "./specs.js";
+import { TOOLS } from "../tools/registry.js";
+import { UNIFIED_EXEC_TOOLS } from "../tools/unified-exec/unified-exec.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
@@ -65,7 +67,11 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     ...(maxOutputBytes === undefined ? {} : { inlineOutputChars: maxOutputBytes }),
     ...(values["no-redact"] === true ? { redactSecrets: false } : {}),
   };
-  const common = { createSession, ...(Object.keys(settings).length === 0 ? {} : { settings }) };
+  const common = {
+    createSession,
+    ...(Object.keys(settings).length === 0 ? {} : { settings }),
+    ...(values["unified-exec"] === true ? { tools: [...TOOLS, ...UNIFIED_EXEC_TOOLS] } : {}),
+  };
 
   // Checked before the server says it is ready: a session opened at the first tool call would fail where only the
   // model reads it, and the MCP host would show "Connected".

@@ -17,7 +17,9 @@ describe("createEnvironment", () => {
   });
 
   it("keeps the local backend's own words for a key no backend takes, or when `backend: local` was given", async () => {
-    await expect(createEnvironment({ frobnicate: 1 } as never)).rejects.toThrow('Unknown local backend option "frobnicate"');
+    await expect(createEnvironment({ frobnicate: 1 } as never)).rejects.toThrow(
+      'Unknown local backend option "frobnicate"',
+    );
     await expect(createEnvironment({ backend: "local", host: "x" } as never)).rejects.toThrow(
       'Unknown local backend option "host"',
     );

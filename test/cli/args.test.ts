@@ -33,8 +33,11 @@ describe("parseCommand's usage errors", () => {
 });
 
 describe("a flag's value", () => {
-  it("a negative number after a short flag is its value as typed: `-t -5` is refused as -5, not \"=-5\"", () => {
-    for (const args of [["-t", "-5", "true"], ["--timeout", "-5", "true"]]) {
+  it('a negative number after a short flag is its value as typed: `-t -5` is refused as -5, not "=-5"', () => {
+    for (const args of [
+      ["-t", "-5", "true"],
+      ["--timeout", "-5", "true"],
+    ]) {
       const { values, positionals } = parseCommand(exec, args);
       expect(values.timeout).toBe("-5");
       expect(positionals).toEqual(["true"]);
@@ -46,7 +49,9 @@ describe("a flag's value", () => {
 
   it("a whole number out of range names the range: `serve --port 99999`", () => {
     const { values } = parseCommand(serve, ["--port", "99999"]);
-    expect(() => integerValue(values, "port", 0, 65535)).toThrow('--port needs a whole number from 0 to 65535, got "99999"');
+    expect(() => integerValue(values, "port", 0, 65535)).toThrow(
+      '--port needs a whole number from 0 to 65535, got "99999"',
+    );
     expect(() => integerValue({ size: "0" }, "size", 1)).toThrow('--size needs a whole number of at least 1, got "0"');
   });
 });
