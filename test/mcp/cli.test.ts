@@ -83,7 +83,7 @@ describe("shellwright mcp (a real process)", () => {
       expect(started.isError, JSON.stringify(started.content)).toBe(false);
       const id = (started.structuredContent as { session_id?: string }).session_id;
       expect(id).toBeDefined();
-      const answer = await call(codex, "write_stdin", { session_id: id, chars: "typed\r", yield_time_ms: 5000 });
+      const answer = await call(codex, "write_stdin", { session_id: id, chars: "typed\n", yield_time_ms: 5000 });
       expect((answer.structuredContent as { output: string }).output).toContain(`yes:typed:${scratch}`);
     } finally {
       await codex.close();
