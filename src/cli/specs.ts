@@ -78,7 +78,7 @@ export const exec: CommandSpec = {
   summary:
     "Runs one command and exits with its exit code. Output streams to stdout as it arrives. With --session the\n" +
     "session outlives this process: cwd and exported variables carry over to the next exec of that name.",
-  positionals: "[--] COMMAND… | 'COMMAND LINE'",
+  positionals: "[--] COMMAND…",
   // exec says "no command given" itself.
   minPositionals: 0,
   maxPositionals: Infinity,

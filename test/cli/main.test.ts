@@ -10,7 +10,7 @@ import { bin, cli, cliHome, exited, spawnCli } from "../helpers/cli.js";
 const where = cliHome();
 afterAll(() => where.remove());
 
-const SUBCOMMANDS = ["exec", "run", "serve", "mcp", "sessions", "close"];
+const SUBCOMMANDS = ["exec", "shell", "run", "serve", "mcp", "sessions", "close"];
 
 describe("shellwright help", () => {
   for (const command of SUBCOMMANDS) {
@@ -87,7 +87,8 @@ describe("flag spellings", () => {
   });
 
   it("leave the command's own flags alone once the command has started", () => {
-    expect(cli(where, ["exec", "printf", "'%s\\n'", "--json", "-s"])).toMatchObject({
+    // Several words are an argv: the format is printf's own word, no shell quotes around it.
+    expect(cli(where, ["exec", "printf", "%s\\n", "--json", "-s"])).toMatchObject({
       code: 0,
       stdout: "--json\n-s\n",
     });
@@ -157,8 +158,10 @@ describe("the CLI's warnings", () => {
         stdio: ["ignore", "pipe", "pipe"],
       });
       expect(run.stdout).toContain('"output":"ran\\n"');
+      // Then the step's output, which run shows on stderr as it comes.
       expect(run.stderr).toBe(
-        `shellwright: warning: no fast path: no helper was built for linux-${process.arch} (npm run build needs a C compiler); calls take the plain path\n`,
+        `shellwright: warning: no fast path: no helper was built for linux-${process.arch} (npm run build needs a C compiler); calls take the plain path\n` +
+          "shellwright run: step 1 (terminal):\nran\n",
       );
     } finally {
       own.remove();
