@@ -83,7 +83,9 @@ async function blameMissingBackend(error: unknown, raw: Record<string, unknown>)
   for (const [name, keys] of Object.entries(OTHER_KEYS)) if ((await keys()).includes(key)) takers.push(name);
   if (takers.length === 0 || !(key in raw)) return error;
   const names =
-    takers.length === 1 ? `the ${takers[0]} backend` : `the ${takers.slice(0, -1).join(", ")} and ${takers.at(-1)} backends`;
+    takers.length === 1
+      ? `the ${takers[0]} backend`
+      : `the ${takers.slice(0, -1).join(", ")} and ${takers.at(-1)} backends`;
   return new InvalidOptionError(
     key,
     `${describe(key)} is an option of ${names}, but the config names no "backend" and the default, local, takes no ${describe(key)}; add "backend": ${JSON.stringify(takers[0])}${takers.length > 1 ? " (or another of those)" : ""}`,

@@ -30,7 +30,10 @@ export async function checkLocalStart(start: LocalStart): Promise<void> {
   for (const { option, path } of dirs) {
     const problem = enterProblem(path);
     if (problem !== undefined)
-      throw new InvalidOptionError(option, `${option} ${describe(path)} ${problem} on this machine; give a directory that exists`);
+      throw new InvalidOptionError(
+        option,
+        `${option} ${describe(path)} ${problem} on this machine; give a directory that exists`,
+      );
   }
   if (start.sandbox === undefined || start.sandbox === false) return;
   try {

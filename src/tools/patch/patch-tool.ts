@@ -204,7 +204,8 @@ async function patchMode(
         problems.push(`${op.path}: ${probe.kind === "new" ? "file not found" : "not a regular file"}`);
       else {
         claim(probe, op.path);
-        if (op.kind === "delete") planned.push({ op, source: probe, diff: `--- ${diffPath("a", op.path)}\n+++ /dev/null\n` });
+        if (op.kind === "delete")
+          planned.push({ op, source: probe, diff: `--- ${diffPath("a", op.path)}\n+++ /dev/null\n` });
         else {
           const destination = await destinationProbe(op.moveTo);
           if (!destination) continue;

@@ -21,7 +21,7 @@ import { stripAnsi } from "../shared/text.js";
  */
 let loadedTerminal: typeof Terminal | undefined;
 function xtermTerminal(): typeof Terminal {
-  loadedTerminal ??= (createRequire(import.meta.url)("@xterm/headless") as typeof import("@xterm/headless")).Terminal;
+  loadedTerminal ??= (createRequire(import.meta.url)("@xterm/headless") as { Terminal: typeof Terminal }).Terminal;
   return loadedTerminal;
 }
 

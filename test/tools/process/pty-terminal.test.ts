@@ -14,27 +14,30 @@ describe("shownPtyText", () => {
     expect(shownPtyText("10%\r50%\r\n")).toBe("10%\r50%\n");
   });
 
-  it.skipIf(noStaticHelper !== undefined)("an interactive bash's error after a typed line reads without \\r", async () => {
-    const session = await createEnvironment({ backend: "local" });
-    try {
-      const registry = processRegistry(session);
-      const shell = await registry.spawn("PS1='$ ' bash --norc --noprofile -i", { pty: { cols: 80, rows: 24 } });
-      expect((await registry.waitFor(shell, /\$ $/, 20_000)).status).toBe("matched");
-      registry.markAction(shell);
-      await registry.write(shell, "print(6*7)\r");
-      const answer = await registry.waitFor(shell, /syntax error[^]*\$ $/, 20_000);
-      expect(answer.status).toBe("matched");
-      expect(answer.output).toContain("print(6*7)\n");
-      expect(answer.output).not.toContain("\r");
-      await registry.kill(shell);
-    } finally {
-      await session.close();
-    }
-  });
+  it.skipIf(noStaticHelper !== undefined)(
+    "an interactive bash's error after a typed line reads without \\r",
+    async () => {
+      const session = await createEnvironment({ backend: "local" });
+      try {
+        const registry = processRegistry(session);
+        const shell = await registry.spawn("PS1='$ ' bash --norc --noprofile -i", { pty: { cols: 80, rows: 24 } });
+        expect((await registry.waitFor(shell, /\$ $/, 20_000)).status).toBe("matched");
+        registry.markAction(shell);
+        await registry.write(shell, "print(6*7)\r");
+        const answer = await registry.waitFor(shell, /syntax error[^]*\$ $/, 20_000);
+        expect(answer.status).toBe("matched");
+        expect(answer.output).toContain("print(6*7)\n");
+        expect(answer.output).not.toContain("\r");
+        await registry.kill(shell);
+      } finally {
+        await session.close();
+      }
+    },
+  );
 });
 
 describe("the terminal emulator", () => {
-  it.skipIf(noStaticHelper !== undefined)("is loaded with the first PTY, not by `import \"shellwright\"`", () => {
+  it.skipIf(noStaticHelper !== undefined)('is loaded with the first PTY, not by `import "shellwright"`', () => {
     const run = spawnSync(process.execPath, [join(import.meta.dirname, "../../fixtures/lazy-xterm.mjs")], {
       encoding: "utf8",
       timeout: 60_000,
