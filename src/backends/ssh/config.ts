@@ -3,7 +3,7 @@
  * their validation (done once, in createEnvironment), in one place.
  */
 
-import { accessSync, constants as fsConstants } from "node:fs";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { InvalidOptionError } from "../../core/errors.js";
@@ -175,8 +175,10 @@ function existingKey(value: unknown): string | undefined {
   const local = keyPath.startsWith("~/") ? join(homedir(), keyPath.slice(2)) : keyPath;
   try {
     accessSync(local, fsConstants.R_OK);
+    if (statSync(local).isDirectory()) throw Object.assign(new Error("a directory"), { code: "EISDIR" });
   } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : "cannot be read";
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "does not exist" : code === "EISDIR" ? "is a directory" : "cannot be read";
     throw new InvalidOptionError(
       "keyPath",
       `keyPath ${describe(keyPath)} ${why} on this machine; give the path of a private key file readable by this user (e.g. ~/.ssh/id_ed25519)`,
