@@ -15,6 +15,8 @@ const benches = [
   { name: "fast-path", file: "bench/fast-path.mjs" },
   { name: "command-mix", file: "bench/command-mix.mjs" },
   { name: "cli-startup", file: "bench/cli-startup.mjs" },
+  { name: "import", file: "bench/import.mjs" },
+  { name: "state-dir", file: "bench/state-dir.mjs" },
   // Needs bubblewrap; says so and exits 0 without it.
   { name: "sandbox", file: "bench/sandbox.mjs" },
   { name: "ssh", file: "bench/ssh.mjs" },

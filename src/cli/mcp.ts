@@ -13,6 +13,7 @@ import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends
 import { MCP_TOKEN_ENV_VAR, scrubCredentials } from "../core/credentials.js";
 import { loadToken } from "../http/token-source.js";
 import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
+import { checkLocalStart } from "../backends/local/start-check.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
@@ -22,6 +23,8 @@ import { inCliWords, type ConfigSources } from "./option-words.js";
 import { poolSizeFlag } from "./pool-flag.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { mcp as spec } from "./specs.js";
+import { TOOLS } from "../tools/registry.js";
+import { UNIFIED_EXEC_TOOLS } from "../tools/unified-exec/unified-exec.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
@@ -40,7 +43,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
-  config.backend = backend as EnvironmentConfig["backend"];
+  // The default backend is left for the library to pick, so a file with `host` and no `backend` is blamed on that.
+  if (values.backend !== undefined) config.backend = backend as EnvironmentConfig["backend"];
   Object.assign(config, sandboxFlag(values, backend));
   const cwd = stringValue(values, "cwd");
   if (cwd !== undefined) config.cwd = cwd;
@@ -63,7 +67,15 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     ...(maxOutputBytes === undefined ? {} : { inlineOutputChars: maxOutputBytes }),
     ...(values["no-redact"] === true ? { redactSecrets: false } : {}),
   };
-  const common = { createSession, ...(Object.keys(settings).length === 0 ? {} : { settings }) };
+  const common = {
+    createSession,
+    ...(Object.keys(settings).length === 0 ? {} : { settings }),
+    ...(values["unified-exec"] === true ? { tools: [...TOOLS, ...UNIFIED_EXEC_TOOLS] } : {}),
+  };
+
+  // Checked before the server says it is ready: a session opened at the first tool call would fail where only the
+  // model reads it, and the MCP host would show "Connected".
+  if ((config.backend ?? "local") === "local") await checkLocalStart(config).catch(cliWords);
 
   if (values.http !== true) {
     // One session per process on stdio: a pool would only keep a second one open.

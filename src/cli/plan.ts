@@ -109,6 +109,8 @@ export interface PlayOptions {
   signal?: AbortSignal;
   /** Called after each step, in order; the next step waits for what it returns. */
   onStep?: (report: StepReport) => void | Promise<void>;
+  /** A step's output as it arrives (the terminal tool's, execute_code's), secrets masked as in its result. */
+  onOutput?: (step: number, tool: string, text: string) => void;
 }
 
 /** Plays the steps in `session`. Returns one report per step. */
@@ -132,6 +134,7 @@ export async function playPlan(
         callId: `step-${number}`,
         ...(options.settings ? { settings: options.settings } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onOutput ? { onOutput: (text: string) => options.onOutput?.(number, step.tool, text) } : {}),
       });
       report = { step: number, tool: step.tool, args, result };
       if (options.check && step.expect !== undefined) {

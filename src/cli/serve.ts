@@ -191,7 +191,7 @@ function serveArgs(values: Values): ParsedServeArgs & { sources: ConfigSources }
     sources: {
       config: options.backend,
       values,
-      flags: { backend: "backend", sandbox: "sandbox", cwd: "cwd", poolSize: "pool-size" },
+      flags: { backend: "backend", sandbox: "sandbox", cwd: "cwd", poolSize: "pool-size", allowedRoots: "allow-root" },
       file: { path: configPath, config: backendConfig },
     },
   };

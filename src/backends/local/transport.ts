@@ -7,7 +7,6 @@
 
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -18,6 +17,7 @@ import { SpawnError } from "../../core/errors.js";
 import { checkBash, requirePosix } from "./preflight.js";
 import { localFiles } from "./files.js";
 import { fastTempRoot, findBash } from "./paths.js";
+import { makeStateDir } from "./state-dir.js";
 import { groupAlive, killGroup } from "./process-groups.js";
 import type { SandboxOptions } from "./sandbox/config.js";
 import { hideFromSandboxes } from "./sandbox/private-paths.js";
@@ -117,7 +117,7 @@ export class LocalTransport implements Transport {
     this.#bash = this.#options.bashPath ?? findBash();
     await checkBash(this.#bash, this.#options.bashPath !== undefined);
     if (this.#options.stateDir === undefined) {
-      this.#stateDir = await mkdtemp(join(fastTempRoot(), "shellwright-"));
+      this.#stateDir = await makeStateDir();
       this.#ownsStateDir = true;
     } else {
       this.#stateDir = this.#options.stateDir;

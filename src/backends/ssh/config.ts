@@ -3,6 +3,9 @@
  * their validation (done once, in createEnvironment), in one place.
  */
 
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { InvalidOptionError } from "../../core/errors.js";
 import {
   optionalBoolean,
@@ -141,7 +144,7 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
     host,
     user,
     port,
-    keyPath: optionalShellString("keyPath", raw.keyPath),
+    keyPath: existingKey(raw.keyPath),
     knownHostsFile: optionalShellString("knownHostsFile", raw.knownHostsFile),
     strictHostKeyChecking: strict,
     sshOptions: options,
@@ -159,6 +162,29 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
     fastPath: optionalBoolean("fastPath", raw.fastPath),
     warn,
   };
+}
+
+/**
+ * A key that is not there would cost a whole connection attempt (seconds)
+ * and end in ssh's own warning; ssh expands a leading `~/` itself, so the
+ * check does too.
+ */
+function existingKey(value: unknown): string | undefined {
+  const keyPath = optionalShellString("keyPath", value);
+  if (keyPath === undefined) return undefined;
+  const local = keyPath.startsWith("~/") ? join(homedir(), keyPath.slice(2)) : keyPath;
+  try {
+    accessSync(local, fsConstants.R_OK);
+    if (statSync(local).isDirectory()) throw Object.assign(new Error("a directory"), { code: "EISDIR" });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "does not exist" : code === "EISDIR" ? "is a directory" : "cannot be read";
+    throw new InvalidOptionError(
+      "keyPath",
+      `keyPath ${describe(keyPath)} ${why} on this machine; give the path of a private key file readable by this user (e.g. ~/.ssh/id_ed25519)`,
+    );
+  }
+  return keyPath;
 }
 
 function remoteDir(value: unknown): string | undefined {

@@ -14,7 +14,7 @@ import { ConcurrentChangeError, probeForWrite, sha256, writeAtomic, type WritePr
 import { validateGuardOptions, type WriteGuardOptions } from "../files/path-guard.js";
 import { baseNameOf, directoryOf, enterVerifiedDirectory } from "../files/verified-directory.js";
 import { fuzzyReplace, STRATEGY_NAMES } from "./fuzzy-match.js";
-import { unifiedDiff } from "./unified-diff.js";
+import { diffPath, unifiedDiff } from "./unified-diff.js";
 import { applyHunks, parseV4a, V4aParseError, type V4aOperation } from "./v4a.js";
 
 export type PatchToolOptions = WriteGuardOptions;
@@ -204,7 +204,8 @@ async function patchMode(
         problems.push(`${op.path}: ${probe.kind === "new" ? "file not found" : "not a regular file"}`);
       else {
         claim(probe, op.path);
-        if (op.kind === "delete") planned.push({ op, source: probe, diff: `--- a/${op.path}\n+++ /dev/null\n` });
+        if (op.kind === "delete")
+          planned.push({ op, source: probe, diff: `--- ${diffPath("a", op.path)}\n+++ /dev/null\n` });
         else {
           const destination = await destinationProbe(op.moveTo);
           if (!destination) continue;

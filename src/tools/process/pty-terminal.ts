@@ -10,8 +10,20 @@
  * woken by the output itself, never by a timer.
  */
 
-import xterm from "@xterm/headless";
+import { createRequire } from "node:module";
+import type { Terminal } from "@xterm/headless";
 import { stripAnsi } from "../shared/text.js";
+
+/**
+ * The emulator is loaded with the first PTY, not with the package: it is
+ * most of what `import "shellwright"` would read from disk, and most
+ * sessions never start a PTY (bench/cli-startup.mjs).
+ */
+let loadedTerminal: typeof Terminal | undefined;
+function xtermTerminal(): typeof Terminal {
+  loadedTerminal ??= (createRequire(import.meta.url)("@xterm/headless") as { Terminal: typeof Terminal }).Terminal;
+  return loadedTerminal;
+}
 
 /** How much output since the last action is kept for `wait`'s pattern (the newest part). */
 const SINCE_ACTION_CHARS = 1_000_000;
@@ -33,14 +45,14 @@ export interface PatternWait {
 }
 
 export class PtyTerminal {
-  readonly #term: InstanceType<typeof xterm.Terminal>;
+  readonly #term: Terminal;
   #sinceAction = "";
   #ended = false;
   readonly #listeners = new Set<() => void>();
 
   /** `reply` gets the emulator's answers to the program's queries, to be written to the PTY. */
   constructor(cols: number, rows: number, reply: (data: string) => void) {
-    this.#term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+    this.#term = new (xtermTerminal())({ cols, rows, allowProposedApi: true, scrollback: 1000 });
     this.#term.onData(reply);
   }
 
@@ -134,8 +146,13 @@ export class PtyTerminal {
 // eslint-disable-next-line no-control-regex
 const TERMINAL_ESCAPES = /\x1b[()*+\-./][\x20-\x7e]|\x1b[0-9:;<=>?`a-z{|}~]/g;
 
-/** A terminal's output as a model reads it: no control sequences, and `\r\n` line ends as `\n`. */
+/**
+ * A terminal's output as a model reads it: no control sequences, and line
+ * ends as `\n`, whichever order the program put its carriage returns in
+ * (`\r\n`, or readline's `\n\r`: a return at the start of a line moves
+ * nothing).
+ */
 export function shownPtyText(text: string): string {
   const plain = text.includes("\x1b") ? stripAnsi(text.replace(TERMINAL_ESCAPES, "")) : text;
-  return plain.replace(/\r+\n/g, "\n");
+  return plain.replace(/\r*\n\r*/g, "\n");
 }

@@ -112,6 +112,21 @@ describe("gateway backend", () => {
     }
   });
 
+  it("takes a token read from a file, its final newline included, as the server takes its own file", async () => {
+    const gateway = await gatewayFor();
+    const env = await connect(gateway, { token: `${TOKEN}\n` });
+    expect((await env.execute("echo ok")).output).toBe("ok\n");
+    process.env.SHELLWRIGHT_GATEWAY_TOKEN = ` ${TOKEN}\r\n`;
+    try {
+      const fromEnv = await createEnvironment({ backend: "gateway", url: gateway.url });
+      cleanups.push(() => fromEnv.close());
+      expect((await fromEnv.execute("echo ok")).output).toBe("ok\n");
+    } finally {
+      delete process.env.SHELLWRIGHT_GATEWAY_TOKEN;
+    }
+    await expect(connect(gateway, { token: "two words" })).rejects.toMatchObject({ option: "token" });
+  });
+
   it("turns a cwd outside the gateway's roots into InvalidOptionError", async () => {
     const gateway = await gatewayFor({ allowedRoots: ["/tmp"] });
     await expect(connect(gateway, { cwd: "/etc" })).rejects.toMatchObject({

@@ -17,7 +17,8 @@ for (const backend of toolBackends) {
         success: true,
         path: file,
         replacements: 1,
-        diff: `--- a/${file}\n+++ b/${file}\n@@ -1,3 +1,3 @@\n #!/bin/sh\n-echo hello\n+echo goodbye\n echo bye\n`,
+        // An absolute path reads as git writes it: `a/tmp/…`, never `a//tmp/…`.
+        diff: `--- a${file}\n+++ b${file}\n@@ -1,3 +1,3 @@\n #!/bin/sh\n-echo hello\n+echo goodbye\n echo bye\n`,
       });
       expect(await text(file)).toBe("#!/bin/sh\necho goodbye\necho bye\n");
       expect((await t.sh(`stat -c %a ${file}`)).trim()).toBe("751");
