@@ -22,6 +22,7 @@ import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type 
 import { EnvironmentBase } from "./environment-base.js";
 import { collectCall, type CallLimits, type RunOutcome } from "./collect-call.js";
 import { FastEndDetector } from "./fast-end-detector.js";
+import { withInitSlot } from "./init-gate.js";
 
 /** @deprecated Import these from ./environment.js, the contract module; kept so older import paths still compile. */
 export type { ExecuteOptions, ExecuteResult, SessionState };
@@ -310,6 +311,10 @@ export class Session extends EnvironmentBase {
   }
 
   async #init(retried = false): Promise<void> {
+    return withInitSlot(this.#transport.initGroup, () => this.#initNow(retried));
+  }
+
+  async #initNow(retried: boolean): Promise<void> {
     const callId = newId();
     const secret = newSecret();
     const embedded = this.#transport.stdinMode === "heredoc";

@@ -77,6 +77,11 @@ export interface Transport {
   readonly files?: BackendFiles;
   /** True when the wrapper must print its PID first so killTree can find it inside the backend. */
   readonly needsRemotePid?: boolean;
+  /**
+   * Sessions whose inits (the login profile) compete for one machine's CPU share this name, and run a few of
+   * those inits at a time (core/init-gate.ts). Unset where each session has a machine of its own.
+   */
+  readonly initGroup?: string;
   /** A faster way to run calls, when the backend has one and it is on (docs/fast-path.md). */
   readonly fastPath?: FastPath | undefined;
   /**

@@ -78,6 +78,8 @@ const ENDED_GROUP_TAG = "e";
 export class LocalTransport implements Transport {
   readonly name = "local";
   readonly actsOnHost = true;
+  /** Every local session runs its login profile on this machine's CPU. */
+  readonly initGroup = "local";
   readonly stdinMode = "pipe";
   readonly cwdSource = "file";
   readonly files: BackendFiles = localFiles;

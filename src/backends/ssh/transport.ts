@@ -101,6 +101,12 @@ export class SshTransport implements Transport {
     return this.#tempDir;
   }
 
+  /** Every session on one host runs its login profile on that host's CPU. */
+  get initGroup(): string {
+    const { user, host, port } = this.#options;
+    return `ssh:${user ?? ""}@${host}:${port ?? 22}`;
+  }
+
   /** Where the master's socket lives (a private 0700 directory). */
   get controlPath(): string {
     return this.#target.controlPath;
