@@ -108,6 +108,15 @@ export function collectCall(
         interrupted: stopReason === "interrupt",
       });
     };
+    /**
+     * The drain after an exit ends only after one more poll for I/O. A process descheduled for longer than the drain
+     * (a loaded machine) runs its timers first when it wakes, before it reads output already waiting in the pipe:
+     * the call then ended without its output and its marker (an empty reply, CI at load 38). setImmediate runs after
+     * that poll, and what it read finishes the call by itself.
+     */
+    const finishAfterIo = (): void => {
+      setImmediate(() => finish());
+    };
     // Completion is the process exit plus the end marker (or the end of the
     // stream), never EOF alone: a backgrounded child may hold the pipe forever.
     const check = (): void => {
@@ -137,7 +146,7 @@ export function collectCall(
       })();
       void killing.finally(() => {
         killed = true;
-        if (exitCode !== undefined) later(ended || scanner.done ? 0 : DRAIN_AFTER_EXIT_MS, finish);
+        if (exitCode !== undefined) later(ended || scanner.done ? 0 : DRAIN_AFTER_EXIT_MS, finishAfterIo);
       });
       later(grace + GIVE_UP_AFTER_KILL_MS, () => finish(true));
     };
@@ -165,7 +174,7 @@ export function collectCall(
         exitCode = code;
         check();
         // The output may still be on its way: the end marker (or the stream's end) finishes earlier.
-        if (!finished) later(transport.outputAfterExitMs ?? DRAIN_AFTER_EXIT_MS, finish);
+        if (!finished) later(transport.outputAfterExitMs ?? DRAIN_AFTER_EXIT_MS, finishAfterIo);
       },
       (error: unknown) => {
         if (finished) return;
