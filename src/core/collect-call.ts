@@ -45,8 +45,10 @@ export interface CollectSettings {
 
 /** After the process exits, how long to wait for the rest of its output when no marker came (Transport.outputAfterExitMs). */
 const DRAIN_AFTER_EXIT_MS = 250;
-/** After SIGKILL, how long to wait for an exit before giving up on the process. */
+/** After the kill rounds, how long to wait for an exit before giving up on the process. */
 const GIVE_UP_AFTER_KILL_MS = 5000;
+/** How long the kill rounds themselves may take before the call answers anyway (a backend that stopped answering). */
+const KILL_ROUNDS_GIVE_UP_MS = 60_000;
 
 export function collectCall(
   transport: Transport,
@@ -147,8 +149,12 @@ export function collectCall(
       void killing.finally(() => {
         killed = true;
         if (exitCode !== undefined) later(ended || scanner.done ? 0 : DRAIN_AFTER_EXIT_MS, finishAfterIo);
+        later(GIVE_UP_AFTER_KILL_MS, () => finish(true));
       });
-      later(grace + GIVE_UP_AFTER_KILL_MS, () => finish(true));
+      // The wait for an exit starts once the kill rounds are done: on a loaded machine a round inside a box can take
+      // longer than the grace, and a call that answered then would leave the next command its processes (CI, the
+      // Modal stand-in). Only a backend that never answers its kill is given up on sooner.
+      later(grace + KILL_ROUNDS_GIVE_UP_MS, () => finish(true));
     };
     const onAbort = (): void => stop("interrupt");
 

@@ -69,4 +69,39 @@ describe("collectCall", () => {
     const result = await outcome;
     expect(result).toMatchObject({ exitCode: 0, text: "the reply\n" });
   });
+
+  it("answers a stopped call only once its kill rounds are done, even when they take longer than the wait after a kill", async () => {
+    let exited!: (code: number) => void;
+    const exit = new Promise<number>((resolve) => (exited = resolve));
+    const handle: ProcessHandle = {
+      // No output at all: the stream ends when the process does.
+      output: (async function* (): AsyncGenerator<Uint8Array> {
+        await exit;
+        yield* [];
+      })(),
+      wait: () => exit,
+      kill: () => undefined,
+    };
+    let killDone = false;
+    // A kill round inside a box on a loaded machine: slower than the 5 s an exit is waited for after a kill.
+    const transport = {
+      name: "test",
+      killTree: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5500));
+        killDone = true;
+        exited(137);
+        return true;
+      },
+    } as unknown as Transport;
+    const result = await collectCall(
+      transport,
+      handle,
+      { maxOutputBytes: 10_000, outputHeadFraction: 0.4, killGraceMs: 0 },
+      { timeoutMs: 50 },
+      new AbortController().signal,
+      noMarker,
+    );
+    expect(result.timedOut).toBe(true);
+    expect(killDone).toBe(true);
+  }, 30_000);
 });
