@@ -18,7 +18,8 @@ import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-s
 import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
-import { PtyTerminal, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import { PtyTerminal, type PatternSource, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import { patternWorker } from "./pattern-worker.js";
 import { shellQuote } from "../../core/script.js";
 import {
   completeUtf8Length,
@@ -231,14 +232,20 @@ export class ProcessRegistry {
     return true;
   }
 
-  /** Waits until the output since the previous action matches `pattern` (woken by the output, not a timer). */
+  /**
+   * Waits until the output since the previous action matches `pattern`
+   * (woken by the output, not a timer), matched in linear time off the event
+   * loop (pattern-worker.ts): RE2's syntax, so no lookahead or backreference.
+   */
   async waitFor(
     process: BackgroundProcess,
-    pattern: RegExp,
+    pattern: PatternSource | string,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<PatternWait> {
-    const answer = await this.#ptyOf(process, "wait with a pattern").terminal.waitFor(pattern, timeoutMs, signal);
+    const source = typeof pattern === "string" ? { source: pattern, flags: "m" } : pattern;
+    const terminal = this.#ptyOf(process, "wait with a pattern").terminal;
+    const answer = await terminal.waitFor(source, timeoutMs, patternWorker(this.#session), signal);
     if (answer.status !== "matched") await this.refresh([process]);
     return answer;
   }

@@ -6,9 +6,10 @@
 
 import { z } from "zod";
 import type { Redactor } from "../../core/redact.js";
-import { ProcessError } from "../../core/errors.js";
+import { InvalidOptionError, ProcessError } from "../../core/errors.js";
 import { processRegistry, shownOutput, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
 import { keysBytes } from "./pty-keys.js";
+import type { PatternWait } from "./pty-terminal.js";
 import { redactorFor } from "../shared/redaction.js";
 import type { ToolSettings } from "../shared/tool-settings.js";
 import { defineTool, type ToolResult } from "../shared/tool-definition.js";
@@ -56,8 +57,11 @@ const inputSchema = z
     pattern: z
       .string()
       .min(1)
+      .max(1000)
       .optional()
-      .describe("For wait on a pty process: a regular expression awaited in the output since your previous action"),
+      .describe(
+        "For wait on a pty process: a regular expression (RE2 syntax) awaited in the output since your previous action",
+      ),
     cols: z.number().int().min(1).max(1000).optional().describe("For resize: columns"),
     rows: z.number().int().min(1).max(1000).optional().describe("For resize: rows"),
     timeout: z.number().min(1).optional().describe("For wait: seconds to wait at most (default 180)"),
@@ -67,6 +71,8 @@ const inputSchema = z
   .strict();
 
 const DEFAULT_WAIT_SECONDS = 180;
+/** A pattern wait's answer shows the end of the output since the previous action, at most this much. */
+const WAIT_OUTPUT_CHARS = 2000;
 
 export const processTool = defineTool({
   name: "process",
@@ -178,25 +184,29 @@ async function waitForPattern(
   redactor: Redactor | undefined,
 ): Promise<ToolResult> {
   if (process.pty === undefined) return notPty("wait with a pattern");
-  let pattern: RegExp;
+  const seconds = Math.min(requested ?? DEFAULT_WAIT_SECONDS, settings.maxForegroundTimeoutSeconds);
+  let answer: PatternWait;
   try {
     // m: ^ and $ match at line ends, so a prompt can be awaited as ^>>> $.
-    pattern = new RegExp(source, "m");
+    answer = await registry.waitFor(process, { source, flags: "m" }, seconds * 1000, signal);
   } catch (error) {
-    return {
-      error: `pattern ${JSON.stringify(source)} is not a valid regular expression: ${(error as Error).message}`,
-    };
+    if (error instanceof InvalidOptionError)
+      return {
+        error: `pattern ${JSON.stringify(source)} cannot be used: ${error.message}. Patterns are matched in linear time (RE2 syntax): lookahead and backreferences are not available.`,
+      };
+    if (error instanceof ProcessError) return { error: error.message };
+    throw error;
   }
-  const seconds = Math.min(requested ?? DEFAULT_WAIT_SECONDS, settings.maxForegroundTimeoutSeconds);
-  const answer = await registry.waitFor(process, pattern, seconds * 1000, signal);
   registry.markAction(process);
   const output = redactor?.redact(answer.output, { keepLines: true }) ?? answer.output;
   const reply: ToolResult = {
     session_id: process.id,
     status: answer.status === "ended" ? process.status : answer.status,
-    output: output.slice(-2000),
+    output: output.slice(-WAIT_OUTPUT_CHARS),
     ...exitFields(process),
   };
+  if (output.length > WAIT_OUTPUT_CHARS)
+    reply.output_note = `The last ${WAIT_OUTPUT_CHARS} of ${output.length} characters since your previous action; process(action="log") has more.`;
   if (answer.status === "timeout") reply.timeout_note = `No match for ${source} within ${seconds}s`;
   if (answer.status === "ended") {
     process.endSeen = true;
