@@ -9,6 +9,8 @@
  *   holder  PID of a sleeper that keeps a writer on `in`, so the process sees
  *           EOF only when `close` kills it
  *   exit    the command's real exit code, written by the wrapper when it ends
+ *   lock    locked by the wrapper while it lives (flock), so a wait is woken
+ *           by its end, not by a poll (waitLoop)
  *   ctl     (a PTY process only) a FIFO of resize requests (pty-scripts.ts)
  *
  * The wrapper is started with job control on (`set -m`), so it leads a process
@@ -31,6 +33,7 @@ export interface ProcessFiles {
   holder: string;
   exit: string;
   ctl: string;
+  lock: string;
 }
 
 export function processFiles(dir: string): ProcessFiles {
@@ -41,6 +44,7 @@ export function processFiles(dir: string): ProcessFiles {
     holder: `${dir}/holder`,
     exit: `${dir}/exit`,
     ctl: `${dir}/ctl`,
+    lock: `${dir}/lock`,
   };
 }
 
@@ -66,13 +70,15 @@ export function launchScript(files: ProcessFiles, command: string, id: string, p
   const wrapper = [
     "builtin trap : TERM",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
-    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
+    // The wrapper's fd 9 holds the lock until the wrapper is gone: nothing it starts keeps fd 9.
+    `exec 9> ${shellQuote(files.lock)} && { command flock -x 9 || exec 9>&-; } 2>/dev/null`,
+    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- 9>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
     // The command's stderr reaches the log through fd 3; the wrapper's own is
     // /dev/null while it waits, so bash's report of a command killed by a
     // signal ("Terminated") is not taken for the command's output.
     pty === undefined
-      ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&-; } 3>&2 2>/dev/null`
-      : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in" 2>&3 3>&-; } 3>&2 2>/dev/null`,
+      ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`
+      : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`,
     "__sw_rc=$?",
     `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
     `builtin echo $__sw_rc > ${q.exit}.tmp && command mv -f ${q.exit}.tmp ${q.exit}`,
@@ -178,14 +184,29 @@ export function parsePollOutput(text: string): PollAnswer[] {
   return answers;
 }
 
-/** Sleeps until the process ends, or `maxChecks` checks have passed. */
+/** flock's exit code when its wait timed out (-E). */
+const FLOCK_TIMEOUT = 97;
+
+/**
+ * Waits until the process ends, or `maxChecks` checks have passed. Woken by
+ * the end itself where flock(1) is: the wrapper holds the lock while it lives,
+ * and the kernel hands it over the moment the wrapper is gone, however busy
+ * the machine is. Without flock (or when the wait began before the wrapper
+ * took the lock), the checks every `intervalMs` find the end.
+ */
 function waitLoop(request: PollRequest, intervalMs: number, maxChecks: number | undefined): string {
   const d = shellQuote(request.files.dir);
   const p = request.pgid;
   const alive = `{ { [[ -r /proc/${p}/stat ]] && builtin read -r _ _ __sw_s _ __sw_pg _ < /proc/${p}/stat 2>/dev/null && [[ $__sw_s != Z && $__sw_pg == ${p} ]]; } || { [[ ! -d /proc/self ]] && builtin kill -0 ${p} 2>/dev/null; }; }`;
   const seconds = (Math.max(intervalMs, 10) / 1000).toFixed(3);
   const bound = maxChecks === undefined ? "" : ` && (( __sw_n++ < ${maxChecks} ))`;
-  return `__sw_n=0\nwhile [[ ! -f ${d}/exit ]] && ${alive}${bound}; do command sleep ${seconds} 2>/dev/null || command sleep 1; done`;
+  const timeout = maxChecks === undefined ? "" : ` -w ${((Math.max(intervalMs, 10) * maxChecks) / 1000).toFixed(3)}`;
+  const lock = shellQuote(request.files.lock);
+  // flock's -E code tells its timeout from a flock without -w or -E (busybox), which falls back to the checks.
+  return [
+    `__sw_f=0; [[ ! -f ${d}/exit && -f ${lock} ]] && ${alive} && { command flock -s -E ${FLOCK_TIMEOUT}${timeout} ${lock} true 2>/dev/null; __sw_f=$?; }`,
+    `__sw_n=0\n[[ $__sw_f == ${FLOCK_TIMEOUT} ]] || while [[ ! -f ${d}/exit ]] && ${alive}${bound}; do command sleep ${seconds} 2>/dev/null || command sleep 1; done`,
+  ].join("\n");
 }
 
 /** Blocks until the process ends (or `maxChecks` checks pass), then polls it: still one round trip. */

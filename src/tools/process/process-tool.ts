@@ -33,7 +33,7 @@ const description = `Manage background processes started with terminal(backgroun
 Actions:
 - list: every process of this session with its status and the tail of its output
 - poll: status, exit code when done, and the last 1000 characters of output
-- log: output lines; offset=0 shows the last \`limit\` lines (default 200), offset=N starts at line N
+- log: output lines; offset=0 shows the last \`limit\` lines (default 200), offset=N starts at line N (1 is the first)
 - wait: block until the process ends or \`timeout\` seconds pass (default 180); with \`pattern\` (a regex, pty only), until output since your previous action matches, returning that output
 - kill: stop the process and everything it started
 - write: send \`data\` to its stdin as is; submit: send \`data\` plus Enter; close: close its stdin (EOF)
@@ -65,7 +65,12 @@ const inputSchema = z
     cols: z.number().int().min(1).max(1000).optional().describe("For resize: columns"),
     rows: z.number().int().min(1).max(1000).optional().describe("For resize: rows"),
     timeout: z.number().min(1).optional().describe("For wait: seconds to wait at most (default 180)"),
-    offset: z.number().int().min(0).optional().describe("For log: first line (0 = show the last `limit` lines)"),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("For log: the line to start at, 1 for the first (0 or absent: the last `limit` lines)"),
     limit: z.number().int().min(1).optional().describe("For log: number of lines (default 200)"),
   })
   .strict();
@@ -267,17 +272,19 @@ function log(process: BackgroundProcess, offset: number, limit: number, redactor
   if (process.status !== "running") process.endSeen = true;
   const lines = shownOutput(process, redactor).split("\n");
   if (lines.at(-1) === "") lines.pop();
-  const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
+  // Line numbers start at 1, as read_file's; offset 0 is the end.
+  const first = offset === 0 ? Math.max(1, lines.length - limit + 1) : offset;
+  const shown = lines.slice(first - 1, first - 1 + limit);
   const reply: ToolResult = {
     session_id: process.id,
     status: process.status,
     output: shown.join("\n"),
     total_lines: lines.length,
-    showing: `${shown.length} lines`,
+    showing: shown.length === 0 ? "0 lines" : `${shown.length} lines, from line ${first}`,
     ...exitFields(process),
   };
   if (process.droppedChars > 0) {
-    reply.log_note = `The first ${process.droppedChars} characters are no longer kept in memory; line numbers count from what is kept. The whole log is in ${process.files.log}.`;
+    reply.log_note = `The first ${process.droppedChars} characters are no longer kept in memory: line 1 is the first line kept. The log file ${process.files.log} keeps more (docs/tools.md says how much).`;
   }
   return reply;
 }

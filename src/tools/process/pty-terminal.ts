@@ -108,7 +108,12 @@ export class PtyTerminal {
    * aborts. The pattern is matched on `worker`'s thread; one it cannot take
    * rejects with InvalidOptionError.
    */
-  waitFor(pattern: PatternSource, timeoutMs: number, worker: PatternWorker, signal?: AbortSignal): Promise<PatternWait> {
+  waitFor(
+    pattern: PatternSource,
+    timeoutMs: number,
+    worker: PatternWorker,
+    signal?: AbortSignal,
+  ): Promise<PatternWait> {
     return new Promise((resolve, reject) => {
       const stream = new PtyTextStream();
       let watch: Awaited<ReturnType<PatternWorker["watch"]>> | undefined;

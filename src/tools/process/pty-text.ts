@@ -48,8 +48,9 @@ export class TextTail {
 const MAX_HELD = 4096;
 
 /** A complete escape sequence at the start of the text: CSI, OSC, charset designation, or a one-character escape. */
-// eslint-disable-next-line no-control-regex
-const COMPLETE_ESCAPE = /^\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+\-./][\x20-\x7e]|(?![()*+\-./[\]])[\x20-\x7e])/;
+const COMPLETE_ESCAPE =
+  // eslint-disable-next-line no-control-regex
+  /^\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+\-./][\x20-\x7e]|(?![()*+\-./[\]])[\x20-\x7e])/;
 
 /**
  * Converts a PTY's output to shown text piece by piece, with the same result
