@@ -141,7 +141,10 @@ export class ProcessRegistry {
     const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
     const cwd = options.cwd ?? this.#session.cwd;
     const pty = options.pty === undefined ? undefined : await this.#ptyLaunch(options.pty);
-    const result = await this.#session.execute(launchScript(files, command, id, pty), { ...HOUSEKEEPING, cwd });
+    const result = await this.#session.execute(
+      launchScript(files, command, id, { maxLogBytes: this.#settings.maxLogBytes, pty }),
+      { ...HOUSEKEEPING, cwd },
+    );
     const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
     if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
       const why =

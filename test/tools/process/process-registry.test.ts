@@ -74,6 +74,15 @@ for (const backend of compatBackends) {
       expect(process).toMatchObject({ status: "exited", exitCode: 3 });
     });
 
+    it("the command ends, leaving a job that holds its output open: the wait returns all the same", async () => {
+      const process = await registry().spawn("read -r line; sleep 600 & echo left-running; exit 4");
+      const waiting = registry().wait(process, 3_600_000);
+      await registry().write(process, "go\n");
+      expect(await waiting).toBe(true);
+      expect(process).toMatchObject({ status: "exited", exitCode: 4, output: "left-running\n" });
+      expect(await registry().reap(process)).toBe(1);
+    });
+
     it("kill ends the process: every pending wait returns, the process killed", async () => {
       const process = await registry().spawn("trap '' TERM; exec sleep 1000");
       const waits = [registry().wait(process, 3_600_000), registry().wait(process, 3_600_000)];
