@@ -161,7 +161,8 @@ export function matchExpected(expected: unknown, actual: unknown, path = "result
         ? []
         : [`${path}: expected to contain ${JSON.stringify(m.$contains)}, got ${JSON.stringify(clip(actual))}`];
     const regex = linearRegex(String(m.$regex));
-    if (typeof regex === "string") return [`${path}: $regex ${JSON.stringify(String(m.$regex))} cannot be used: ${regex}`];
+    if (typeof regex === "string")
+      return [`${path}: $regex ${JSON.stringify(String(m.$regex))} cannot be used: ${regex}`];
     return regex.test(actual)
       ? []
       : [`${path}: expected to match /${String(m.$regex)}/, got ${JSON.stringify(clip(actual))}`];
