@@ -1,7 +1,7 @@
 /**
  * A background process's log, bounded inside the backend: its output goes
- * through a pipe to a bounder (bash and GNU dd, which writes each read at
- * once and reads no more than it is told) that writes the first
+ * through a pipe to a bounder (bash and GNU head -c under stdbuf -o0, which
+ * reads no more than it writes and writes each read at once) that writes the first
  * `headBytes` to `log` and the rest to segments `log.000000000000`,
  * `log.000000000001`, … of `segmentBytes` each, removing all but the last
  * two: the head and a rolling tail, never more than `maxLogBytes` in all
@@ -9,8 +9,8 @@
  * output: segment k starts at headBytes + k × segmentBytes, so poll and the
  * follower read the same stream as before, with the middle gone.
  *
- * It needs GNU coreutils 8.28 or later (dd's count_bytes; tail -f ends when
- * its reader does); without them the log is written
+ * It needs GNU coreutils 8.28 or later with a working stdbuf (tail -f ends
+ * when its reader does); without them the log is written
  * directly and unbounded, as before. The file `bound` (two numbers) says which.
  */
 
@@ -28,17 +28,18 @@ const SEGMENT = `'%s/log.%012d'`;
  */
 export const BOUND_FUNCTIONS = [
   "__sw_bounding() {",
-  "  local v; v=$(command dd --version 2>/dev/null) || return 1",
-  "  [[ $v =~ GNU\\ coreutils\\)\\ ([0-9]+)\\.([0-9]+) ]] || return 1",
+  // One run proves stdbuf works here (it preloads a library) and gives coreutils' version.
+  "  local v; v=$(command stdbuf -o0 head --version 2>/dev/null) || return 1",
+  "  [[ $v =~ coreutils\\)\\ ([0-9]+)\\.([0-9]+) ]] || return 1",
   "  (( BASH_REMATCH[1] > 8 || (BASH_REMATCH[1] == 8 && BASH_REMATCH[2] >= 28) ))",
   "}",
   "__sw_bound() {",
   "  local d=$1 h=$2 s=$3 k=0 n f",
-  '  command dd iflag=count_bytes count="$h" bs=64K status=none > "$d/log" || return',
+  '  command stdbuf -o0 head -c "$h" > "$d/log" || return',
   '  n=$(command wc -c < "$d/log"); (( ${n//[!0-9]/} < h )) && return',
   "  while :; do",
   `    builtin printf -v f ${SEGMENT} "$d" "$k"`,
-  '    command dd iflag=count_bytes count="$s" bs=64K status=none > "$f" || return',
+  '    command stdbuf -o0 head -c "$s" > "$f" || return',
   '    n=$(command wc -c < "$f"); (( ${n//[!0-9]/} < s )) && return',
   `    (( k > 0 )) && { builtin printf -v f ${SEGMENT} "$d" $((k - 1)); command rm -f -- "$f"; }`,
   "    k=$((k + 1))",
@@ -119,7 +120,7 @@ export function followScript(dir: string, pid: number): string {
     `builtin read -r __sw_h __sw_s < ${dir}/bound; __sw_k=-1`,
     "while :; do",
     `  if (( __sw_k < 0 )); then __sw_f=${log} __sw_n=$__sw_h; else builtin printf -v __sw_f ${SEGMENT} ${dir} "$__sw_k"; __sw_n=$__sw_s; fi`,
-    `  command tail -s 0.02 -c +1 --retry --pid=${pid} -f "$__sw_f" 2>/dev/null | command dd iflag=count_bytes count="$__sw_n" bs=64K status=none`,
+    `  command tail -s 0.02 -c +1 --retry --pid=${pid} -f "$__sw_f" 2>/dev/null | command stdbuf -o0 head -c "$__sw_n"`,
     "  __sw_k=$((__sw_k + 1))",
     `  builtin printf -v __sw_f ${SEGMENT} ${dir} "$__sw_k"`,
     "  if [[ ! -e $__sw_f ]]; then",
