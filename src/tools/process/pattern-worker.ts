@@ -95,12 +95,22 @@ export class PatternWorker {
       this.#forget(id);
       throw error;
     }
+    // What arrives within one turn of the event loop goes to the thread as one message.
+    let queued: string[] = [];
+    const send = (): void => {
+      const text = queued.join("");
+      queued = [];
+      post({ type: "data", id, text });
+    };
     return {
-      feed: (more) => post({ type: "data", id, text: more }),
+      feed: (more) => {
+        if (queued.push(more) === 1) setImmediate(send);
+      },
       flush: () =>
         new Promise<boolean>((resolve) => {
           if (!this.#watches.has(id)) return resolve(false);
           state.flushed = resolve;
+          if (queued.length > 0) send();
           post({ type: "flush", id });
         }),
       get skippedChars() {
