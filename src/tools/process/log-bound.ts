@@ -55,13 +55,21 @@ const DRAIN_SECONDS = 1;
  * bounder as a coprocess reading the wrapper's output (TERM, INT and HUP
  * ignored: it ends at the end of its input, so what a command prints while it
  * is being stopped is kept), and after the command, the wait for it to drain
- * (bounded: a job left running may hold the pipe open).
+ * (bounded: a job left running may hold the pipe open, and the bounder with
+ * it, until the job ends or kill, reap or close() end the group and every
+ * process carrying the mark, the bounder among them).
+ *
+ * The bounder holds nothing but its pipes: above all not the wrapper's lock
+ * on fd 9, or a job left running would hold back every wait for the
+ * process's end. It closes fd 9 with `exec` inside its body: a redirection on
+ * the coproc (`} 9>&-`) made bash keep a saved copy of the fd (on fd 10 or
+ * above) in the coprocess for as long as its body ran.
  */
 export function boundWrapper(dir: string): { before: string; after: string } {
   return {
     before: [
       `if [[ -s ${dir}/bound ]] && builtin read -r __sw_h __sw_s < ${dir}/bound; then`,
-      `  coproc __SW_BOUND { builtin trap '' TERM INT HUP; __sw_bound ${dir} "$__sw_h" "$__sw_s"; } 2>/dev/null 9>&-`,
+      `  coproc __SW_BOUND { exec 2>/dev/null 9>&-; builtin trap '' TERM INT HUP; __sw_bound ${dir} "$__sw_h" "$__sw_s"; }`,
       "  __sw_r=${__SW_BOUND[0]} __sw_w=${__SW_BOUND[1]}",
       '  exec >&"$__sw_w" 2>&1 {__sw_w}>&-',
       "fi",
