@@ -23,7 +23,7 @@ const settings = toolSettings({ processes: { maxLogBytes: MAX_LOG_BYTES } });
  */
 const groupScan = (groups: number[]): string =>
   [
-    `for f in /proc/[0-9]*/stat; do builtin read -r l < "$f" 2>/dev/null || continue; c=\${l#*(}; c=\${c%)*}`,
+    `for f in /proc/[0-9]*/stat; do { builtin read -r l < "$f"; } 2>/dev/null || continue; c=\${l#*(}; c=\${c%)*}`,
     `  set -- \${l##*) }; [[ $1 != Z && " ${groups.join(" ")} " == *" $3 "* ]] && echo "$3 $c"`,
     "done; true",
   ].join("\n");
@@ -74,7 +74,7 @@ for (const backend of compatBackends) {
       const dir = processRegistry(session).get(id)!.files.dir;
       expect((await session.execute(`head -c 37 ${dir}/log`)).output).toBe("0123456789abcdefghijklmnopqrstuvwxyz\n");
       expect((await call("terminal", { command: 'echo "$LOG_BOUND_VAR $PWD"' })).output).toBe("kept-5 /tmp\n");
-    });
+    }, 180_000);
 
     it.skipIf(noStaticHelper !== undefined)(
       "a PTY's follower reads past every dropped segment to the end",
@@ -87,6 +87,7 @@ for (const backend of compatBackends) {
         const screen = await call("process", { action: "screen", session_id: id });
         expect(screen.screen).toContain("LOG-END-MARK");
       },
+      180_000,
     );
 
     // Checked from a second session by pid: not where each session has its own pid namespace.
