@@ -8,6 +8,8 @@ const benches = [
   { name: "session", file: "bench/run.mjs" },
   { name: "process-poll", file: "bench/process-poll.mjs" },
   { name: "pty-echo", file: "bench/pty-echo.mjs" },
+  // A flood through a PTY with a pattern wait pending, beside tmux or script (each where the backend has it).
+  { name: "pty-flood", file: "bench/pty-flood.mjs" },
   { name: "file-tools", file: "bench/file-tools.mjs" },
   { name: "redaction", file: "bench/redaction.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },

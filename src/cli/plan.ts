@@ -14,6 +14,7 @@
  * session_id of step 3 (steps count from 1).
  */
 
+import { RE2JS } from "re2js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe as describeValue, describeSecret } from "../core/options.js";
 import type { Environment } from "../core/environment.js";
@@ -162,7 +163,10 @@ export function matchExpected(expected: unknown, actual: unknown, path = "result
       return actual.includes(String(m.$contains))
         ? []
         : [`${path}: expected to contain ${JSON.stringify(m.$contains)}, got ${JSON.stringify(clip(actual))}`];
-    return new RegExp(String(m.$regex)).test(actual)
+    const regex = linearRegex(String(m.$regex));
+    if (typeof regex === "string")
+      return [`${path}: $regex ${JSON.stringify(String(m.$regex))} cannot be used: ${regex}`];
+    return regex.test(actual)
       ? []
       : [`${path}: expected to match /${String(m.$regex)}/, got ${JSON.stringify(clip(actual))}`];
   }
@@ -178,6 +182,15 @@ export function matchExpected(expected: unknown, actual: unknown, path = "result
     : [
         `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(typeof actual === "string" ? clip(actual) : actual)}`,
       ];
+}
+
+/** A plan's $regex, matched in RE2's linear time so that no pattern hangs the run; a string says why it cannot be. */
+function linearRegex(source: string): { test(text: string): boolean } | string {
+  try {
+    return RE2JS.compile(RE2JS.translateRegExp(source), 0);
+  } catch (error) {
+    return `${(error as Error).message} (RE2 syntax: no lookahead or backreferences)`;
+  }
 }
 
 function isMatcher(value: unknown): boolean {

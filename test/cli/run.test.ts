@@ -164,6 +164,16 @@ describe("plans", () => {
     ]);
   });
 
+  it("match a $regex in linear time: (a+)+$ on 48 a's and a b answers at once; a lookahead is named", () => {
+    const result = { output: `${"a".repeat(48)}b` };
+    expect(matchExpected({ output: { $regex: "(a+)+$" } }, result)).toEqual([
+      `result.output: expected to match /(a+)+$/, got ${JSON.stringify(result.output)}`,
+    ]);
+    expect(matchExpected({ output: { $regex: "(?=a)a" } }, result)[0]).toMatch(
+      /^result\.output: \$regex "\(\?=a\)a" cannot be used: .*no lookahead/,
+    );
+  });
+
   it("reject unknown step keys", () => {
     expect(() => parsePlan([{ tool: "terminal", arg: {} }])).toThrow('step 1 has an unknown key "arg"');
     expect(() => parsePlan({ stepz: [] })).toThrow(/must be an array of steps/);

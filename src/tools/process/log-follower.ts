@@ -6,8 +6,9 @@
  */
 
 import type { Environment } from "../../core/environment.js";
+import { shellQuote } from "../../core/script.js";
 import type { BackgroundProcess } from "./background-process.js";
-import { followScript } from "./pty-scripts.js";
+import { followScript } from "./log-bound.js";
 
 /** The longest a timer may wait in Node (about 24.8 days). */
 const FOREVER_MS = 2 ** 31 - 1;
@@ -21,7 +22,7 @@ export function followLog(
 ): AbortController {
   const follower = new AbortController();
   session
-    .execute(followScript(process.files.log, 0, process.pid), {
+    .execute(followScript(shellQuote(process.files.dir), process.pid), {
       isolated: true,
       timeoutMs: FOREVER_MS,
       signal: follower.signal,

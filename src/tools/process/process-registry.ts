@@ -18,10 +18,10 @@ import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-s
 import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
-import { PtyTerminal, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import { PtyTerminal, type PatternSource, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import { patternWorker } from "./pattern-worker.js";
 import { shellQuote } from "../../core/script.js";
 import {
-  completeUtf8Length,
   reapEntry,
   type BackgroundProcess,
   type ProcessStatus,
@@ -29,6 +29,8 @@ import {
   type PtyState,
 } from "./background-process.js";
 import { completionEvent, type CompletionEvent } from "./completion-event.js";
+import { endSignal, markEnded } from "./process-end.js";
+import { flushCarry, takeOutput } from "./process-output.js";
 
 export { shownOutput } from "./background-process.js";
 export type { BackgroundProcess, ProcessStatus, PtySize, PtyState } from "./background-process.js";
@@ -139,7 +141,10 @@ export class ProcessRegistry {
     const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
     const cwd = options.cwd ?? this.#session.cwd;
     const pty = options.pty === undefined ? undefined : await this.#ptyLaunch(options.pty);
-    const result = await this.#session.execute(launchScript(files, command, id, pty), { ...HOUSEKEEPING, cwd });
+    const result = await this.#session.execute(
+      launchScript(files, command, id, { maxLogBytes: this.#settings.maxLogBytes, pty }),
+      { ...HOUSEKEEPING, cwd },
+    );
     const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
     if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
       const why =
@@ -231,14 +236,20 @@ export class ProcessRegistry {
     return true;
   }
 
-  /** Waits until the output since the previous action matches `pattern` (woken by the output, not a timer). */
+  /**
+   * Waits until the output since the previous action matches `pattern`
+   * (woken by the output, not a timer), matched in linear time off the event
+   * loop (pattern-worker.ts): RE2's syntax, so no lookahead or backreference.
+   */
   async waitFor(
     process: BackgroundProcess,
-    pattern: RegExp,
+    pattern: PatternSource | string,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<PatternWait> {
-    const answer = await this.#ptyOf(process, "wait with a pattern").terminal.waitFor(pattern, timeoutMs, signal);
+    const source = typeof pattern === "string" ? { source: pattern, flags: "m" } : pattern;
+    const terminal = this.#ptyOf(process, "wait with a pattern").terminal;
+    const answer = await terminal.waitFor(source, timeoutMs, patternWorker(this.#session), signal);
     if (answer.status !== "matched") await this.refresh([process]);
     return answer;
   }
@@ -268,10 +279,12 @@ export class ProcessRegistry {
     if (process.status !== "running") return true;
     const interval = this.#settings.watchIntervalMs;
     const checks = Math.max(1, Math.ceil(timeoutMs / interval));
+    // Ended by the wait's own answer, the caller's signal, or the end seen elsewhere (a kill).
+    const stop = AbortSignal.any([...(signal ? [signal] : []), endSignal(process)]);
     const answers = await this.#runPoll(waitScript(this.#request(process, 0), interval, checks), {
       isolated: true,
       timeoutMs: timeoutMs + 30_000,
-      ...(signal ? { signal } : {}),
+      signal: stop,
     });
     for (const answer of answers) this.#apply(process, answer);
     return process.status !== "running";
@@ -398,53 +411,21 @@ export class ProcessRegistry {
     return parsePollOutput(text);
   }
 
-  /**
-   * Applies one answer. Idempotent and order-free: bytes before the current
-   * offset are skipped, a gap (the read kept only the newest bytes) is counted
-   * as dropped, so overlapping polls (a watcher and a poll) never duplicate output.
-   */
+  /** Applies one answer: its new output (process-output.ts), then the end it reports. */
   #apply(process: BackgroundProcess, answer: PollAnswer): void {
-    let data = answer.data;
-    if (answer.start > process.offset) {
-      process.droppedChars += answer.start - process.offset;
-      process.carry = new Uint8Array();
-      process.offset = answer.start;
-    }
-    const skip = process.offset - answer.start;
-    if (skip < data.length) {
-      data = data.subarray(skip);
-      process.offset += data.length;
-      this.#append(process, data);
-    }
-    if (process.status !== "running") return;
-    if (!answer.running) {
-      const status: ProcessStatus = process.killing ? "killed" : answer.exitCode === undefined ? "lost" : "exited";
-      this.#finish(process, status, answer.exitCode);
-    }
-  }
-
-  #append(process: BackgroundProcess, bytes: Uint8Array): void {
-    const joined = process.carry.length > 0 ? Buffer.concat([process.carry, bytes]) : Buffer.from(bytes);
-    const complete = completeUtf8Length(joined);
-    process.carry = joined.subarray(complete);
-    const text = joined.subarray(0, complete).toString("utf8");
-    process.output += text;
-    const excess = process.output.length - this.#settings.bufferChars;
-    if (excess > 0) {
-      process.output = process.output.slice(excess);
-      process.droppedChars += excess;
-    }
+    takeOutput(process, answer, this.#settings.bufferChars);
+    if (process.status !== "running" || answer.running) return;
+    const status: ProcessStatus = process.killing ? "killed" : answer.exitCode === undefined ? "lost" : "exited";
+    this.#finish(process, status, answer.exitCode);
   }
 
   #finish(process: BackgroundProcess, status: ProcessStatus, exitCode: number | undefined): void {
-    if (process.carry.length > 0) {
-      process.output += Buffer.from(process.carry).toString("utf8");
-      process.carry = new Uint8Array();
-    }
+    flushCarry(process);
     process.status = status;
     process.exitCode = exitCode ?? (status === "killed" ? 137 : undefined);
     process.finishedAt = Date.now();
     process.stdinOpen = false;
+    markEnded(process);
     this.#watchers.get(process.id)?.abort();
     this.#watchers.delete(process.id);
     const follower = process.follower;

@@ -19,6 +19,12 @@ export interface ProcessSettings {
   killGraceMs: number;
   /** How often the backend checks whether a watched process ended (`wait`, `notify_on_complete`). @default 200 */
   watchIntervalMs: number;
+  /**
+   * The most a background process's log keeps inside the backend: its first
+   * quarter is the start of the output, the rest a rolling tail (docs/tools.md).
+   * From 65536 to 16777216. @default 4194304 (4 MiB)
+   */
+  maxLogBytes: number;
 }
 
 export interface ToolSettings {
@@ -63,6 +69,7 @@ export const DEFAULT_PROCESS_SETTINGS: Readonly<ProcessSettings> = Object.freeze
   finishedTtlMs: 30 * 60_000,
   killGraceMs: 2000,
   watchIntervalMs: 200,
+  maxLogBytes: 4 * 1024 * 1024,
 });
 
 export const DEFAULT_TOOL_SETTINGS: Readonly<ToolSettings> = Object.freeze({
@@ -137,8 +144,20 @@ export function toolSettings(input: ToolSettingsInput | ToolSettings = {}): Tool
       finishedTtlMs: positiveNumber("processes.finishedTtlMs", rawProcesses.finishedTtlMs, p.finishedTtlMs),
       killGraceMs: positiveNumber("processes.killGraceMs", rawProcesses.killGraceMs, p.killGraceMs),
       watchIntervalMs: positiveNumber("processes.watchIntervalMs", rawProcesses.watchIntervalMs, p.watchIntervalMs),
+      maxLogBytes: logBytes(rawProcesses.maxLogBytes, p.maxLogBytes),
     },
   };
+}
+
+function logBytes(value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 65_536 || value > 16_777_216) {
+    throw new InvalidOptionError(
+      "processes.maxLogBytes",
+      `processes.maxLogBytes must be a whole number of bytes from 65536 to 16777216 (16 MiB), got ${describe(value)}`,
+    );
+  }
+  return value;
 }
 
 function positiveSeconds(name: string, value: unknown, fallback: number): number {

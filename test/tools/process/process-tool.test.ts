@@ -169,7 +169,18 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       expect((all.output as string).length).toBeLessThanOrEqual(1000);
       expect(all.output).toMatch(/\n20000$/);
       const page = await call("process", { action: "log", session_id: id, offset: 1, limit: 2 }, small);
-      expect(page).toMatchObject({ showing: "2 lines" });
+      expect(page).toMatchObject({ showing: "2 lines, from line 1" });
+    });
+
+    it("log's offset is a line number from 1, as read_file's: offset 1 is the first line", async () => {
+      const id = await start("printf 'one\\ntwo\\nthree\\n'");
+      await call("process", { action: "wait", session_id: id });
+      const log = (offset: number | undefined, limit: number) =>
+        call("process", { action: "log", session_id: id, limit, ...(offset === undefined ? {} : { offset }) });
+      expect(await log(1, 2)).toMatchObject({ output: "one\ntwo", total_lines: 3, showing: "2 lines, from line 1" });
+      expect(await log(3, 5)).toMatchObject({ output: "three", showing: "1 lines, from line 3" });
+      expect(await log(4, 5)).toMatchObject({ output: "", showing: "0 lines" });
+      expect(await log(undefined, 2)).toMatchObject({ output: "two\nthree", showing: "2 lines, from line 2" });
     });
 
     it("returns timeout from wait while the process runs, and the tail of its output", async () => {

@@ -19,6 +19,7 @@ describe("toolSettings", () => {
       finishedTtlMs: 1_800_000,
       killGraceMs: 2000,
       watchIntervalMs: 200,
+      maxLogBytes: 4 * 1024 * 1024,
     });
   });
 
@@ -32,6 +33,11 @@ describe("toolSettings", () => {
     expect(() => toolSettings({ processes: { maxProcesses: 1.5 } })).toThrow(
       "processes.maxProcesses must be a positive integer, got 1.5",
     );
+    for (const maxLogBytes of [65_535, 16_777_217, 1.5e6 + 0.5])
+      expect(() => toolSettings({ processes: { maxLogBytes } })).toThrow(
+        `processes.maxLogBytes must be a whole number of bytes from 65536 to 16777216 (16 MiB), got ${maxLogBytes}`,
+      );
+    expect(toolSettings({ processes: { maxLogBytes: 16_777_216 } }).processes.maxLogBytes).toBe(16_777_216);
     expect(() => toolSettings({ approve: "yes" } as never)).toThrow('approve must be a function, got "yes"');
     expect(() => toolSettings({ turnBudget: 5 } as never)).toThrow(/Unknown tool settings option "turnBudget"/);
     expect(() => toolSettings({ toolThresholdChars: { terminal: "big" } } as never)).toThrow(
