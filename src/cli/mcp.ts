@@ -22,6 +22,7 @@ import { inCliWords, type ConfigSources } from "./option-words.js";
 import { poolSizeFlag } from "./pool-flag.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { mcp as spec } from "./specs.js";
+import { writeStderr } from "../core/stderr.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
@@ -107,9 +108,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       ...(token === undefined ? {} : { token }),
       insecureNoAuth,
     });
-    process.stderr.write(
-      `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,
-    );
+    writeStderr(`shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`);
     await stopped;
     await server.close();
     return 0;

@@ -40,7 +40,9 @@ export class PtyTerminal {
 
   /** `reply` gets the emulator's answers to the program's queries, to be written to the PTY. */
   constructor(cols: number, rows: number, reply: (data: string) => void) {
-    this.#term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+    // logLevel off: the emulator would print a dump to the owner's stderr for every sequence it cannot
+    // parse (random bytes gave 200 KB), which is the program's noise, not the owner's.
+    this.#term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000, logLevel: "off" });
     this.#term.onData(reply);
   }
 
