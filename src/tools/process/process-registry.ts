@@ -19,16 +19,15 @@ import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
 import { PtyTerminal, type PatternWait, type ScreenShot } from "./pty-terminal.js";
-import { shellQuote } from "../../core/script.js";
 import {
   completeUtf8Length,
-  reapEntry,
   type BackgroundProcess,
   type ProcessStatus,
   type PtySize,
   type PtyState,
 } from "./background-process.js";
 import { completionEvent, type CompletionEvent } from "./completion-event.js";
+import { closeScript, leftoversScript, parseLeftovers } from "./end-scripts.js";
 
 export { shownOutput } from "./background-process.js";
 export type { BackgroundProcess, ProcessStatus, PtySize, PtyState } from "./background-process.js";
@@ -38,10 +37,8 @@ import {
   killScript,
   launchScript,
   parsePollOutput,
-  parseReaped,
   pollScript,
   processFiles,
-  reapScript,
   waitScript,
   writeStdinScript,
   type PollAnswer,
@@ -299,12 +296,13 @@ export class ProcessRegistry {
   }
 
   /**
-   * Kills what an ended process left running (a server started with `&`),
-   * recognised by its marker. Returns the number of process groups killed.
+   * Ends what an ended process left running (a server started with `&`, a
+   * setsid daemon), recognised by its mark. Returns how many processes it ended.
    */
   async reap(process: BackgroundProcess): Promise<number> {
-    const result = await this.#session.execute(reapScript([reapEntry(process)], { removeFiles: false }), HOUSEKEEPING);
-    return parseReaped(result.output);
+    const grace = this.#settings.killGraceMs;
+    const script = leftoversScript([{ id: process.id, pgid: process.pid }], grace);
+    return parseLeftovers((await this.#session.execute(script, { ...HOUSEKEEPING, timeoutMs: grace + 30_000 })).output);
   }
 
   /** Writes to the process's stdin (its terminal, for a PTY process). Returns false when its stdin is closed. */
@@ -360,17 +358,9 @@ export class ProcessRegistry {
     const entries = [...this.#processes.values()];
     const helper = ptyHelperInstalled(this.#session);
     if ((entries.length === 0 && !helper) || this.#session.closed) return;
-    // A PTY's program has a session of its own, out of the reap's reach: its
-    // helper ends it on TERM (the reap's KILL would leave HUP-immune jobs).
-    await Promise.all(
-      entries
-        .filter((p) => p.pty !== undefined && p.status === "running")
-        .map((p) => this.kill(p).catch(() => undefined)),
-    );
-    const removeHelper = helper ? `\ncommand rm -f -- ${shellQuote(ptyHelperPath(this.#session))}` : "";
-    await this.#session
-      .execute(reapScript(entries.map(reapEntry), { removeFiles: true }) + removeHelper, HOUSEKEEPING)
-      .catch(() => undefined);
+    const script = closeScript(entries, this.#settings.killGraceMs, helper ? ptyHelperPath(this.#session) : undefined);
+    const options = { ...HOUSEKEEPING, timeoutMs: this.#settings.killGraceMs + 30_000 };
+    await this.#session.execute(script, options).catch(() => undefined);
     for (const process of entries) {
       if (process.status === "running") this.#finish(process, "killed", undefined);
       process.follower?.abort();

@@ -10,6 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Environment } from "../../../src/index.js";
 import { callTool } from "../../../src/tools/registry.js";
+import { processRegistry } from "../../../src/tools/process/process-registry.js";
+import { DEFAULT_PROCESS_SETTINGS } from "../../../src/tools/shared/tool-settings.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
@@ -200,6 +202,23 @@ for (const backend of compatBackends) {
       expect((await session.execute(aliveCheck(pids))).output).toBe("");
     });
 
+    it("kill of a PTY program that already ended ends the setsid daemon it left running", async () => {
+      // The daemon leaves the PTY's session, so the helper's end-of-session sweep does not reach it.
+      // The program ends only once the daemon has its own session (field 6 of its stat).
+      const id = await start(
+        "setsid sh -c 'exec sleep 987653' </dev/null >/dev/null 2>&1 & d=$!; " +
+          'until [ "$(cut -d" " -f6 /proc/$d/stat)" = "$d" ]; do sleep 0.05; done; echo "DAEMON $d"',
+      );
+      const [, daemon] = /DAEMON (\d+)/.exec(await expectOutput(id, "DAEMON \\d+"))!;
+      expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 0 });
+      const pids = [Number(daemon)];
+      expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
+      const killed = await proc(id, "kill");
+      expect(killed).toMatchObject({ status: "already_exited", exit_code: 0 });
+      expect(killed.note).toMatch(/processes it left running were killed/);
+      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+    });
+
     it("a foreground pty call has a terminal of the size asked for, and its output reads with \\n", async () => {
       const r = await call("terminal", {
         command: "test -t 1 && echo IS-TTY; stty size",
@@ -241,6 +260,41 @@ for (const backend of compatBackends) {
           await other.close();
         }
       },
+    );
+
+    // Checked from a second session by pid, as above. Fewer where a limit would refuse 40: the gateway
+    // holds one execution open per PTY (its output's follower) within its limit of calls at once (32),
+    // and on docker's plain path each PTY takes several processes (wrapper, stdin holder, helper, program,
+    // its output's follower) of the container's default pidsLimit (256).
+    it.skipIf(backend.ownPidNamespace === true)(
+      "close() ends 40 PTY processes at once, each ignoring HUP and TERM",
+      async () => {
+        const count = backend.name.startsWith("gateway") ? 24 : backend.name === "docker-plain" ? 30 : 40;
+        const other = await backend.create();
+        try {
+          const registry = processRegistry(other, { ...DEFAULT_PROCESS_SETTINGS, maxProcesses: count + 8 });
+          const started = [];
+          for (let i = 0; i < count; i++) {
+            const p = await registry.spawn(`trap "" HUP TERM; echo "PID $$"; exec sleep 98766${i % 10}`, {
+              pty: { cols: 80, rows: 24 },
+            });
+            registry.markAction(p);
+            started.push(p);
+          }
+          const pids: number[] = [];
+          for (const p of started) {
+            const seen = await registry.waitFor(p, /PID \d+/, 30_000);
+            expect(seen.status, seen.output).toBe("matched");
+            pids.push(Number(/PID (\d+)/.exec(seen.output)![1]));
+          }
+          expect((await session.execute(aliveCheck(pids))).output.split("\n").filter(Boolean)).toHaveLength(count);
+          await other.close();
+          expect((await session.execute(aliveCheck(pids))).output).toBe("");
+        } finally {
+          await other.close();
+        }
+      },
+      180_000,
     );
   });
 }
