@@ -19,6 +19,7 @@ import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
 import { PtyTerminal, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import type { SecretFinder } from "./screen-text.js";
 import {
   completeUtf8Length,
   type BackgroundProcess,
@@ -208,9 +209,9 @@ export class ProcessRegistry {
     return ptyCommandLine(await this.#ptyLaunch(size), command);
   }
 
-  /** The PTY's visible screen and cursor. */
-  async screen(process: BackgroundProcess): Promise<ScreenShot> {
-    return this.#ptyOf(process, "screen").terminal.screen();
+  /** The PTY's visible screen and cursor; the secrets `find` finds masked, also where a line wraps. */
+  async screen(process: BackgroundProcess, find?: SecretFinder): Promise<ScreenShot> {
+    return this.#ptyOf(process, "screen").terminal.screen(find);
   }
 
   /** A new action on the PTY starts: `waitFor` looks at what arrives after it. */

@@ -142,9 +142,9 @@ export const processTool = defineTool({
       }
       case "screen": {
         if (process.pty === undefined) return notPty("screen");
-        const shot = await registry.screen(process);
-        const screen = redactor?.redact(shot.screen, { keepLines: true }) ?? shot.screen;
-        return { session_id: process.id, status: process.status, ...shot, screen };
+        // Masked on each logical line: a secret that wraps over two rows is one secret.
+        const shot = await registry.screen(process, redactor && ((text) => redactor.maskedRanges(text)));
+        return { session_id: process.id, status: process.status, ...shot };
       }
       case "resize": {
         if (input.cols === undefined || input.rows === undefined)

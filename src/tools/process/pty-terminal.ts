@@ -12,6 +12,7 @@
 
 import xterm from "@xterm/headless";
 import { stripAnsi } from "../shared/text.js";
+import { screenRows, type SecretFinder } from "./screen-text.js";
 
 /** How much output since the last action is kept for `wait`'s pattern (the newest part). */
 const SINCE_ACTION_CHARS = 1_000_000;
@@ -75,16 +76,12 @@ export class PtyTerminal {
     this.#term.resize(cols, rows);
   }
 
-  /** The visible screen, after every byte fed so far has been parsed. */
-  async screen(): Promise<ScreenShot> {
+  /** The visible screen, after every byte fed so far has been parsed; `find`'s secrets masked (screen-text.ts). */
+  async screen(find?: SecretFinder): Promise<ScreenShot> {
     await new Promise<void>((resolve) => this.#term.write("", resolve));
     const buffer = this.#term.buffer.active;
-    const lines: string[] = [];
-    for (let row = 0; row < this.#term.rows; row++) {
-      lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? "");
-    }
     return {
-      screen: lines.join("\n"),
+      screen: screenRows(buffer, buffer.viewportY, this.#term.rows, find).join("\n"),
       cursor: { row: buffer.cursorY, col: buffer.cursorX },
       cols: this.#term.cols,
       rows: this.#term.rows,

@@ -16,6 +16,10 @@ import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
+/** A session secret (from a secret-looking variable) and a GitHub token's shape, both masked by the tools. */
+const WRAPPED_SECRET = "Qz7pW3xK9mLr2Vt8Ns4Yb6Hd";
+const KEY_SHAPED = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
 /** Prints "alive N" for each pid given that still runs (a zombie counts as gone). */
 const aliveCheck = (pids: readonly number[]): string =>
   `for p in ${pids.join(" ")}; do if [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo "alive $p"; fi; done; true`;
@@ -47,7 +51,8 @@ for (const backend of compatBackends) {
     };
 
     beforeAll(async () => {
-      session = await backend.create();
+      // A secret-looking variable: its value is one of the session's secrets, masked in what the tools show.
+      session = await backend.create({ env: { PTY_TEST_TOKEN: WRAPPED_SECRET } });
       scratch = (await session.execute("mktemp -d")).output.trim();
     });
     afterAll(async () => {
@@ -133,6 +138,27 @@ for (const backend of compatBackends) {
       const lines = (shot.screen as string).split("\n");
       expect(lines).toHaveLength(24);
       expect(lines[5]).toBe(`${" ".repeat(10)}HERE`);
+      await proc(id, "kill");
+    });
+
+    it("a secret that wraps over the rows of a 20-column terminal is masked on the screen, every row of it", async () => {
+      // 44 and 28 characters: each line wraps over two or three rows, and no row holds a whole secret.
+      const id = await start(`echo "key=${KEY_SHAPED}"; echo "val=$PTY_TEST_TOKEN"; echo DONE; exec cat`, {
+        cols: 20,
+        rows: 10,
+      });
+      await expectOutput(id, "DONE");
+      const screen = (await proc(id, "screen")).screen as string;
+      expect(screen.split("\n").slice(0, 6)).toEqual([
+        "key=[REDACTED]",
+        "[REDACTED]",
+        "[REDACTED]",
+        "val=[REDACTED]",
+        "[REDACTED]",
+        "DONE",
+      ]);
+      for (const secret of [KEY_SHAPED, WRAPPED_SECRET])
+        for (let i = 0; i + 4 <= secret.length; i++) expect(screen).not.toContain(secret.slice(i, i + 4));
       await proc(id, "kill");
     });
 
