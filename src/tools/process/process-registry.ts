@@ -18,6 +18,7 @@ import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-s
 import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
+import { checkPtySize } from "./pty-size.js";
 import { PtyTerminal, type PatternWait, type ScreenShot } from "./pty-terminal.js";
 import type { SecretFinder } from "./screen-text.js";
 import {
@@ -136,7 +137,8 @@ export class ProcessRegistry {
     const id = `proc_${randomBytes(6).toString("hex")}`;
     const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
     const cwd = options.cwd ?? this.#session.cwd;
-    const pty = options.pty === undefined ? undefined : await this.#ptyLaunch(options.pty);
+    const size = options.pty === undefined ? undefined : checkPtySize(options.pty);
+    const pty = size === undefined ? undefined : await this.#ptyLaunch(size);
     const result = await this.#session.execute(launchScript(files, command, id, pty), { ...HOUSEKEEPING, cwd });
     const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
     if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
@@ -167,10 +169,10 @@ export class ProcessRegistry {
       pty: undefined,
       follower: undefined,
     };
-    if (options.pty !== undefined) {
+    if (size !== undefined) {
       process.pty = {
         // The emulator's answers to the program's queries (ESC[6n …) are typed back into the PTY.
-        terminal: new PtyTerminal(options.pty.cols, options.pty.rows, (data) => {
+        terminal: new PtyTerminal(size.cols, size.rows, (data) => {
           this.write(process, data).catch(() => undefined);
         }),
         writes: Promise.resolve(),
@@ -206,7 +208,7 @@ export class ProcessRegistry {
 
   /** The command line that runs `command` under a PTY in the foreground (terminal pty=true). */
   async foregroundPtyCommand(command: string, size: PtySize): Promise<string> {
-    return ptyCommandLine(await this.#ptyLaunch(size), command);
+    return ptyCommandLine(await this.#ptyLaunch(checkPtySize(size)), command);
   }
 
   /** The PTY's visible screen and cursor; the secrets `find` finds masked, also where a line wraps. */
@@ -222,10 +224,11 @@ export class ProcessRegistry {
   /** Resizes the PTY: the program gets SIGWINCH. Returns false when the process has ended. */
   async resize(process: BackgroundProcess, size: PtySize): Promise<boolean> {
     const pty = this.#ptyOf(process, "resize");
+    const { cols, rows } = checkPtySize(size, "size");
     if (process.status !== "running") return false;
-    const result = await this.#session.execute(resizeScript(process.files.ctl, size.cols, size.rows), HOUSEKEEPING);
+    const result = await this.#session.execute(resizeScript(process.files.ctl, cols, rows), HOUSEKEEPING);
     if (result.exitCode !== 0) return false;
-    pty.terminal.resize(size.cols, size.rows);
+    pty.terminal.resize(cols, rows);
     return true;
   }
 

@@ -9,6 +9,7 @@ import type { Redactor } from "../../core/redact.js";
 import { ProcessError } from "../../core/errors.js";
 import { processRegistry, shownOutput, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
 import { keysBytes } from "./pty-keys.js";
+import { PTY_COLS, PTY_ROWS } from "./pty-size.js";
 import { redactorFor } from "../shared/redaction.js";
 import type { ToolSettings } from "../shared/tool-settings.js";
 import { defineTool, type ToolResult } from "../shared/tool-definition.js";
@@ -58,8 +59,8 @@ const inputSchema = z
       .min(1)
       .optional()
       .describe("For wait on a pty process: a regular expression awaited in the output since your previous action"),
-    cols: z.number().int().min(1).max(1000).optional().describe("For resize: columns"),
-    rows: z.number().int().min(1).max(1000).optional().describe("For resize: rows"),
+    cols: z.number().int().min(PTY_COLS.min).max(PTY_COLS.max).optional().describe("For resize: columns"),
+    rows: z.number().int().min(PTY_ROWS.min).max(PTY_ROWS.max).optional().describe("For resize: rows"),
     timeout: z.number().min(1).optional().describe("For wait: seconds to wait at most (default 180)"),
     offset: z.number().int().min(0).optional().describe("For log: first line (0 = show the last `limit` lines)"),
     limit: z.number().int().min(1).optional().describe("For log: number of lines (default 200)"),
