@@ -59,12 +59,13 @@ export function launchScript(files: ProcessFiles, command: string, id: string, p
     holder: shellQuote(files.holder),
     exit: shellQuote(files.exit),
   };
-  // The wrapper traps TERM with a no-op so that, when the group is told to
-  // stop, it outlives the command long enough to record its real exit code.
+  // The wrapper traps TERM (and INT, interrupt.ts) with a no-op so that, when
+  // the group is told to stop, it outlives the command long enough to record
+  // its real exit code.
   // The command runs in a subshell of its own: an `exit` in it must end the
   // command, not the wrapper.
   const wrapper = [
-    "builtin trap : TERM",
+    "builtin trap : TERM INT",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
     `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
     // The command's stderr reaches the log through fd 3; the wrapper's own is

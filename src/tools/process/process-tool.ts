@@ -12,7 +12,8 @@ import { keysBytes } from "./pty-keys.js";
 import { PTY_COLS, PTY_ROWS } from "./pty-size.js";
 import { redactorFor } from "../shared/redaction.js";
 import type { ToolSettings } from "../shared/tool-settings.js";
-import { defineTool, type ToolResult } from "../shared/tool-definition.js";
+import { defineTool, type HandlerContext, type ToolResult } from "../shared/tool-definition.js";
+import { typedLineBlock } from "./typed-lines.js";
 
 const ACTIONS = [
   "list",
@@ -123,9 +124,7 @@ export const processTool = defineTool({
         // A terminal's Enter is a carriage return (the line discipline makes it a newline for the program).
         const enter = process.pty === undefined ? "\n" : "\r";
         const data = input.action === "submit" ? `${input.data}${enter}` : input.data;
-        registry.markAction(process);
-        if (!(await registry.write(process, data))) return stdinUnavailable(process);
-        return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+        return await send(registry, process, data, context);
       }
       case "keys": {
         if (input.keys === undefined) return { error: 'keys is required for keys, e.g. keys=["C-c"].' };
@@ -137,9 +136,7 @@ export const processTool = defineTool({
           if (error instanceof ProcessError) return { error: error.message };
           throw error;
         }
-        registry.markAction(process);
-        if (!(await registry.write(process, data))) return stdinUnavailable(process);
-        return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+        return await send(registry, process, data, context);
       }
       case "screen": {
         if (process.pty === undefined) return notPty("screen");
@@ -162,6 +159,20 @@ export const processTool = defineTool({
     }
   },
 });
+
+/** Types `data` into the process, each line it completes first checked by the approval hook (typed-lines.ts). */
+async function send(
+  registry: ProcessRegistry,
+  process: BackgroundProcess,
+  data: string,
+  context: HandlerContext,
+): Promise<ToolResult> {
+  const blocked = await typedLineBlock(context.settings.approve, context.session, process, data);
+  if (blocked !== undefined) return { status: "blocked", error: blocked };
+  registry.markAction(process);
+  if (!(await registry.write(process, data))) return stdinUnavailable(process);
+  return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+}
 
 function notPty(action: string): ToolResult {
   return {

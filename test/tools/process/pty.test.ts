@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Environment } from "../../../src/index.js";
 import { callTool } from "../../../src/tools/registry.js";
 import { processRegistry } from "../../../src/tools/process/process-registry.js";
-import { DEFAULT_PROCESS_SETTINGS } from "../../../src/tools/shared/tool-settings.js";
+import { DEFAULT_PROCESS_SETTINGS, toolSettings } from "../../../src/tools/shared/tool-settings.js";
+import { blockDangerousCommands } from "../../../src/tools/terminal/approval.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
@@ -110,6 +111,30 @@ for (const backend of compatBackends) {
       expect((await session.execute(aliveCheck(sleepers))).output).toBe("");
       await proc(id, "submit", { data: "exit 4" });
       expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 4 });
+    });
+
+    it("a dangerous line typed into an interactive bash meets the approval hook, by submit and by keys", async (context) => {
+      if (!session.actsOnHost)
+        context.skip("the approval hook is consulted only where a command acts on a real machine");
+      const guarded = toolSettings({ approve: blockDangerousCommands() });
+      const target = `${scratch}/typed-keep`;
+      await session.execute(`mkdir -p ${target}`);
+      const typed = (action: string, extra: Record<string, unknown>) =>
+        callTool("process", { action, session_id: id, ...extra }, { session, settings: guarded });
+      const id = await start("PS1='$ ' exec bash --norc -i");
+      await expectOutput(id, "\\$ $");
+      expect((await typed("submit", { data: `rm -rf ${target}` })).error).toMatch(
+        /^Input not sent: .*recursive delete/,
+      );
+      expect((await typed("keys", { keys: ["rm -rf ", target, "Enter"] })).error).toMatch(/recursive delete/);
+      // Typed in pieces: the piece that ends the line is refused, with what came before it.
+      expect(await typed("write", { data: "rm -r" })).toMatchObject({ status: "ok" });
+      expect((await typed("keys", { keys: [`f ${target}`, "Enter"] })).error).toMatch(/recursive delete/);
+      // C-u erases the line at the prompt; what is typed next is a new line.
+      expect(await typed("keys", { keys: ["C-u", "echo typed-fine", "Enter"] })).toMatchObject({ status: "ok" });
+      await expectOutput(id, "^typed-fine");
+      expect((await session.execute(`test -d ${target} && echo kept`)).output).toBe("kept\n");
+      await proc(id, "kill");
     });
 
     it("a hidden password prompt is answered with submit; the secret never reaches the screen", async () => {
