@@ -8,6 +8,8 @@ const benches = [
   { name: "session", file: "bench/run.mjs" },
   { name: "process-poll", file: "bench/process-poll.mjs" },
   { name: "pty-echo", file: "bench/pty-echo.mjs" },
+  // Local and the gateway always; ssh and docker when their test environment is set (it says which ran).
+  { name: "pty-close", file: "bench/pty-close.mjs" },
   { name: "file-tools", file: "bench/file-tools.mjs" },
   { name: "redaction", file: "bench/redaction.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },

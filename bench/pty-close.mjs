@@ -9,7 +9,7 @@
 // Backends: local and the gateway (in this process, over loopback HTTP, local
 // behind it) always; ssh with SHELLWRIGHT_TEST_SSH* set and docker with
 // SHELLWRIGHT_TEST_DOCKER=1 (scripts/test-env/). BENCH_PTYS sets the count
-// (default 40).
+// (default 40), BENCH_BACKENDS=local,docker a subset.
 // Not a test: nothing here fails.
 
 import { randomBytes } from "node:crypto";
@@ -50,7 +50,14 @@ if (env.SHELLWRIGHT_TEST_SSH_HOST) {
 if (env.SHELLWRIGHT_TEST_DOCKER === "1") {
   backends.push({
     name: "docker",
-    config: { backend: "docker", image: env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm", network: false },
+    // Each PTY is several processes in the container (wrapper, stdin holder, helper, program, output follower):
+    // 40 of them do not fit the default pidsLimit (256).
+    config: {
+      backend: "docker",
+      image: env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
+      network: false,
+      pidsLimit: 1024,
+    },
   });
 }
 
@@ -77,7 +84,9 @@ async function closeTime(config, count, pty) {
 }
 
 const fmt = (x) => `${(x / 1000).toFixed(2)} s`;
+const only = env.BENCH_BACKENDS?.split(",");
 for (const { name, config, count = COUNT } of backends) {
+  if (only && !only.includes(name)) continue;
   const ptys = [];
   const plain = [];
   for (let round = 0; round < ROUNDS; round++) {
