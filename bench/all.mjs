@@ -10,6 +10,8 @@ const benches = [
   { name: "pty-echo", file: "bench/pty-echo.mjs" },
   // A flood through a PTY with a pattern wait pending, beside tmux or script (each where the backend has it).
   { name: "pty-flood", file: "bench/pty-flood.mjs" },
+  // Local and the gateway always; ssh and docker when their test environment is set (it says which ran).
+  { name: "pty-close", file: "bench/pty-close.mjs" },
   { name: "file-tools", file: "bench/file-tools.mjs" },
   { name: "redaction", file: "bench/redaction.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },

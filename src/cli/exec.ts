@@ -34,6 +34,7 @@ import { SessionStore } from "./session-store.js";
 import { exec as spec } from "./specs.js";
 import { READER_GONE_EXIT_CODE, watchStdoutReader } from "./stdout-reader.js";
 import { StdoutStream } from "./stdout-stream.js";
+import { writeStderr } from "../core/stderr.js";
 
 /** The backends whose config has an `image`. */
 const IMAGE_BACKENDS = ["docker", "apptainer", "modal", "daytona"];
@@ -163,16 +164,16 @@ async function runIn(parsed: ParsedCommand, command: string, pty: boolean): Prom
     if (reader.gone()) return interrupt.exitCode() ?? READER_GONE_EXIT_CODE;
     if (!json) {
       const notice = finalNotice(result);
-      if (notice !== undefined) process.stderr.write(`shellwright: ${notice}\n`);
+      if (notice !== undefined) writeStderr(`shellwright: ${notice}\n`);
       if (stream?.cut)
-        process.stderr.write(
+        writeStderr(
           `shellwright: output cut: printed the first ${stream.printedBytes} of ${stream.totalBytes} bytes (--max-output-bytes raises the cap)\n`,
         );
     } else {
       await reader.write(`${JSON.stringify(result)}\n`);
       if (reader.gone()) return interrupt.exitCode() ?? READER_GONE_EXIT_CODE;
       if (result.truncated)
-        process.stderr.write(
+        writeStderr(
           "shellwright: output cut: the result keeps its head and tail (--max-output-bytes raises the cap)\n",
         );
     }

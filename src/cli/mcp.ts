@@ -25,6 +25,7 @@ import { createEnvironmentPool } from "../pool/create-pool.js";
 import { mcp as spec } from "./specs.js";
 import { TOOLS } from "../tools/registry.js";
 import { UNIFIED_EXEC_TOOLS } from "../tools/unified-exec/unified-exec.js";
+import { writeStderr } from "../core/stderr.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
@@ -119,9 +120,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       ...(token === undefined ? {} : { token }),
       insecureNoAuth,
     });
-    process.stderr.write(
-      `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,
-    );
+    writeStderr(`shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`);
     await stopped;
     await server.close();
     return 0;

@@ -23,6 +23,7 @@ import { redactText } from "./secrets.js";
 import { run as spec } from "./specs.js";
 import { StepProgress } from "./step-progress.js";
 import { READER_GONE_EXIT_CODE, watchStdoutReader } from "./stdout-reader.js";
+import { writeStderr } from "../core/stderr.js";
 
 export async function run(parsed: ParsedCommand): Promise<number> {
   const { values } = parsed;
@@ -46,7 +47,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
         : error instanceof Error
           ? error.message
           : String(error);
-    process.stderr.write(`shellwright run: cannot use the plan ${planPath}: ${why}\n`);
+    writeStderr(`shellwright run: cannot use the plan ${planPath}: ${why}\n`);
     return 2;
   }
 
@@ -67,7 +68,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       file: { path: configPath, config: fileConfig },
       plan: { path: planPath, config: plan.environment ?? {} },
     });
-    process.stderr.write(`shellwright run: ${redactText(error instanceof Error ? error.message : String(error))}\n`);
+    writeStderr(`shellwright run: ${redactText(error instanceof Error ? error.message : String(error))}\n`);
     return error instanceof InvalidOptionError || error instanceof UsageError ? 2 : 1;
   }
 

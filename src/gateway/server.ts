@@ -33,6 +33,7 @@ import { handle, type RouteContext } from "./routes.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { MAX_POOL_SIZE } from "../pool/options.js";
 import type { EnvironmentPool } from "../pool/pool.js";
+import { writeStderr } from "../core/stderr.js";
 
 export interface GatewayOptions {
   /** The backend every session runs on, as for createEnvironment. Requests cannot change it. @default { backend: "local" } */
@@ -162,7 +163,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       dirs: (options.allowedRoots ?? []).map((path) => ({ option: "allowedRoots", path })),
     });
 
-  const log = options.log ?? ((message: string) => process.stderr.write(`shellwright serve: ${message}\n`));
+  const log = options.log ?? ((message: string) => writeStderr(`shellwright serve: ${message}\n`));
   const poolSize = optionalPositiveInteger("poolSize", options.poolSize);
   if (poolSize !== undefined && poolSize > MAX_POOL_SIZE)
     throw new InvalidOptionError("poolSize", `poolSize must be at most ${MAX_POOL_SIZE}, got ${describe(poolSize)}`);

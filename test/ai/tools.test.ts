@@ -78,7 +78,7 @@ describe("shellwrightTools", () => {
     expect(outputs[1]).toMatchObject({ output: "yes\n", exit_code: 0 });
     expect(outputs[2]).toEqual({ error: "broken failed: the disk is on fire" });
     expect((outputs[3] as { error: string }).error).toMatch(
-      /^Invalid arguments for repeat: times must be at most \d+; fix it/,
+      /^Invalid arguments for repeat: times must be at most \d+, got 99; fix it/,
     );
     // The model's last prompt carries the tool results it is answering.
     const lastPrompt = model.doGenerateCalls.at(-1)!.prompt;

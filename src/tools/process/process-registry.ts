@@ -18,19 +18,15 @@ import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-s
 import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
+import { checkPtySize } from "./pty-size.js";
 import { PtyTerminal, type PatternSource, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import type { SecretFinder } from "./screen-text.js";
 import { patternWorker } from "./pattern-worker.js";
-import { shellQuote } from "../../core/script.js";
-import {
-  reapEntry,
-  type BackgroundProcess,
-  type ProcessStatus,
-  type PtySize,
-  type PtyState,
-} from "./background-process.js";
+import { type BackgroundProcess, type ProcessStatus, type PtySize, type PtyState } from "./background-process.js";
 import { completionEvent, type CompletionEvent } from "./completion-event.js";
 import { endSignal, markEnded } from "./process-end.js";
 import { flushCarry, takeOutput } from "./process-output.js";
+import { closeScript, leftoversScript, parseLeftovers } from "./end-scripts.js";
 
 export { shownOutput } from "./background-process.js";
 export type { BackgroundProcess, ProcessStatus, PtySize, PtyState } from "./background-process.js";
@@ -40,10 +36,8 @@ import {
   killScript,
   launchScript,
   parsePollOutput,
-  parseReaped,
   pollScript,
   processFiles,
-  reapScript,
   waitScript,
   writeStdinScript,
   type PollAnswer,
@@ -140,7 +134,8 @@ export class ProcessRegistry {
     const id = `proc_${randomBytes(6).toString("hex")}`;
     const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
     const cwd = options.cwd ?? this.#session.cwd;
-    const pty = options.pty === undefined ? undefined : await this.#ptyLaunch(options.pty);
+    const size = options.pty === undefined ? undefined : checkPtySize(options.pty);
+    const pty = size === undefined ? undefined : await this.#ptyLaunch(size);
     const result = await this.#session.execute(
       launchScript(files, command, id, { maxLogBytes: this.#settings.maxLogBytes, pty }),
       { ...HOUSEKEEPING, cwd },
@@ -174,10 +169,10 @@ export class ProcessRegistry {
       pty: undefined,
       follower: undefined,
     };
-    if (options.pty !== undefined) {
+    if (size !== undefined) {
       process.pty = {
         // The emulator's answers to the program's queries (ESC[6n …) are typed back into the PTY.
-        terminal: new PtyTerminal(options.pty.cols, options.pty.rows, (data) => {
+        terminal: new PtyTerminal(size.cols, size.rows, (data) => {
           this.write(process, data).catch(() => undefined);
         }),
         writes: Promise.resolve(),
@@ -213,12 +208,12 @@ export class ProcessRegistry {
 
   /** The command line that runs `command` under a PTY in the foreground (terminal pty=true). */
   async foregroundPtyCommand(command: string, size: PtySize): Promise<string> {
-    return ptyCommandLine(await this.#ptyLaunch(size), command);
+    return ptyCommandLine(await this.#ptyLaunch(checkPtySize(size)), command);
   }
 
-  /** The PTY's visible screen and cursor. */
-  async screen(process: BackgroundProcess): Promise<ScreenShot> {
-    return this.#ptyOf(process, "screen").terminal.screen();
+  /** The PTY's visible screen and cursor; the secrets `find` finds masked, also where a line wraps. */
+  async screen(process: BackgroundProcess, find?: SecretFinder): Promise<ScreenShot> {
+    return this.#ptyOf(process, "screen").terminal.screen(find);
   }
 
   /** A new action on the PTY starts: `waitFor` looks at what arrives after it. */
@@ -229,10 +224,11 @@ export class ProcessRegistry {
   /** Resizes the PTY: the program gets SIGWINCH. Returns false when the process has ended. */
   async resize(process: BackgroundProcess, size: PtySize): Promise<boolean> {
     const pty = this.#ptyOf(process, "resize");
+    const { cols, rows } = checkPtySize(size, "size");
     if (process.status !== "running") return false;
-    const result = await this.#session.execute(resizeScript(process.files.ctl, size.cols, size.rows), HOUSEKEEPING);
+    const result = await this.#session.execute(resizeScript(process.files.ctl, cols, rows), HOUSEKEEPING);
     if (result.exitCode !== 0) return false;
-    pty.terminal.resize(size.cols, size.rows);
+    pty.terminal.resize(cols, rows);
     return true;
   }
 
@@ -312,12 +308,13 @@ export class ProcessRegistry {
   }
 
   /**
-   * Kills what an ended process left running (a server started with `&`),
-   * recognised by its marker. Returns the number of process groups killed.
+   * Ends what an ended process left running (a server started with `&`, a
+   * setsid daemon), recognised by its mark. Returns how many processes it ended.
    */
   async reap(process: BackgroundProcess): Promise<number> {
-    const result = await this.#session.execute(reapScript([reapEntry(process)], { removeFiles: false }), HOUSEKEEPING);
-    return parseReaped(result.output);
+    const grace = this.#settings.killGraceMs;
+    const script = leftoversScript([{ id: process.id, pgid: process.pid }], grace);
+    return parseLeftovers((await this.#session.execute(script, { ...HOUSEKEEPING, timeoutMs: grace + 30_000 })).output);
   }
 
   /** Writes to the process's stdin (its terminal, for a PTY process). Returns false when its stdin is closed. */
@@ -373,17 +370,9 @@ export class ProcessRegistry {
     const entries = [...this.#processes.values()];
     const helper = ptyHelperInstalled(this.#session);
     if ((entries.length === 0 && !helper) || this.#session.closed) return;
-    // A PTY's program has a session of its own, out of the reap's reach: its
-    // helper ends it on TERM (the reap's KILL would leave HUP-immune jobs).
-    await Promise.all(
-      entries
-        .filter((p) => p.pty !== undefined && p.status === "running")
-        .map((p) => this.kill(p).catch(() => undefined)),
-    );
-    const removeHelper = helper ? `\ncommand rm -f -- ${shellQuote(ptyHelperPath(this.#session))}` : "";
-    await this.#session
-      .execute(reapScript(entries.map(reapEntry), { removeFiles: true }) + removeHelper, HOUSEKEEPING)
-      .catch(() => undefined);
+    const script = closeScript(entries, this.#settings.killGraceMs, helper ? ptyHelperPath(this.#session) : undefined);
+    const options = { ...HOUSEKEEPING, timeoutMs: this.#settings.killGraceMs + 30_000 };
+    await this.#session.execute(script, options).catch(() => undefined);
     for (const process of entries) {
       if (process.status === "running") this.#finish(process, "killed", undefined);
       process.follower?.abort();

@@ -72,12 +72,13 @@ export function launchScript(
     holder: shellQuote(files.holder),
     exit: shellQuote(files.exit),
   };
-  // The wrapper traps TERM with a no-op so that, when the group is told to
-  // stop, it outlives the command long enough to record its real exit code.
+  // The wrapper traps TERM (and INT, interrupt.ts) with a no-op so that, when
+  // the group is told to stop, it outlives the command long enough to record
+  // its real exit code.
   // The command runs in a subshell of its own: an `exit` in it must end the
   // command, not the wrapper.
   const wrapper = [
-    "builtin trap : TERM",
+    "builtin trap : TERM INT",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
     // The wrapper's fd 9 holds the lock until the wrapper is gone: nothing it starts keeps fd 9.
     `exec 9> ${shellQuote(files.lock)} && { command flock -x 9 || exec 9>&-; } 2>/dev/null`,

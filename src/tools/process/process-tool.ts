@@ -10,9 +10,11 @@ import { InvalidOptionError, ProcessError } from "../../core/errors.js";
 import { processRegistry, shownOutput, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
 import { keysBytes } from "./pty-keys.js";
 import type { PatternWait } from "./pty-terminal.js";
+import { PTY_COLS, PTY_ROWS } from "./pty-size.js";
 import { redactorFor } from "../shared/redaction.js";
 import type { ToolSettings } from "../shared/tool-settings.js";
-import { defineTool, type ToolResult } from "../shared/tool-definition.js";
+import { defineTool, type HandlerContext, type ToolResult } from "../shared/tool-definition.js";
+import { typedLineBlock } from "./typed-lines.js";
 
 const ACTIONS = [
   "list",
@@ -62,8 +64,8 @@ const inputSchema = z
       .describe(
         "For wait on a pty process: a regular expression (RE2 syntax) awaited in the output since your previous action",
       ),
-    cols: z.number().int().min(1).max(1000).optional().describe("For resize: columns"),
-    rows: z.number().int().min(1).max(1000).optional().describe("For resize: rows"),
+    cols: z.number().int().min(PTY_COLS.min).max(PTY_COLS.max).optional().describe("For resize: columns"),
+    rows: z.number().int().min(PTY_ROWS.min).max(PTY_ROWS.max).optional().describe("For resize: rows"),
     timeout: z.number().min(1).optional().describe("For wait: seconds to wait at most (default 180)"),
     offset: z
       .number()
@@ -133,9 +135,7 @@ export const processTool = defineTool({
         // A terminal's Enter is a carriage return (the line discipline makes it a newline for the program).
         const enter = process.pty === undefined ? "\n" : "\r";
         const data = input.action === "submit" ? `${input.data}${enter}` : input.data;
-        registry.markAction(process);
-        if (!(await registry.write(process, data))) return stdinUnavailable(process);
-        return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+        return await send(registry, process, data, context);
       }
       case "keys": {
         if (input.keys === undefined) return { error: 'keys is required for keys, e.g. keys=["C-c"].' };
@@ -147,15 +147,13 @@ export const processTool = defineTool({
           if (error instanceof ProcessError) return { error: error.message };
           throw error;
         }
-        registry.markAction(process);
-        if (!(await registry.write(process, data))) return stdinUnavailable(process);
-        return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+        return await send(registry, process, data, context);
       }
       case "screen": {
         if (process.pty === undefined) return notPty("screen");
-        const shot = await registry.screen(process);
-        const screen = redactor?.redact(shot.screen, { keepLines: true }) ?? shot.screen;
-        return { session_id: process.id, status: process.status, ...shot, screen };
+        // Masked on each logical line: a secret that wraps over two rows is one secret.
+        const shot = await registry.screen(process, redactor && ((text) => redactor.maskedRanges(text)));
+        return { session_id: process.id, status: process.status, ...shot };
       }
       case "resize": {
         if (input.cols === undefined || input.rows === undefined)
@@ -172,6 +170,20 @@ export const processTool = defineTool({
     }
   },
 });
+
+/** Types `data` into the process, each line it completes first checked by the approval hook (typed-lines.ts). */
+async function send(
+  registry: ProcessRegistry,
+  process: BackgroundProcess,
+  data: string,
+  context: HandlerContext,
+): Promise<ToolResult> {
+  const blocked = await typedLineBlock(context.settings.approve, context.session, process, data);
+  if (blocked !== undefined) return { status: "blocked", error: blocked };
+  registry.markAction(process);
+  if (!(await registry.write(process, data))) return stdinUnavailable(process);
+  return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+}
 
 function notPty(action: string): ToolResult {
   return {

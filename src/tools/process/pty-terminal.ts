@@ -15,6 +15,7 @@ import type { Terminal } from "@xterm/headless";
 import { EmulatorFeed } from "./emulator-feed.js";
 import type { PatternWorker } from "./pattern-worker.js";
 import { PtyTextStream, shownPtyText, TextTail } from "./pty-text.js";
+import { screenRows, type SecretFinder } from "./screen-text.js";
 
 /**
  * The emulator is loaded with the first PTY, not with the package: it is
@@ -63,7 +64,9 @@ export class PtyTerminal {
 
   /** `reply` gets the emulator's answers to the program's queries, to be written to the PTY. */
   constructor(cols: number, rows: number, reply: (data: string) => void) {
-    this.#term = new (xtermTerminal())({ cols, rows, allowProposedApi: true, scrollback: 1000 });
+    // logLevel off: the emulator would print a dump to the owner's stderr for every sequence it cannot
+    // parse (random bytes gave 200 KB), which is the program's noise, not the owner's.
+    this.#term = new (xtermTerminal())({ cols, rows, allowProposedApi: true, scrollback: 1000, logLevel: "off" });
     this.#term.onData(reply);
     this.#emulator = new EmulatorFeed(this.#term);
   }
@@ -98,16 +101,12 @@ export class PtyTerminal {
     this.#term.resize(cols, rows);
   }
 
-  /** The visible screen, after every byte fed so far has been parsed. */
-  async screen(): Promise<ScreenShot> {
+  /** The visible screen, after every byte fed so far has been parsed; `find`'s secrets masked (screen-text.ts). */
+  async screen(find?: SecretFinder): Promise<ScreenShot> {
     await this.#emulator.parsed();
     const buffer = this.#term.buffer.active;
-    const lines: string[] = [];
-    for (let row = 0; row < this.#term.rows; row++) {
-      lines.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? "");
-    }
     return {
-      screen: lines.join("\n"),
+      screen: screenRows(buffer, buffer.viewportY, this.#term.rows, find).join("\n"),
       cursor: { row: buffer.cursorY, col: buffer.cursorX },
       cols: this.#term.cols,
       rows: this.#term.rows,

@@ -101,10 +101,12 @@ function describeIssue(tool: ToolDefinition, issue: z.core.$ZodIssue, args: unkn
     case "invalid_value":
       return `${where} must be ${issue.values.length === 1 ? "" : "one of "}${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":
-      if (issue.message.startsWith("Too small")) return `${where} ${bound("at least", issue.minimum, issue.origin)}`;
+      if (issue.message.startsWith("Too small"))
+        return `${where} ${bound("at least", issue.minimum, issue.origin)}${given(issue, args)}`;
       break;
     case "too_big":
-      if (issue.message.startsWith("Too big")) return `${where} ${bound("at most", issue.maximum, issue.origin)}`;
+      if (issue.message.startsWith("Too big"))
+        return `${where} ${bound("at most", issue.maximum, issue.origin)}${given(issue, args)}`;
       break;
   }
   if (issue.code !== "unrecognized_keys") return `${where}: ${issue.message}`;
@@ -162,6 +164,12 @@ function article(kind: string): string {
 }
 
 /** "must be at least 1", "must not be empty", "must have at most 3 items". */
+/** ", got -3": the number the call gave, for a bound it broke. */
+function given(issue: z.core.$ZodIssue, args: unknown): string {
+  const value = valueAt(args, issue.path);
+  return typeof value === "number" ? `, got ${value}` : "";
+}
+
 function bound(side: "at least" | "at most", limit: number | bigint, origin: string): string {
   if (origin === "string")
     return side === "at least" && Number(limit) === 1 ? "must not be empty" : `must be ${side} ${limit} characters`;

@@ -13,6 +13,7 @@ import { approvalBlock } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { foregroundGuidance } from "./foreground-guard.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
+import { PTY_COLS, PTY_ROWS } from "../process/pty-size.js";
 import { processRegistry } from "../process/process-registry.js";
 import type { ToolSettings } from "../shared/tool-settings.js";
 import { redactorFor } from "../shared/redaction.js";
@@ -61,8 +62,20 @@ const inputSchema = z
       .describe(
         "Run it under a pseudo-terminal: with background=true for interactive programs (REPLs, editors, prompts); alone, for a command that needs a terminal (test -t 1, colours)",
       ),
-    cols: z.number().int().min(1).max(1000).optional().describe("With pty=true: terminal columns (default 80)"),
-    rows: z.number().int().min(1).max(1000).optional().describe("With pty=true: terminal rows (default 24)"),
+    cols: z
+      .number()
+      .int()
+      .min(PTY_COLS.min)
+      .max(PTY_COLS.max)
+      .optional()
+      .describe(`With pty=true: terminal columns (default ${PTY_COLS.default})`),
+    rows: z
+      .number()
+      .int()
+      .min(PTY_ROWS.min)
+      .max(PTY_ROWS.max)
+      .optional()
+      .describe(`With pty=true: terminal rows (default ${PTY_ROWS.default})`),
     notify_on_complete: z
       .boolean()
       .default(false)
@@ -88,7 +101,7 @@ export const terminalTool = defineTool({
     if (!input.pty && (input.cols !== undefined || input.rows !== undefined)) {
       return { error: `${input.cols !== undefined ? "cols" : "rows"} is only for pty=true (a terminal's size).` };
     }
-    const size = input.pty ? { cols: input.cols ?? DEFAULT_COLS, rows: input.rows ?? DEFAULT_ROWS } : undefined;
+    const size = input.pty ? { cols: input.cols ?? PTY_COLS.default, rows: input.rows ?? PTY_ROWS.default } : undefined;
     const cwd = input.workdir === undefined ? undefined : resolveWorkdir(input.workdir, session.cwd);
     const blocked = await approvalBlock(settings.approve, session, { command: input.command, cwd: cwd ?? session.cwd });
     if (blocked !== undefined) return { output: "", exit_code: -1, error: blocked, status: "blocked" };
@@ -108,9 +121,6 @@ export const terminalTool = defineTool({
     return reply;
   },
 });
-
-const DEFAULT_COLS = 80;
-const DEFAULT_ROWS = 24;
 
 async function runForeground(
   command: string,
