@@ -12,6 +12,14 @@ import { ProcessError } from "../../core/errors.js";
 import { approvalBlock } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { foregroundGuidance } from "./foreground-guard.js";
+import {
+  newTag,
+  STUCK_NOTICE,
+  stuckInputAdvice,
+  taggedCommand,
+  watchForStuckInput,
+  type StuckProcess,
+} from "./stuck-input.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
 import { processRegistry } from "../process/process-registry.js";
 import type { ToolSettings } from "../shared/tool-settings.js";
@@ -123,13 +131,33 @@ async function runForeground(
   // The session keeps only head and tail in memory; the whole output is
   // captured here too, so that a long output can be saved whole.
   const capture = new TextCapture(settings.captureOutputChars);
+  // A program waiting for keys on a terminal nobody types into is stopped like an interrupt (stuck-input.ts).
+  const stop = new AbortController();
+  let stuck: StuckProcess | undefined;
+  let lastOutputAt = Date.now();
+  const tag = newTag();
+  const unwatch =
+    settings.stuckInputMs === 0
+      ? () => undefined
+      : watchForStuckInput({
+          probe: async (script) => (await session.execute(script, { isolated: true, timeoutMs: 30_000 })).output,
+          tag,
+          lastOutputAt: () => lastOutputAt,
+          quietMs: settings.stuckInputMs,
+          onStuck: (found) => {
+            stuck = found;
+            stop.abort();
+          },
+        });
   let result;
   try {
-    result = await session.execute(command, {
+    // Tagged, so the probe knows this call's processes.
+    result = await session.execute(settings.stuckInputMs > 0 ? taggedCommand(command, tag) : command, {
       ...(cwd === undefined ? {} : { cwd }),
       ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
-      ...(context.signal ? { signal: context.signal } : {}),
+      signal: context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal,
       onOutput: (text) => {
+        lastOutputAt = Date.now();
         capture.push(text);
         context.onOutput?.(text);
       },
@@ -140,7 +168,13 @@ async function runForeground(
       exit_code: -1,
       error: `Command execution failed: ${error instanceof Error ? error.message : String(error)}`,
     };
+  } finally {
+    unwatch();
   }
+  // Stopped for waiting on a terminal (and not by the caller, whose interrupt came first).
+  if (stuck !== undefined && !(context.signal?.aborted ?? false) && result.interrupted)
+    result = { ...result, output: result.output.replace(/\[Command interrupted\]$/, STUCK_NOTICE) };
+  else stuck = undefined;
 
   let output = result.output;
   if (result.truncated && !output.startsWith("[binary output,")) {
@@ -171,7 +205,8 @@ async function runForeground(
 
   const reply: ToolResult = { output, exit_code: result.exitCode };
   const meaning = exitCodeMeaning(command, result.exitCode);
-  if (meaning !== undefined) reply.exit_code_meaning = meaning;
+  if (stuck !== undefined) reply.error = stuckInputAdvice(stuck, settings.stuckInputMs);
+  else if (meaning !== undefined) reply.exit_code_meaning = meaning;
   return reply;
 }
 
