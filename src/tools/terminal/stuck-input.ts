@@ -1,152 +1,77 @@
 /**
- * A foreground program that waits for keys on a terminal nobody types into:
- * vi started by `git commit` once the session's EDITOR stand-in was unset,
- * a REPL under a pseudo-terminal the command made itself (`script -qc
- * python3`), a password prompt. It would hold the call until its timeout.
+ * A foreground `terminal` command whose program waits for keys on a terminal
+ * nobody types into: vi started by `git commit` once the session's EDITOR
+ * stand-in was unset, a REPL under a pseudo-terminal the command made itself
+ * (`script -qc python3`), a password prompt. It would hold the call until
+ * its timeout; it is stopped instead, as an interrupt would stop it, with
+ * advice.
  *
- * The probe is bash over /proc, run as an isolated call of the same session
- * (so it runs where the program runs, on every backend), only once the call
- * has printed nothing for a while. A process is taken as waiting on a
- * terminal when all of these hold:
- *
- * - it carries this call's tag (TAG_VARIABLE, set by the command's prefix and
- *   inherited by everything it starts) and no background process's mark (a
- *   `process`/`exec_command` PTY waits for keys by design);
- * - its stdin is its controlling terminal and it is in that terminal's
- *   foreground group, or its stdin is the same file as its own stdout or
- *   stderr (vi with no terminal takes its input from stderr);
- * - it sleeps in a wait for input (read, select, poll: its wchan), and when
- *   /proc/PID/syscall can be read, the call is a read of fd 0, or a select or
- *   poll on at least one descriptor (a select with none is a sleep);
- * - nothing else it could be waiting for is open: every other descriptor it
- *   can read from is that terminal, that same file, a regular file or
- *   /dev/null (not a socket, a pipe, an eventfd or another device).
- *
- * A program that reads its given stdin, a pipe from a slow producer, a
- * `sleep`, a `wait` for a child, or a network client are none of these.
+ * The command's first act is to print its call's mark (CALL_LINE, an `echo`
+ * that leaves the command as pure as it was: docs/fast-path.md), which the
+ * tool takes out of the output. Once the call has printed nothing for
+ * `stuckInputMs`, the probe (stuck-input-probe.ts) looks for that call's
+ * processes in the backend.
  */
 
-import { randomBytes } from "node:crypto";
+import { parseStuck, stuckInputProbe, type StuckProcess } from "./stuck-input-probe.js";
 
-/** A process the probe found waiting on a terminal. */
-export interface StuckProcess {
-  pid: number;
-  /** Its start time (clock ticks since boot): the same pid in a later probe is the same process only with it. */
-  start: number;
-  name: string;
+export type { StuckProcess };
+
+/** What the command prints first: its call's mark, after this prefix. */
+const CALL_LINE = "__sw_call=";
+const CALL_LINE_PATTERN = /^__sw_call=([A-Za-z0-9_-]{12})$/;
+/** Lines before the mark's that a shell's -x or -v may print (the traced `echo`). */
+const MAX_LEADING_LINES = 2;
+
+/** The command, reporting its call's mark first (on its first line: the command's line numbers stay). */
+export function reportingCall(command: string): string {
+  return `echo ${CALL_LINE}$SHELLWRIGHT_CALL; ${command}`;
 }
-
-const PREFIX = "__sw_stuck";
 
 /**
- * The variable that tags a foreground call's processes. Read-only, so the
- * session's snapshot leaves it out (state-dump.ts keeps no read-only
- * SHELLWRIGHT_* name): the next call does not inherit it.
+ * Takes the mark's line (and a shell's `-x`/`-v` trace of it) out of the
+ * start of the output as it streams: `push` returns what to pass on, and
+ * `mark` is the call's mark once seen. Output that does not start with it
+ * (an `echo` the session redefined) passes unchanged, and no mark is known.
  */
-export const TAG_VARIABLE = "SHELLWRIGHT_TERMINAL_CALL";
+export class CallLineFilter {
+  mark: string | undefined;
+  #held = "";
+  #done = false;
 
-export function newTag(): string {
-  return randomBytes(8).toString("hex");
-}
-
-/** The command with its tag set first, on its first line (the command's line numbers stay as they were). */
-export function taggedCommand(command: string, tag: string): string {
-  return `builtin declare -rx ${TAG_VARIABLE}=${tag}; ${command}`;
-}
-
-/** Kernel functions a process sleeps in while it waits for input (blocking read, select, poll). */
-const INPUT_WAITS = [
-  "wait_woken",
-  "n_tty_read*",
-  "tty_read*",
-  "poll_schedule_timeout*",
-  "do_select*",
-  "core_sys_select*",
-  "do_sys_poll*",
-  "unix_stream_data_wait*",
-  "unix_stream_read_generic*",
-  "sk_wait_data*",
-  "pipe_read*",
-  "anon_pipe_read*",
-].join("|");
-
-/** The bash probe for the processes of the call tagged `tag` (a value of newTag()). */
-export function stuckInputProbe(tag: string): string {
-  if (!/^[0-9a-f]{16}$/.test(tag)) throw new Error(`not a call tag: ${tag}`);
-  return `set +e
-tag=${TAG_VARIABLE}=${tag}
-case $HOSTTYPE in
-  x86_64) reads=" 0 19 " polls=" 7 23 270 271 " ;;
-  aarch64|arm64) reads=" 63 65 " polls=" 72 73 " ;;
-  *) reads= polls= ;;
-esac
-NL=$'\\n'
-# The syscall it sleeps in, where /proc shows it (not under Yama's ptrace_scope 1): a read of fd 0, or a select
-# or poll on at least one descriptor. Where it cannot be read, the wchan alone decides.
-waiting() {
-  local s
-  s=; { IFS= read -r s < "$1/syscall"; } 2>/dev/null; [[ -n $s ]] || return 0
-  set -- $s
-  [[ $1 =~ ^[0-9]+$ ]] || return 1
-  [[ -n $reads$polls ]] || return 0
-  if [[ $reads == *" $1 "* ]]; then (( $2 == 0 )); return; fi
-  [[ $polls == *" $1 "* ]] || return 1
-  case $1 in 7|271|73) (( $3 > 0 ));; *) (( $2 > 0 ));; esac
-}
-# Its environment, one entry a line, between newlines.
-environment() {
-  local IFS=$NL e
-  mapfile -d '' -t e < "$1/environ" 2>/dev/null || return 1
-  env="$NL\${e[*]}$NL"
-}
-for f in /proc/[0-9]*; do
-  p=\${f#/proc/}
-  [[ $p == "$$" || $p == "$BASHPID" ]] && continue
-  { IFS= read -r line < "$f/stat"; } 2>/dev/null || continue
-  name=\${line#*(}; name=\${name%)*}
-  set -- \${line##*) }
-  [[ $1 == S ]] || continue
-  start=\${20}
-  fd0=$f/fd/0 dev=
-  if (( $5 != 0 )) && [[ $6 == "$3" ]]; then
-    maj=$((($5 >> 8) & 0xfff)) min=$((($5 & 0xff) | (($5 >> 12) & 0xfff00)))
-    if ((maj >= 136 && maj <= 143)); then dev=/dev/pts/$(((maj - 136) * 256 + min))
-    elif ((maj == 4)); then dev=/dev/tty$min
-    elif ((maj == 5 && min == 1)); then dev=/dev/console; fi
-    [[ -n $dev && $fd0 -ef $dev ]] || dev=
-  fi
-  [[ -n $dev || ( ! -c $fd0 && ( $fd0 -ef $f/fd/1 || $fd0 -ef $f/fd/2 ) ) ]] || continue
-  # No newline at its end: read fails, and still sets w.
-  w=; { IFS= read -r w < "$f/wchan"; } 2>/dev/null; [[ -n $w ]] || continue
-  case $w in ${INPUT_WAITS}) ;; *) continue ;; esac
-  environment "$f" || continue
-  [[ $env == *"$NL$tag$NL"* && $env != *"\${NL}SHELLWRIGHT_BG_ID="* ]] || continue
-  waiting "$f" || continue
-  ok=1
-  for g in "$f"/fd/*; do
-    n=\${g##*/}
-    [[ $n == 0 || -f $g || -d $g || $g -ef $fd0 || $g -ef /dev/null ]] && continue
-    [[ -n $dev && $g -ef $dev ]] && continue
-    fl=
-    while IFS=$' \\t' read -r k v; do [[ $k == flags: ]] && { fl=$v; break; }; done < "$f/fdinfo/$n" 2>/dev/null
-    [[ -n $fl ]] && (((8#$fl & 3) == 1)) && continue
-    ok=0; break
-  done
-  ((ok)) && printf '${PREFIX} %s %s %s\\n' "$p" "$start" "$name"
-done
-exit 0
-`;
-}
-
-export function parseStuck(output: string): StuckProcess[] {
-  const found: StuckProcess[] = [];
-  for (const line of output.split("\n")) {
-    const match = new RegExp(`^${PREFIX} (\\d+) (\\d+) (.*)$`).exec(line);
-    if (match !== null) found.push({ pid: Number(match[1]), start: Number(match[2]), name: match[3]! });
+  push(text: string): string {
+    if (this.#done) return text;
+    this.#held += text;
+    const lines = this.#held.split("\n");
+    const complete = lines.length - 1;
+    for (let i = 0; i < Math.min(complete, MAX_LEADING_LINES + 1); i++) {
+      const match = CALL_LINE_PATTERN.exec(lines[i]!);
+      if (match === null) continue;
+      this.mark = match[1];
+      this.#done = true;
+      this.#held = "";
+      // The trace lines before it name the mark too.
+      return [...lines.slice(0, i).filter((line) => !line.includes(CALL_LINE)), ...lines.slice(i + 1)].join("\n");
+    }
+    if (complete <= MAX_LEADING_LINES && this.#held.length < 4096) return "";
+    return this.finish();
   }
-  return found;
+
+  /** Whatever is still held (the call ended, or the mark's line is not coming). */
+  finish(): string {
+    if (this.#done) return "";
+    this.#done = true;
+    const held = this.#held;
+    this.#held = "";
+    return held;
+  }
 }
 
+/** The session's output with the mark's line taken out of its start (the session keeps head and tail). */
+export function withoutCallLine(output: string): string {
+  const filter = new CallLineFilter();
+  return filter.push(output) + filter.finish();
+}
 /** The output's last line after such a stop (in place of the interrupt's). */
 export const STUCK_NOTICE = "[Command stopped: it was waiting for terminal input]";
 
@@ -165,8 +90,8 @@ export function stuckInputAdvice(stuck: StuckProcess, quietMs: number): string {
 export interface StuckInputWatch {
   /** Runs an isolated probe in the session (Environment.execute with `isolated`). */
   probe(script: string): Promise<string>;
-  /** The call's tag (taggedCommand). */
-  tag: string;
+  /** The call's mark, once its command reported it (CallLineFilter). */
+  mark(): string | undefined;
   /** When the call last printed (Date.now()). */
   lastOutputAt(): number;
   /** Output-free time before the first probe. */
@@ -208,9 +133,11 @@ export function watchForStuckInput(watch: StuckInputWatch): () => void {
     }
     const quietFor = Date.now() - last;
     if (quietFor < watch.quietMs) return schedule(watch.quietMs - quietFor);
+    const mark = watch.mark();
+    if (mark === undefined) return schedule(BACKOFF_CAP_MS);
     const asked = Date.now();
     void watch
-      .probe(stuckInputProbe(watch.tag))
+      .probe(stuckInputProbe(mark))
       .catch(() => "")
       .then((output) => {
         if (stopped) return;

@@ -13,11 +13,12 @@ import { approvalBlock } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { foregroundGuidance } from "./foreground-guard.js";
 import {
-  newTag,
+  CallLineFilter,
+  reportingCall,
   STUCK_NOTICE,
   stuckInputAdvice,
-  taggedCommand,
   watchForStuckInput,
+  withoutCallLine,
   type StuckProcess,
 } from "./stuck-input.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
@@ -135,29 +136,31 @@ async function runForeground(
   const stop = new AbortController();
   let stuck: StuckProcess | undefined;
   let lastOutputAt = Date.now();
-  const tag = newTag();
-  const unwatch =
-    settings.stuckInputMs === 0
-      ? () => undefined
-      : watchForStuckInput({
-          probe: async (script) => (await session.execute(script, { isolated: true, timeoutMs: 30_000 })).output,
-          tag,
-          lastOutputAt: () => lastOutputAt,
-          quietMs: settings.stuckInputMs,
-          onStuck: (found) => {
-            stuck = found;
-            stop.abort();
-          },
-        });
+  const watched = settings.stuckInputMs > 0;
+  const callLine = new CallLineFilter();
+  const unwatch = !watched
+    ? () => undefined
+    : watchForStuckInput({
+        probe: async (script) => (await session.execute(script, { isolated: true, timeoutMs: 30_000 })).output,
+        mark: () => callLine.mark,
+        lastOutputAt: () => lastOutputAt,
+        quietMs: settings.stuckInputMs,
+        onStuck: (found) => {
+          stuck = found;
+          stop.abort();
+        },
+      });
   let result;
   try {
-    // Tagged, so the probe knows this call's processes.
-    result = await session.execute(settings.stuckInputMs > 0 ? taggedCommand(command, tag) : command, {
+    // It reports its call's mark first, so the probe knows this call's processes.
+    result = await session.execute(watched ? reportingCall(command) : command, {
       ...(cwd === undefined ? {} : { cwd }),
       ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
       signal: context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal,
-      onOutput: (text) => {
+      onOutput: (chunk) => {
         lastOutputAt = Date.now();
+        const text = watched ? callLine.push(chunk) : chunk;
+        if (text === "") return;
         capture.push(text);
         context.onOutput?.(text);
       },
@@ -171,6 +174,12 @@ async function runForeground(
   } finally {
     unwatch();
   }
+  const held = callLine.finish();
+  if (watched && held !== "") {
+    capture.push(held);
+    context.onOutput?.(held);
+  }
+  if (watched) result = { ...result, output: withoutCallLine(result.output) };
   // Stopped for waiting on a terminal (and not by the caller, whose interrupt came first).
   if (stuck !== undefined && !(context.signal?.aborted ?? false) && result.interrupted)
     result = { ...result, output: result.output.replace(/\[Command interrupted\]$/, STUCK_NOTICE) };

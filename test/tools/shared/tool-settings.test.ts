@@ -12,7 +12,9 @@ describe("toolSettings", () => {
       resultThresholdChars: 100_000,
       previewChars: 1500,
       turnBudgetChars: 200_000,
+      stuckInputMs: 3000,
     });
+    expect(toolSettings({ stuckInputMs: 0 }).stuckInputMs).toBe(0);
     expect(settings.processes).toEqual({
       bufferChars: 200_000,
       maxProcesses: 64,
@@ -31,6 +33,9 @@ describe("toolSettings", () => {
     );
     expect(() => toolSettings({ processes: { maxProcesses: 1.5 } })).toThrow(
       "processes.maxProcesses must be a positive integer, got 1.5",
+    );
+    expect(() => toolSettings({ stuckInputMs: -1 })).toThrow(
+      "stuckInputMs must be a number of milliseconds (0 turns the check off), got -1",
     );
     expect(() => toolSettings({ approve: "yes" } as never)).toThrow('approve must be a function, got "yes"');
     expect(() => toolSettings({ turnBudget: 5 } as never)).toThrow(/Unknown tool settings option "turnBudget"/);

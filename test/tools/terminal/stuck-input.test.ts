@@ -5,8 +5,9 @@
  * default vi) and `script -qc python3` (a REPL under a terminal the command
  * made itself) come back before their timeout with the advice, and the
  * program is gone. Not cut: a sleep, a read of the stdin the command gave
- * itself, a slow producer, a terminal-waiting leftover of an earlier call, and
- * a PTY process started while the command runs.
+ * itself, a slow producer, a terminal-waiting leftover of an earlier call, a
+ * PTY process started while the command runs, and a REPL the command itself
+ * left waiting in the background while its foreground sleeps.
  */
 
 import { describe, expect, it } from "vitest";
@@ -15,7 +16,7 @@ import { processRegistry } from "../../../src/tools/process/process-registry.js"
 import { callTool } from "../../../src/tools/registry.js";
 import { toolSettings } from "../../../src/tools/shared/tool-settings.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
-import { STUCK_NOTICE } from "../../../src/tools/terminal/stuck-input.js";
+import { CallLineFilter, STUCK_NOTICE, withoutCallLine } from "../../../src/tools/terminal/stuck-input.js";
 import { backendSelected, compatBackends } from "../../compat/backends.js";
 import { sessionWithGit } from "../../helpers/git-session.js";
 
@@ -71,7 +72,7 @@ for (const backend of compatBackends) {
         }
       }, 240_000);
 
-      it("a sleep, a read of given stdin, a slow producer, a leftover and a new PTY process are not cut", async () => {
+      it("a sleep, a read of given stdin, a slow producer, leftovers and PTY processes are not cut", async () => {
         const session = await backend.create({ timeoutMs: 60_000 });
         try {
           // A REPL left waiting on its own terminal by an earlier call: not this call's.
@@ -97,3 +98,23 @@ for (const backend of compatBackends) {
     },
   );
 }
+
+describe("the call's mark line", () => {
+  const mark = "AbC_-123456z";
+  it("is taken out of the stream, however the output is cut into chunks", () => {
+    const filter = new CallLineFilter();
+    const out = ["__sw_c", `all=${mark}`, "\nfirst", " line\nsecond\n"].map((chunk) => filter.push(chunk)).join("");
+    expect(out + filter.finish()).toBe("first line\nsecond\n");
+    expect(filter.mark).toBe(mark);
+  });
+
+  it("takes a shell's trace of it too, and leaves other output as it was", () => {
+    expect(withoutCallLine(`+ echo __sw_call=${mark}\n__sw_call=${mark}\n+ ls\nx\n`)).toBe("+ ls\nx\n");
+    // Without the line (an echo the session redefined), nothing is taken and no mark is known.
+    const filter = new CallLineFilter();
+    expect(filter.push("a\nb\n") + filter.push("c\nd") + filter.finish()).toBe("a\nb\nc\nd");
+    expect(filter.mark).toBeUndefined();
+    expect(withoutCallLine(`__sw_call=${mark}\n`)).toBe("");
+    expect(withoutCallLine(`x __sw_call=${mark}\n`)).toBe(`x __sw_call=${mark}\n`);
+  });
+});
