@@ -23,6 +23,14 @@
  * pipes and terminals (`script`, `tee`). One that runs, sleeps on a timer
  * (`script -qc python3 & sleep 10`) or waits on a socket means the call is
  * still doing something.
+ *
+ * A probe is one look, and a call that keeps starting short commands (a
+ * loop of `sleep 0.2` beside a waiting program) can look idle in it: the
+ * probe also prints the call's activity (each process's pid, start time and
+ * minor faults, and those of each one's parent in its session, the call's
+ * shell included:
+ * a fork raises them in the parent, a sleeping process never does), and two
+ * sightings count only when it did not change between them.
  */
 
 export interface StuckProcess {
@@ -33,6 +41,7 @@ export interface StuckProcess {
 }
 
 const PREFIX = "__sw_stuck";
+const ACTIVITY = "__sw_activity";
 
 /** Kernel functions a process sleeps in while it waits for input (blocking read, select, poll). */
 const INPUT_WAITS = [
@@ -80,7 +89,8 @@ waiting() {
 # Its environment, one entry a line, between newlines.
 environment() {
   local IFS=$NL e
-  mapfile -d '' -t e < "$1/environ" 2>/dev/null || return 1
+  # 2>/dev/null first: a process that is gone, or not ours to read, says nothing.
+  mapfile -d '' -t e 2>/dev/null < "$1/environ" || return 1
   env="$NL\${e[*]}$NL"
 }
 # No newline at the end of wchan: read fails, and still sets w.
@@ -102,7 +112,16 @@ quiet_fds() {
   done
   return 0
 }
-found=(); declare -A cand=()
+# The parent's pid, start and minor faults, when it is in the same session ($2): the call's own shell carries no
+# mark in /proc (it sets it after its exec), yet it forks every command it runs; what started the call (Node,
+# the launcher) is in another session and busy with other things.
+parent_activity() {
+  local l pp=$1 sid=$2
+  { IFS= read -r l < "/proc/$pp/stat"; } 2>/dev/null || return 0
+  set -- \${l##*) }
+  [[ $4 == "$sid" ]] && act+=" ^$pp:\${20}:$8"
+}
+found=(); declare -A cand=(); act=
 for f in /proc/[0-9]*; do
   p=\${f#/proc/}
   [[ $p == "$$" || $p == "$BASHPID" ]] && continue
@@ -124,7 +143,8 @@ for f in /proc/[0-9]*; do
   environment "$f" || continue
   [[ $env == *"$NL$tag$NL"* && $env != *"\${NL}SHELLWRIGHT_BG_ID="* ]] || continue
   waiting "$f" && quiet_fds "$f" "$dev" || continue
-  found+=("$p $start $name") cand[$p]=1
+  found+=("$p $start $name") cand[$p]=1 act+=" $p:$start:$8"
+  parent_activity "$2" "$4"
 done
 ((\${#found[@]})) || exit 0
 # The call's other processes: each must wait for nothing but this.
@@ -135,6 +155,8 @@ for f in /proc/[0-9]*; do
   environment "$f" && [[ $env == *"$NL$tag$NL"* ]] || continue
   { IFS= read -r line < "$f/stat"; } 2>/dev/null || continue
   set -- \${line##*) }
+  act+=" $p:\${20}:$8"
+  parent_activity "$2" "$4"
   [[ $1 == [ZXT] ]] && continue
   [[ $1 == S ]] && wchan "$f" || exit 0
   case $w in
@@ -144,8 +166,14 @@ for f in /proc/[0-9]*; do
   esac
 done
 for e in "\${found[@]}"; do printf '${PREFIX} %s\\n' "$e"; done
+printf '${ACTIVITY} %s\\n' "$act"
 exit 0
 `;
+}
+
+/** The call's activity as the probe saw it: equal in two probes only if none of its processes did anything between. */
+export function parseActivity(output: string): string {
+  return new RegExp(`^${ACTIVITY} (.*)$`, "m").exec(output)?.[1] ?? "";
 }
 
 export function parseStuck(output: string): StuckProcess[] {

@@ -13,7 +13,7 @@
  * processes in the backend.
  */
 
-import { parseStuck, stuckInputProbe, type StuckProcess } from "./stuck-input-probe.js";
+import { parseActivity, parseStuck, stuckInputProbe, type StuckProcess } from "./stuck-input-probe.js";
 
 export type { StuckProcess };
 
@@ -116,6 +116,7 @@ export function watchForStuckInput(watch: StuckInputWatch): () => void {
   let timer: NodeJS.Timeout | undefined;
   let seen = new Map<string, StuckProcess>();
   let seenAt = 0;
+  let seenActivity = "";
   let backoff = REPEAT_MS;
   let quietSince = watch.lastOutputAt();
   const schedule = (ms: number): void => {
@@ -142,7 +143,10 @@ export function watchForStuckInput(watch: StuckInputWatch): () => void {
       .then((output) => {
         if (stopped) return;
         const found = new Map(parseStuck(output).map((p) => [`${p.pid}:${p.start}`, p]));
-        const again = [...found].find(([key]) => seen.has(key) && seenAt > watch.lastOutputAt());
+        const activity = parseActivity(output);
+        // Seen again, with no output and nothing of the call done in between.
+        const still = seenAt > watch.lastOutputAt() && activity === seenActivity;
+        const again = still ? [...found].find(([key]) => seen.has(key)) : undefined;
         if (again !== undefined) {
           stopped = true;
           watch.onStuck(again[1]);
@@ -150,6 +154,7 @@ export function watchForStuckInput(watch: StuckInputWatch): () => void {
         }
         seen = found;
         seenAt = asked;
+        seenActivity = activity;
         if (found.size > 0) return schedule(REPEAT_MS);
         schedule(backoff);
         backoff = Math.min(backoff * 2, BACKOFF_CAP_MS);
