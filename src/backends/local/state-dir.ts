@@ -18,11 +18,14 @@ import { stateRoots } from "./paths.js";
 /** The verdict per root, once per process: mounts do not change under a running program. */
 const verdicts = new Map<string, Promise<boolean>>();
 
-/** A new private directory (0700) in the first root that allows exec; the last root when none does. */
-export async function makeStateDir(): Promise<string> {
+/**
+ * A new private directory (0700) in the first root that allows exec; the last root when none does. A sandboxed
+ * session's has its own prefix: its commands can write it, so a prune never trusts what it records.
+ */
+export async function makeStateDir(prefix = "shellwright-"): Promise<string> {
   const roots = stateRoots();
   for (const [index, root] of roots.entries()) {
-    const dir = await mkdtemp(join(root, "shellwright-"));
+    const dir = await mkdtemp(join(root, prefix));
     if (index === roots.length - 1) return dir;
     let verdict = verdicts.get(root);
     if (verdict === undefined) {

@@ -32,9 +32,9 @@ import {
   type Transport,
 } from "../../core/transport.js";
 import { runSweep } from "./process-sweep.js";
-import { sweepScript } from "../../core/sweep-script.js";
 import { SessionCgroup } from "./session-cgroup.js";
-import { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { ENDED_GROUP_TAG, guardOwnerDeath, SANDBOX_DIR_PREFIX, WATCHDOG_AFTER_MS } from "./owner-cleanup.js";
 import { writeOwner } from "../shared/owner.js";
 import { killRecordedGroups, recordGroup, sharedSessionMark } from "./groups-file.js";
 import { FastPathRunner, type RunningCall } from "../shared/fast-path/fast-path-runner.js";
@@ -69,11 +69,6 @@ interface LocalHandle extends ProcessHandle {
   /** What an earlier kill round of this call hit (`pid:starttime`). */
   hit?: string[];
 }
-
-/** How long a fast-path job runs before the owner watchdog is told of its group. */
-const WATCHDOG_AFTER_MS = 20;
-/** The watchdog's tag for an ended job's group: killed only while no process has its leader's PID. */
-const ENDED_GROUP_TAG = "e";
 
 export class LocalTransport implements Transport {
   readonly name = "local";
@@ -114,12 +109,18 @@ export class LocalTransport implements Transport {
     return this.#stateDir;
   }
 
+  /** Groups go to the groups file for `close` of a dir that outlives us, or `--prune`; not a sandbox's, which its
+   * jobs can write (they die with the owner: bwrap --die-with-parent) to make `--prune` kill outside it. */
+  get #recordsGroups(): boolean {
+    return !this.#ownsStateDir || (this.#watchdog !== undefined && this.#sandbox === undefined);
+  }
+
   async start(): Promise<void> {
     requirePosix();
     this.#bash = this.#options.bashPath ?? findBash();
     await checkBash(this.#bash, this.#options.bashPath !== undefined);
     if (this.#options.stateDir === undefined) {
-      this.#stateDir = await makeStateDir();
+      this.#stateDir = await makeStateDir(this.#options.sandbox === undefined ? undefined : SANDBOX_DIR_PREFIX);
       this.#ownsStateDir = true;
     } else {
       this.#stateDir = this.#options.stateDir;
@@ -151,19 +152,12 @@ export class LocalTransport implements Transport {
     if (this.#options.outliveOwner && !this.#ownsStateDir)
       this.#sessionMark = sharedSessionMark(this.#stateDir, this.#sessionMark) ?? this.#sessionMark;
     this.#cgroup = SessionCgroup.create();
+    if (!this.#options.outliveOwner) {
+      const o = { bash: this.#bash, stateDir: this.#stateDir, ownsStateDir: this.#ownsStateDir };
+      this.#watchdog = guardOwnerDeath({ ...o, sessionMark: this.#sessionMark, cgroupPath: this.#cgroup?.path });
+    }
     // A stray dir's owner tells `shellwright sessions --prune` whether it is still in use.
     if (this.#ownsStateDir) writeOwner(this.#stateDir);
-    if (!this.#options.outliveOwner) {
-      const sweep = sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0);
-      const cleanup = [
-        // The cgroup catches what cleared its environment too; the sweep what left the groups.
-        this.#cgroup === undefined ? "" : `echo 1 > ${shellQuote(`${this.#cgroup.path}/cgroup.kill`)} 2>/dev/null`,
-        `for g; do [[ $g == ${ENDED_GROUP_TAG}* ]] && { g=\${g#${ENDED_GROUP_TAG}}; [[ -e /proc/$g ]] && continue; }; kill -s KILL -- "-$g" 2>/dev/null; done`,
-        `( ${sweep}\n) >/dev/null 2>&1`,
-        this.#ownsStateDir ? `rm -rf -- ${shellQuote(this.#stateDir)}` : "",
-      ];
-      this.#watchdog = new OwnerWatchdog({ bashPath: this.#bash, cleanup: cleanup.filter(Boolean).join("\n") });
-    }
     this.#startFastPath();
   }
 
@@ -215,7 +209,7 @@ export class LocalTransport implements Transport {
           this.#cgroup?.adopt(pid);
           this.#groups.add(pid);
           this.#watchdog?.addGroup(pid);
-          if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+          if (this.#recordsGroups) recordGroup(this.#stateDir, pid);
         }),
       onOrphan: (pid) => killGroup(pid, "KILL"),
       adopt: (call) => this.#adoptFast(call),
@@ -237,7 +231,7 @@ export class LocalTransport implements Transport {
       if (this.#watchdog === undefined) return;
       timer = setTimeout(() => {
         told = true;
-        this.#watchdog?.addGroup(pid);
+        this.#guard(pid);
       }, WATCHDOG_AFTER_MS);
       timer.unref();
     };
@@ -250,9 +244,15 @@ export class LocalTransport implements Transport {
       if (told) this.#watchdog?.forgetGroup(pid);
       if (!end.groupLeft) return;
       this.#endedGroups.add(pid);
-      this.#watchdog?.addGroup(`${ENDED_GROUP_TAG}${pid}`);
+      this.#guard(pid, true);
     });
     return handle;
+  }
+
+  /** The watchdog hears of a job's group, and so does the groups file of a dir `--prune` may find. */
+  #guard(pid: number, ended = false): void {
+    this.#watchdog?.addGroup(ended ? `${ENDED_GROUP_TAG}${pid}` : pid);
+    if (this.#ownsStateDir && this.#recordsGroups) recordGroup(this.#stateDir, pid);
   }
 
   /** After the helper's signal: the job's group, then the sweep of the call's mark and tree. */
@@ -321,8 +321,8 @@ ${script}`;
     if (pid !== undefined) {
       this.#groups.add(pid);
       this.#watchdog?.addGroup(pid);
-      // A state dir that outlives this process keeps the groups for whoever closes the session.
-      if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+      // For whoever closes a state dir that outlives this process, or prunes a dead owner's.
+      if (this.#recordsGroups) recordGroup(this.#stateDir, pid);
     }
     if (options.stdin !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined); // the command may exit without reading it all
@@ -411,7 +411,8 @@ ${script}`;
     this.#endedGroups.clear();
     if (this.#cgroup !== undefined) {
       await this.#cgroup.killAll();
-      this.#dropCgroup();
+      this.#cgroup.remove();
+      this.#cgroup = undefined;
     }
     // Groups of earlier processes that shared this state dir (a named session's earlier execs).
     if (!this.#ownsStateDir && this.#stateDir !== "") killRecordedGroups(this.#stateDir);
@@ -430,10 +431,5 @@ ${script}`;
   /** The session cgroup, when there is one (tests and diagnostics). */
   get cgroupPath(): string | undefined {
     return this.#cgroup?.path;
-  }
-
-  #dropCgroup(): void {
-    this.#cgroup?.remove();
-    this.#cgroup = undefined;
   }
 }

@@ -58,6 +58,11 @@ export interface ToolSettings {
    * shapes, as `[REDACTED]` (docs/secrets.md). `execute()` itself stays raw. @default true
    */
   redactSecrets: boolean;
+  /**
+   * A foreground `terminal` command that prints nothing for this long is checked for a program waiting on a
+   * terminal nobody types into (an editor, a REPL, a prompt), which is then stopped with advice; 0 turns it off. @default 3000
+   */
+  stuckInputMs: number;
   processes: ProcessSettings;
 }
 
@@ -84,6 +89,7 @@ export const DEFAULT_TOOL_SETTINGS: Readonly<ToolSettings> = Object.freeze({
   turnBudgetChars: 200_000,
   hostResultsDir: undefined,
   redactSecrets: true,
+  stuckInputMs: 3000,
   processes: DEFAULT_PROCESS_SETTINGS,
 });
 
@@ -116,6 +122,13 @@ export function toolSettings(input: ToolSettingsInput | ToolSettings = {}): Tool
       `hostResultsDir must be a directory path, got ${describe(raw.hostResultsDir)}`,
     );
   }
+  const stuckInputMs = raw.stuckInputMs ?? d.stuckInputMs;
+  if (typeof stuckInputMs !== "number" || !Number.isFinite(stuckInputMs) || stuckInputMs < 0) {
+    throw new InvalidOptionError(
+      "stuckInputMs",
+      `stuckInputMs must be a number of milliseconds (0 turns the check off), got ${describe(raw.stuckInputMs)}`,
+    );
+  }
   if (raw.redactSecrets !== undefined && typeof raw.redactSecrets !== "boolean") {
     throw new InvalidOptionError(
       "redactSecrets",
@@ -138,6 +151,7 @@ export function toolSettings(input: ToolSettingsInput | ToolSettings = {}): Tool
     turnBudgetChars: positiveInteger("turnBudgetChars", raw.turnBudgetChars, d.turnBudgetChars),
     hostResultsDir: raw.hostResultsDir as string | undefined,
     redactSecrets: raw.redactSecrets ?? d.redactSecrets,
+    stuckInputMs,
     processes: {
       bufferChars: positiveInteger("processes.bufferChars", rawProcesses.bufferChars, p.bufferChars),
       maxProcesses: positiveInteger("processes.maxProcesses", rawProcesses.maxProcesses, p.maxProcesses),

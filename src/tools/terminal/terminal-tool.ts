@@ -12,6 +12,15 @@ import { ProcessError } from "../../core/errors.js";
 import { approvalBlock } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { foregroundGuidance } from "./foreground-guard.js";
+import {
+  CallLineFilter,
+  reportingCall,
+  STUCK_NOTICE,
+  stuckInputAdvice,
+  watchForStuckInput,
+  withoutCallLine,
+  type StuckProcess,
+} from "./stuck-input.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
 import { PTY_COLS, PTY_ROWS } from "../process/pty-size.js";
 import { processRegistry } from "../process/process-registry.js";
@@ -133,13 +142,35 @@ async function runForeground(
   // The session keeps only head and tail in memory; the whole output is
   // captured here too, so that a long output can be saved whole.
   const capture = new TextCapture(settings.captureOutputChars);
+  // A program waiting for keys on a terminal nobody types into is stopped like an interrupt (stuck-input.ts).
+  const stop = new AbortController();
+  let stuck: StuckProcess | undefined;
+  let lastOutputAt = Date.now();
+  const watched = settings.stuckInputMs > 0;
+  const callLine = new CallLineFilter();
+  const unwatch = !watched
+    ? () => undefined
+    : watchForStuckInput({
+        probe: async (script) => (await session.execute(script, { isolated: true, timeoutMs: 30_000 })).output,
+        mark: () => callLine.mark,
+        lastOutputAt: () => lastOutputAt,
+        quietMs: settings.stuckInputMs,
+        onStuck: (found) => {
+          stuck = found;
+          stop.abort();
+        },
+      });
   let result;
   try {
-    result = await session.execute(command, {
+    // It reports its call's mark first, so the probe knows this call's processes.
+    result = await session.execute(watched ? reportingCall(command) : command, {
       ...(cwd === undefined ? {} : { cwd }),
       ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
-      ...(context.signal ? { signal: context.signal } : {}),
-      onOutput: (text) => {
+      signal: context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal,
+      onOutput: (chunk) => {
+        lastOutputAt = Date.now();
+        const text = watched ? callLine.push(chunk) : chunk;
+        if (text === "") return;
         capture.push(text);
         context.onOutput?.(text);
       },
@@ -150,7 +181,19 @@ async function runForeground(
       exit_code: -1,
       error: `Command execution failed: ${error instanceof Error ? error.message : String(error)}`,
     };
+  } finally {
+    unwatch();
   }
+  const held = callLine.finish();
+  if (watched && held !== "") {
+    capture.push(held);
+    context.onOutput?.(held);
+  }
+  if (watched) result = { ...result, output: withoutCallLine(result.output) };
+  // Stopped for waiting on a terminal (and not by the caller, whose interrupt came first).
+  if (stuck !== undefined && !(context.signal?.aborted ?? false) && result.interrupted)
+    result = { ...result, output: result.output.replace(/\[Command interrupted\]$/, STUCK_NOTICE) };
+  else stuck = undefined;
 
   let output = result.output;
   if (result.truncated && !output.startsWith("[binary output,")) {
@@ -181,7 +224,8 @@ async function runForeground(
 
   const reply: ToolResult = { output, exit_code: result.exitCode };
   const meaning = exitCodeMeaning(command, result.exitCode);
-  if (meaning !== undefined) reply.exit_code_meaning = meaning;
+  if (stuck !== undefined) reply.error = stuckInputAdvice(stuck, settings.stuckInputMs);
+  else if (meaning !== undefined) reply.exit_code_meaning = meaning;
   return reply;
 }
 
