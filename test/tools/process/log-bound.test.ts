@@ -13,6 +13,7 @@ import { callTool } from "../../../src/tools/registry.js";
 import { toolSettings } from "../../../src/tools/shared/tool-settings.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
+import { forToolTests } from "../fixture.js";
 import { noStaticHelper } from "../../helpers/native-helper.js";
 
 const MAX_LOG_BYTES = 1024 * 1024;
@@ -34,7 +35,7 @@ const CHATTY = "while :; do head -c 100000 /dev/zero | tr '\\0' x; echo; sleep 0
 const producer = (megabytes: number): string =>
   `yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c ${megabytes}000000; echo; echo LOG-END-MARK`;
 
-for (const backend of compatBackends) {
+for (const backend of forToolTests(compatBackends)) {
   describe.skipIf(!backend.enabled)(`bounded process logs: ${backend.name}`, () => {
     let session: Environment;
     const call = (tool: string, args: Record<string, unknown>): Promise<ToolResult> =>

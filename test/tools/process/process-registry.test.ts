@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createEnvironment, processRegistry, type Environment } from "../../../src/index.js";
 import { DEFAULT_PROCESS_SETTINGS } from "../../../src/tools/shared/tool-settings.js";
 import { compatBackends } from "../../compat/backends.js";
+import { forToolTests } from "../fixture.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
 describe("processRegistry onOutput", () => {
@@ -55,7 +56,7 @@ describe("processRegistry onOutput", () => {
 // test's timeout: a wait that returns was woken by the end itself.
 const CHECK_EVERY_MS = 600_000;
 
-for (const backend of compatBackends) {
+for (const backend of forToolTests(compatBackends)) {
   describe.skipIf(!backend.enabled)(`a pending wait is woken by its process's end: ${backend.name}`, () => {
     let session: Environment;
     beforeAll(async () => {

@@ -12,13 +12,14 @@ import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/
 import { blockDangerousCommands } from "../../../src/tools/terminal/approval.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
+import { forToolTests } from "../fixture.js";
 import { remoteStyleBackend } from "../remote-style.js";
 
 /** Prints "alive N" for each PID in the files that still runs (a zombie counts as gone). */
 const aliveCheck = (pidFiles: string[]): string =>
   `for f in ${pidFiles.join(" ")}; do p=$(cat "$f"); if [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo "alive $p"; fi; done; true`;
 
-for (const backend of [...compatBackends, remoteStyleBackend]) {
+for (const backend of forToolTests([...compatBackends, remoteStyleBackend])) {
   describe.skipIf(!backend.enabled)(`process tool: ${backend.name}`, () => {
     let session: Environment;
     let scratch: string;

@@ -15,6 +15,7 @@ import { DEFAULT_PROCESS_SETTINGS, toolSettings } from "../../../src/tools/share
 import { blockDangerousCommands } from "../../../src/tools/terminal/approval.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
+import { forToolTests } from "../fixture.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 
 /** A session secret (from a secret-looking variable) and a GitHub token's shape, both masked by the tools. */
@@ -29,7 +30,7 @@ const aliveCheck = (pids: readonly number[]): string =>
 const childrenScript = (parent: number): string =>
   `for f in /proc/[0-9]*/stat; do read -r l < "$f" 2>/dev/null || continue; set -- \${l##*) }; [[ $2 == ${parent} ]] && { p=\${f#/proc/}; echo \${p%/stat}; }; done; true`;
 
-for (const backend of compatBackends) {
+for (const backend of forToolTests(compatBackends)) {
   describe.skipIf(!backend.enabled)(`pty processes: ${backend.name}`, () => {
     skipAllUnless(noStaticHelper);
     let session: Environment;
