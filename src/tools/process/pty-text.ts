@@ -59,10 +59,13 @@ const COMPLETE_ESCAPE =
  */
 export class PtyTextStream {
   #held = "";
+  /** The last text given ended a line: returns that open the next piece belong to that line end (`\n\r`). */
+  #afterLineEnd = false;
 
   push(raw: string): string {
     let text = this.#held + raw;
     this.#held = "";
+    if (this.#afterLineEnd) text = text.replace(/^\r+/, "");
     const escape = text.lastIndexOf("\x1b");
     if (escape >= 0 && text.length - escape < MAX_HELD && !COMPLETE_ESCAPE.test(text.slice(escape))) {
       this.#held = text.slice(escape);
@@ -75,12 +78,14 @@ export class PtyTextStream {
         text = text.slice(0, end);
       }
     }
-    return shownPtyText(text);
+    const shown = shownPtyText(text);
+    if (shown !== "") this.#afterLineEnd = shown.endsWith("\n");
+    return shown;
   }
 
   /** What is held back, when no more output comes. */
   flush(): string {
-    const held = this.#held;
+    const held = this.#afterLineEnd ? this.#held.replace(/^\r+/, "") : this.#held;
     this.#held = "";
     return shownPtyText(held);
   }
@@ -94,8 +99,12 @@ export class PtyTextStream {
 // eslint-disable-next-line no-control-regex
 const TERMINAL_ESCAPES = /\x1b[()*+\-./][\x20-\x7e]|\x1b[0-9:;<=>?`a-z{|}~]/g;
 
-/** A terminal's output as a model reads it: no control sequences, and `\r\n` line ends as `\n`. */
+/**
+ * A terminal's output as a model reads it: no control sequences, and line ends
+ * (`\r\n`, or readline's `\n\r`: a return at the start of a line moves
+ * nothing) as `\n`.
+ */
 export function shownPtyText(text: string): string {
   const plain = text.includes("\x1b") ? stripAnsi(text.replace(TERMINAL_ESCAPES, "")) : text;
-  return plain.replace(/\r+\n/g, "\n");
+  return plain.replace(/\r*\n\r*/g, "\n");
 }

@@ -31,9 +31,15 @@ export function screenRows(buffer: Buffer, top: number, count: number, find?: Se
     let end = y + 1;
     while (buffer.getLine(end)?.isWrapped === true) end++;
     const texts: string[] = [];
-    for (let row = y; row < end; row++) texts.push(rowText(buffer.getLine(row), row < end - 1));
+    const blanks: number[] = [];
+    for (let row = y; row < end; row++) {
+      const { text, blankTail } = rowText(buffer.getLine(row), row < end - 1);
+      texts.push(text);
+      blanks.push(blankTail);
+    }
     const masked = find === undefined ? texts : maskRows(texts, find);
-    for (let row = y; row < end; row++) if (row >= top && row < top + count) rows.push(masked[row - y]!.trimEnd());
+    for (let row = y; row < end; row++)
+      if (row >= top && row < top + count) rows.push(dropBlankTail(masked[row - y]!, blanks[row - y]!));
     y = end;
   }
   return rows;
@@ -45,8 +51,8 @@ export function screenRows(buffer: Buffer, top: number, count: number, find?: Se
  * cells (left empty when a wide character did not fit at the edge), which
  * are not part of the line.
  */
-function rowText(line: Line | undefined, continues: boolean): string {
-  if (line === undefined) return "";
+function rowText(line: Line | undefined, continues: boolean): { text: string; blankTail: number } {
+  if (line === undefined) return { text: "", blankTail: 0 };
   const cells: string[] = [];
   for (let x = 0; x < line.length; x++) {
     const cell = line.getCell(x);
@@ -54,7 +60,18 @@ function rowText(line: Line | undefined, continues: boolean): string {
     cells.push(cell.getChars());
   }
   if (continues) while (cells.length > 0 && cells.at(-1) === "") cells.pop();
-  return cells.map((chars) => (chars === "" ? " " : chars)).join("");
+  let blankTail = 0;
+  while (blankTail < cells.length && cells[cells.length - 1 - blankTail] === "") blankTail++;
+  return { text: cells.map((chars) => (chars === "" ? " " : chars)).join(""), blankTail };
+}
+
+/**
+ * A row without its trailing cells nothing was written to; a space the
+ * program wrote stays (a prompt's `>>> `), as the emulator's own trim keeps it.
+ */
+function dropBlankTail(text: string, blankTail: number): string {
+  const kept = text.length - blankTail;
+  return blankTail > 0 && text.slice(kept).trim() === "" ? text.slice(0, kept) : text.trimEnd();
 }
 
 /** Each row with the parts of the secrets found in the rows' joined text masked. */

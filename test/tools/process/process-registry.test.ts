@@ -81,7 +81,9 @@ for (const backend of forToolTests(compatBackends)) {
       await registry().write(process, "go\n");
       expect(await waiting).toBe(true);
       expect(process).toMatchObject({ status: "exited", exitCode: 4, output: "left-running\n" });
-      expect(await registry().reap(process)).toBe(1);
+      // The job and the log's bounder, which its open output kept alive: all ended, so a second reap finds nothing.
+      expect(await registry().reap(process)).toBeGreaterThanOrEqual(1);
+      expect(await registry().reap(process)).toBe(0);
     });
 
     it("kill ends the process: every pending wait returns, the process killed", async () => {
