@@ -20,8 +20,6 @@ import { UNSET_MARKS } from "./call-marks.js";
 import { pureCommandWords } from "./pure-command.js";
 import {
   ENABLE_BUILTINS,
-  enterCwd,
-  NEXT_CWD,
   oneLine,
   quoteCwd,
   saveFailed,
@@ -30,6 +28,7 @@ import {
   UNSHADOW,
   type CommandPlan,
 } from "./script.js";
+import { enterCwd, NEXT_CWD, PWD_EXISTS } from "./cwd-script.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 /**
@@ -136,7 +135,7 @@ function fastEpilogue(pure: boolean): string {
       ? [
           // The user's xtrace goes to /dev/null with the rest of these groups.
           `{ ${CAPTURE}; \\builtin shopt -u expand_aliases; } 2>/dev/null`,
-          `{ [[ -n $__sw_pure ]] && ! { builtin cd -P . && [[ $PWD != "$__sw_start" && -d $PWD ]]; } && { builtin printf '#SAME %s\\n' "$__sw_ec" >| "$__swl_d/$__swl_id.s" || builtin exit 125; builtin exit "$__sw_ec"; }; } 2>/dev/null`,
+          `{ [[ -n $__sw_pure ]] && ! { builtin cd -P . && [[ $PWD != "$__sw_start" ]] && ${PWD_EXISTS}; } && { builtin printf '#SAME %s\\n' "$__sw_ec" >| "$__swl_d/$__swl_id.s" || builtin exit 125; builtin exit "$__sw_ec"; }; } 2>/dev/null`,
           `{ ${guard}; } 2>/dev/null`,
         ]
       : [`{ ${CAPTURE}; ${guard}; } 2>/dev/null`]),
