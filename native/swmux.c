@@ -91,6 +91,8 @@
 #define STUCK_LAUNCHER_MS 2000
 /* One in any other state (a thief read its request) is stuck after this long: far beyond a fork on a loaded machine. */
 #define SLOW_LAUNCHER_MS 30000
+/* While a request is still arriving, `A` this often at most (Node gives up a helper silent for 10 s). */
+#define ALIVE_EVERY_MS 250
 /* A path under our directory: DIR/ID.ext. */
 #define CALL_PATH_MAX (PATH_MAX + 32)
 /* The exit frame's text: five small numbers and the %-encoded cwd. */
@@ -901,13 +903,26 @@ static void take_frames(void) {
   }
 }
 
-/* Everything Node has sent so far, read and acted on. */
+/*
+ * Everything Node has sent so far, read and acted on. While a request is
+ * still arriving (a big stdin on a loaded machine takes seconds) we say we
+ * are alive now and then: Node counts our silence, and a ping it sends would
+ * wait behind the rest of that request.
+ */
 static void serve_requests(void) {
+  static long long last_alive;
   for (;;) {
     struct pollfd q = {chan_in, POLLIN, 0};
     if (poll(&q, 1, 0) <= 0 || !q.revents) return;
     if (!fill_input()) quit(EXIT_OK); /* Node closed the channel */
     take_frames();
+    if (have_key && (in_len > 0 || raw_len > 0)) {
+      long long t = now_ms();
+      if (t - last_alive >= ALIVE_EVERY_MS) {
+        frame(REP_ALIVE, 0, NULL, 0);
+        last_alive = t;
+      }
+    }
   }
 }
 

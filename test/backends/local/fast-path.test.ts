@@ -17,6 +17,7 @@ import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { alive } from "../../helpers/processes.js";
 import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
 import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { MAX_RUN_BYTES } from "../../../src/backends/shared/fast-path/protocol.js";
 
 const open: Session[] = [];
 
@@ -172,6 +173,31 @@ describe("local fast path", () => {
       expect(codes.filter((code) => code !== 0)).toEqual([]);
     } finally {
       for (const spinner of spinners) spinner.kill("SIGKILL");
+    }
+  });
+
+  it("runs a stdin bigger than the helper takes on the plain path, on a busy machine, and keeps the helper (issue 37.6)", async () => {
+    // It used to go to the helper, which refuses a request over MAX_RUN_BYTES as a protocol violation and exits:
+    // the call then failed with 125 ("the launcher died … may or may not have run") or ran again on the plain path.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.message);
+    process.on("warning", onWarning);
+    const spinners = [0, 1].map(() => spawn("sh", ["-c", "while :; do :; done"], { stdio: "ignore" }));
+    try {
+      const { session, transport } = await openSession();
+      await session.execute("export KEPT=yes");
+      const stdin = Buffer.alloc(MAX_RUN_BYTES + 1024 * 1024, 97);
+      const r = await session.execute("wc -c; echo $KEPT", { stdin, timeoutMs: 120_000 });
+      expect(r).toMatchObject({ exitCode: 0, output: `${stdin.length}\nyes\n` });
+      expect(transport.fastPathRunner?.helperExits).toBe(0);
+      expect(warnings.filter((w) => w.includes("fast path"))).toEqual([]);
+      // A stdin the helper takes still goes the fast way.
+      expect((await session.execute("wc -c; cat /proc/$PPID/comm", { stdin: Buffer.alloc(1024, 97) })).output).toMatch(
+        /^1024\nswmux/,
+      );
+    } finally {
+      for (const spinner of spinners) spinner.kill("SIGKILL");
+      process.off("warning", onWarning);
     }
   });
 
