@@ -620,6 +620,16 @@ static void remove_files(uint32_t id) {
   }
 }
 
+/* A call's stdin and script: what a command was given (a password for `read -s`) leaves the disk as soon as
+ * its job holds them open, and before the call's answer at the latest. */
+static void remove_inputs(uint32_t id) {
+  char p[CALL_PATH_MAX];
+  path(p, id, "i");
+  unlink(p);
+  path(p, id, "c");
+  unlink(p);
+}
+
 static void release(struct call *k) {
   if (k->outfd >= 0) close(k->outfd);
   if (k->pidfd >= 0) close(k->pidfd);
@@ -727,6 +737,7 @@ static void finish(struct call *k, int wstatus) {
   free(s);
   int waited = wstatus >= 0;
   int group = k->pid > 0 && group_left(k->pid);
+  remove_inputs(k->id);
   uint32_t id = k->id, gen = k->gen;
   pid_t pid = k->pid;
   answer(id, status, committed, k->killed ? 1 : 0, pid > 0, group, cwd);
@@ -978,6 +989,8 @@ static void on_started(struct launcher *l, uint32_t id, pid_t pid, unsigned long
   if (parent > 0 && parent != l->pid && parent != getpid()) return;
   k->pid = pid;
   k->state = CALL_RUNNING;
+  /* The job opened both before it reported (buildLauncherScript). */
+  remove_inputs(id);
   unsigned char b[4];
   put32(b, (uint32_t)pid);
   frame(REP_STARTED, id, b, 4);
