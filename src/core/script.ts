@@ -101,13 +101,16 @@ export const ENABLE_BUILTINS = `\\builtin enable ${EPILOGUE_BUILTINS} 2>/dev/nul
  * (so a full disk still has the blocks it had), and exits 125. WHY is what
  * `__sw_why` says (`open`: the group's redirection failed; `limit`: even the
  * limit lines did not fit) or `write`; HARD-F lets Node name a hard file size
- * limit. Both limits are raised first so that this line can be written.
+ * limit. Both limits are raised first so that this line can be written. When
+ * even that line cannot be written (a state dir that was full before the
+ * call: FILE has no room kept), it exits with the command's status, and the
+ * outer shell or the helper, which saw the room missing, says why.
  */
 export function saveFailed(status: string, file: string): string {
   return (
     // No redirection before the raise: with too few files one would fail.
     "{ builtin ulimit -S -n hard; builtin ulimit -S -f hard; " +
-    `{ builtin printf '#F %s %s ' ${status} "\${__sw_why:-write}"; builtin ulimit -H -f; } 1<> ${file} 2>/dev/null; builtin exit 125; }`
+    `{ builtin printf '#F %s %s ' ${status} "\${__sw_why:-write}" && builtin ulimit -H -f; } 1<> ${file} 2>/dev/null && builtin exit 125; builtin exit ${status}; }`
   );
 }
 
@@ -200,8 +203,10 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   const args = ` bash${params}`;
   if (options.commit) {
     // The pending file is made here, private, so the inner shell never changes its umask to write it.
+    // No room for it (a full state dir): the command still runs (it may be the `rm` that frees space), and
+    // the call says its state was not saved.
     lines.push(
-      `builtin umask 077; builtin printf '%${DUMP_RESERVE_BYTES}s' '' >| ${shellQuote(pending)} 2>/dev/null || [[ -f ${shellQuote(pending)} ]] || builtin exit 125`,
+      `builtin umask 077; __sw_nores=; builtin printf '%${DUMP_RESERVE_BYTES}s' '' >| ${shellQuote(pending)} 2>/dev/null || { __sw_nores=1; [[ -f ${shellQuote(pending)} ]]; } || builtin exit 125`,
     );
   }
   // The inner shell counts itself again: it should see the level a single wrapper shell had.
@@ -231,8 +236,11 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
       // The dump failed (saveFailed): the command's own status, and why.
       `elif [[ $__sw_rc == 125 ]] && IFS= builtin read -r __sw_h < ${shellQuote(pending)} 2>/dev/null && [[ $__sw_h =~ $__sw_fre ]]; then`,
       "  __sw_rc=${BASH_REMATCH[1]} __sw_out=F${BASH_REMATCH[2]}",
+      "elif [[ -n $__sw_nores ]]; then __sw_out=Fwrite",
       "fi",
     );
+    // Where the script renames, nobody else removes a dump that was not committed (it may hold secrets).
+    if (plan.renameInScript) lines.push(`[[ $__sw_out == C* ]] || command -p rm -f -- ${shellQuote(pending)} 2>/dev/null`);
   }
   lines.push(
     // No newline in front: the scanner would have to hold back every trailing

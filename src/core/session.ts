@@ -11,10 +11,11 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { InvalidOptionError, isShellwrightError, SpawnError } from "./errors.js";
+import { BackendUnavailableError, InvalidOptionError, isShellwrightError, SpawnError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
 import { describe } from "./options.js";
 import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
+import { describeSaveFailure } from "./marker-payload.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { expandsShellPid } from "./shell-pid.js";
 import { buildFastCallScript } from "./fast-script.js";
@@ -334,7 +335,14 @@ export class Session extends EnvironmentBase {
         return;
       }
     }
+    const saveFailed = outcome.marker?.saveFailed;
     this.#settle({ ...outcome, marker: undefined }, callId, true);
+    // Every call would fail to save its state too: say so now, instead of a session that loses everything.
+    if (saveFailed !== undefined)
+      throw new BackendUnavailableError(
+        `The session's state could not be saved in ${this.#transport.tempDir} on the ${this.#transport.name} backend: ${saveFailed}. Free space there, or open the session with another directory for its state.`,
+        { backend: this.#transport.name },
+      );
     if (outcome.exitCode === 126 && !outcome.timedOut) {
       throw new InvalidOptionError(
         "cwd",
@@ -370,8 +378,13 @@ export class Session extends EnvironmentBase {
       return undefined;
     }
     if (files) {
-      if (dumpedSnapshot) files.rename(pending.snapshot, this.paths.snapshot);
-      else files.remove(pending.snapshot);
+      // Not moved into place: the cwd is not committed either (all of the state, or none of it).
+      if (dumpedSnapshot && !files.rename(pending.snapshot, this.paths.snapshot)) {
+        files.remove(pending.snapshot);
+        outcome.marker = { committed: false, saveFailed: describeSaveFailure("rename") };
+        return undefined;
+      }
+      if (!dumpedSnapshot) files.remove(pending.snapshot);
     } else if (marker.stamp !== undefined) {
       if (marker.stamp < this.#lastCommit) return undefined;
       this.#lastCommit = marker.stamp;

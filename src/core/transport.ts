@@ -58,8 +58,8 @@ export const MAX_INLINE_SCRIPT_BYTES = 100_000;
  */
 export interface BackendFiles {
   readText(path: string): string | undefined;
-  /** Atomic rename that replaces `to`. */
-  rename(from: string, to: string): void;
+  /** Atomic rename that replaces `to`; false when it could not be done. */
+  rename(from: string, to: string): boolean;
   remove(path: string): void;
 }
 
