@@ -14,7 +14,7 @@ import type { FastCallEnd, FastPath } from "../../../src/core/transport.js";
 import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { alive } from "../../helpers/processes.js";
+import { alive, startSpinners } from "../../helpers/processes.js";
 import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
 import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { MAX_RUN_BYTES } from "../../../src/backends/shared/fast-path/protocol.js";
@@ -160,7 +160,7 @@ describe("local fast path", () => {
 
   it("knows a command that kills its launcher at once was started, also on a busy machine", async () => {
     // The launcher used to report the start after its fork: a job that killed it first was "maybe run".
-    const spinners = [0, 1, 2].map(() => spawn("sh", ["-c", "while :; do :; done"], { stdio: "ignore" }));
+    const spinners = startSpinners(3);
     try {
       const codes: number[] = [];
       for (let i = 0; i < 20; i++) {
@@ -172,7 +172,7 @@ describe("local fast path", () => {
       }
       expect(codes.filter((code) => code !== 0)).toEqual([]);
     } finally {
-      for (const spinner of spinners) spinner.kill("SIGKILL");
+      spinners.stop();
     }
   });
 
@@ -182,7 +182,7 @@ describe("local fast path", () => {
     const warnings: string[] = [];
     const onWarning = (warning: Error): void => void warnings.push(warning.message);
     process.on("warning", onWarning);
-    const spinners = [0, 1].map(() => spawn("sh", ["-c", "while :; do :; done"], { stdio: "ignore" }));
+    const spinners = startSpinners(2);
     try {
       const { session, transport } = await openSession();
       await session.execute("export KEPT=yes");
@@ -196,7 +196,7 @@ describe("local fast path", () => {
         /^1024\nswmux/,
       );
     } finally {
-      for (const spinner of spinners) spinner.kill("SIGKILL");
+      spinners.stop();
       process.off("warning", onWarning);
     }
   });
