@@ -15,6 +15,7 @@ const benches = [
   { name: "fast-path", file: "bench/fast-path.mjs" },
   { name: "command-mix", file: "bench/command-mix.mjs" },
   { name: "cli-startup", file: "bench/cli-startup.mjs" },
+  { name: "login-snapshot", file: "bench/login-snapshot.mjs" },
   // Needs bubblewrap; says so and exits 0 without it.
   { name: "sandbox", file: "bench/sandbox.mjs" },
   { name: "ssh", file: "bench/ssh.mjs" },

@@ -177,6 +177,8 @@ interface OuterOptions {
   /** The whole stdin (secret line first) embedded in the script, for backends without one. */
   embeddedStdin?: Uint8Array;
   callId: string;
+  /** Lines run once the secret and the caller's umask are read (the init's login snapshot reuse). */
+  prelude?: string[] | undefined;
 }
 
 /**
@@ -200,6 +202,7 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
     lines.push("__sw_um=$(builtin umask)");
     params += ' "$__sw_um"';
   }
+  lines.push(...(options.prelude ?? []));
   const args = ` bash${params}`;
   if (options.commit) {
     // The pending file is made here, private, so the inner shell never changes its umask to write it.
@@ -240,7 +243,8 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
       "fi",
     );
     // Where the script renames, nobody else removes a dump that was not committed (it may hold secrets).
-    if (plan.renameInScript) lines.push(`[[ $__sw_out == C* ]] || command -p rm -f -- ${shellQuote(pending)} 2>/dev/null`);
+    if (plan.renameInScript)
+      lines.push(`[[ $__sw_out == C* ]] || command -p rm -f -- ${shellQuote(pending)} 2>/dev/null`);
   }
   lines.push(
     // No newline in front: the scanner would have to hold back every trailing
@@ -258,7 +262,7 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
  * PATH must not hide a venv or ~/.local/bin.
  */
 export function buildInitScript(
-  plan: ScriptPlan & { cwd?: string; reportPid?: boolean; embeddedStdin?: Uint8Array },
+  plan: ScriptPlan & { cwd?: string; reportPid?: boolean; embeddedStdin?: Uint8Array; prelude?: string[] },
 ): string {
   const inner = [
     plan.cwd === undefined ? "" : `builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`,
@@ -283,6 +287,7 @@ export function buildInitScript(
     passUmask: true,
     ...(plan.embeddedStdin === undefined ? {} : { embeddedStdin: plan.embeddedStdin }),
     callId: plan.callId,
+    prelude: plan.prelude,
   });
 }
 
