@@ -147,7 +147,10 @@ describe.skipIf(!mounted)("a snapshot that cannot be moved into place (local, pl
     try {
       await session.execute("export KEPT=1; cd /tmp");
       // A directory in the snapshot's place: the rename of the call's dump over it fails.
-      const snapshot = join(stateDir, readdirSync(stateDir).find((f) => f.startsWith("shellwright-snap-"))!);
+      const snapshot = join(
+        stateDir,
+        readdirSync(stateDir).find((f) => f.startsWith("shellwright-snap-"))!,
+      );
       unlinkSync(snapshot);
       mkdirSync(join(snapshot, "in-the-way"), { recursive: true });
       const moved = await session.execute("cd /usr; export LOST=1; echo did");

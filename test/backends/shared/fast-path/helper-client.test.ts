@@ -54,7 +54,13 @@ function startLocalHelper(): { stream: HelperStream; pid: () => number } {
   writeFileSync(snapshot, "");
   let pid = 0;
   const stream = spawnHelper(
-    helperCommand({ helper: localHelperPath()!, bash: "/bin/bash", snapshot, workDir: dir, sessionMark: "client-test" }),
+    helperCommand({
+      helper: localHelperPath()!,
+      bash: "/bin/bash",
+      snapshot,
+      workDir: dir,
+      sessionMark: "client-test",
+    }),
     (found) => (pid = found),
   );
   cleanup.push(() => {
@@ -78,7 +84,12 @@ describe("the helper's watchdog", () => {
     const failures: HelperFailure[] = [];
     // 3 MiB at 64 KiB per 50 ms: about 2.4 s on the way, more than twice the 1 s limit.
     const slow = { ...stream, input: paced(stream.input, 65_536, 50) };
-    const client = new HelperClient(slow, () => undefined, (failure) => failures.push(failure), TIMING);
+    const client = new HelperClient(
+      slow,
+      () => undefined,
+      (failure) => failures.push(failure),
+      TIMING,
+    );
     expect(await client.firstReady).toBe(true);
     const stdin = Buffer.alloc(3 * 1024 * 1024, 97);
     const call = client.run("wc -c", stdin);
@@ -95,7 +106,12 @@ describe("the helper's watchdog", () => {
     const failures: HelperFailure[] = [];
     // Nobody continues it: only the watchdog's silence limit can end the call.
     const stuck = { ...stream, resume: () => undefined };
-    const client = new HelperClient(stuck, () => undefined, (failure) => failures.push(failure), TIMING);
+    const client = new HelperClient(
+      stuck,
+      () => undefined,
+      (failure) => failures.push(failure),
+      TIMING,
+    );
     expect(await client.firstReady).toBe(true);
     process.kill(pid(), "SIGSTOP");
     cleanup.push(() => {
