@@ -8,7 +8,7 @@
 
 import { StringDecoder } from "node:string_decoder";
 import { OutputCollector } from "./output.js";
-import { parseMarkerPayload, type MarkerPayload } from "./script.js";
+import { parseMarkerPayload, type MarkerPayload } from "./marker-payload.js";
 import type { ProcessHandle, Transport } from "./transport.js";
 
 export interface CallLimits {

@@ -89,9 +89,10 @@ export function daytonaCommand(
   // reports a job killed by a signal ("Terminated") on its own stderr, which
   // would land in the output after a timeout. The job's stderr is kept.
   if (options.stdinFile !== undefined) {
-    // `(exit N)` sets the status without leaving the session's shell.
+    // Opened for the group, then unlinked before the command starts: what it holds (a password for `read -s`)
+    // is on the sandbox's disk only until then, whether the call ends, times out or is killed.
     const file = shellQuote(options.stdinFile);
-    return `${cleanup}${run} < ${file} & wait $! 2>/dev/null; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
+    return `${cleanup}{ rm -f ${file}; ${run}; } < ${file} & wait $! 2>/dev/null`;
   }
   // A session's own stdin is a pipe nobody ever closes: never let a command read it.
   if (launch.stdin === undefined) return `${cleanup}${run} < /dev/null & wait $! 2>/dev/null`;

@@ -43,6 +43,7 @@ import { localHelperPath } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { helperCommand, joinCgroupFirst, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastPath } from "../../core/transport.js";
+import { originKey } from "../../core/login-snapshots.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -61,6 +62,8 @@ export interface LocalTransportOptions {
   fastPath?: boolean | undefined;
   /** The helper program; default: the one built into this package (tests point it elsewhere). */
   fastPathHelper?: string | undefined;
+  /** Start from this process's capture of the same origin's login (core/login-snapshots.ts); default true. */
+  reuseLoginSnapshot?: boolean | undefined;
 }
 
 interface LocalHandle extends ProcessHandle {
@@ -275,6 +278,18 @@ export class LocalTransport implements Transport {
     return this.#watchdog?.pid;
   }
 
+  /** The environment the session's first shell starts from. */
+  #startEnv(): Record<string, string | undefined> {
+    return { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env };
+  }
+
+  /** The same user, bash, sandbox, starting environment and directory: the same login (core/login-snapshots.ts). */
+  get loginOrigin(): string | undefined {
+    if (this.#options.reuseLoginSnapshot === false || this.#bash === "") return undefined;
+    const env = Object.entries(this.#startEnv()).sort(([a], [b]) => (a < b ? -1 : 1));
+    return originKey(["local", process.getuid?.(), this.#bash, process.cwd(), this.#options.sandbox ?? null, env]);
+  }
+
   /** The session's sandbox, when it has one. */
   get sandbox(): LocalSandbox | undefined {
     return this.#sandbox;
@@ -303,10 +318,7 @@ ${script}`;
     // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
     // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
     // The first shell gets the same guard when this process has no shell level of its own.
-    const env = {
-      ...(options.cleanEnv ? { SHLVL: "1" } : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env }),
-      ...markEnv(marks),
-    };
+    const env = { ...(options.cleanEnv ? { SHLVL: "1" } : this.#startEnv()), ...markEnv(marks) };
     const launch = this.#sandbox?.wrap([this.#bash, ...args], env) ?? { argv: [this.#bash, ...args], env };
     const child = spawn(launch.argv[0]!, launch.argv.slice(1), {
       detached: true, // its own process group: the unit a timeout kills

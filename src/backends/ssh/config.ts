@@ -66,6 +66,15 @@ export interface SshConfig extends CommonConfig {
    * call is its own `ssh` command (the plain model). @default true
    */
   fastPath?: boolean;
+  /**
+   * Start each session from this process's capture of the login shell
+   * (`bash -l`) of the same origin (user, machine, environment, cwd) while
+   * the profile files are unchanged, instead of running the login again: a
+   * slow profile is paid once per origin, not once per session or pool
+   * member (docs/persistence.md). false: every session runs its own login.
+   * @default true
+   */
+  reuseLoginSnapshot?: boolean;
 }
 
 export const SSH_KEYS = optionKeys<SshConfig>()([
@@ -85,6 +94,7 @@ export const SSH_KEYS = optionKeys<SshConfig>()([
   "sshPath",
   "rsyncPath",
   "fastPath",
+  "reuseLoginSnapshot",
 ]);
 
 /** Options the transport sets itself; ssh keeps the first value it sees, so a later one would be silently ignored. */
@@ -160,6 +170,7 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
     rsyncPath: optionalShellString("rsyncPath", raw.rsyncPath) ?? "rsync",
     outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
     fastPath: optionalBoolean("fastPath", raw.fastPath),
+    reuseLoginSnapshot: optionalBoolean("reuseLoginSnapshot", raw.reuseLoginSnapshot),
     warn,
   };
 }

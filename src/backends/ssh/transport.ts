@@ -24,6 +24,7 @@ import {
   type CallMarks,
 } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
+import { originKey } from "../../core/login-snapshots.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
 import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
@@ -56,6 +57,8 @@ export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "ss
   fastPath?: boolean | undefined;
   /** The helper to copy to the host; default: the static one built into this package (tests point it elsewhere). */
   fastPathHelper?: string | undefined;
+  /** Start from this process's capture of the same origin's login (core/login-snapshots.ts); default true. */
+  reuseLoginSnapshot?: boolean | undefined;
 }
 
 /** Control calls (connect, kill, cleanup) that take longer than this are given up. */
@@ -92,6 +95,13 @@ export class SshTransport implements Transport {
   /** Ends the remote side and the master if this process dies without close(). */
   #watchdog: OwnerWatchdog | undefined;
   #fast: SshFastPath | undefined;
+
+  /** The same host, port, user, ssh options and `env`: the same login (core/login-snapshots.ts). */
+  get loginOrigin(): string | undefined {
+    if (this.#options.reuseLoginSnapshot === false) return undefined;
+    const { host, user, port, keyPath, sshOptions, env, remoteTempDir, sshPath } = this.#options;
+    return originKey(["ssh", host, user, port, keyPath, sshOptions, env, remoteTempDir, sshPath]);
+  }
 
   constructor(options: SshTransportOptions) {
     this.#options = options;
