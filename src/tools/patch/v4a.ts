@@ -196,6 +196,29 @@ export function parseCreateDiff(diff: string): string {
 }
 
 /**
+ * The hunk's replacement with its context lines as the file has them: a
+ * context line found by a loose match (other indentation or trailing spaces)
+ * is not a change, so it stays as it was; the added lines are `replacement`'s
+ * (re-indented by the match where it re-indents). Unchanged when the match is
+ * not line for line.
+ */
+function keepContext(matched: string, hunk: Hunk, replacement: string): string {
+  const fileLines = matched.replace(/\n$/, "").split("\n");
+  const newLines = replacement.replace(/\n$/, "").split("\n");
+  if (fileLines.length !== hunk.lines.filter((l) => l.kind !== "+").length) return replacement;
+  if (newLines.length !== hunk.lines.filter((l) => l.kind !== "-").length) return replacement;
+  let at = 0;
+  let made = 0;
+  let out = "";
+  for (const line of hunk.lines) {
+    if (line.kind === "-") at++;
+    else out += `${line.kind === " " ? fileLines[at++] : newLines[made]}\n`;
+    if (line.kind !== "-") made++;
+  }
+  return out;
+}
+
+/**
  * Applies an update's hunks to `text` (LF line endings), in order: each hunk is
  * found after the previous one (after its anchor, when it has one), exactly or
  * through the fuzzy chain, and must match whole lines.
@@ -247,7 +270,7 @@ export function applyHunks(
     let end = from + span.end;
     // A fuzzy line match may stop before the newline that ends its last line.
     if (work[end] === "\n" && !work.slice(start, end).endsWith("\n")) end++;
-    const replacement = match.replacementFor?.(span) ?? match.replacement;
+    const replacement = keepContext(work.slice(start, end), hunk, match.replacementFor?.(span) ?? match.replacement);
     work = work.slice(0, start) + replacement + work.slice(end);
     cursor = start + replacement.length;
   }
