@@ -22,6 +22,7 @@ import { inCliWords, type ConfigSources } from "./option-words.js";
 import { poolSizeFlag } from "./pool-flag.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { mcp as spec } from "./specs.js";
+import { toolSets } from "../tools/tool-sets.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
@@ -63,7 +64,18 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     ...(maxOutputBytes === undefined ? {} : { inlineOutputChars: maxOutputBytes }),
     ...(values["no-redact"] === true ? { redactSecrets: false } : {}),
   };
-  const common = { createSession, ...(Object.keys(settings).length === 0 ? {} : { settings }) };
+  const toolsFlag = stringValue(values, "tools");
+  let tools;
+  try {
+    tools = toolsFlag === undefined ? undefined : toolSets(toolsFlag);
+  } catch (error) {
+    throw new UsageError(`--tools: ${(error as Error).message}`);
+  }
+  const common = {
+    createSession,
+    ...(Object.keys(settings).length === 0 ? {} : { settings }),
+    ...(tools === undefined ? {} : { tools }),
+  };
 
   if (values.http !== true) {
     // One session per process on stdio: a pool would only keep a second one open.
