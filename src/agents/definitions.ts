@@ -7,7 +7,12 @@ import type { Environment } from "../core/environment.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown } from "../core/options.js";
 import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
-import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/shared/tool-definition.js";
+import {
+  inputJsonSchema,
+  type NativeDeclarations,
+  type ToolDefinition,
+  type ToolResult,
+} from "../tools/shared/tool-definition.js";
 import { callTool, findTool, unknownToolMessage } from "../tools/registry.js";
 import { strictSchema } from "./strict-schema.js";
 import { toolList } from "./tool-list.js";
@@ -76,7 +81,11 @@ export interface ToolDefinitionsOptions<Format extends ToolFormat = ToolFormat> 
 }
 
 /** A provider's own declaration of a tool it defines (ToolDefinition.native). */
-export type NativeToolDeclaration = Readonly<Record<string, unknown>> & { readonly type: string };
+export type NativeToolDeclaration = NonNullable<NativeDeclarations[keyof NativeDeclarations]>;
+
+type NativeFor<Format extends ToolFormat> = Format extends keyof NativeDeclarations
+  ? NonNullable<NativeDeclarations[Format]>
+  : never;
 
 type DefinitionFor<Format extends ToolFormat> = Format extends "openai"
   ? OpenAIToolDefinition
@@ -88,13 +97,13 @@ type DefinitionFor<Format extends ToolFormat> = Format extends "openai"
 
 export function toolDefinitions<Format extends ToolFormat>(
   options: ToolDefinitionsOptions<Format> & { native: true },
-): (DefinitionFor<Format> | NativeToolDeclaration)[];
+): (DefinitionFor<Format> | NativeFor<Format>)[];
 export function toolDefinitions<Format extends ToolFormat>(
   options: ToolDefinitionsOptions<Format>,
 ): DefinitionFor<Format>[];
 export function toolDefinitions<Format extends ToolFormat>(
   options: ToolDefinitionsOptions<Format>,
-): (DefinitionFor<Format> | NativeToolDeclaration)[] {
+): (DefinitionFor<Format> | NativeFor<Format>)[] {
   const raw = plainObject("options", options);
   rejectUnknown("toolDefinitions", raw, ["format", "tools", "strict", "native"]);
   const format = raw.format;
@@ -109,11 +118,8 @@ export function toolDefinitions<Format extends ToolFormat>(
     throw new InvalidOptionError("native", `native must be true or false, got ${describe(raw.native)}`);
   }
   return toolList(options.tools).map((tool) => {
-    const declared =
-      raw.native === true ? tool.native?.[format as keyof NonNullable<ToolDefinition["native"]>] : undefined;
-    return declared === undefined
-      ? definition(tool, format as Format, strict)
-      : ({ ...declared } as NativeToolDeclaration);
+    const declared = raw.native === true ? tool.native?.[format as keyof NativeDeclarations] : undefined;
+    return declared === undefined ? definition(tool, format as Format, strict) : ({ ...declared } as NativeFor<Format>);
   });
 }
 

@@ -9,6 +9,7 @@ import type { Environment } from "../core/environment.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject } from "../core/options.js";
 import { OPENAI_NATIVE_TOOLS } from "../tools/native/native-tools.js";
+import type { ShellCommandOutput } from "../tools/native/openai-shell.js";
 import { TOOLS } from "../tools/registry.js";
 import type { ToolResult } from "../tools/shared/tool-definition.js";
 import { handleToolCall, type HandleToolCallOptions } from "./definitions.js";
@@ -34,7 +35,7 @@ export type ResponsesToolOutput =
       output: {
         stdout: string;
         stderr: string;
-        outcome: { type: "exit"; exit_code: number | null } | { type: "timeout" };
+        outcome: { type: "exit"; exit_code: number } | { type: "timeout" };
       }[];
       max_output_length: number | null;
     }
@@ -60,12 +61,18 @@ export async function handleResponsesItem(
     handleToolCall(session, name, args, { tools: [...TOOLS, ...OPENAI_NATIVE_TOOLS], ...options, callId });
   if (item.type === "shell_call") {
     const result = await run("shell", item.action);
+    const entries = Array.isArray(result.output)
+      ? (result.output as ShellCommandOutput[])
+      : [{ stdout: "", stderr: String(result.error ?? ""), outcome: { type: "exit" as const, exit_code: null } }];
     return {
       type: "shell_call_output",
       call_id: callId,
-      output: Array.isArray(result.output)
-        ? (result.output as Extract<ResponsesToolOutput, { type: "shell_call_output" }>["output"])
-        : [{ stdout: "", stderr: String(result.error ?? ""), outcome: { type: "exit", exit_code: null } }],
+      // The API takes no exit code for a command that did not run (refused, a bad call): 1, its reason on stderr.
+      output: entries.map(({ stdout, stderr, outcome }) => ({
+        stdout,
+        stderr,
+        outcome: outcome.type === "exit" ? { type: "exit" as const, exit_code: outcome.exit_code ?? 1 } : outcome,
+      })),
       max_output_length: item.action.max_output_length ?? null,
     };
   }

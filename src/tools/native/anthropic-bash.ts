@@ -54,8 +54,8 @@ export function createBashTool(options: BashToolOptions = {}): ToolDefinition<ty
       const { session, settings } = context;
       const blocked = await approvalBlock(settings.approve, session, { command, cwd: session.cwd });
       if (blocked !== undefined) return anthropicError(blocked);
-      const { mark } = await bashState(session);
-      const { result, text } = await runCaptured(markedCommand(command, mark), { timeoutMs }, context);
+      const state = await bashState(session);
+      const { result, text } = await runCaptured(markedCommand(command, state), { timeoutMs }, context);
       const output = (await boundedText(text, settings.inlineOutputChars, context)).replace(/\n$/, "");
       if (result.timedOut) {
         const seconds = Math.round(timeoutMs / 100) / 10;

@@ -34,6 +34,14 @@ export interface HandlerContext extends ToolContext {
   settings: ToolSettings;
 }
 
+/** The declarations a provider takes for the tools it defines itself, as its API spells them. */
+export interface NativeDeclarations {
+  anthropic?:
+    | { type: "bash_20250124"; name: "bash" }
+    | { type: "text_editor_20250728"; name: "str_replace_based_edit_tool"; max_characters?: number };
+  "openai-responses"?: { type: "shell"; environment: { type: "local" } } | { type: "apply_patch" };
+}
+
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
@@ -44,7 +52,7 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * itself (Anthropic's `bash_20250124`, the Responses API's `shell`):
    * `toolDefinitions({ native: true })` gives this instead of a function.
    */
-  readonly native?: Partial<Record<"anthropic" | "openai-responses", Readonly<Record<string, unknown>>>>;
+  readonly native?: NativeDeclarations;
   /**
    * The result for a call that failed before or inside the handler (bad
    * arguments, a thrown error), in the shape the tool's provider gives errors.
