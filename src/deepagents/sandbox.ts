@@ -104,6 +104,7 @@ export class ShellwrightSandbox extends BaseSandbox {
   }
 
   initialize(): Promise<void> {
+    // A failed start is not kept: the next initialize() tries again (a backend that was not ready yet).
     this.starting ??= (async () => {
       this.environment ??= await this.open!();
       const files = Object.entries(this.initialFiles).map(([path, content]): [string, Uint8Array] => [
@@ -116,7 +117,10 @@ export class ShellwrightSandbox extends BaseSandbox {
           "initialFiles",
           `initialFiles could not be written: ${failed.map((f) => `${f.path} (${f.error})`).join(", ")}`,
         );
-    })();
+    })().catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    });
     return this.starting;
   }
 

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { positiveNumber } from "../../core/options.js";
 import { approvalBlock } from "../terminal/approval.js";
 import { defineTool, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
+import { anthropicError } from "./anthropic-error.js";
 import { bashState, markedCommand, restartBash } from "./bash-restart.js";
 import { boundedText, runCaptured } from "./bounded-text.js";
 
@@ -28,11 +29,6 @@ const inputSchema = z
     restart: z.boolean().optional().describe("Specifying true will restart this tool."),
   })
   .strict();
-
-/** An Anthropic tool's error: `Error: …`, as the documentation writes them. */
-export const anthropicError = (message: string): ToolResult => ({
-  error: message.startsWith("Error: ") ? message : `Error: ${message}`,
-});
 
 export function createBashTool(options: BashToolOptions = {}): ToolDefinition<typeof inputSchema> {
   const timeoutMs = positiveNumber("timeoutMs", options.timeoutMs, 180_000);

@@ -15,7 +15,7 @@ import { validateGuardOptions, type WriteGuardOptions } from "../files/path-guar
 import { pathSchema } from "../files/write-file.js";
 import { decodeText, encodeText, type TextFile } from "../patch/patch-tool.js";
 import { defineTool, type HandlerContext, type ToolDefinition, type ToolResult } from "../shared/tool-definition.js";
-import { anthropicError } from "./anthropic-bash.js";
+import { anthropicError } from "./anthropic-error.js";
 import { viewPath } from "./text-editor-view.js";
 
 export interface TextEditorToolOptions extends WriteGuardOptions {

@@ -11,7 +11,7 @@ import { looksBinary } from "../../core/binary.js";
 import { boundedCopy, isDevicePath, pageLines } from "../files/read-file.js";
 import { parseFramed, quotePath, runOnBackend } from "../shared/backend-io.js";
 import type { HandlerContext, ToolResult } from "../shared/tool-definition.js";
-import { anthropicError } from "./anthropic-bash.js";
+import { anthropicError } from "./anthropic-error.js";
 
 const MAX_ENTRIES = 1000;
 
