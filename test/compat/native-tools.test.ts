@@ -20,7 +20,7 @@ import { compatBackends } from "./backends.js";
 
 const SECRET = "sk-native-compat-7f3a9c1e5b";
 const bash = createBashTool() as ToolDefinition;
-const impatientBash = createBashTool({ timeoutMs: 1500 }) as ToolDefinition;
+const impatientBash = createBashTool({ timeoutMs: 3000 }) as ToolDefinition;
 
 for (const backend of compatBackends) {
   describe.skipIf(!backend.enabled)(`native tool sets: ${backend.name}`, () => {
@@ -81,12 +81,13 @@ for (const backend of compatBackends) {
     });
 
     it("answers a timeout the provider's way and kills the command's tree", async () => {
+      // 3 s: time enough for the command to print and note its pid before the timeout, on a slow machine too.
       const command = "echo started; sleep 600 & echo $! > t.pid; sleep 600";
-      const timed = await shell({ commands: [command, "echo never"], timeout_ms: 1500 });
+      const timed = await shell({ commands: [command, "echo never"], timeout_ms: 3000 });
       expect(timed).toEqual({ output: [{ stdout: "started\n", stderr: "", outcome: { type: "timeout" } }] });
       expect(await gone(`${dir}/t.pid`)).toBe("gone\n");
       const bashTimed = await call(impatientBash, { command: command.replace("t.pid", "b.pid") });
-      expect(bashTimed).toEqual({ error: "Error: Command timed out after 1.5 seconds\nstarted", exit_code: 124 });
+      expect(bashTimed).toEqual({ error: "Error: Command timed out after 3 seconds\nstarted", exit_code: 124 });
       expect(await gone(`${dir}/b.pid`)).toBe("gone\n");
     });
 
