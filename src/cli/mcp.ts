@@ -26,6 +26,7 @@ import { mcp as spec } from "./specs.js";
 import { TOOLS } from "../tools/registry.js";
 import { UNIFIED_EXEC_TOOLS } from "../tools/unified-exec/unified-exec.js";
 import { writeStderr } from "../core/stderr.js";
+import { toolSets } from "../tools/tool-sets.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
@@ -68,10 +69,18 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     ...(maxOutputBytes === undefined ? {} : { inlineOutputChars: maxOutputBytes }),
     ...(values["no-redact"] === true ? { redactSecrets: false } : {}),
   };
+  const toolsFlag = stringValue(values, "tools");
+  let tools;
+  try {
+    tools = toolsFlag === undefined ? undefined : toolSets(toolsFlag);
+  } catch (error) {
+    throw new UsageError(`--tools: ${(error as Error).message}`);
+  }
+  if (values["unified-exec"] === true) tools = [...(tools ?? TOOLS), ...UNIFIED_EXEC_TOOLS];
   const common = {
     createSession,
     ...(Object.keys(settings).length === 0 ? {} : { settings }),
-    ...(values["unified-exec"] === true ? { tools: [...TOOLS, ...UNIFIED_EXEC_TOOLS] } : {}),
+    ...(tools === undefined ? {} : { tools }),
   };
 
   // Checked before the server says it is ready: a session opened at the first tool call would fail where only the

@@ -206,6 +206,11 @@ export const mcp: CommandSpec = {
     "max-output-bytes": { ...maxOutput, help: "terminal output shown to the model, head and tail (default 50000)" },
     "max-output": maxOutputAlias,
     "no-redact": { type: "boolean", help: "show secrets in tool results unmasked (docs/secrets.md)" },
+    tools: {
+      type: "string",
+      value: "SETS",
+      help: "tool sets served, comma-separated: shellwright (default), openai, anthropic, codex (docs/native-tools.md)",
+    },
     http: { type: "boolean", help: "the streamable HTTP transport instead of stdio" },
     host: { ...host, help: "with --http: address to bind (default 127.0.0.1)" },
     port: { ...port("8808"), help: "with --http: port, 0 for any free one (default 8808)" },

@@ -34,11 +34,31 @@ export interface HandlerContext extends ToolContext {
   settings: ToolSettings;
 }
 
+/** The declarations a provider takes for the tools it defines itself, as its API spells them. */
+export interface NativeDeclarations {
+  anthropic?:
+    | { type: "bash_20250124"; name: "bash" }
+    | { type: "text_editor_20250728"; name: "str_replace_based_edit_tool"; max_characters?: number };
+  "openai-responses"?: { type: "shell"; environment: { type: "local" } } | { type: "apply_patch" };
+}
+
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Schema;
   handler(input: z.infer<Schema>, context: HandlerContext): Promise<ToolResult>;
+  /**
+   * A provider's own declaration of the tool, for a tool the provider defines
+   * itself (Anthropic's `bash_20250124`, the Responses API's `shell`):
+   * `toolDefinitions({ native: true })` gives this instead of a function.
+   */
+  readonly native?: NativeDeclarations;
+  /**
+   * The result for a call that failed before or inside the handler (bad
+   * arguments, a thrown error), in the shape the tool's provider gives errors.
+   * @default `{ error: message }`
+   */
+  errorResult?(message: string): ToolResult;
 }
 
 export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): ToolDefinition<Schema> {
@@ -74,15 +94,18 @@ async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext)
     const { issues } = parsed.error;
     const problems = issues.map((issue) => describeIssue(tool, issue, args)).join("; ");
     const fix = issues.length === 1 ? "fix it" : "fix them";
-    return { error: `Invalid arguments for ${tool.name}: ${problems}; ${fix} and call ${tool.name} again.` };
+    return failure(tool, `Invalid arguments for ${tool.name}: ${problems}; ${fix} and call ${tool.name} again.`);
   }
   try {
     return await tool.handler(parsed.data, { ...context, settings: context.settings ?? DEFAULT_TOOL_SETTINGS });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { error: `${tool.name} failed: ${message}` };
+    return failure(tool, `${tool.name} failed: ${message}`);
   }
 }
+
+const failure = (tool: ToolDefinition, message: string): ToolResult =>
+  tool.errorResult?.(message) ?? { error: message };
 
 /**
  * One problem with the arguments, in words a model acts on. An unknown key
