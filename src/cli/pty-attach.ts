@@ -27,7 +27,8 @@ export interface Attached {
 }
 
 /** Never matches: waiting on it ends only when the program's output has all arrived. */
-const NEVER = /(?!)/;
+// Matches nothing, in the syntax every pattern now takes (RE2: no lookaround).
+const NEVER = /[^\s\S]/;
 /** The longest a timer may wait in Node (about 24.8 days). */
 const FOREVER_MS = 2 ** 31 - 1;
 
