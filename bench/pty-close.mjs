@@ -14,6 +14,7 @@
 
 import { randomBytes } from "node:crypto";
 import { createEnvironment, processRegistry, startGateway } from "../dist/index.js";
+import { sshBenchConfig } from "./test-env.mjs";
 
 const COUNT = Number(process.env.BENCH_PTYS ?? 40);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -33,20 +34,8 @@ const backends = [
   { name: "local", config: { backend: "local" } },
   { name: "gateway", config: { backend: "gateway", url: gateway.url, token } },
 ];
-if (env.SHELLWRIGHT_TEST_SSH_HOST) {
-  backends.push({
-    name: "ssh",
-    config: {
-      backend: "ssh",
-      host: env.SHELLWRIGHT_TEST_SSH_HOST,
-      port: Number(env.SHELLWRIGHT_TEST_SSH_PORT),
-      user: env.SHELLWRIGHT_TEST_SSH_USER,
-      keyPath: env.SHELLWRIGHT_TEST_SSH_KEY,
-      knownHostsFile: env.SHELLWRIGHT_TEST_SSH_KNOWN_HOSTS,
-      strictHostKeyChecking: "yes",
-    },
-  });
-}
+const ssh = sshBenchConfig(env);
+if (ssh) backends.push({ name: "ssh", config: { ...ssh } });
 if (env.SHELLWRIGHT_TEST_DOCKER === "1") {
   backends.push({
     name: "docker",

@@ -20,31 +20,16 @@ import { randomBytes } from "node:crypto";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createEnvironment } from "../dist/index.js";
 import { callTool } from "../dist/tools/registry.js";
+import { sshBenchConfig, dockerBenchConfig } from "./test-env.mjs";
 
 const MB = Number(process.env.BENCH_FLOOD_MB ?? 50);
 const env = process.env;
 
 const backends = [{ name: "local", config: { backend: "local" } }];
-if (env.SHELLWRIGHT_TEST_SSH_HOST) {
-  backends.push({
-    name: "ssh",
-    config: {
-      backend: "ssh",
-      host: env.SHELLWRIGHT_TEST_SSH_HOST,
-      port: Number(env.SHELLWRIGHT_TEST_SSH_PORT),
-      user: env.SHELLWRIGHT_TEST_SSH_USER,
-      keyPath: env.SHELLWRIGHT_TEST_SSH_KEY,
-      knownHostsFile: env.SHELLWRIGHT_TEST_SSH_KNOWN_HOSTS,
-      strictHostKeyChecking: "yes",
-    },
-  });
-}
-if (env.SHELLWRIGHT_TEST_DOCKER === "1") {
-  backends.push({
-    name: "docker",
-    config: { backend: "docker", image: env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm", network: false },
-  });
-}
+const ssh = sshBenchConfig(env);
+if (ssh) backends.push({ name: "ssh", config: { ...ssh } });
+const docker = dockerBenchConfig(env);
+if (docker) backends.push({ name: "docker", config: docker });
 const only = env.BENCH_ONLY?.split(",");
 
 /** Runs `work` and reports its time, the longest event-loop stall meanwhile, and the peak RSS growth. */
