@@ -135,7 +135,8 @@ export class PatternWorker {
     if (this.#thread !== undefined) return this.#thread;
     const re2 = createRequire(import.meta.url).resolve("re2js");
     const source = `(${patternWorkerMain.toString()})(require("node:worker_threads").parentPort, require(${JSON.stringify(re2)}), ${JSON.stringify(SCAN_LIMITS)});`;
-    const thread = new Worker(source, { eval: true });
+    // The script is CommonJS; a parent started with --input-type=module would otherwise pass that flag on.
+    const thread = new Worker(source, { eval: true, execArgv: [] });
     thread.unref();
     thread.on("message", (reply: ScanReply) => this.#reply(reply));
     const failed = (error: Error): void => {

@@ -5,6 +5,8 @@
  * and is interrupted on request; a pattern RE2 cannot take gets a clear error.
  */
 
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createEnvironment, type Environment } from "../../../src/index.js";
 import { callTool } from "../../../src/tools/registry.js";
@@ -84,4 +86,24 @@ describe("pattern waits run off the owner's event loop", () => {
     const answer = await call({ action: "wait", session_id: id, pattern: "build-(?<n>\\d+)-\\u006fk", timeout: 30 });
     expect(answer.status).toBe("matched");
   });
+});
+
+describe("the pattern worker in a program run as an ES module string", () => {
+  it("matches: the worker does not inherit --input-type=module (its script is CommonJS)", async () => {
+    // The built module (npm test builds dist/ first): how examples and users load it.
+    const worker = new URL("../../../dist/tools/process/pattern-worker.js", import.meta.url).href;
+    const script = `
+      const { PatternWorker } = await import(${JSON.stringify(worker)});
+      const worker = new PatternWorker();
+      await new Promise((resolve, reject) => {
+        worker.watch("4[0-9]", "m", "6 * 7\\n42\\n", () => resolve(), reject).catch(reject);
+      });
+      await worker.close();
+      console.log("matched");`;
+    const run = promisify(execFile);
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+      timeout: 60_000,
+    });
+    expect(stdout.trim()).toBe("matched");
+  }, 90_000);
 });
