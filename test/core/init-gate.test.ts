@@ -59,12 +59,19 @@ describe("the init gate", () => {
     const home = mkdtempSync(join(tmpdir(), "init-gate-test-"));
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     const log = join(home, "log");
-    // A profile that takes a while: every init's start and end land in one file.
+    // A profile that takes a while: every init's start and end land in one file. Each session runs its own
+    // login (sessions of one origin would otherwise share the first one's snapshot).
     writeFileSync(join(home, ".bash_profile"), `echo "start $$" >> ${log}; sleep 0.3; echo "end $$" >> ${log}\n`);
     const count = INITS_AT_ONCE + 3;
     const envs = await Promise.all(
       Array.from({ length: count }, () =>
-        createEnvironment({ backend: "local", cwd: "/tmp", env: { HOME: home }, initTimeoutMs: 120_000 }),
+        createEnvironment({
+          backend: "local",
+          cwd: "/tmp",
+          env: { HOME: home },
+          initTimeoutMs: 120_000,
+          reuseLoginSnapshot: false,
+        }),
       ),
     );
     cleanups.push(...envs.map((env: Environment) => () => env.close()));
