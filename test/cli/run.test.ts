@@ -9,6 +9,9 @@ import { run as runPlan } from "../../src/cli/run.js";
 import { run as runSpec } from "../../src/cli/specs.js";
 import { matchExpected, parsePlan } from "../../src/cli/plan.js";
 
+// The CLI's notes go to fd 2 directly (core/stderr.ts, tested on its own); here they go where this file reads stderr.
+vi.mock("../../src/core/stderr.js", () => ({ writeStderr: (text: string | Uint8Array) => process.stderr.write(text) }));
+
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "sw-run-"));
