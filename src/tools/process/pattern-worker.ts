@@ -79,6 +79,7 @@ export class PatternWorker {
     const id = this.#nextId++;
     const state: WatchState = { onMatch, onFailure, skippedChars: 0 };
     this.#watches.set(id, state);
+    thread.ref();
     const post = (message: ScanRequest): void => {
       if (this.#watches.has(id)) thread.postMessage(message);
     };
@@ -137,7 +138,6 @@ export class PatternWorker {
     const source = `(${patternWorkerMain.toString()})(require("node:worker_threads").parentPort, require(${JSON.stringify(re2)}), ${JSON.stringify(SCAN_LIMITS)});`;
     // The script is CommonJS; a parent started with --input-type=module would otherwise pass that flag on.
     const thread = new Worker(source, { eval: true, execArgv: [] });
-    thread.unref();
     thread.on("message", (reply: ScanReply) => this.#reply(reply));
     const failed = (error: Error): void => {
       if (this.#thread !== thread) return;
@@ -146,6 +146,9 @@ export class PatternWorker {
     };
     thread.on("error", failed);
     thread.on("exit", (code) => failed(new Error(`the pattern worker exited with code ${code}`)));
+    // Held only while a watch is pending (#hold): an idle thread must not keep the owner alive (a CLI
+    // that left its named session open never exited). After the listeners, which ref the port again.
+    thread.unref();
     this.#thread = thread;
     return thread;
   }
@@ -170,6 +173,7 @@ export class PatternWorker {
   #fail(error: Error): void {
     const states = [...this.#watches.values()];
     this.#watches.clear();
+    this.#thread?.unref();
     for (const state of states) {
       if (state.added !== undefined) state.added.reject(error);
       else state.onFailure(error);
@@ -180,6 +184,7 @@ export class PatternWorker {
     this.#watches.delete(id);
     if (this.#watches.size > 0 || this.#thread === undefined) return;
     const thread = this.#thread;
+    thread.unref();
     this.#idle = setTimeout(() => {
       if (this.#thread !== thread || this.#watches.size > 0) return;
       this.#thread = undefined;

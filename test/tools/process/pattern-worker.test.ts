@@ -106,4 +106,18 @@ describe("the pattern worker in a program run as an ES module string", () => {
     });
     expect(stdout.trim()).toBe("matched");
   }, 90_000);
+
+  it("keeps its owner alive while a watch is pending, and not after: a program that never closes it exits", async () => {
+    const worker = new URL("../../../dist/tools/process/pattern-worker.js", import.meta.url).href;
+    // No close(): a CLI that leaves its named session open (and so the worker) must still exit.
+    const script = `
+      const { PatternWorker } = await import(${JSON.stringify(worker)});
+      const worker = new PatternWorker();
+      const watch = await worker.watch("^ready$", "m", "", () => console.log("matched"), (error) => console.log(error));
+      setTimeout(() => watch.feed("ready\\n"), 200).unref();`;
+    const run = promisify(execFile);
+    // Without the fix: the first never matched (nothing held the thread), or the process never exited (killed).
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { timeout: 60_000 });
+    expect(stdout.trim()).toBe("matched");
+  }, 90_000);
 });
