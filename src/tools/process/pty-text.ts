@@ -47,10 +47,14 @@ export class TextTail {
 /** The longest an unfinished escape sequence may be held back (an OSC title or hyperlink is longer than a CSI). */
 const MAX_HELD = 4096;
 
-/** A complete escape sequence at the start of the text: CSI, OSC, charset designation, or a one-character escape. */
-const COMPLETE_ESCAPE =
-  // eslint-disable-next-line no-control-regex
-  /^\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()*+\-./][\x20-\x7e]|(?![()*+\-./[\]])[\x20-\x7e])/;
+/**
+ * The text from an ESC to the end is an escape sequence that more bytes may still finish: a lone ESC,
+ * a CSI without its final byte, an OSC without its terminator, a charset designation without its
+ * charset. Only these are held back: an ESC followed by what no sequence takes (random bytes) would
+ * otherwise hold all later output until 4 KiB more came, and a wait for it would never see it.
+ */
+// eslint-disable-next-line no-control-regex
+const UNFINISHED_ESCAPE = /^\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[()*+\-./])?$/;
 
 /**
  * Converts a PTY's output to shown text piece by piece, with the same result
@@ -66,8 +70,11 @@ export class PtyTextStream {
     let text = this.#held + raw;
     this.#held = "";
     if (this.#afterLineEnd) text = text.replace(/^\r+/, "");
-    const escape = text.lastIndexOf("\x1b");
-    if (escape >= 0 && text.length - escape < MAX_HELD && !COMPLETE_ESCAPE.test(text.slice(escape))) {
+    let escape = text.lastIndexOf("\x1b");
+    // A final ESC may be the first half of an OSC's terminator (ESC and a backslash): then the OSC is what is unfinished.
+    const before = escape === text.length - 1 ? text.lastIndexOf("\x1b", escape - 1) : -1;
+    if (before >= 0 && UNFINISHED_ESCAPE.test(text.slice(before))) escape = before;
+    if (escape >= 0 && text.length - escape < MAX_HELD && UNFINISHED_ESCAPE.test(text.slice(escape))) {
       this.#held = text.slice(escape);
       text = text.slice(0, escape);
     } else {
