@@ -30,6 +30,24 @@ export type { ErrorCode } from "./core/errors.js";
 export { TOOLS, callTool, findTool, toolSchemas } from "./tools/registry.js";
 export { defineTool, inputJsonSchema, runTool } from "./tools/shared/tool-definition.js";
 export type { ToolContext, ToolDefinition, ToolResult } from "./tools/shared/tool-definition.js";
+export type {
+  ExecuteCodeResult,
+  PatchResult,
+  PersistedToolResult,
+  ProcessExitFields,
+  ProcessListEntry,
+  ProcessToolResult,
+  ReadFileResult,
+  RegistryToolName,
+  SearchFilesResult,
+  SearchMatch,
+  TerminalResult,
+  ToolErrorResult,
+  ToolResultOf,
+  ToolResults,
+  UnifiedExecResult,
+  WriteFileResult,
+} from "./tools/tool-results.js";
 export { DEFAULT_TOOL_SETTINGS, toolSettings } from "./tools/shared/tool-settings.js";
 export type { ProcessSettings, ToolSettings, ToolSettingsInput } from "./tools/shared/tool-settings.js";
 export { blockDangerousCommands, DANGEROUS_PATTERNS, findDangerousPattern } from "./tools/terminal/approval.js";
