@@ -17,6 +17,7 @@ export type { ExecuteOptions, ExecuteResult, SessionState } from "./core/environ
 export type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } from "./core/transport.js";
 export {
   BackendUnavailableError,
+  FileError,
   InvalidOptionError,
   ProcessError,
   SessionClosedError,
@@ -24,9 +25,23 @@ export {
   ShellwrightError,
   SpawnError,
   SyncError,
+  UnsupportedError,
   isShellwrightError,
 } from "./core/errors.js";
-export type { ErrorCode } from "./core/errors.js";
+export type { ErrorCode, FileErrorReason } from "./core/errors.js";
+export { files } from "./sdk/files.js";
+export type {
+  CallOptions,
+  EnvironmentFiles,
+  FileEntry,
+  FileEvent,
+  FilesOptions,
+  FileType,
+  FileWatcher,
+  WatchOptions,
+  WriteData,
+  WriteOptions,
+} from "./sdk/files.js";
 export { TOOLS, callTool, findTool, toolSchemas } from "./tools/registry.js";
 export { defineTool, inputJsonSchema, runTool } from "./tools/shared/tool-definition.js";
 export type { ToolContext, ToolDefinition, ToolResult } from "./tools/shared/tool-definition.js";

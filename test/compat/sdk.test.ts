@@ -1,0 +1,175 @@
+/**
+ * The SDK surface (docs/sdk.md) on every backend: files(env), spawn(env, …),
+ * portUrl(env, …) and stdout/stderr apart. One session per backend, no
+ * sleeps: every wait is for an event or a process's end.
+ */
+
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FileError, files, isShellwrightError, type Environment, type FileEvent } from "../../src/index.js";
+import { Files } from "../../src/sdk/files.js";
+import { compatBackends } from "./backends.js";
+
+const sha = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+/** Resolves with the first event `match` accepts, among those `watch` delivers. */
+function eventSink(): {
+  onEvent: (event: FileEvent) => void;
+  next: (match: (e: FileEvent) => boolean) => Promise<FileEvent>;
+} {
+  const seen: FileEvent[] = [];
+  const waiting: { match: (e: FileEvent) => boolean; resolve: (e: FileEvent) => void }[] = [];
+  return {
+    onEvent(event) {
+      seen.push(event);
+      for (const waiter of [...waiting])
+        if (waiter.match(event)) {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          waiter.resolve(event);
+        }
+    },
+    next(match) {
+      const found = seen.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve) => waiting.push({ match, resolve }));
+    },
+  };
+}
+
+for (const backend of compatBackends) {
+  describe.skipIf(!backend.enabled)(`sdk: ${backend.name}`, () => {
+    let env: Environment;
+    let dir: string;
+
+    beforeAll(async () => {
+      env = await backend.create();
+      dir = (await env.execute("mktemp -d")).output.trim();
+      expect(dir).toMatch(/^\//);
+    });
+    afterAll(async () => {
+      await env.execute(`rm -rf ${dir}`);
+      await env.close();
+    });
+
+    describe("files", () => {
+      it("writes and reads back exact bytes, text and a stream larger than one round trip", async () => {
+        const fs = files(env);
+        const bytes = Uint8Array.from([0, 1, 2, 0xff, 0xfe, 10, 13, 10, 0x80]);
+        expect(await fs.write(`${dir}/a/b/bin`, bytes, { mode: 0o600 })).toEqual({
+          path: `${dir}/a/b/bin`,
+          bytesWritten: 9,
+        });
+        expect(await fs.read(`${dir}/a/b/bin`, { format: "bytes" })).toEqual(bytes);
+        expect((await fs.stat(`${dir}/a/b/bin`)).mode).toBe(0o600);
+        await fs.write(`${dir}/t.txt`, "héllo\nno newline at the end");
+        expect(await fs.read(`${dir}/t.txt`)).toBe("héllo\nno newline at the end");
+
+        // 700 kB from a stream, in pieces and chunks far smaller than the defaults (4 MiB each way),
+        // so that every boundary is crossed: three upload pieces, four read chunks.
+        const small = new Files(env, { denyPaths: [] }, { readChunkBytes: 200_000, uploadPieceBytes: 300_000 });
+        const big = Buffer.alloc(700_000);
+        for (let i = 0; i < big.length; i++) big[i] = (i * 7919) % 251;
+        async function* source(): AsyncGenerator<Uint8Array> {
+          for (let at = 0; at < big.length; at += 70_000) yield big.subarray(at, at + 70_000);
+        }
+        expect((await small.write(`${dir}/big`, source())).bytesWritten).toBe(big.length);
+        const stream = await small.read(`${dir}/big`, { format: "stream" });
+        const parts: Uint8Array[] = [];
+        for await (const part of stream) parts.push(part);
+        expect(parts.map((part) => part.length)).toEqual([200_000, 200_000, 200_000, 100_000]);
+        expect(sha(Buffer.concat(parts))).toBe(sha(big));
+        expect(sha(await fs.read(`${dir}/big`, { format: "bytes" }))).toBe(sha(big));
+        // Nothing left beside it: the temp files were renamed or removed.
+        expect((await fs.list(dir)).map((e) => e.name).sort()).toEqual(["a", "big", "t.txt"]);
+      });
+
+      it("lists, stats, makes and removes, and says why it cannot", async () => {
+        const fs = files(env);
+        const root = `${dir}/tree`;
+        expect(await fs.mkdir(`${root}/x/y`)).toBe(true);
+        expect(await fs.mkdir(`${root}/x`)).toBe(false);
+        await fs.write(`${root}/x/f`, "12345");
+        await env.execute(`ln -s x/f ${root}/link`);
+        const top = await fs.list(root);
+        expect(top.map((e) => [e.name, e.type])).toEqual([
+          ["link", "symlink"],
+          ["x", "dir"],
+        ]);
+        expect(top[0]!.symlinkTarget).toBe("x/f");
+        expect((await fs.list(root, { depth: 3 })).map((e) => e.path)).toEqual([
+          `${root}/link`,
+          `${root}/x`,
+          `${root}/x/f`,
+          `${root}/x/y`,
+        ]);
+        const stat = await fs.stat(`${root}/x/f`);
+        expect(stat).toMatchObject({ name: "f", path: `${root}/x/f`, type: "file", size: 5 });
+        expect(stat.modifiedAt.getTime()).toBeGreaterThan(Date.now() - 3_600_000);
+        expect(await fs.exists(`${root}/link`)).toBe(true);
+        expect(await fs.exists(`${root}/nothing`)).toBe(false);
+
+        // A symlink is removed, not its target.
+        await fs.remove(`${root}/link`);
+        expect(await fs.exists(`${root}/x/f`)).toBe(true);
+        await expect(fs.remove(`${root}/x`)).rejects.toMatchObject({ reason: "not_empty" });
+        await fs.remove(`${root}/x/y`);
+        await fs.remove(`${root}/x`, { recursive: true });
+        expect(await fs.exists(`${root}/x`)).toBe(false);
+
+        await expect(fs.read(`${root}/missing`)).rejects.toMatchObject({ code: "FILE_FAILED", reason: "not_found" });
+        await expect(fs.read(root)).rejects.toMatchObject({ reason: "is_directory" });
+        await expect(fs.list(`${dir}/t.txt`)).rejects.toMatchObject({ reason: "not_directory" });
+        await expect(fs.remove(`${root}/missing`)).rejects.toBeInstanceOf(FileError);
+        await expect(fs.mkdir(`${root}/p/q`, { parents: false })).rejects.toMatchObject({ reason: "not_found" });
+      });
+
+      it("keeps every write, removal and mkdir inside safeRoot, also through a symlink", async () => {
+        const root = `${dir}/jail`;
+        await files(env).mkdir(root);
+        await env.execute(`mkdir -p ${dir}/outside && ln -s ${dir}/outside ${root}/escape`);
+        const fs = files(env, { safeRoot: root });
+        await fs.write(`${root}/in.txt`, "ok");
+        const attempts = [
+          () => fs.write(`${dir}/outside/x`, "no"),
+          () => fs.write(`${root}/escape/x`, "no"),
+          () => fs.mkdir(`${root}/escape/d`),
+          () => fs.remove(`${dir}/t.txt`),
+        ];
+        for (const attempt of attempts) {
+          const error = await attempt().catch((e: unknown) => e);
+          expect(isShellwrightError(error) && (error as FileError).reason).toBe("denied");
+        }
+        expect((await env.execute(`ls -A ${dir}/outside; test -e ${dir}/t.txt && echo kept`)).output).toBe("kept\n");
+      });
+
+      it("watches a directory: creations, changes and removals", async () => {
+        const fs = files(env);
+        const watched = `${dir}/watched`;
+        await fs.mkdir(`${watched}/sub`);
+        await fs.write(`${watched}/old`, "1");
+        const sink = eventSink();
+        const watcher = await fs.watch(watched, sink.onEvent, { intervalMs: 50 });
+        try {
+          await fs.write(`${watched}/sub/new`, "x");
+          await env.execute(`printf more >> ${watched}/old`);
+          expect(await sink.next((e) => e.path === `${watched}/old`)).toMatchObject({ type: "modify" });
+          await fs.remove(`${watched}/old`);
+          expect(await sink.next((e) => e.path === `${watched}/sub/new`)).toEqual({
+            type: "create",
+            path: `${watched}/sub/new`,
+            entryType: "file",
+          });
+          expect(await sink.next((e) => e.type === "remove" && e.path.endsWith("/old"))).toEqual({
+            type: "remove",
+            path: `${watched}/old`,
+            entryType: "file",
+          });
+        } finally {
+          await watcher.close();
+        }
+        await watcher.ended;
+        await expect(fs.watch(`${dir}/nowhere`, () => undefined)).rejects.toMatchObject({ reason: "not_found" });
+      });
+    });
+  });
+}
