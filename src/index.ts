@@ -30,6 +30,8 @@ export {
 } from "./core/errors.js";
 export type { ErrorCode, FileErrorReason } from "./core/errors.js";
 export { files } from "./sdk/files.js";
+export { spawn } from "./sdk/spawn.js";
+export type { ProcessResult, SpawnedProcess, SpawnOptions } from "./sdk/spawn.js";
 export type {
   CallOptions,
   EnvironmentFiles,

@@ -6,7 +6,15 @@
 
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileError, files, isShellwrightError, type Environment, type FileEvent } from "../../src/index.js";
+import {
+  callTool,
+  FileError,
+  files,
+  isShellwrightError,
+  spawn,
+  type Environment,
+  type FileEvent,
+} from "../../src/index.js";
 import { Files } from "../../src/sdk/files.js";
 import { compatBackends } from "./backends.js";
 
@@ -169,6 +177,51 @@ for (const backend of compatBackends) {
         }
         await watcher.ended;
         await expect(fs.watch(`${dir}/nowhere`, () => undefined)).rejects.toMatchObject({ reason: "not_found" });
+      });
+    });
+
+    describe("spawn", () => {
+      it("runs in the background: stdin in, output streamed, exit code out, visible to the process tool", async () => {
+        const seen: string[] = [];
+        const proc = await spawn(env, 'echo "in $PWD"; while read -r l; do echo "got $l"; done; echo bye >&2; exit 3', {
+          cwd: dir,
+          onOutput: (text) => seen.push(text),
+        });
+        expect(proc.id).toMatch(/^proc_/);
+        expect(proc.status).toBe("running");
+        const listed = await callTool("process", { action: "list" }, { session: env });
+        expect(listed.processes?.map((p) => p.session_id)).toContain(proc.id);
+
+        const stream = proc.output()[Symbol.asyncIterator]();
+        let streamed = "";
+        await proc.write("one\n");
+        while (!streamed.includes("got one\n")) streamed += (await stream.next()).value ?? "";
+        await proc.closeStdin();
+        const result = await proc.wait();
+        expect(result).toEqual({ status: "exited", exitCode: 3, output: `in ${dir}\ngot one\nbye\n` });
+        for (let next = await stream.next(); next.done !== true; next = await stream.next()) streamed += next.value;
+        expect(streamed).toBe(`in ${dir}\ngot one\nbye\n`);
+        expect(seen.join("")).toBe(`in ${dir}\ngot one\nbye\n`);
+        await expect(proc.write("late")).rejects.toMatchObject({ code: "PROCESS_FAILED" });
+        // The session stayed where it was.
+        expect((await env.execute("pwd")).output).not.toBe(`${dir}\n`);
+      });
+
+      it("kills the process and everything it started, a setsid child too", async () => {
+        const proc = await spawn(
+          env,
+          `setsid sleep 300 & echo $! > ${dir}/p1; sleep 300 & echo $! > ${dir}/p2; echo started; wait`,
+        );
+        for await (const text of proc.output()) if (text.includes("started")) break;
+        const pids = (await env.execute(`cat ${dir}/p1 ${dir}/p2`)).output.trim().split("\n");
+        expect(pids).toHaveLength(2);
+        await proc.kill();
+        expect(proc.status).toBe("killed");
+        const alive = await env.execute(
+          `for p in ${pids.join(" ")}; do [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo "alive $p"; done; true`,
+        );
+        expect(alive.output).toBe("");
+        expect(await proc.wait({ timeoutMs: 0 })).toMatchObject({ status: "killed" });
       });
     });
   });
