@@ -31,6 +31,8 @@ export {
 export type { ErrorCode, FileErrorReason } from "./core/errors.js";
 export { files } from "./sdk/files.js";
 export { spawn } from "./sdk/spawn.js";
+export { portUrl } from "./sdk/port-url.js";
+export type { PortUrl } from "./sdk/port-url.js";
 export type { ProcessResult, SpawnedProcess, SpawnOptions } from "./sdk/spawn.js";
 export type {
   CallOptions,

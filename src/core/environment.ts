@@ -61,6 +61,21 @@ export interface ExecuteResult {
   durationMs: number;
 }
 
+/** Where this process reaches a port of the backend (`portUrl(env, port)`, docs/sdk.md). */
+export interface PortUrl {
+  /** `http://host:port` (a cloud's preview URL: https); use another scheme (ws://) on the same address as needed. */
+  url: string;
+  /** Headers a request needs (a private Daytona sandbox's preview token). A secret when set: do not log it. */
+  headers: Record<string, string>;
+}
+
+/** A TCP port number, validated once where every implementation of `portUrl` starts. */
+export function checkPort(port: unknown): number {
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new InvalidOptionError("port", `port must be an integer from 1 to 65535, got ${describe(port)}`);
+  return port;
+}
+
 export interface Environment {
   /** The session id (12 hex digits); it also names the snapshot files. */
   readonly id: string;
@@ -95,6 +110,12 @@ export interface Environment {
    */
   beforeClose(hook: () => Promise<void> | void): () => void;
   close(): Promise<void>;
+  /**
+   * Where this process reaches `port` of the backend, when the backend can
+   * give one (an UnsupportedError otherwise). Optional so that an Environment
+   * written elsewhere still fits; `portUrl(env, port)` is the door callers use.
+   */
+  portUrl?(port: number): Promise<PortUrl>;
 }
 
 /**

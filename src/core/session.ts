@@ -11,14 +11,21 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { InvalidOptionError, isShellwrightError, SpawnError } from "./errors.js";
+import { InvalidOptionError, isShellwrightError, SessionClosedError, SpawnError, UnsupportedError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
 import { describe } from "./options.js";
 import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { expandsShellPid } from "./shell-pid.js";
 import { buildFastCallScript } from "./fast-script.js";
-import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "./environment.js";
+import {
+  checkPort,
+  normalizeExecuteOptions,
+  type ExecuteOptions,
+  type ExecuteResult,
+  type PortUrl,
+  type SessionState,
+} from "./environment.js";
 import { EnvironmentBase } from "./environment-base.js";
 import { collectCall, type CallLimits, type RunOutcome } from "./collect-call.js";
 import { FastEndDetector } from "./fast-end-detector.js";
@@ -294,6 +301,15 @@ export class Session extends EnvironmentBase {
       { login: false, cleanEnv: ready, ...(embedded ? {} : { stdin: stdinBytes }) },
       limits,
     );
+  }
+
+  /** Where this process reaches `port` of the backend (Environment.portUrl), as the transport gives it. */
+  async portUrl(port: number): Promise<PortUrl> {
+    checkPort(port);
+    if (this.closed) throw new SessionClosedError();
+    if (this.#transport.portUrl === undefined)
+      throw new UnsupportedError(`The ${this.backend} backend gives no URL for a port`, { backend: this.backend });
+    return this.#transport.portUrl(port);
   }
 
   /** After the close hooks: interrupts running commands, removes the session's files and stops the backend. */

@@ -4,6 +4,8 @@
  * snapshot model lives in Session and nowhere else.
  */
 
+import type { PortUrl } from "./environment.js";
+
 export interface RunOptions {
   /** Run as a login shell (`bash -l -c`). The session no longer asks for it (its inner shell is the login one); kept for callers of a transport. */
   login: boolean;
@@ -103,6 +105,11 @@ export interface Transport {
    */
   beforeExecute?(): Promise<"restarted" | undefined | void>;
   stop(): Promise<void>;
+  /**
+   * Where this process reaches `port` inside the backend (loopback, a published or forwarded port, a
+   * cloud's preview URL). Absent: the backend has none to give. A forward it opens is closed by stop().
+   */
+  portUrl?(port: number): Promise<PortUrl>;
 }
 
 /** How a fast-path call ended, as the helper reported it. */

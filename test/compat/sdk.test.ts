@@ -11,12 +11,29 @@ import {
   FileError,
   files,
   isShellwrightError,
+  portUrl,
   spawn,
   type Environment,
   type FileEvent,
 } from "../../src/index.js";
 import { Files } from "../../src/sdk/files.js";
-import { compatBackends } from "./backends.js";
+import { COMPAT_PORT, compatBackends } from "./backends.js";
+
+/**
+ * The backends whose ports this process reaches. The others say why not: the gateway forwards no
+ * port, the local sandbox has a network of its own, the suite's docker container has none (its
+ * published ports are tested in test/backends/docker/ports.test.ts).
+ */
+const SERVES_PORTS =
+  /^(local|local-plain|ssh|ssh-plain|apptainer|apptainer-plain|modal|modal-plain|daytona|daytona-plain)$/;
+const NO_PORTS: Record<string, RegExp> = {
+  gateway: /gateway forwards commands, not ports/,
+  "gateway-plain": /gateway forwards commands, not ports/,
+  "local-sandbox": /sandbox\.network "host"/,
+  "local-sandbox-plain": /sandbox\.network "host"/,
+  docker: /network: false/,
+  "docker-plain": /network: false/,
+};
 
 const sha = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -222,6 +239,34 @@ for (const backend of compatBackends) {
         );
         expect(alive.output).toBe("");
         expect(await proc.wait({ timeoutMs: 0 })).toMatchObject({ status: "killed" });
+      });
+    });
+
+    describe("portUrl", () => {
+      it("gives a URL this process reaches a server in the session at, or says why there is none", async () => {
+        await expect(portUrl(env, 0)).rejects.toMatchObject({ code: "INVALID_OPTION", option: "port" });
+        if (!SERVES_PORTS.test(backend.name)) {
+          const error = await portUrl(env, COMPAT_PORT).catch((e: unknown) => e);
+          expect(error).toMatchObject({ code: "UNSUPPORTED" });
+          expect((error as Error).message).toMatch(NO_PORTS[backend.name]!);
+          return;
+        }
+        await files(env).write(`${dir}/served.txt`, "served by the session");
+        const server = await spawn(env, `exec python3 -u -m http.server ${COMPAT_PORT} --bind 127.0.0.1`, { cwd: dir });
+        try {
+          for await (const text of server.output()) if (text.includes("Serving HTTP")) break;
+          const { url, headers } = await portUrl(env, COMPAT_PORT);
+          expect(url).toMatch(/^https?:\/\//);
+          if (backend.name.startsWith("daytona"))
+            expect(headers).toEqual({ "x-daytona-preview-token": "fake-preview-token" });
+          const response = await fetch(`${url}/served.txt`, { headers });
+          expect(response.status).toBe(200);
+          expect(await response.text()).toBe("served by the session");
+          // Asked again: the same address while it works.
+          expect((await portUrl(env, COMPAT_PORT)).url).toBe(url);
+        } finally {
+          await server.kill();
+        }
       });
     });
   });

@@ -227,6 +227,12 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     });
   }
 
+  /** The port on this machine (where the fake runs its commands), with a made-up token, not a Daytona preview link. */
+  async getPreviewLink(port: number): Promise<{ url: string; token: string; sandboxId: string }> {
+    this.calls.push(`getPreviewLink ${port}`);
+    return { url: `http://127.0.0.1:${port}`, token: "fake-preview-token", sandboxId: this.id };
+  }
+
   async refreshData(): Promise<void> {
     this.calls.push("refreshData");
     if (this.state === "destroyed") throw new Error(`Sandbox with ID or name ${this.id} not found`);

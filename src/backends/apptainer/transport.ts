@@ -5,6 +5,7 @@
  * `--pwd`). A timeout or interrupt kills the process tree inside the instance.
  */
 
+import type { PortUrl } from "../../core/environment.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { accessSync, constants as fsConstants, mkdirSync } from "node:fs";
@@ -177,6 +178,11 @@ export class ApptainerTransport extends BoxTransport {
       },
       marks,
     );
+  }
+
+  /** An instance shares this machine's network (no `--net`): a server in it listens on our loopback. */
+  portUrl(port: number): Promise<PortUrl> {
+    return Promise.resolve({ url: `http://localhost:${port}`, headers: {} });
   }
 
   override async stop(): Promise<void> {

@@ -11,6 +11,8 @@
  * while the session's own timeout kills the tree inside the sandbox first.
  */
 
+import type { PortUrl } from "../../core/environment.js";
+import { daytonaPreviewUrl } from "./preview.js";
 import { randomBytes } from "node:crypto";
 import type * as DaytonaSdk from "@daytonaio/sdk";
 import { BackendUnavailableError } from "../../core/errors.js";
@@ -207,6 +209,11 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
 
   protected override describeRelease(sandbox: DaytonaSandbox): string {
     return `${this.#options.onClose} Daytona sandbox ${sandbox.name || sandbox.id}`;
+  }
+
+  /** The running sandbox's preview link (preview.ts): asking for one never wakes or replaces the sandbox. */
+  async portUrl(port: number): Promise<PortUrl> {
+    return daytonaPreviewUrl(port, this.runningSandbox());
   }
 
   #ensureReady(): Promise<DaytonaSandbox> {

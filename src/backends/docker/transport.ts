@@ -10,6 +10,8 @@
  * session snapshot carries them forward).
  */
 
+import type { PortUrl } from "../../core/environment.js";
+import { publishedPortUrl } from "./ports.js";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
@@ -392,6 +394,10 @@ export class DockerTransport implements Transport {
     for await (const chunk of killer.output) output += decoder.decode(chunk, { stream: true });
     await killer.wait();
     return output;
+  }
+
+  portUrl(port: number): Promise<PortUrl> {
+    return publishedPortUrl(this.#engine, this.#container, port);
   }
 
   async stop(): Promise<void> {

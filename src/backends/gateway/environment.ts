@@ -15,9 +15,20 @@ import { randomBytes } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { ExecuteOptions, ExecuteResult, SessionState } from "../../core/environment.js";
+import {
+  checkPort,
+  type ExecuteOptions,
+  type ExecuteResult,
+  type PortUrl,
+  type SessionState,
+} from "../../core/environment.js";
 import { EnvironmentBase } from "../../core/environment-base.js";
-import { BackendUnavailableError, InvalidOptionError, SessionClosedError } from "../../core/errors.js";
+import {
+  BackendUnavailableError,
+  InvalidOptionError,
+  SessionClosedError,
+  UnsupportedError,
+} from "../../core/errors.js";
 import { OutputCollector } from "../../core/output.js";
 import {
   API_PREFIX,
@@ -97,6 +108,14 @@ export class GatewayEnvironment extends EnvironmentBase {
     });
     for (const warning of info.warnings) options.warn(warning);
     return new GatewayEnvironment(client, options, info);
+  }
+
+  /** The port is on the server's backend, which the gateway's API does not forward (docs/sdk.md). */
+  async portUrl(port: number): Promise<PortUrl> {
+    throw new UnsupportedError(
+      `No URL for port ${checkPort(port)}: the gateway forwards commands, not ports; the port is on the gateway server's backend (reach it from there, or forward it, e.g. ssh -L)`,
+      { backend: this.backend },
+    );
   }
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {

@@ -43,6 +43,7 @@ import { localHelperPath } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { helperCommand, joinCgroupFirst, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastPath } from "../../core/transport.js";
+import { localPortUrl } from "./port-url.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -418,6 +419,10 @@ ${script}`;
     this.#unhideStateDir();
     this.#watchdog?.release();
     this.#watchdog = undefined;
+  }
+
+  portUrl(port: number) {
+    return localPortUrl(port, this.#options.sandbox);
   }
 
   /** Groups of ended fast-path jobs that still had a process at their end (tests and diagnostics). */

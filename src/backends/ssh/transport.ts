@@ -7,6 +7,8 @@
  * leave the remote command running.
  */
 
+import type { PortUrl } from "../../core/environment.js";
+import { PortForwards } from "./port-forward.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -73,6 +75,7 @@ export class SshTransport implements Transport {
   readonly needsRemotePid = true;
   readonly #options: SshTransportOptions;
   #target!: SshTarget;
+  readonly #forwards = new PortForwards((args) => this.#spawnCollect(args, undefined, CONTROL_TIMEOUT_MS));
   #controlDir = "";
   #tempDir = "";
   #ownsTempDir = false;
@@ -353,8 +356,14 @@ export class SshTransport implements Transport {
     this.#activeGroups.clear();
     this.#finishedGroups.clear();
     await this.#closeMaster();
+    this.#forwards.forget();
     this.#watchdog?.release();
     this.#watchdog = undefined;
+  }
+
+  /** A local forward on the session's master (port-forward.ts); stop() ends it with the master. */
+  portUrl(port: number): Promise<PortUrl> {
+    return this.#forwards.url(this.#target, port);
   }
 
   /** The owner watchdog's pid, while the session is open. */

@@ -69,6 +69,14 @@ describe("docker options", () => {
     expect(args.slice(-5)).toEqual(["--hostname", "box", "img:1", "sleep", "infinity"]);
   });
 
+  it("publishes the ports named on 127.0.0.1 only, and refuses them without a network or out of range", () => {
+    expect(values(argsFor({ ports: [8080, 3000, 8080] }), "-p")).toEqual(["127.0.0.1::8080", "127.0.0.1::3000"]);
+    expect(values(argsFor({}), "-p")).toEqual([]);
+    expect(() => argsFor({ ports: [8080], network: false })).toThrow(/ports needs a network/);
+    expect(() => argsFor({ ports: [0] })).toThrow(/ports entries must be integers from 1 to 65535, got 0/);
+    expect(() => argsFor({ ports: 8080 })).toThrow(/ports must be an array of port numbers, got 8080/);
+  });
+
   it("still takes the deprecated memoryMb, as the same number of MiB, with one warning", () => {
     const warnings: string[] = [];
     expect(
