@@ -38,6 +38,16 @@ export interface ExecuteOptions {
   /** Output as it arrives, decoded as UTF-8 (markers never included). */
   onOutput?: (text: string) => void;
   /**
+   * Keep stdout and stderr apart: the result then has `stdout` and `stderr`
+   * beside the merged `output`, within the same `maxOutputBytes` (docs/sdk.md).
+   * Implied by `onStdout` or `onStderr`. @default false
+   */
+  separateStreams?: boolean;
+  /** stdout as it arrives, apart from stderr (implies separateStreams). */
+  onStdout?: (text: string) => void;
+  /** stderr as it arrives, apart from stdout (implies separateStreams). */
+  onStderr?: (text: string) => void;
+  /**
    * Run from the session's state but leave it untouched: the command's env and
    * cwd changes are not saved. For helper commands (the file tools, execute_code's
    * plumbing) that must not race with the agent's own commands: under the
@@ -59,6 +69,13 @@ export interface ExecuteResult {
   interrupted: boolean;
   truncated: boolean;
   durationMs: number;
+  /**
+   * With `separateStreams`: the command's stdout and stderr, each in its own
+   * order, each bounded (its cuts said inline); the notices (a timeout, an
+   * interrupt) are in `output` only. Absent otherwise.
+   */
+  stdout?: string;
+  stderr?: string;
 }
 
 /** Where this process reaches a port of the backend (`portUrl(env, port)`, docs/sdk.md). */
@@ -126,7 +143,17 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   if (typeof options !== "object" || options === null) {
     throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
   }
-  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "isolated"];
+  const known = [
+    "cwd",
+    "timeoutMs",
+    "stdin",
+    "signal",
+    "onOutput",
+    "isolated",
+    "separateStreams",
+    "onStdout",
+    "onStderr",
+  ];
   for (const key of Object.keys(options)) {
     if (!known.includes(key))
       throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
@@ -147,6 +174,15 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   if (options.isolated !== undefined && typeof options.isolated !== "boolean") {
     throw new InvalidOptionError("isolated", `isolated must be a boolean, got ${describe(options.isolated)}`);
   }
+  for (const name of ["onStdout", "onStderr"] as const)
+    if (options[name] !== undefined && typeof options[name] !== "function")
+      throw new InvalidOptionError(name, `${name} must be a function, got ${describe(options[name])}`);
+  if (options.separateStreams !== undefined && typeof options.separateStreams !== "boolean") {
+    throw new InvalidOptionError(
+      "separateStreams",
+      `separateStreams must be a boolean, got ${describe(options.separateStreams)}`,
+    );
+  }
   return {
     cwd,
     timeoutMs,
@@ -154,5 +190,9 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
     signal: options.signal,
     onOutput: options.onOutput,
     isolated: options.isolated === true,
+    separateStreams:
+      options.separateStreams === true || options.onStdout !== undefined || options.onStderr !== undefined,
+    onStdout: options.onStdout,
+    onStderr: options.onStderr,
   };
 }

@@ -231,6 +231,8 @@ interface OuterOptions {
   /** The whole stdin (secret line first) embedded in the script, for backends without one. */
   embeddedStdin?: Uint8Array;
   callId: string;
+  /** Leave stderr apart from stdout, and end it with a keyed marker of its own (ExecuteOptions.separateStreams). */
+  separateStreams?: boolean;
 }
 
 /**
@@ -239,7 +241,8 @@ interface OuterOptions {
  */
 function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   const pending = pendingPaths(plan.paths, plan.callId).snapshot;
-  const lines = ["exec 2>&1"];
+  // stderr joins stdout, unless the call keeps them apart: then stderr gets its own end marker (below).
+  const lines = options.separateStreams === true ? [] : ["exec 2>&1"];
   if (options.reportPid) lines.push(`builtin printf '__SHELLWRIGHT_PID_%s__%s__\\n' ${plan.sessionId} "$$"`);
   if (options.embeddedStdin !== undefined)
     lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
@@ -291,6 +294,8 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
       "fi",
     );
   }
+  if (options.separateStreams === true)
+    lines.push(`builtin printf '__SHELLWRIGHT_END_%s__E__SHELLWRIGHT_END_%s__\\n' "$__sw_key" "$__sw_key" >&2`);
   lines.push(
     // No newline in front: the scanner would have to hold back every trailing
     // newline of the output until more came, and a streamed line would arrive late.
@@ -353,6 +358,8 @@ export interface CommandPlan extends ScriptPlan {
   sessionCwd?: boolean;
   /** Leave the session's state as it is: no dump, no commit. */
   isolated?: boolean;
+  /** Keep stderr apart from stdout (ExecuteOptions.separateStreams). */
+  separateStreams?: boolean;
 }
 
 export function buildCommandScript(plan: CommandPlan): string {
@@ -388,6 +395,7 @@ export function buildCommandScript(plan: CommandPlan): string {
     passUmask: !plan.snapshotReady,
     ...(plan.embeddedStdin === undefined ? {} : { embeddedStdin: plan.embeddedStdin }),
     callId: plan.callId,
+    separateStreams: plan.separateStreams === true,
   });
 }
 

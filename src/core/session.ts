@@ -140,7 +140,10 @@ export class Session extends EnvironmentBase {
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
-    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated, separateStreams, onStdout, onStderr } =
+      this.checkExecute(command, options);
+    const apart = (stdout: string | undefined, stderr: string | undefined) =>
+      separateStreams ? { stdout: stdout ?? "", stderr: stderr ?? "" } : {};
 
     if (signal?.aborted) {
       return {
@@ -151,6 +154,7 @@ export class Session extends EnvironmentBase {
         interrupted: true,
         truncated: false,
         durationMs: 0,
+        ...apart("", ""),
       };
     }
     if ((await this.#transport.beforeExecute?.()) === "restarted") {
@@ -164,7 +168,7 @@ export class Session extends EnvironmentBase {
 
     const ready = this.snapshotReady;
     const userStdin = stdin === undefined || stdin.length === 0 ? undefined : stdin;
-    const limits = { timeoutMs, signal, onOutput };
+    const limits = { timeoutMs, signal, onOutput, separateStreams, onStdout, onStderr };
     const fast = ready ? await this.#runFast(command, cwd, userStdin, limits, isolated) : undefined;
     let outcome: RunOutcome;
     let newCwd: string | undefined;
@@ -199,6 +203,7 @@ export class Session extends EnvironmentBase {
       interrupted: outcome.interrupted,
       truncated: outcome.truncated,
       durationMs: Math.round(performance.now() - started),
+      ...apart(outcome.stdout, outcome.stderr),
     };
   }
 
@@ -228,6 +233,7 @@ export class Session extends EnvironmentBase {
       snapshot: this.paths.snapshot,
       script,
       ...(stdin === undefined ? {} : { stdin }),
+      ...(limits.separateStreams === true ? { separateStreams: true } : {}),
     });
     if (handle === undefined) return undefined;
     const controller = new AbortController();
@@ -240,6 +246,8 @@ export class Session extends EnvironmentBase {
         this.#options,
         limits,
         controller.signal,
+        new FastEndDetector(handle),
+        // stderr, when apart, ends with the call as stdout does: at the helper's report.
         new FastEndDetector(handle),
       );
     } finally {
@@ -294,11 +302,17 @@ export class Session extends EnvironmentBase {
       reportPid: this.#transport.needsRemotePid === true,
       isolated,
       ...(embedded ? { embeddedStdin: stdinBytes } : {}),
+      ...(limits.separateStreams === true ? { separateStreams: true } : {}),
     });
     return this.#run(
       script,
       // The inner shell is the login shell after a failed init; the outer one never is.
-      { login: false, cleanEnv: ready, ...(embedded ? {} : { stdin: stdinBytes }) },
+      {
+        login: false,
+        cleanEnv: ready,
+        ...(embedded ? {} : { stdin: stdinBytes }),
+        ...(limits.separateStreams === true ? { separateStreams: true } : {}),
+      },
       limits,
     );
   }
@@ -412,8 +426,18 @@ export class Session extends EnvironmentBase {
       expectPid: this.#transport.needsRemotePid === true,
       sessionId: this.id,
     });
+    // Apart, stderr ends with a marker of its own, keyed by the same secret (script.ts).
+    const stderrScanner = runOptions.separateStreams === true ? new MarkerScanner(limits.secret) : undefined;
     try {
-      return await collectCall(this.#transport, handle, this.#options, limits, controller.signal, scanner);
+      return await collectCall(
+        this.#transport,
+        handle,
+        this.#options,
+        limits,
+        controller.signal,
+        scanner,
+        stderrScanner,
+      );
     } finally {
       this.#running.delete(controller);
     }

@@ -23,12 +23,16 @@ export interface RunOptions {
    * this process dies before it can kill the command.
    */
   timeoutMs?: number;
+  /** Keep the command's stderr apart: the handle's `stderr` carries it (ExecuteOptions.separateStreams). */
+  separateStreams?: boolean;
 }
 
 /** A running `bash -c`: a child process, or an SDK call adapted to look like one. */
 export interface ProcessHandle {
-  /** stdout and stderr merged in order, as raw bytes. */
+  /** stdout and stderr merged in order, as raw bytes; stdout alone when the run asked for separateStreams. */
   readonly output: AsyncIterable<Uint8Array>;
+  /** With separateStreams: stderr, as raw bytes. */
+  readonly stderr?: AsyncIterable<Uint8Array>;
   /** Resolves with the exit code (128 + signal number when killed by a signal). */
   wait(): Promise<number>;
   /** Best effort, never throws: stops the local end (client process or SDK call). */
@@ -145,6 +149,8 @@ export interface FastCallRequest {
   script: string;
   /** The command's stdin; absent means /dev/null. */
   stdin?: Uint8Array;
+  /** Keep the command's stderr apart: the handle's `stderr` carries it. */
+  separateStreams?: boolean;
 }
 
 /**

@@ -269,5 +269,64 @@ for (const backend of compatBackends) {
         }
       });
     });
+
+    describe("stdout and stderr apart", () => {
+      it("keeps each stream's bytes in order, beside the merged output, and leaves the default merged", async () => {
+        const merged = await env.execute("echo out; echo err >&2; printf o2; printf e2 >&2; exit 3");
+        expect(merged).toMatchObject({ output: "out\nerr\no2e2", exitCode: 3 });
+        expect(merged).not.toHaveProperty("stdout");
+
+        const seen = { out: "", err: "", all: "" };
+        const r = await env.execute("echo out; echo err >&2; printf o2; printf 'é2' >&2; exit 3", {
+          onStdout: (t) => (seen.out += t),
+          onStderr: (t) => (seen.err += t),
+          onOutput: (t) => (seen.all += t),
+        });
+        expect(r).toMatchObject({ stdout: "out\no2", stderr: "err\né2", exitCode: 3, truncated: false });
+        expect(seen).toMatchObject({ out: "out\no2", err: "err\né2" });
+        // The merged output holds both, each stream in its own order (across streams: as they arrived).
+        expect(r.output.length).toBe("out\no2err\né2".length);
+        expect(r.output.replace("err\n", "").replace("é2", "")).toBe("out\no2");
+        expect(seen.all).toBe(r.output);
+        const quiet = await env.execute("true", { separateStreams: true });
+        expect(quiet).toMatchObject({ output: "", stdout: "", stderr: "", exitCode: 0 });
+      });
+
+      it("cannot be ended early by a forged marker, nor held open by a background child", async () => {
+        const forged =
+          "__SHELLWRIGHT_END_00112233445566778899aabbccddeeff__E__SHELLWRIGHT_END_00112233445566778899aabbccddeeff__";
+        const r = await env.execute(`echo '${forged}' >&2; echo after >&2; echo '${forged}'; echo tail`, {
+          separateStreams: true,
+        });
+        expect(r).toMatchObject({ stderr: `${forged}\nafter\n`, stdout: `${forged}\ntail\n`, exitCode: 0 });
+        // A child keeps both pipes: the call still ends with its command, without what the child writes later.
+        const held = await env.execute("(sleep 3; echo late; echo late >&2) & echo done; echo gone >&2", {
+          separateStreams: true,
+        });
+        expect(held).toMatchObject({ stdout: "done\n", stderr: "gone\n", exitCode: 0 });
+      });
+
+      it("keeps both within one maxOutputBytes: a lone error line beside a flood is kept whole", async () => {
+        const r = await env.execute("seq 1 60000; echo THE-ERROR >&2; seq 1 60000", { separateStreams: true });
+        expect(r.stderr).toBe("THE-ERROR\n");
+        expect(r.truncated).toBe(true);
+        expect(r.stdout).toMatch(
+          /^1\n2\n3\n[\s\S]*\[OUTPUT TRUNCATED - \d+ bytes omitted out of 697788 total\][\s\S]*59999\n60000\n$/,
+        );
+        expect(r.output).toContain("THE-ERROR\n");
+        // Two floods share the budget: together they keep what one would (50 000 bytes, the default).
+        const both = await env.execute(
+          "head -c 300000 /dev/zero | tr '\\0' a; head -c 300000 /dev/zero | tr '\\0' b >&2",
+          {
+            separateStreams: true,
+          },
+        );
+        const kept = (text: string, letter: string) =>
+          (text.replace(/\.\.\. \[OUTPUT TRUNCATED[^\]]*\] \.\.\./g, "").match(new RegExp(letter, "g")) ?? []).length;
+        expect(kept(both.stdout!, "a") + kept(both.stderr!, "b")).toBeLessThanOrEqual(50_000);
+        expect(kept(both.stderr!, "b")).toBeGreaterThanOrEqual(15_000);
+        expect(kept(both.output, "a") + kept(both.output, "b")).toBe(kept(both.stdout!, "a") + kept(both.stderr!, "b"));
+      });
+    });
   });
 }

@@ -284,7 +284,7 @@ export class LocalTransport implements Transport {
     // after the spawn (below) can lose that race, this line cannot. A builtin,
     // so it costs one write, and first, so nothing of the user's runs before it.
     if (this.#cgroup !== undefined)
-      script = `builtin echo $$ > ${shellQuote(`${this.#cgroup.path}/cgroup.procs`)} 2>/dev/null
+      script = `builtin echo $$ 2>/dev/null > ${shellQuote(`${this.#cgroup.path}/cgroup.procs`)}
 ${script}`;
     let scriptFile: string | undefined;
     let args: string[];
@@ -309,7 +309,7 @@ ${script}`;
     const launch = this.#sandbox?.wrap([this.#bash, ...args], env) ?? { argv: [this.#bash, ...args], env };
     const child = spawn(launch.argv[0]!, launch.argv.slice(1), {
       detached: true, // its own process group: the unit a timeout kills
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "ignore"],
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", options.separateStreams ? "pipe" : "ignore"],
       env: launch.env,
     });
     const pid = child.pid;
@@ -341,6 +341,7 @@ ${script}`;
         // A backgrounded child may hold the pipe open for hours: let it, without
         // keeping this process alive for it.
         stdout.unref();
+        (child.stderr as unknown as { unref(): void } | null)?.unref();
         resolve(code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0));
       });
     });
@@ -349,6 +350,7 @@ ${script}`;
       pid,
       marks,
       output: stdout,
+      ...(child.stderr ? { stderr: child.stderr as unknown as AsyncIterable<Uint8Array> } : {}),
       wait: () => exited,
       kill: () => {
         try {

@@ -144,7 +144,7 @@ export class FastPathRunner implements FastPath {
       return undefined;
     }
     try {
-      return client.run(script, request.stdin);
+      return client.run(script, request.stdin, request.separateStreams === true);
     } catch {
       return undefined;
     }
