@@ -121,6 +121,8 @@ export class ApptainerTransport extends BoxTransport {
       env: this.#clientEnv(!options.cleanEnv),
     });
     const queue = new ChunkQueue();
+    // stderr apart: the command's, and the client's own (an Apptainer error), on a queue of their own.
+    const errors = options.separateStreams === true ? new ChunkQueue() : undefined;
     // The wrapper merges the command's stderr into stdout; the client's own
     // stderr (an Apptainer error) joins the same stream so it is not lost.
     // Its stderr is held back until stdout has spoken, so a client warning
@@ -145,8 +147,13 @@ export class ApptainerTransport extends BoxTransport {
       release();
       closed();
     });
-    child.stderr!.on("data", (chunk: Buffer) => (held ? held.push(chunk) : queue.push(chunk)));
-    child.stderr!.on("close", closed);
+    if (errors !== undefined) {
+      child.stderr!.on("data", (chunk: Buffer) => errors.push(chunk));
+      child.stderr!.on("close", () => (errors.end(), closed()));
+    } else {
+      child.stderr!.on("data", (chunk: Buffer) => (held ? held.push(chunk) : queue.push(chunk)));
+      child.stderr!.on("close", closed);
+    }
     if (launch.stdin !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined);
       child.stdin.end(launch.stdin);
@@ -167,6 +174,7 @@ export class ApptainerTransport extends BoxTransport {
       {
         pid: child.pid,
         output: queue,
+        ...(errors === undefined ? {} : { stderr: errors }),
         wait: () => exited,
         kill: () => {
           try {

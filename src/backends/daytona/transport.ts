@@ -136,27 +136,33 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
     const sandbox = this.sandbox;
     const sessionId = this.#sessionId;
     const marks = this.newCallMarks();
+    const apart = options.separateStreams === true;
     const handle = sdkProcessHandle({
       backend: this.name,
-      run: async (sink) => {
+      separateStreams: apart,
+      run: async (sink, errors) => {
         if (sandbox === undefined || sessionId === undefined)
           throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
         // Daytona hands logs over as decoded text, which turns bytes that are not
         // UTF-8 into U+FFFD. The command's output is also copied to a file (tee);
         // only when the text shows a U+FFFD is that file fetched for the exact bytes.
         const copy = this.#hasTee ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
-        const command = await this.#prepare(
-          sandbox,
-          copy === undefined ? script : `exec > >(exec tee ${shellQuote(copy)})\n${script}`,
-          options,
-          marks,
-        );
-        const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
-        const output = new ExactOutput(sink, () =>
+        // stderr apart gets a copy of its own, for the same reason.
+        const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
+        const tees =
           copy === undefined
-            ? Promise.reject(new Error("no output copy (the sandbox has no tee)"))
-            : sandbox.fs.downloadFile(copy, CONTROL_TIMEOUT_SEC),
-        );
+            ? ""
+            : `exec > >(exec tee ${shellQuote(copy)})\n${errCopy === undefined ? "" : `exec 2> >(exec tee ${shellQuote(errCopy)} >&2)\n`}`;
+        const command = await this.#prepare(sandbox, `${tees}${script}`, options, marks);
+        const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
+        const exact = (to: typeof sink, file: string | undefined): ExactOutput =>
+          new ExactOutput(to, () =>
+            file === undefined
+              ? Promise.reject(new Error("no output copy (the sandbox has no tee)"))
+              : sandbox.fs.downloadFile(file, CONTROL_TIMEOUT_SEC),
+          );
+        const output = exact(sink, copy);
+        const errorOutput = apart ? exact(errors, errCopy) : output;
         let logsDone = false;
         // The copy is removed by a later command, once nothing reads it any more.
         let retired = false;
@@ -164,18 +170,19 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
           if (copy === undefined || retired) return;
           retired = true;
           this.#stale.push(copy);
+          if (errCopy !== undefined) this.#stale.push(errCopy);
         };
         void sandbox.process
           .getSessionCommandLogs(
             sessionId,
             cmdId,
             (chunk) => output.push(chunk),
-            (chunk) => output.push(chunk),
+            (chunk) => errorOutput.push(chunk),
           )
           .catch(() => undefined)
           .then(() => {
             logsDone = true;
-            return output.logsEnded();
+            return Promise.all([output.logsEnded(), apart ? errorOutput.logsEnded() : undefined]);
           })
           .finally(retire);
         const exitCode = await pollExitCode(
@@ -186,8 +193,9 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         // only after this still fetches the copy. Until the session gives up on it (outputAfterExitMs),
         // a background child holding the log stream open keeps the copy.
         output.exited();
+        if (apart) errorOutput.exited();
         setTimeout(retire, this.outputAfterExitMs).unref();
-        await output.settled();
+        await Promise.all([output.settled(), apart ? errorOutput.settled() : undefined]);
         return exitCode;
       },
       // The last resort: stop the sandbox; the next command starts it again.

@@ -167,6 +167,7 @@ export class DockerTransport implements Transport {
     this.#fail.set(call, fail);
     return {
       output: call.output,
+      ...(call.stderr === undefined ? {} : { stderr: call.stderr }),
       end: call.end,
       kill: () => call.kill(),
       // A helper that died with its container shows up as a killed call: only then is it worth asking.
@@ -249,6 +250,7 @@ export class DockerTransport implements Transport {
     const { failed, fail } = failable();
     const result: ProcessHandle = {
       output: this.#leaders.watch(handle.output),
+      ...(handle.stderr === undefined ? {} : { stderr: handle.stderr }),
       kill: () => handle.kill(),
       wait: () =>
         (checked ??= Promise.race([
@@ -282,6 +284,7 @@ export class DockerTransport implements Transport {
       reportExit: true,
       env: options.cleanEnv ? undefined : this.#initEnv(),
       stdin: options.stdin,
+      separateStreams: options.separateStreams,
     });
   }
 
@@ -289,6 +292,7 @@ export class DockerTransport implements Transport {
   #runStaged(script: string, options: RunOptions, marks: CallMarks): ProcessHandle {
     const file = `${this.tempDir}/shellwright-script-${randomBytes(6).toString("hex")}.sh`;
     const output = new PassThrough();
+    const stderr = options.separateStreams === true ? new PassThrough() : undefined;
     let current: ProcessHandle | undefined;
     let killed = false;
     const exited = (async () => {
@@ -302,6 +306,7 @@ export class DockerTransport implements Transport {
       const uploaded = await upload.wait();
       if (uploaded !== 0 || killed) {
         output.end();
+        stderr?.end();
         return uploaded === 0 ? 137 : uploaded;
       }
       // The same bash runs the script (so $$ is the wrapper's PID), after removing the file.
@@ -312,11 +317,18 @@ export class DockerTransport implements Transport {
       })()
         .catch(() => undefined)
         .finally(() => output.end());
+      if (stderr !== undefined)
+        void (async () => {
+          for await (const chunk of run.stderr ?? []) if (!stderr.writableEnded) stderr.write(chunk);
+        })()
+          .catch(() => undefined)
+          .finally(() => stderr.end());
       return run.wait();
     })();
-    exited.catch(() => output.end());
+    exited.catch(() => (output.end(), stderr?.end()));
     return {
       output,
+      ...(stderr === undefined ? {} : { stderr }),
       wait: () => exited,
       kill: () => {
         killed = true;

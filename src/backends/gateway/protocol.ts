@@ -86,6 +86,8 @@ export interface ExecuteRequest {
   stream?: boolean;
   /** Run from the session's state but leave its env and cwd untouched (execute()'s `isolated`). */
   isolated?: boolean;
+  /** Keep stdout and stderr apart (execute()'s `separateStreams`): the result and each output event say which. */
+  separateStreams?: boolean;
 }
 
 export type ExecutionResult = ExecuteResult & { executionId: string };
@@ -93,7 +95,8 @@ export type ExecutionResult = ExecuteResult & { executionId: string };
 /** One line of a streaming execution (NDJSON). */
 export type StreamEvent =
   | { type: "started"; executionId: string }
-  | { type: "output"; text: string }
+  /** `stream` only for an execution with separateStreams. */
+  | { type: "output"; text: string; stream?: "stdout" | "stderr" }
   | { type: "result"; result: ExecutionResult }
   | ({ type: "error" } & ErrorBody);
 

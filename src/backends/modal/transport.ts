@@ -132,7 +132,8 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
     const marks = this.newCallMarks();
     const handle = sdkProcessHandle({
       backend: this.name,
-      run: async (sink) => {
+      separateStreams: options.separateStreams,
+      run: async (sink, errors) => {
         const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT, marks);
         const params: ModalExecParams = { mode: "binary", stdout: "pipe", stderr: "pipe" };
         // A server-side backstop for when this process dies; the session's own
@@ -160,7 +161,11 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
           await process.stdin.close();
         })();
         input.catch(() => undefined); // a command may exit without reading its stdin
-        pumpStreams([process.stdout, process.stderr], sink);
+        if (errors === sink) pumpStreams([process.stdout, process.stderr], sink);
+        else {
+          pumpStreams([process.stdout], sink);
+          pumpStreams([process.stderr], errors);
+        }
         return process.wait();
       },
       cancel: () => this.#terminate(sandbox),

@@ -260,7 +260,15 @@ export class SshTransport implements Transport {
 
   runBash(script: string, options: RunOptions): ProcessHandle {
     const marks = callMarks(this.#sessionMark);
-    const wrap = { ...options, envFile: this.#envFile, marks: markAssignments(marks), groupsFile: this.#groupsFile };
+    // stderr apart: the wrapper's group and exit lines share it with the command's, keyed by a nonce on stdin.
+    const nonce = options.separateStreams === true ? randomBytes(12).toString("hex") : undefined;
+    const wrap = {
+      ...options,
+      envFile: this.#envFile,
+      marks: markAssignments(marks),
+      groupsFile: this.#groupsFile,
+      keyed: nonce !== undefined,
+    };
     let command = wrapScript(script, wrap);
     let args: Promise<string[]>;
     if (Buffer.byteLength(command) <= MAX_INLINE_SCRIPT_BYTES) {
@@ -276,7 +284,11 @@ export class SshTransport implements Transport {
     const call = new SshCall({
       sshPath: this.#options.sshPath,
       args,
-      stdin: options.stdin,
+      stdin:
+        nonce === undefined
+          ? options.stdin
+          : Buffer.concat([Buffer.from(`${nonce}\n`), options.stdin ?? Buffer.alloc(0)]),
+      nonce,
       backend: this.name,
       onGroup: (group) => {
         this.#activeGroups.add(group);
