@@ -327,6 +327,77 @@ for (const backend of compatBackends) {
         expect(kept(both.stderr!, "b")).toBeGreaterThanOrEqual(15_000);
         expect(kept(both.output, "a") + kept(both.output, "b")).toBe(kept(both.stdout!, "a") + kept(both.stderr!, "b"));
       });
+
+      it("keeps interleaved writes apart, each stream whole and in order, a character split by the other stream too", async () => {
+        const seen = { out: "", err: "", all: "" };
+        const r = await env.execute(
+          // 400 lines on each stream, one write each, alternating; then a character cut in two by a write to stderr.
+          "for i in $(seq 1 400); do echo o$i; echo e$i >&2; done; printf '\\303'; printf x >&2; printf '\\251'",
+          {
+            onStdout: (t) => (seen.out += t),
+            onStderr: (t) => (seen.err += t),
+            onOutput: (t) => (seen.all += t),
+          },
+        );
+        const lines = (prefix: string) => Array.from({ length: 400 }, (_, i) => `${prefix}${i + 1}\n`).join("");
+        expect(r).toMatchObject({ stdout: `${lines("o")}é`, stderr: `${lines("e")}x`, exitCode: 0, truncated: false });
+        expect(seen).toMatchObject({ out: r.stdout, err: r.stderr, all: r.output });
+        // The merged output is the two interleaved (across streams as they arrived): taking stderr's
+        // lines out leaves stdout in its order.
+        expect(r.output.length).toBe(r.stdout!.length + r.stderr!.length);
+        expect(r.output.replace(/e\d+\n/g, "").replace("x", "")).toBe(r.stdout);
+      });
+
+      it("carries a large stderr alone: every byte streamed, the result bounded, an exact one kept whole", async () => {
+        let streamed = 0;
+        const big = await env.execute("head -c 1000000 /dev/zero | tr '\\0' e >&2; echo done", {
+          onStderr: (t) => (streamed += t.length),
+        });
+        expect(streamed).toBe(1_000_000);
+        expect(big).toMatchObject({ stdout: "done\n", exitCode: 0, truncated: true });
+        expect(big.stderr).toMatch(
+          /^e+\n\n\.\.\. \[OUTPUT TRUNCATED - \d+ bytes omitted out of 1000000 total\] \.\.\.\n\ne+$/,
+        );
+        // Within the budget, the bytes as written (and seq's own stdout untouched by it).
+        const exact = await env.execute("seq 1 5000 >&2", { separateStreams: true });
+        const expected = Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join("");
+        expect(exact).toMatchObject({ stdout: "", stderr: expected, exitCode: 0, truncated: false });
+      });
+
+      it("ends a command that closes its stdout or its stderr early, with the other stream and the state kept", async () => {
+        const noStdout = await env.execute(`cd ${dir}; exec >&-; echo e1 >&2; echo e2 >&2; exit 4`, {
+          separateStreams: true,
+        });
+        expect(noStdout).toMatchObject({ stdout: "", stderr: "e1\ne2\n", exitCode: 4 });
+        expect((await env.execute("pwd")).output).toBe(`${dir}\n`);
+        const noStderr = await env.execute("echo o1; exec 2>&-; echo o2; echo lost >&2; exit 5", {
+          separateStreams: true,
+        });
+        expect(noStderr).toMatchObject({ stdout: "o1\no2\n", stderr: "", exitCode: 5 });
+        const neither = await env.execute("exec >&- 2>&-; exit 6", { separateStreams: true });
+        expect(neither).toMatchObject({ stdout: "", stderr: "", exitCode: 6 });
+      });
+
+      it("passes the command's own look-alikes of the backends' exit and group lines through as text", async () => {
+        const lookAlikes =
+          "\n__SHELLWRIGHT_EXIT__0__\n__SHELLWRIGHT_GROUP_1__\n__SHELLWRIGHT_EXIT_00112233445566778899aabb_0__\n";
+        const r = await env.execute(`printf '${lookAlikes.replace(/\n/g, "\\n")}' >&2; echo real >&2; exit 7`, {
+          separateStreams: true,
+        });
+        expect(r).toMatchObject({ stdout: "", stderr: `${lookAlikes}real\n`, exitCode: 7 });
+      });
+
+      it("stops on an interrupt with what each stream said so far", async () => {
+        const controller = new AbortController();
+        const r = await env.execute("echo o; echo ready >&2; exec sleep 60", {
+          signal: controller.signal,
+          onStderr: (t) => {
+            if (t.includes("ready")) controller.abort();
+          },
+        });
+        expect(r).toMatchObject({ interrupted: true, exitCode: 130, stderr: "ready\n" });
+        expect(r.stdout).toMatch(/^(o\n)?$/);
+      });
     });
   });
 }

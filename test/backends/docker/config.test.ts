@@ -191,6 +191,23 @@ describe("exit line on stderr", () => {
     }
   });
 
+  it("keyed (stderr apart): only the line with the call's nonce ends it, a look-alike is the command's text", () => {
+    const nonce = "00112233445566778899aabb";
+    const own = Buffer.from("\n__SHELLWRIGHT_EXIT__0__\n__SHELLWRIGHT_EXIT_ffffffffffffffffffffffff_1__\nerr\n");
+    const wire = Buffer.concat([own, Buffer.from(`\n__SHELLWRIGHT_EXIT_${nonce}_42__\n`)]);
+    for (let cut = 0; cut <= wire.length; cut++) {
+      const scanner = new ExitLineScanner(nonce);
+      const passed = Buffer.concat([
+        scanner.push(wire.subarray(0, cut)),
+        scanner.push(wire.subarray(cut)),
+        scanner.flush(),
+      ]);
+      expect(scanner.code).toBe(42);
+      const expected = cut === own.length + 1 ? Buffer.concat([own, Buffer.from("\n")]) : own;
+      expect(passed.toString()).toBe(expected.toString());
+    }
+  });
+
   it("does not hold back a plain newline", () => {
     const scanner = new ExitLineScanner();
     expect(scanner.push(Buffer.from("error line\n")).toString()).toBe("error line\n");
