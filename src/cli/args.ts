@@ -194,7 +194,7 @@ export function integerValue(values: Values, name: string, min = 0, max = Number
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max)
     throw new UsageError(
-      `--${name} needs a whole number${min > 0 ? ` of at least ${min}` : ""}, got ${JSON.stringify(text)}`,
+      `--${name} needs a whole number${max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : min > 0 ? ` of at least ${min}` : ""}, got ${JSON.stringify(text)}`,
     );
   return value;
 }

@@ -15,6 +15,7 @@ import { loadToken } from "../http/token-source.js";
 import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
+import { MAX_MESSAGE_BYTES } from "../mcp/stdio-transport.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { noTokenCheck } from "./no-token.js";
@@ -64,13 +65,15 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     ...(values["no-redact"] === true ? { redactSecrets: false } : {}),
   };
   const common = { createSession, ...(Object.keys(settings).length === 0 ? {} : { settings }) };
+  // One flag for both transports: a line on stdio, a request body over HTTP.
+  const maxMessageBytes = integerValue(values, "max-message-bytes", 1, MAX_MESSAGE_BYTES);
 
   if (values.http !== true) {
     // One session per process on stdio: a pool would only keep a second one open.
     for (const flag of ["host", "port", "token-file", "insecure-no-auth", "pool-size"]) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --http`);
     }
-    await serveStdio(common);
+    await serveStdio({ ...common, ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
     return 0;
   }
 
@@ -106,6 +109,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       port,
       ...(token === undefined ? {} : { token }),
       insecureNoAuth,
+      ...(maxMessageBytes === undefined ? {} : { maxBodyBytes: maxMessageBytes }),
     });
     process.stderr.write(
       `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,

@@ -164,6 +164,11 @@ export const mcp: CommandSpec = {
     "max-output-bytes": { ...maxOutput, help: "terminal output shown to the model, head and tail (default 50000)" },
     "max-output": maxOutputAlias,
     "no-redact": { type: "boolean", help: "show secrets in tool results unmasked (docs/secrets.md)" },
+    "max-message-bytes": {
+      type: "string",
+      value: "BYTES",
+      help: "largest message a client may send; a larger one gets an error (default 10485760 on stdio, 4194304 with --http)",
+    },
     http: { type: "boolean", help: "the streamable HTTP transport instead of stdio" },
     host: { ...host, help: "with --http: address to bind (default 127.0.0.1)" },
     port: { ...port("8808"), help: "with --http: port, 0 for any free one (default 8808)" },
