@@ -141,6 +141,12 @@ export const serve: CommandSpec = {
     cwd: { ...cwd, help: "cwd of a new session (default: first --allow-root, else here)" },
     "max-sessions": { type: "string", value: "N", help: "(default 64)" },
     "max-concurrent": { type: "string", value: "N", help: "executions at once across sessions (default 32)" },
+    "max-long-lived-per-session": {
+      type: "string",
+      value: "N",
+      help: "background processes' and PTYs' followers one session may run (default 128; not in --max-concurrent)",
+    },
+    "max-long-lived": { type: "string", value: "N", help: "the same across sessions (default 512)" },
     "idle-timeout-ms": { type: "string", value: "MS", help: "close a session idle this long (default 1800000)" },
     "max-body-bytes": { type: "string", value: "BYTES", help: "request body limit (default 8388608)" },
     "pool-size": poolSize,

@@ -46,6 +46,14 @@ export interface ExecuteOptions {
    * @default false
    */
   isolated?: boolean;
+  /**
+   * This call lasts as long as something it serves (a background process's
+   * output follower or end watcher), not as long as a command the caller
+   * waits for. A gateway counts it apart from its calls in flight, against a
+   * bound per session of its own (docs/gateway.md); elsewhere it changes nothing.
+   * @default false
+   */
+  longLived?: boolean;
 }
 
 export interface ExecuteResult {
@@ -105,7 +113,7 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   if (typeof options !== "object" || options === null) {
     throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
   }
-  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "isolated"];
+  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "isolated", "longLived"];
   for (const key of Object.keys(options)) {
     if (!known.includes(key))
       throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
@@ -123,8 +131,9 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   if (options.onOutput !== undefined && typeof options.onOutput !== "function") {
     throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
   }
-  if (options.isolated !== undefined && typeof options.isolated !== "boolean") {
-    throw new InvalidOptionError("isolated", `isolated must be a boolean, got ${describe(options.isolated)}`);
+  for (const key of ["isolated", "longLived"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "boolean")
+      throw new InvalidOptionError(key, `${key} must be a boolean, got ${describe(options[key])}`);
   }
   return {
     cwd,
@@ -133,5 +142,6 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
     signal: options.signal,
     onOutput: options.onOutput,
     isolated: options.isolated === true,
+    longLived: options.longLived === true,
   };
 }

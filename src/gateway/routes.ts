@@ -44,7 +44,17 @@ export interface RouteContext {
  * (and maxOutputChars, the old name of maxOutputBytes an older client sends).
  */
 const CREATE_SESSION_KEYS: string[] = [...SESSION_KEYS, "maxOutputChars", "env"];
-const EXECUTE_KEYS = ["command", "executionId", "cwd", "timeoutMs", "stdin", "stdinBase64", "stream", "isolated"];
+const EXECUTE_KEYS = [
+  "command",
+  "executionId",
+  "cwd",
+  "timeoutMs",
+  "stdin",
+  "stdinBase64",
+  "stream",
+  "isolated",
+  "longLived",
+];
 /** Streamed output waiting for a slow client beyond this is skipped; the final result still has it (head and tail). */
 const MAX_STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;
 
@@ -80,7 +90,12 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
       res,
       200,
       authorized
-        ? { status: "ok", sessions: ctx.registry.size, runningExecutions: ctx.registry.runningExecutions }
+        ? {
+            status: "ok",
+            sessions: ctx.registry.size,
+            runningExecutions: ctx.registry.runningExecutions,
+            longLivedExecutions: ctx.registry.longLivedExecutions,
+          }
         : { status: "ok" },
     );
   }
@@ -208,10 +223,11 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   if (body.stdinBase64 !== undefined) options.stdin = base64Field(body, "stdinBase64");
   // Passed on as given: the session validates it (and says so if this build has no such option).
   if (body.isolated !== undefined) Object.assign(options, { isolated: body.isolated });
-  if (body.stream !== undefined && typeof body.stream !== "boolean")
-    throw new HttpError(400, "INVALID_OPTION", `stream must be a boolean, got ${JSON.stringify(body.stream)}`, {
-      option: "stream",
-    });
+  for (const key of ["stream", "longLived"])
+    if (body[key] !== undefined && typeof body[key] !== "boolean")
+      throw new HttpError(400, "INVALID_OPTION", `${key} must be a boolean, got ${JSON.stringify(body[key])}`, {
+        option: key,
+      });
 
   // Fail on bad options before anything starts, while a plain status code can still say so.
   normalizeExecuteOptions(options, 1);
@@ -223,7 +239,7 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   res.once("close", () => {
     if (!res.writableFinished) gone.abort();
   });
-  const run = ctx.registry.begin(sessionId, executionId, gone.signal);
+  const run = ctx.registry.begin(sessionId, executionId, gone.signal, body.longLived === true);
 
   const masked = <T extends { output: string; cwd: string }>(result: T): T =>
     ctx.tokenMask === undefined

@@ -66,6 +66,8 @@ export class GatewayEnvironment extends EnvironmentBase {
   readonly backend = "gateway";
   readonly #client: GatewayClient;
   readonly #options: GatewayClientOptions;
+  /** The gateway is older than `longLived` and refused it: such a gateway counts every execution alike. */
+  #sendsLongLived = true;
 
   private constructor(client: GatewayClient, options: GatewayClientOptions, info: SessionInfo) {
     super(
@@ -101,7 +103,7 @@ export class GatewayEnvironment extends EnvironmentBase {
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
-    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated, longLived } = this.checkExecute(command, options);
     // What was streamed, bounded like any output, for when the answer itself is lost.
     const streamed = new OutputCollector(this.#options.maxOutputBytes, this.#options.outputHeadFraction);
     const interrupted = (): ExecuteResult => {
@@ -122,6 +124,7 @@ export class GatewayEnvironment extends EnvironmentBase {
     const body: ExecuteRequest = { command, executionId, timeoutMs, stream: onOutput !== undefined };
     if (cwd !== undefined) body.cwd = cwd;
     if (isolated) body.isolated = true;
+    if (longLived && this.#sendsLongLived) body.longLived = true;
     if (stdin !== undefined && stdin.length > 0) body.stdinBase64 = Buffer.from(stdin).toString("base64");
 
     const path = `/sessions/${this.id}/executions`;
@@ -151,7 +154,12 @@ export class GatewayEnvironment extends EnvironmentBase {
             return probe.statusCode === 404;
           },
         });
-        if (response.statusCode === 429 && Date.now() + wait < busyUntil) {
+        // Only a 429 with a retry hint clears soon (executions in flight); a long-lived bound does not.
+        if (
+          response.statusCode === 429 &&
+          response.headers["retry-after"] !== undefined &&
+          Date.now() + wait < busyUntil
+        ) {
           response.resume();
           await sleep(wait + Math.random() * wait);
           continue;
@@ -162,6 +170,16 @@ export class GatewayEnvironment extends EnvironmentBase {
             streamed.push(Buffer.from(text));
             onOutput!(text);
           });
+        } else if (response.statusCode === 400 && body.longLived === true) {
+          try {
+            result = await this.#client.answer<ExecutionResult>(response);
+          } catch (error) {
+            // Refused before anything ran (a 400 comes before the execution starts): send it again without.
+            if (!(error instanceof InvalidOptionError && error.option === "longLived")) throw error;
+            this.#sendsLongLived = false;
+            delete body.longLived;
+            continue;
+          }
         } else {
           result = await this.#client.answer<ExecutionResult>(response);
         }
