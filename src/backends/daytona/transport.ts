@@ -69,6 +69,13 @@ const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
  * The shell command that runs one `bash -c` in a Daytona session. Pure, so the
  * timeout composition can be tested as text: `timeout` wraps the whole launch,
  * the session snapshot is sourced inside it, and its exit code passes through.
+ *
+ * With `copy`, the call's stdout goes to that file (the exact bytes) and a
+ * `tail --pid` of it, run in the foreground, is what the logs get: it ends on
+ * its own once the call's bash has ended and its last bytes are read, and the
+ * session command waits for it. No helper outlives the command. (A `tee` in a
+ * process substitution did: orphaned when bash exited, it was left a zombie in a
+ * box whose init does not reap, one per command.)
  */
 export function daytonaCommand(
   launch: { argv: string[]; stdin: string | undefined },
@@ -76,6 +83,7 @@ export function daytonaCommand(
     timeoutSec?: number | undefined;
     stdinFile?: string | undefined;
     removeFirst?: readonly string[] | undefined;
+    copy?: string | undefined;
   },
 ): string {
   const argv = launch.argv.map(shellQuote);
@@ -85,17 +93,26 @@ export function daytonaCommand(
     options.removeFirst !== undefined && options.removeFirst.length > 0
       ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; `
       : "";
+  const copy = options.copy === undefined ? undefined : shellQuote(options.copy);
+  const toCopy = copy === undefined ? "" : ` > ${copy}`;
+  // A session's own stdin is a pipe nobody ever closes: never let a command read it.
+  const job =
+    options.stdinFile !== undefined
+      ? `${run} < ${shellQuote(options.stdinFile)}${toCopy}`
+      : launch.stdin === undefined
+        ? `${run} < /dev/null${toCopy}`
+        : `printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run}${toCopy}`;
   // Run in the background and waited for with `wait`'s stderr dropped: a shell
   // reports a job killed by a signal ("Terminated") on its own stderr, which
   // would land in the output after a timeout. The job's stderr is kept.
-  if (options.stdinFile !== undefined) {
-    // `(exit N)` sets the status without leaving the session's shell.
-    const file = shellQuote(options.stdinFile);
-    return `${cleanup}${run} < ${file} & wait $! 2>/dev/null; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
-  }
-  // A session's own stdin is a pipe nobody ever closes: never let a command read it.
-  if (launch.stdin === undefined) return `${cleanup}${run} < /dev/null & wait $! 2>/dev/null`;
-  return `${cleanup}printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run} & wait $! 2>/dev/null`;
+  const wait =
+    copy === undefined
+      ? "wait $! 2>/dev/null"
+      : `__sw_job=$!; tail -s 0.02 -c +1 --pid=$__sw_job -f ${copy} 2>/dev/null; wait $__sw_job 2>/dev/null`;
+  const started = `${cleanup}${copy === undefined ? "" : `: > ${copy}; `}${job} & ${wait}`;
+  if (options.stdinFile === undefined) return started;
+  // `(exit N)` sets the status without leaving the session's shell.
+  return `${started}; __sw_ec=$?; rm -f ${shellQuote(options.stdinFile)}; (exit $__sw_ec)`;
 }
 
 export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
@@ -103,7 +120,8 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   #client: DaytonaApi | undefined;
   #sessionId: string | undefined;
   #hasTimeout = false;
-  #hasTee = false;
+  /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible (daytonaCommand). */
+  #hasTailPid = false;
   /** Output copies of finished commands, removed by the next command. */
   #stale: string[] = [];
   /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
@@ -140,19 +158,15 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         if (sandbox === undefined || sessionId === undefined)
           throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
         // Daytona hands logs over as decoded text, which turns bytes that are not
-        // UTF-8 into U+FFFD. The command's output is also copied to a file (tee);
-        // only when the text shows a U+FFFD is that file fetched for the exact bytes.
-        const copy = this.#hasTee ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
-        const command = await this.#prepare(
-          sandbox,
-          copy === undefined ? script : `exec > >(exec tee ${shellQuote(copy)})\n${script}`,
-          options,
-          marks,
-        );
+        // UTF-8 into U+FFFD. The command's output goes to a file, streamed to the
+        // logs from there (daytonaCommand); only when the text shows a U+FFFD is
+        // that file fetched for the exact bytes.
+        const copy = this.#hasTailPid ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
+        const command = await this.#prepare(sandbox, script, options, marks, copy);
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
         const output = new ExactOutput(sink, () =>
           copy === undefined
-            ? Promise.reject(new Error("no output copy (the sandbox has no tee)"))
+            ? Promise.reject(new Error("no output copy (the sandbox's tail has no --pid)"))
             : sandbox.fs.downloadFile(copy, CONTROL_TIMEOUT_SEC),
         );
         let logsDone = false;
@@ -244,14 +258,14 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         await sandbox.process.createSession(sessionId);
         this.#sessionId = sessionId;
         const probe = await sandbox.process.executeCommand(
-          "for t in timeout tee; do command -v $t >/dev/null 2>&1 && echo $t; done",
+          "command -v timeout >/dev/null 2>&1 && echo timeout; tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid",
           undefined,
           undefined,
           CONTROL_TIMEOUT_SEC,
         );
         const tools = probe.result.split("\n").map((line) => line.trim());
         this.#hasTimeout = tools.includes("timeout");
-        this.#hasTee = tools.includes("tee");
+        this.#hasTailPid = tools.includes("tail-pid");
       }
       return sandbox;
     } catch (error) {
@@ -305,7 +319,13 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   }
 
   /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
-  async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions, marks: CallMarks): Promise<string> {
+  async #prepare(
+    sandbox: DaytonaSandbox,
+    script: string,
+    options: RunOptions,
+    marks: CallMarks,
+    copy: string | undefined,
+  ): Promise<string> {
     const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
     const removeFirst = this.#stale.splice(0);
     const timeoutSec =
@@ -314,11 +334,11 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         : undefined;
     if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
       const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
-      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst });
+      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst, copy });
     }
     const file = `${this.tempDir}/shellwright-stdin-${randomBytes(6).toString("hex")}`;
     await sandbox.fs.uploadFile(Buffer.from(launch.stdin), file);
-    return daytonaCommand({ argv: launch.argv, stdin: undefined }, { timeoutSec, stdinFile: file, removeFirst });
+    return daytonaCommand({ argv: launch.argv, stdin: undefined }, { timeoutSec, stdinFile: file, removeFirst, copy });
   }
 
   async #stopSandbox(sandbox: DaytonaSandbox | undefined): Promise<void> {
