@@ -95,6 +95,7 @@ export class DockerTransport implements Transport {
     try {
       await this.#container.assertWritable(this.tempDir);
     } catch (error) {
+      // What this open created goes with it (Session.open stops the transport when a later step fails).
       await this.stop().catch(() => undefined);
       throw error;
     }
@@ -209,8 +210,10 @@ export class DockerTransport implements Transport {
     this.#watchdog = undefined;
     if (this.#options.keepContainer || this.#container.id === "") return;
     const docker = shellQuote(this.#options.dockerPath ?? "docker");
+    const socket = this.#options.socketPath;
     this.#watchdog = new OwnerWatchdog({
       cleanup: `${docker} rm -f ${shellQuote(this.#container.id)} >/dev/null 2>&1`,
+      ...(socket === undefined ? {} : { env: { DOCKER_HOST: `unix://${socket}` } }),
     });
   }
 
@@ -421,10 +424,11 @@ export class DockerTransport implements Transport {
           () => undefined,
         );
       if (!this.#options.keepContainer) await this.#container.remove();
-    } finally {
-      this.#engine.close();
+      // Released only once the container is gone: one the engine could not remove is removed when this process exits.
       this.#watchdog?.release();
       this.#watchdog = undefined;
+    } finally {
+      this.#engine.close();
     }
   }
 
