@@ -90,6 +90,40 @@ describe("serveStdio: a message over maxMessageBytes", () => {
   });
 });
 
+describe("serveStdio: over-size lines against the reader", () => {
+  it("answers each of several over-size lines in one write, the valid lines between them served, CRLF taken", async () => {
+    const { client, input, answers } = await serve(4096);
+    const big = (id: string | number) =>
+      `{"method":"tools/call","params":{"name":"terminal","arguments":{"command":"echo ${"x".repeat(5000)}"}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+    input.write(
+      [
+        big('a}b"c'),
+        '{"jsonrpc":"2.0","id":"small","method":"tools/list"}\r',
+        big(41),
+        `{"jsonrpc":"2.0","id":"first","method":"ping","params":{"pad":"${"y".repeat(9000)}"}}`,
+        "",
+      ].join("\n"),
+    );
+    const ids = ['a}b"c', "small", 41, "first"];
+    const answerTo = (id: unknown) => answers.find((answer) => answer.id === id);
+    await eventually(() => ids.every((id) => answerTo(id) !== undefined), "an answer to each");
+    const codes = ids.map((id) => (answerTo(id)!.error as { code?: number } | undefined)?.code);
+    expect(codes).toEqual([ErrorCode.InvalidRequest, undefined, ErrorCode.InvalidRequest, ErrorCode.InvalidRequest]);
+    expect(answerTo("small")!.result).toMatchObject({ tools: expect.any(Array) });
+    expect((await call(client, "terminal", { command: "echo after" })).structuredContent).toMatchObject({
+      output: "after\n",
+    });
+  });
+
+  it("does not disturb a call that is running while an over-size line arrives", async () => {
+    const { client, input, answers } = await serve(1024 * 1024);
+    const running = call(client, "terminal", { command: "sleep 1; echo slept" });
+    await writeLongLine(input, 3 * 1024 * 1024);
+    await eventually(() => answers.some((answer) => answer.id === null), "the error for the long line");
+    expect((await running).structuredContent).toMatchObject({ output: "slept\n", exit_code: 0 });
+  });
+});
+
 describe("serveStdio: lines that are not JSON-RPC", () => {
   it("answers a line that is not JSON with a parse error and one that is not JSON-RPC with invalid request", async () => {
     const { client, input, answers } = await serve();
