@@ -19,6 +19,7 @@ export class EngineProxy {
   /** Connections cut or refused so far. */
   cuts = 0;
   #armed: { pattern: RegExp; ms: number; fired: (outage: Promise<void>) => void } | undefined;
+  #watched: { pattern: RegExp; seen: () => void } | undefined;
 
   private constructor(dir: string, server: Server) {
     this.#dir = dir;
@@ -68,6 +69,17 @@ export class EngineProxy {
     return new Promise((fired) => (this.#armed = { pattern, ms, fired }));
   }
 
+  /** Resolves when a request whose request line matches `pattern` passes through (the engine is asked, not yet answered). */
+  requestSeen(pattern: RegExp): Promise<void> {
+    return new Promise((seen) => (this.#watched = { pattern, seen }));
+  }
+
+  /** Forgets an armed cutAtAnswer or requestSeen that never fired, so it cannot fire in a later case. */
+  disarm(): void {
+    this.#armed = undefined;
+    this.#watched = undefined;
+  }
+
   async close(): Promise<void> {
     this.cut();
     await new Promise((resolve) => this.#server.close(resolve));
@@ -94,7 +106,14 @@ export class EngineProxy {
     let request = "";
     client.on("data", (chunk: Buffer) => {
       const line = /^(GET|POST|PUT|DELETE|HEAD) \S+/m.exec(chunk.toString("latin1"));
-      if (line !== null) request = line[0];
+      if (line !== null) {
+        request = line[0];
+        const watched = this.#watched;
+        if (watched?.pattern.test(request) === true) {
+          this.#watched = undefined;
+          watched.seen();
+        }
+      }
       upstream.write(chunk);
     });
     client.on("end", () => upstream.end());
