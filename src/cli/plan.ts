@@ -14,6 +14,7 @@
  * session_id of step 3 (steps count from 1).
  */
 
+import { RE2JS } from "re2js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe as describeValue, describeSecret } from "../core/options.js";
 import type { Environment } from "../core/environment.js";
@@ -164,6 +165,8 @@ export interface PlayOptions {
   signal?: AbortSignal;
   /** Called after each step, in order; the next step waits for what it returns. */
   onStep?: (report: StepReport) => void | Promise<void>;
+  /** A step's output as it arrives (the terminal tool's, execute_code's), secrets masked as in its result. */
+  onOutput?: (step: number, tool: string, text: string) => void;
 }
 
 /** Plays the steps in `session`. Returns one report per step. */
@@ -187,6 +190,7 @@ export async function playPlan(
         callId: `step-${number}`,
         ...(options.settings ? { settings: options.settings } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onOutput ? { onOutput: (text: string) => options.onOutput?.(number, step.tool, text) } : {}),
       });
       report = { step: number, tool: step.tool, args, result };
       if (options.check && step.expect !== undefined) {
@@ -214,7 +218,10 @@ export function matchExpected(expected: unknown, actual: unknown, path = "result
       return actual.includes(String(m.$contains))
         ? []
         : [`${path}: expected to contain ${JSON.stringify(m.$contains)}, got ${JSON.stringify(clip(actual))}`];
-    return new RegExp(String(m.$regex)).test(actual)
+    const regex = linearRegex(String(m.$regex));
+    if (typeof regex === "string")
+      return [`${path}: $regex ${JSON.stringify(String(m.$regex))} cannot be used: ${regex}`];
+    return regex.test(actual)
       ? []
       : [`${path}: expected to match /${String(m.$regex)}/, got ${JSON.stringify(clip(actual))}`];
   }
@@ -230,6 +237,15 @@ export function matchExpected(expected: unknown, actual: unknown, path = "result
     : [
         `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(typeof actual === "string" ? clip(actual) : actual)}`,
       ];
+}
+
+/** A plan's $regex, matched in RE2's linear time so that no pattern hangs the run; a string says why it cannot be. */
+function linearRegex(source: string): { test(text: string): boolean } | string {
+  try {
+    return RE2JS.compile(RE2JS.translateRegExp(source), 0);
+  } catch (error) {
+    return `${(error as Error).message} (RE2 syntax: no lookahead or backreferences)`;
+  }
 }
 
 function isMatcher(value: unknown): boolean {

@@ -7,6 +7,7 @@
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveInteger, positiveNumber, rejectUnknown } from "../core/options.js";
 import { poolRefusal } from "../backends/pool-refusals.js";
+import { writeStderr } from "../core/stderr.js";
 
 export interface PoolOptions {
   /** Sessions kept opened ahead, ready to hand out. */
@@ -47,7 +48,7 @@ export function normalizePoolOptions(raw: unknown): NormalizedPoolOptions {
   }
   const onWarning =
     (options.onWarning as ((message: string) => void) | undefined) ??
-    ((message: string) => process.stderr.write(`shellwright pool: ${message}\n`));
+    ((message: string) => writeStderr(`shellwright pool: ${message}\n`));
   return { size, refillConcurrency, checkTimeoutMs, onWarning };
 }
 

@@ -9,6 +9,9 @@ import { run as runPlan } from "../../src/cli/run.js";
 import { run as runSpec } from "../../src/cli/specs.js";
 import { matchExpected, parsePlan } from "../../src/cli/plan.js";
 
+// The CLI's notes go to fd 2 directly (core/stderr.ts, tested on its own); here they go where this file reads stderr.
+vi.mock("../../src/core/stderr.js", () => ({ writeStderr: (text: string | Uint8Array) => process.stderr.write(text) }));
+
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "sw-run-"));
@@ -206,6 +209,16 @@ describe("plans", () => {
       "result.exit_code: expected 1, got 0",
       "result.missing: expected a value, got undefined",
     ]);
+  });
+
+  it("match a $regex in linear time: (a+)+$ on 48 a's and a b answers at once; a lookahead is named", () => {
+    const result = { output: `${"a".repeat(48)}b` };
+    expect(matchExpected({ output: { $regex: "(a+)+$" } }, result)).toEqual([
+      `result.output: expected to match /(a+)+$/, got ${JSON.stringify(result.output)}`,
+    ]);
+    expect(matchExpected({ output: { $regex: "(?=a)a" } }, result)[0]).toMatch(
+      /^result\.output: \$regex "\(\?=a\)a" cannot be used: .*no lookahead/,
+    );
   });
 
   it("reject unknown step keys", () => {

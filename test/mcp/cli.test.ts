@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOLS } from "../../src/tools/registry.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { HELPER_PID } from "../helpers/fast-path-pids.js";
-import { noLocalHelper, skipUnless } from "../helpers/native-helper.js";
+import { noLocalHelper, noStaticHelper, skipUnless } from "../helpers/native-helper.js";
 import { childrenNamed } from "../helpers/proc-scan.js";
 import { answersOn, call, connect, fixture, writeLongLine } from "./helpers.js";
 
@@ -66,6 +66,28 @@ describe("shellwright mcp (a real process)", () => {
     const result = await call(client, "terminal", { command: "echo over stdio; pwd" });
     expect(result.isError, JSON.stringify(result.content)).toBe(false);
     expect(result.structuredContent).toMatchObject({ output: `over stdio\n${scratch}\n`, exit_code: 0 });
+  });
+
+  it("with --unified-exec, offers Codex's exec_command and write_stdin beside the tools, over the same session", async (context) => {
+    skipUnless(context, noStaticHelper);
+    const { client: codex } = await connect("run-mcp-cli.mjs", ["--unified-exec", "--cwd", scratch]);
+    try {
+      const { tools } = await codex.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual([
+        ...TOOLS.map((tool) => tool.name),
+        "exec_command",
+        "write_stdin",
+      ]);
+      await call(codex, "terminal", { command: "export FROM_TERMINAL=yes" });
+      const started = await call(codex, "exec_command", { cmd: 'read -r line; echo "$FROM_TERMINAL:$line:$PWD"' });
+      expect(started.isError, JSON.stringify(started.content)).toBe(false);
+      const id = (started.structuredContent as { session_id?: string }).session_id;
+      expect(id).toBeDefined();
+      const answer = await call(codex, "write_stdin", { session_id: id, chars: "typed\n", yield_time_ms: 5000 });
+      expect((answer.structuredContent as { output: string }).output).toContain(`yes:typed:${scratch}`);
+    } finally {
+      await codex.close();
+    }
   });
 
   it("exits when the client goes away, ending the session's running and background processes", async () => {

@@ -95,10 +95,13 @@ export function daytonaCommand(
       : "";
   const copy = options.copy === undefined ? undefined : shellQuote(options.copy);
   const toCopy = copy === undefined ? "" : ` > ${copy}`;
-  // A session's own stdin is a pipe nobody ever closes: never let a command read it.
+  // A session's own stdin is a pipe nobody ever closes: never let a command read it. A stdin file is opened
+  // for the group, then unlinked before the command starts: what it holds (a password for `read -s`) is on
+  // the sandbox's disk only until then, whether the call ends, times out or is killed.
+  const stdinFile = options.stdinFile === undefined ? undefined : shellQuote(options.stdinFile);
   const job =
-    options.stdinFile !== undefined
-      ? `${run} < ${shellQuote(options.stdinFile)}${toCopy}`
+    stdinFile !== undefined
+      ? `{ rm -f ${stdinFile}; ${run}${toCopy}; } < ${stdinFile}`
       : launch.stdin === undefined
         ? `${run} < /dev/null${toCopy}`
         : `printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run}${toCopy}`;
@@ -109,10 +112,7 @@ export function daytonaCommand(
     copy === undefined
       ? "wait $! 2>/dev/null"
       : `__sw_job=$!; tail -s 0.02 -c +1 --pid=$__sw_job -f ${copy} 2>/dev/null; wait $__sw_job 2>/dev/null`;
-  const started = `${cleanup}${copy === undefined ? "" : `: > ${copy}; `}${job} & ${wait}`;
-  if (options.stdinFile === undefined) return started;
-  // `(exit N)` sets the status without leaving the session's shell.
-  return `${started}; __sw_ec=$?; rm -f ${shellQuote(options.stdinFile)}; (exit $__sw_ec)`;
+  return `${cleanup}${copy === undefined ? "" : `: > ${copy}; `}${job} & ${wait}`;
 }
 
 export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {

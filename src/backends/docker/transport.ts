@@ -45,6 +45,8 @@ export class DockerTransport implements Transport {
   readonly cwdSource = "marker";
   readonly tempDir = "/tmp";
   readonly needsRemotePid = true;
+  /** Every container of one engine runs its login profile on the engine's CPU. */
+  readonly initGroup: string;
   readonly #options: DockerTransportOptions;
   readonly #engine: EngineApi;
   readonly #container: DockerContainer;
@@ -77,6 +79,7 @@ export class DockerTransport implements Transport {
     this.#options = options;
     const trace = options.trace === undefined ? undefined : redactingTrace(options.trace);
     this.#engine = new EngineApi(options.socketPath ?? defaultSocketPath(), trace);
+    this.initGroup = `docker:${options.socketPath ?? defaultSocketPath()}`;
     this.#container = new DockerContainer(options, this.#engine);
   }
 

@@ -35,6 +35,15 @@ export interface LocalConfig extends CommonConfig {
    * false: every call is a fresh `bash` (the plain model). @default true
    */
   fastPath?: boolean;
+  /**
+   * Start each session from this process's capture of the login shell
+   * (`bash -l`) of the same origin (user, machine, environment, cwd) while
+   * the profile files are unchanged, instead of running the login again: a
+   * slow profile is paid once per origin, not once per session or pool
+   * member (docs/persistence.md). false: every session runs its own login.
+   * @default true
+   */
+  reuseLoginSnapshot?: boolean;
 }
 
 export const LOCAL_KEYS = optionKeys<LocalConfig>()([
@@ -44,6 +53,7 @@ export const LOCAL_KEYS = optionKeys<LocalConfig>()([
   "outliveOwner",
   "sandbox",
   "fastPath",
+  "reuseLoginSnapshot",
 ]);
 
 export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
@@ -55,6 +65,7 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
     outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
     sandbox: normalizeSandbox(raw.sandbox),
     fastPath: optionalBoolean("fastPath", raw.fastPath),
+    reuseLoginSnapshot: optionalBoolean("reuseLoginSnapshot", raw.reuseLoginSnapshot),
   };
 }
 

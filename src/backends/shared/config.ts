@@ -18,6 +18,7 @@ import {
 import type { SessionState } from "../../core/environment.js";
 import type { SessionOptions } from "../../core/session.js";
 import { spelling } from "./resource-options.js";
+import { writeStderr } from "../../core/stderr.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -106,7 +107,7 @@ export function optionKeys<T>() {
 
 /** The config's onWarning, checked, or a writer to stderr. */
 export function warningSink(config: { onWarning?: unknown }): (message: string) => void {
-  const warn = config.onWarning ?? ((message: string) => process.stderr.write(`shellwright: warning: ${message}\n`));
+  const warn = config.onWarning ?? ((message: string) => writeStderr(`shellwright: warning: ${message}\n`));
   if (typeof warn !== "function")
     throw new InvalidOptionError("onWarning", `onWarning must be a function, got ${describe(warn)}`);
   return warn as (message: string) => void;

@@ -6,9 +6,10 @@
  */
 
 import type { Environment } from "../../core/environment.js";
+import { shellQuote } from "../../core/script.js";
 import type { BackgroundProcess } from "./background-process.js";
+import { followScript } from "./log-bound.js";
 import { runLongLived } from "./long-lived.js";
-import { followScript } from "./pty-scripts.js";
 
 /** The longest a timer may wait in Node (about 24.8 days). */
 const FOREVER_MS = 2 ** 31 - 1;
@@ -25,7 +26,7 @@ export function followLog(
   ended: () => void,
 ): { controller: AbortController; started: Promise<void> } {
   const controller = new AbortController();
-  const { started, result } = runLongLived(session, followScript(process.files.log, 0, process.pid), {
+  const { started, result } = runLongLived(session, followScript(shellQuote(process.files.dir), process.pid), {
     isolated: true,
     timeoutMs: FOREVER_MS,
     signal: controller.signal,

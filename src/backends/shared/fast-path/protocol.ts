@@ -17,7 +17,7 @@
  * key, which it could read only by tracing the helper.
  */
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 export const HEADER_BYTES = 21;
 /** Where the tag starts in the header (the bytes before it are tagged). */
 export const TAGGED_HEADER_BYTES = 13;
@@ -52,6 +52,8 @@ export const REPLY = {
   /** A call ended: "STATUS COMMITTED KILLED STARTED GROUP CWD". */
   exit: "X",
   pong: "P",
+  /** Still reading a request that is arriving (sent at most every 250 ms): the helper is not stuck. */
+  alive: "A",
 } as const;
 
 export type RequestType = (typeof REQUEST)[keyof typeof REQUEST];
@@ -81,6 +83,7 @@ export const REPLY_LIMITS: Record<ReplyType, readonly [number, number]> = {
   O: [1, MAX_OUTPUT_FRAME],
   X: [10, MAX_EXIT_FRAME],
   P: [0, 0],
+  A: [0, 0],
 };
 
 /** How the helper exits, and why. */
