@@ -3,7 +3,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/"] },
+  { ignores: ["dist/", "node_modules/", "coverage/", "test/vendor/"] },
   js.configs.recommended,
   // The session bench (as on main) uses timers; main lints .mjs with all Node globals.
   { files: ["bench/run.mjs"], languageOptions: { globals: { setInterval: "readonly", clearInterval: "readonly" } } },

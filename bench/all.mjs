@@ -8,6 +8,10 @@ const benches = [
   { name: "session", file: "bench/run.mjs" },
   { name: "process-poll", file: "bench/process-poll.mjs" },
   { name: "pty-echo", file: "bench/pty-echo.mjs" },
+  // A flood through a PTY with a pattern wait pending, beside tmux or script (each where the backend has it).
+  { name: "pty-flood", file: "bench/pty-flood.mjs" },
+  // Local and the gateway always; ssh and docker when their test environment is set (it says which ran).
+  { name: "pty-close", file: "bench/pty-close.mjs" },
   { name: "file-tools", file: "bench/file-tools.mjs" },
   { name: "redaction", file: "bench/redaction.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },
@@ -15,6 +19,9 @@ const benches = [
   { name: "fast-path", file: "bench/fast-path.mjs" },
   { name: "command-mix", file: "bench/command-mix.mjs" },
   { name: "cli-startup", file: "bench/cli-startup.mjs" },
+  { name: "import", file: "bench/import.mjs" },
+  { name: "state-dir", file: "bench/state-dir.mjs" },
+  { name: "login-snapshot", file: "bench/login-snapshot.mjs" },
   // Needs bubblewrap; says so and exits 0 without it.
   { name: "sandbox", file: "bench/sandbox.mjs" },
   { name: "ssh", file: "bench/ssh.mjs" },

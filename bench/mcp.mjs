@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // What the MCP door costs: one `terminal` call through the MCP SDK's client and
 // the stdio server, against the same command run directly on a session, and
-// against handleToolCall (the tool layer without MCP). Calls are interleaved so
+// against handleToolCall (the tool layer without MCP, with and without the
+// terminal's check for a program waiting on a terminal). Calls are interleaved so
 // the machine's drift hits every side alike. Run after `npm run build`:
 //   node bench/mcp.mjs            (BENCH_CALLS=200 by default)
 // Not a test: nothing here fails.
@@ -36,6 +37,9 @@ await client.connect(transport);
 const command = "echo hello";
 const sides = {
   "session.execute (floor)": () => env.execute(command),
+  // The terminal tool without its check for a program waiting on a terminal (the command's `echo` of its mark).
+  "handleToolCall, stuckInputMs 0": () =>
+    handleToolCall(env, "terminal", { command }, { settings: { stuckInputMs: 0 } }),
   handleToolCall: () => handleToolCall(env, "terminal", { command }),
   "MCP stdio callTool": () => client.callTool({ name: "terminal", arguments: { command } }),
 };

@@ -15,6 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { createEnvironment, startGateway } from "../dist/index.js";
 import { callTool } from "../dist/tools/registry.js";
+import { sshBenchConfig, dockerBenchConfig } from "./test-env.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 60);
 const env = process.env;
@@ -28,26 +29,10 @@ const backends = [
   { name: "local", config: { backend: "local" } },
   { name: "gateway", config: { backend: "gateway", url: gateway.url, token } },
 ];
-if (env.SHELLWRIGHT_TEST_SSH_HOST) {
-  backends.push({
-    name: "ssh",
-    config: {
-      backend: "ssh",
-      host: env.SHELLWRIGHT_TEST_SSH_HOST,
-      port: Number(env.SHELLWRIGHT_TEST_SSH_PORT),
-      user: env.SHELLWRIGHT_TEST_SSH_USER,
-      keyPath: env.SHELLWRIGHT_TEST_SSH_KEY,
-      knownHostsFile: env.SHELLWRIGHT_TEST_SSH_KNOWN_HOSTS,
-      strictHostKeyChecking: "yes",
-    },
-  });
-}
-if (env.SHELLWRIGHT_TEST_DOCKER === "1") {
-  backends.push({
-    name: "docker",
-    config: { backend: "docker", image: env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm", network: false },
-  });
-}
+const ssh = sshBenchConfig(env);
+if (ssh) backends.push({ name: "ssh", config: { ...ssh } });
+const docker = dockerBenchConfig(env);
+if (docker) backends.push({ name: "docker", config: docker });
 
 for (const { name, config } of backends) {
   const session = await createEnvironment(config);

@@ -91,6 +91,8 @@
 #define STUCK_LAUNCHER_MS 2000
 /* One in any other state (a thief read its request) is stuck after this long: far beyond a fork on a loaded machine. */
 #define SLOW_LAUNCHER_MS 30000
+/* While a request is still arriving, `A` this often at most (Node gives up a helper silent for 10 s). */
+#define ALIVE_EVERY_MS 250
 /* A path under our directory: DIR/ID.ext. */
 #define CALL_PATH_MAX (PATH_MAX + 32)
 /* The exit frame's text: five small numbers and the %-encoded cwd. */
@@ -108,6 +110,8 @@ struct call {
   uint32_t id, gen;
   /* errfd: the call's stderr FIFO when it asked for stderr apart (REQ_RUN flag 2), else -1. */
   int outfd, errfd, pidfd, killed, has_stdin, asked;
+  /* Its dump file got no room (a state dir full before the call): a dump that left nothing says so. */
+  int noroom;
   /* 1 + the status, when the job became ours (its launcher died) and we reaped it. */
   int reaped;
   pid_t pid;
@@ -228,7 +232,8 @@ static void *xrealloc(void *p, size_t n) {
   return q;
 }
 
-static void wr_all(int fd, const void *b, size_t n) {
+/* 0 when all of it was written; -1 when a write failed (a full disk: the caller must not use a cut file). */
+static int wr_all(int fd, const void *b, size_t n) {
   const char *p = b;
   while (n) {
     ssize_t w = write(fd, p, n);
@@ -240,11 +245,12 @@ static void wr_all(int fd, const void *b, size_t n) {
         continue;
       }
       if (fd == chan_out) quit(EXIT_OK); /* Node is gone */
-      return;
+      return -1;
     }
     p += w;
     n -= (size_t)w;
   }
+  return 0;
 }
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -471,9 +477,9 @@ static void close_if_done(struct launcher *l) {
 static int write_file(const char *p, const char *b, size_t n) {
   int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
-  wr_all(fd, b, n);
+  int written = wr_all(fd, b, n);
   close(fd);
-  return 0;
+  return written;
 }
 
 /* Loads the snapshot as it is now: the state the next launcher starts from. */
@@ -507,6 +513,26 @@ static void retire_all(void) {
     }
 }
 
+/*
+ * The launcher's copy of the state at `next`: a hard link to the snapshot
+ * file the state came from, while it is still that file (no byte written: a
+ * state dir that filled up since cannot cut it, and a state change costs no
+ * copy), else the bytes written out.
+ */
+static int place_state(const char *next, int *linked) {
+  struct stat st;
+  unlink(next);
+  *linked = 0;
+  if (snap_ino && link(snap, next) == 0) {
+    if (stat(next, &st) == 0 && st.st_ino == snap_ino && st.st_dev == snap_dev && st.st_size == (off_t)state_len) {
+      *linked = 1;
+      return 0;
+    }
+    unlink(next); /* the snapshot was replaced meanwhile */
+  }
+  return write_file(next, state, state_len);
+}
+
 static void start_launcher(void) {
   struct launcher *l = NULL;
   int free_slots = 0;
@@ -522,7 +548,12 @@ static void start_launcher(void) {
   char base[CALL_PATH_MAX], next[CALL_PATH_MAX];
   snprintf(base, sizeof base, "%s/base.sh", dir);
   snprintf(next, sizeof next, "%s/base.sh.next", dir);
-  if (write_file(next, state, state_len) || rename(next, base)) die(EXIT_INTERNAL, "writing %s: %s", base, strerror(errno));
+  int linked;
+  if (place_state(next, &linked) || rename(next, base)) die(EXIT_INTERNAL, "writing %s: %s", base, strerror(errno));
+  /* A link and a rename change the snapshot's change time: remembered again, or check_snapshot would take it
+   * for a new snapshot. */
+  struct stat st;
+  if (linked && stat(base, &st) == 0 && st.st_ino == snap_ino && st.st_dev == snap_dev) remember_snapshot(&st);
   int c[2], r[2];
   if (pipe2(c, O_CLOEXEC) || pipe2(r, O_CLOEXEC)) die(EXIT_INTERNAL, "pipe: %s", strerror(errno));
   pid_t pid = fork();
@@ -623,6 +654,16 @@ static void remove_files(uint32_t id) {
     path(p, id, exts[i]);
     unlink(p);
   }
+}
+
+/* A call's stdin and script: what a command was given (a password for `read -s`) leaves the disk as soon as
+ * its job holds them open, and before the call's answer at the latest. */
+static void remove_inputs(uint32_t id) {
+  char p[CALL_PATH_MAX];
+  path(p, id, "i");
+  unlink(p);
+  path(p, id, "c");
+  unlink(p);
 }
 
 static void release(struct call *k) {
@@ -730,9 +771,12 @@ static void finish(struct call *k, int wstatus) {
       }
     }
   }
+  /* No dump line at all, and it had no room: not "nothing changed" but "could not be saved". */
+  if (!after && !k->killed && k->noroom) strcpy(cwd, "write");
   free(s);
   int waited = wstatus >= 0;
   int group = k->pid > 0 && group_left(k->pid);
+  remove_inputs(k->id);
   uint32_t id = k->id, gen = k->gen;
   pid_t pid = k->pid;
   answer(id, status, committed, k->killed ? 1 : 0, pid > 0, group, cwd);
@@ -816,7 +860,16 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   /* The dump file exists before the job, private: it becomes the snapshot (mode 0600) by a rename. */
   /* With room for the job's "#F" line even if its command fills the disk (SAVE_FAILED in script.ts). */
   static const char reserve[4096];
-  if ((has && write_file(ip, body, sl)) || write_file(cp, body + sl, len - 5 - sl) || write_file(sp, reserve, sizeof reserve)) {
+  /* A stdin or script cut short by a full disk must not run: not started, so Node takes the plain path. */
+  if ((has && write_file(ip, body, sl)) || write_file(cp, body + sl, len - 5 - sl)) {
+    remove_files(id);
+    answer(id, 125, 0, 0, 0, 0, "");
+    return;
+  }
+  /* Without that room the command still runs (it may be the `rm` that frees space); the call then says its
+   * state was not saved. */
+  int noroom = write_file(sp, reserve, sizeof reserve) != 0;
+  if (noroom && access(sp, F_OK) != 0) {
     remove_files(id);
     answer(id, 125, 0, 0, 0, 0, "");
     return;
@@ -852,6 +905,7 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   k->errfd = efd;
   k->pidfd = -1;
   k->has_stdin = has;
+  k->noroom = noroom;
   k->gen = cur->gen;
   k->sent_ms = now_ms();
   if (getrandom(&k->token, sizeof k->token, 0) != (ssize_t)sizeof k->token) die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
@@ -925,13 +979,26 @@ static void take_frames(void) {
   }
 }
 
-/* Everything Node has sent so far, read and acted on. */
+/*
+ * Everything Node has sent so far, read and acted on. While a request is
+ * still arriving (a big stdin on a loaded machine takes seconds) we say we
+ * are alive now and then: Node counts our silence, and a ping it sends would
+ * wait behind the rest of that request.
+ */
 static void serve_requests(void) {
+  static long long last_alive;
   for (;;) {
     struct pollfd q = {chan_in, POLLIN, 0};
     if (poll(&q, 1, 0) <= 0 || !q.revents) return;
     if (!fill_input()) quit(EXIT_OK); /* Node closed the channel */
     take_frames();
+    if (have_key && (in_len > 0 || raw_len > 0)) {
+      long long t = now_ms();
+      if (t - last_alive >= ALIVE_EVERY_MS) {
+        frame(REP_ALIVE, 0, NULL, 0);
+        last_alive = t;
+      }
+    }
   }
 }
 
@@ -987,6 +1054,8 @@ static void on_started(struct launcher *l, uint32_t id, pid_t pid, unsigned long
   if (parent > 0 && parent != l->pid && parent != getpid()) return;
   k->pid = pid;
   k->state = CALL_RUNNING;
+  /* The job opened both before it reported (buildLauncherScript). */
+  remove_inputs(id);
   unsigned char b[4];
   put32(b, (uint32_t)pid);
   frame(REP_STARTED, id, b, 4);

@@ -75,6 +75,14 @@ export { enforceTurnBudget, persistLargeResult, persistResult, saveText } from "
 export type { SavedText, TurnResult } from "./tools/shared/result-persistence.js";
 export { drainCompletionEvents, processRegistry } from "./tools/process/process-registry.js";
 export { execCommandTool, UNIFIED_EXEC_TOOLS, writeStdinTool } from "./tools/unified-exec/unified-exec.js";
+export { ANTHROPIC_NATIVE_TOOLS, OPENAI_NATIVE_TOOLS } from "./tools/native/native-tools.js";
+export { anthropicBashTool, createBashTool } from "./tools/native/anthropic-bash.js";
+export type { BashToolOptions } from "./tools/native/anthropic-bash.js";
+export { anthropicTextEditorTool, createTextEditorTool } from "./tools/native/anthropic-text-editor.js";
+export type { TextEditorToolOptions } from "./tools/native/anthropic-text-editor.js";
+export { createApplyPatchTool, openaiApplyPatchTool } from "./tools/native/openai-apply-patch.js";
+export type { ApplyPatchToolOptions } from "./tools/native/openai-apply-patch.js";
+export { openaiShellTool } from "./tools/native/openai-shell.js";
 export type {
   BackgroundProcess,
   CompletionEvent,
@@ -102,10 +110,13 @@ export type {
   TreeEntry,
 } from "./sync/index.js";
 export { handleToolCall, toolDefinitions, TOOL_FORMATS } from "./agents/definitions.js";
+export { anthropicToolResult, handleResponsesItem } from "./agents/native-calls.js";
+export type { AnthropicToolResultBlock, ResponsesToolCall, ResponsesToolOutput } from "./agents/native-calls.js";
 export type {
   AnthropicToolDefinition,
   HandleToolCallOptions,
   JsonSchemaToolDefinition,
+  NativeToolDeclaration,
   ObjectJsonSchema,
   OpenAIResponsesToolDefinition,
   OpenAIToolDefinition,

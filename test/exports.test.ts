@@ -1,7 +1,8 @@
 /**
- * The package's doors: `shellwright`, `shellwright/mcp` and `shellwright/ai`
- * resolve through package.json exports, and the main entry never loads the
- * MCP SDK or the optional `ai` peer.
+ * The package's doors: `shellwright`, `shellwright/mcp`, `shellwright/ai`,
+ * `shellwright/openai-agents` and `shellwright/deepagents` resolve through
+ * package.json exports, and the main entry never loads the MCP SDK or an
+ * optional peer (`ai`, `@openai/agents`, `deepagents`).
  */
 
 import { execFileSync } from "node:child_process";
@@ -38,6 +39,16 @@ describe("package exports", () => {
     expect(imported.has("zod")).toBe(true);
     expect(imported.has("ai")).toBe(false);
     expect(imported.has("@modelcontextprotocol/sdk")).toBe(false);
+    expect(imported.has("@openai/agents")).toBe(false);
+    expect(imported.has("deepagents")).toBe(false);
+  });
+
+  it("loads @openai/agents only from shellwright/openai-agents, and deepagents only from shellwright/deepagents", () => {
+    expect(packagesImportedBy("dist/openai-agents/index.js").has("@openai/agents")).toBe(true);
+    expect(packagesImportedBy("dist/openai-agents/index.js").has("deepagents")).toBe(false);
+    expect(packagesImportedBy("dist/deepagents/index.js").has("deepagents")).toBe(true);
+    expect(packagesImportedBy("dist/deepagents/index.js").has("@openai/agents")).toBe(false);
+    expect(packagesImportedBy("dist/mcp/index.js").has("deepagents")).toBe(false);
   });
 
   it("loads the MCP SDK only from shellwright/mcp, and ai only from shellwright/ai", () => {
@@ -51,9 +62,11 @@ describe("package exports", () => {
       const main = await import("shellwright");
       const mcp = await import("shellwright/mcp");
       const ai = await import("shellwright/ai");
-      console.log(JSON.stringify([typeof main.toolDefinitions, typeof main.handleToolCall, typeof mcp.createMcpServer, typeof mcp.serveStdio, typeof ai.createSandboxSession, typeof ai.shellwrightTools]));
+      const agents = await import("shellwright/openai-agents");
+      const deep = await import("shellwright/deepagents");
+      console.log(JSON.stringify([typeof main.toolDefinitions, typeof main.handleToolCall, typeof mcp.createMcpServer, typeof mcp.serveStdio, typeof ai.createSandboxSession, typeof ai.shellwrightTools, typeof agents.ShellwrightShell, typeof agents.ShellwrightEditor, typeof agents.shellwrightAgentTools, typeof deep.ShellwrightSandbox]));
     `;
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8" });
-    expect(JSON.parse(out)).toEqual(Array(6).fill("function"));
+    expect(JSON.parse(out)).toEqual(Array(10).fill("function"));
   });
 });

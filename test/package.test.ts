@@ -3,7 +3,7 @@
  * (dependencies from npm's cache where it has them), then the CLI, an ESM
  * import, a CommonJS require and a TypeScript build against the shipped
  * types, and `shellwright mcp` as an MCP client starts it. Also what a
- * missing optional peer (`ai`, `modal`) says. Runs on the Node that runs the
+ * missing optional peer (`ai`, `@openai/agents`, `deepagents`, `modal`) says. Runs on the Node that runs the
  * tests (package.json's engines: >=20.19, the first 20.x that can require ES
  * modules).
  */
@@ -206,6 +206,20 @@ await env.close();
     expect(ai.ok).toBe(false);
     expect(ai.output).toContain("shellwright/ai needs the AI SDK, which is not installed: run `npm install ai@7`");
     expect(ai.output).not.toContain("ERR_MODULE_NOT_FOUND");
+    const agents = await node(["--input-type=module", "-e", `import "shellwright/openai-agents";`]);
+    expect(agents.ok).toBe(false);
+    expect(agents.output).toContain(
+      "shellwright/openai-agents needs the OpenAI Agents SDK, which is not installed: run `npm install @openai/agents`",
+    );
+    expect(agents.output).not.toContain("ERR_MODULE_NOT_FOUND");
+    const deep = await node(["--input-type=commonjs", "-e", `require("shellwright/deepagents");`]);
+    expect(deep.ok).toBe(false);
+    expect(deep.output).toContain(
+      "shellwright/deepagents needs LangChain's deepagents, which is not installed: run `npm install deepagents@1`",
+    );
+    // The error shown is ours; Node's own stays only as its cause, for whoever debugs the install.
+    expect(deep.output).toMatch(/^ShellwrightError: shellwright\/deepagents needs/m);
+    expect(deep.output).not.toMatch(/^Error: Cannot find module/m);
     const modal = await node([
       "--input-type=module",
       "-e",

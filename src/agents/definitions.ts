@@ -7,7 +7,12 @@ import type { Environment } from "../core/environment.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown } from "../core/options.js";
 import { toolSettings, type ToolSettingsInput } from "../tools/shared/tool-settings.js";
-import { inputJsonSchema, type ToolDefinition, type ToolResult } from "../tools/shared/tool-definition.js";
+import {
+  inputJsonSchema,
+  type NativeDeclarations,
+  type ToolDefinition,
+  type ToolResult,
+} from "../tools/shared/tool-definition.js";
 import { callTool, findTool, unknownToolMessage } from "../tools/registry.js";
 import type { RegistryToolName, ToolResultOf } from "../tools/tool-results.js";
 import { strictSchema } from "./strict-schema.js";
@@ -67,7 +72,21 @@ export interface ToolDefinitionsOptions<Format extends ToolFormat = ToolFormat> 
    * @default false
    */
   strict?: boolean;
+  /**
+   * A tool the provider defines itself (the native tool sets: Anthropic's
+   * `bash_20250124`, the Responses API's `shell`) is declared the provider's
+   * way, `{ type: "bash_20250124", name: "bash" }`, instead of as a function.
+   * @default false
+   */
+  native?: boolean;
 }
+
+/** A provider's own declaration of a tool it defines (ToolDefinition.native). */
+export type NativeToolDeclaration = NonNullable<NativeDeclarations[keyof NativeDeclarations]>;
+
+type NativeFor<Format extends ToolFormat> = Format extends keyof NativeDeclarations
+  ? NonNullable<NativeDeclarations[Format]>
+  : never;
 
 type DefinitionFor<Format extends ToolFormat> = Format extends "openai"
   ? OpenAIToolDefinition
@@ -78,10 +97,16 @@ type DefinitionFor<Format extends ToolFormat> = Format extends "openai"
       : JsonSchemaToolDefinition;
 
 export function toolDefinitions<Format extends ToolFormat>(
+  options: ToolDefinitionsOptions<Format> & { native: true },
+): (DefinitionFor<Format> | NativeFor<Format>)[];
+export function toolDefinitions<Format extends ToolFormat>(
   options: ToolDefinitionsOptions<Format>,
-): DefinitionFor<Format>[] {
+): DefinitionFor<Format>[];
+export function toolDefinitions<Format extends ToolFormat>(
+  options: ToolDefinitionsOptions<Format>,
+): (DefinitionFor<Format> | NativeFor<Format>)[] {
   const raw = plainObject("options", options);
-  rejectUnknown("toolDefinitions", raw, ["format", "tools", "strict"]);
+  rejectUnknown("toolDefinitions", raw, ["format", "tools", "strict", "native"]);
   const format = raw.format;
   if (!(TOOL_FORMATS as readonly unknown[]).includes(format)) {
     throw new InvalidOptionError("format", `format must be one of ${TOOL_FORMATS.join(", ")}, got ${describe(format)}`);
@@ -90,7 +115,13 @@ export function toolDefinitions<Format extends ToolFormat>(
     throw new InvalidOptionError("strict", `strict must be true or false, got ${describe(raw.strict)}`);
   }
   const strict = raw.strict === true;
-  return toolList(options.tools).map((tool) => definition(tool, format as Format, strict));
+  if (raw.native !== undefined && typeof raw.native !== "boolean") {
+    throw new InvalidOptionError("native", `native must be true or false, got ${describe(raw.native)}`);
+  }
+  return toolList(options.tools).map((tool) => {
+    const declared = raw.native === true ? tool.native?.[format as keyof NativeDeclarations] : undefined;
+    return declared === undefined ? definition(tool, format as Format, strict) : ({ ...declared } as NativeFor<Format>);
+  });
 }
 
 function definition<Format extends ToolFormat>(

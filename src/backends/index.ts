@@ -53,5 +53,41 @@ export async function createEnvironment(config: EnvironmentConfig = {}): Promise
     throw new InvalidOptionError("backend", `Unknown backend ${describe(backend)}; available: ${BACKENDS.join(", ")}`);
   }
   const open = await OPEN[backend as BackendName]();
-  return open(raw);
+  if (raw.backend !== undefined) return open(raw);
+  try {
+    return await open(raw);
+  } catch (error) {
+    throw await blameMissingBackend(error, raw);
+  }
+}
+
+/** The option names of every backend but the default, read only when a config without `backend` is refused. */
+const OTHER_KEYS: { readonly [Name in Exclude<BackendName, "local">]: () => Promise<readonly string[]> } = {
+  docker: async () => (await import("./docker/config.js")).DOCKER_KEYS,
+  ssh: async () => (await import("./ssh/config.js")).SSH_KEYS,
+  apptainer: async () => (await import("./apptainer/config.js")).APPTAINER_KEYS,
+  modal: async () => (await import("./modal/config.js")).MODAL_KEYS,
+  daytona: async () => (await import("./daytona/config.js")).DAYTONA_KEYS,
+  gateway: async () => (await import("./gateway/config.js")).GATEWAY_KEYS,
+};
+
+/**
+ * A config without `backend` runs on the local backend, which refuses an
+ * option of another one (`host`): the mistake is the missing `backend`, so
+ * the error says which backends take the option and how to name one.
+ */
+async function blameMissingBackend(error: unknown, raw: Record<string, unknown>): Promise<unknown> {
+  if (!(error instanceof InvalidOptionError) || !error.message.startsWith("Unknown local backend option")) return error;
+  const key = error.option;
+  const takers: string[] = [];
+  for (const [name, keys] of Object.entries(OTHER_KEYS)) if ((await keys()).includes(key)) takers.push(name);
+  if (takers.length === 0 || !(key in raw)) return error;
+  const names =
+    takers.length === 1
+      ? `the ${takers[0]} backend`
+      : `the ${takers.slice(0, -1).join(", ")} and ${takers.at(-1)} backends`;
+  return new InvalidOptionError(
+    key,
+    `${describe(key)} is an option of ${names}, but the config names no "backend" and the default, local, takes no ${describe(key)}; add "backend": ${JSON.stringify(takers[0])}${takers.length > 1 ? " (or another of those)" : ""}`,
+  );
 }

@@ -157,7 +157,8 @@ function joinDashValues(args: readonly string[], options: Record<string, OptionS
     }
     const next = args[i + 1];
     if (valued.has(arg) && next !== undefined && /^-[\d.]/.test(next)) {
-      out.push(`${arg}=${next}`);
+      // A short flag takes its value attached (`-t-5`); `-t=-5` would read as the value "=-5".
+      out.push(arg.startsWith("--") ? `${arg}=${next}` : `${arg}${next}`);
       i++;
     } else out.push(arg);
   }
@@ -192,10 +193,10 @@ export function integerValue(values: Values, name: string, min = 0, max = Number
   const text = stringValue(values, name);
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max)
-    throw new UsageError(
-      `--${name} needs a whole number${min > 0 ? ` of at least ${min}` : ""}, got ${JSON.stringify(text)}`,
-    );
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    const range = max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : min > 0 ? ` of at least ${min}` : "";
+    throw new UsageError(`--${name} needs a whole number${range}, got ${JSON.stringify(text)}`);
+  }
   return value;
 }
 

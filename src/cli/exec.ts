@@ -10,6 +10,9 @@
  */
 
 import { withOutputCap } from "../backends/shared/config.js";
+import { commandOf } from "./command-words.js";
+import { envFlag, exportCall } from "./env-flag.js";
+import { INTERACTIVE_SHELL } from "./interactive-shell.js";
 import { fstatSync, readFileSync } from "node:fs";
 import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
 import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
@@ -24,18 +27,37 @@ import {
 } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { catchInterrupts } from "./interrupt.js";
-import { namedConfig, rememberedConfig, reopen } from "./named-session.js";
+import { namedConfig, oneShot, rememberedConfig, reopen } from "./named-session.js";
 import { inCliWords } from "./option-words.js";
 import { rememberSecrets } from "./secrets.js";
 import { SessionStore } from "./session-store.js";
 import { exec as spec } from "./specs.js";
 import { READER_GONE_EXIT_CODE, watchStdoutReader } from "./stdout-reader.js";
 import { StdoutStream } from "./stdout-stream.js";
+import { writeStderr } from "../core/stderr.js";
 
-export async function run(parsed: ParsedCommand): Promise<number> {
-  const { values } = parsed;
-  const command = parsed.positionals.join(" ");
+/** The backends whose config has an `image`. */
+const IMAGE_BACKENDS = ["docker", "apptainer", "modal", "daytona"];
+
+/** `shellwright exec`. */
+export function run(parsed: ParsedCommand): Promise<number> {
+  const command = commandOf(parsed.positionals);
   if (command.trim() === "") throw new UsageError(`no command given; ${usageLine(spec)}`);
+  const pty = parsed.values.pty === true;
+  if (pty)
+    for (const flag of ["json", "max-output-bytes"])
+      if (parsed.values[flag] !== undefined)
+        throw new UsageError(`--${flag} and --pty: a terminal's output is a stream, printed as it comes`);
+  return runIn(parsed, command, pty);
+}
+
+/** `shellwright shell`: an interactive bash onto the session's backend, with its state. */
+export function shell(parsed: ParsedCommand): Promise<number> {
+  return runIn(parsed, INTERACTIVE_SHELL, true);
+}
+
+async function runIn(parsed: ParsedCommand, command: string, pty: boolean): Promise<number> {
+  const { values } = parsed;
   const json = values.json === true;
   const options: ExecuteOptions = {};
   const seconds = positiveValue(values, "timeout", "seconds");
@@ -46,13 +68,21 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const maxOutputBytes = integerValue(values, "max-output-bytes", 1);
   const configPath = stringValue(values, "config");
   const fileConfig = readConfigFile(configPath);
-  const backend = stringValue(values, "backend") ?? fileConfig.backend ?? "local";
+  const image = stringValue(values, "image");
+  // `--image` alone means a container.
+  const backend = stringValue(values, "backend") ?? fileConfig.backend ?? (image === undefined ? "local" : "docker");
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
+  if (image !== undefined && !IMAGE_BACKENDS.includes(backend))
+    throw new UsageError(
+      `--image is for the ${IMAGE_BACKENDS.slice(0, -1).join(", ")} and ${IMAGE_BACKENDS.at(-1)} backends, not ${backend}`,
+    );
   const cwd = stringValue(values, "cwd");
   if (cwd !== undefined) options.cwd = cwd;
-  const stdin = readPipedStdin();
+  const vars = envFlag(values);
+  // Under a terminal, stdin is the keyboard, read as it is typed.
+  const stdin = pty ? undefined : readPipedStdin();
   if (stdin !== undefined) options.stdin = stdin;
 
   const name = stringValue(values, "session");
@@ -61,10 +91,18 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   if (stored !== undefined && stored.backend !== backend && values.backend !== undefined) {
     throw new UsageError(`session ${JSON.stringify(name)} runs on the ${stored.backend} backend, not ${backend}`);
   }
+  if (stored !== undefined && image !== undefined)
+    throw new UsageError(`session ${JSON.stringify(name)} exists: --image is for a new session`);
   rememberSecrets(stored?.config);
   // The library's cap shapes the result, which only --json prints; a stream is capped here instead.
   const cap = json ? maxOutputBytes : undefined;
-  let config = withOutputCap({ ...fileConfig, backend, ...sandboxFlag(values, backend) }, cap) as EnvironmentConfig;
+  // The default backend is left for the library to pick, so a file with `host` and no `backend` is blamed on that.
+  const named =
+    values.backend !== undefined || fileConfig.backend !== undefined || image !== undefined ? { backend } : {};
+  let config = withOutputCap(
+    { ...fileConfig, ...named, ...(image === undefined ? {} : { image }), ...sandboxFlag(values, backend) },
+    cap,
+  ) as EnvironmentConfig;
 
   // Caught from here on: a signal while the session opens still closes it.
   const interrupt = catchInterrupts();
@@ -73,7 +111,9 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   let env: Environment | undefined;
   try {
     try {
-      if (name === undefined) env = await createEnvironment(config);
+      // One command: a fast-path helper would be started only to be thrown away (and, where none was built,
+      // every exec would say so).
+      if (name === undefined) env = await createEnvironment(oneShot(config));
       else if (stored !== undefined)
         env = await reopen(stored, store, { overrides: cap === undefined ? {} : { maxOutputBytes: cap } });
       else {
@@ -87,16 +127,29 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       throw inCliWords(error, {
         config,
         values,
-        flags: { backend: "backend", sandbox: "sandbox", maxOutputBytes: "max-output-bytes" },
+        flags: { backend: "backend", sandbox: "sandbox", maxOutputBytes: "max-output-bytes", image: "image" },
         file: { path: configPath, config: fileConfig },
       });
     }
-    const stream = json ? undefined : new StdoutStream(maxOutputBytes);
-    const result = await env.execute(command, {
-      ...options,
-      signal: AbortSignal.any([interrupt.signal, reader.signal]),
-      ...(stream ? { onOutput: (text: string) => stream.write(text) } : {}),
-    });
+    const signal = AbortSignal.any([interrupt.signal, reader.signal]);
+    if (vars !== undefined) {
+      // Its own call, values on its stdin: the command's stdin stays the command's.
+      const exported = exportCall(vars);
+      const set = await env.execute(exported.script, { stdin: exported.stdin, signal });
+      // bash names the variable it refused (`UID: readonly variable`), never its value.
+      if (set.exitCode !== 0)
+        throw new UsageError(
+          `--env: ${set.output.trim().replace(/^bash: line \d+: /gm, "") || `exit code ${set.exitCode}`}`,
+        );
+    }
+    const stream = json || pty ? undefined : new StdoutStream(maxOutputBytes);
+    const result: Pick<ExecuteResult, "exitCode" | "timedOut" | "interrupted" | "output" | "truncated"> = pty
+      ? await inTerminal(env, command, { ...options, signal })
+      : await env.execute(command, {
+          ...options,
+          signal,
+          ...(stream ? { onOutput: (text: string) => stream.write(text) } : {}),
+        });
     if (name !== undefined) {
       const now = new Date().toISOString();
       store.save({
@@ -109,18 +162,18 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       });
     }
     if (reader.gone()) return interrupt.exitCode() ?? READER_GONE_EXIT_CODE;
-    if (stream) {
+    if (!json) {
       const notice = finalNotice(result);
-      if (notice !== undefined) process.stderr.write(`shellwright: ${notice}\n`);
-      if (stream.cut)
-        process.stderr.write(
+      if (notice !== undefined) writeStderr(`shellwright: ${notice}\n`);
+      if (stream?.cut)
+        writeStderr(
           `shellwright: output cut: printed the first ${stream.printedBytes} of ${stream.totalBytes} bytes (--max-output-bytes raises the cap)\n`,
         );
     } else {
       await reader.write(`${JSON.stringify(result)}\n`);
       if (reader.gone()) return interrupt.exitCode() ?? READER_GONE_EXIT_CODE;
       if (result.truncated)
-        process.stderr.write(
+        writeStderr(
           "shellwright: output cut: the result keeps its head and tail (--max-output-bytes raises the cap)\n",
         );
     }
@@ -136,8 +189,26 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   }
 }
 
+/** The command under a pseudo-terminal attached to this one, its end in the shape of a result. */
+async function inTerminal(
+  env: Environment,
+  command: string,
+  options: ExecuteOptions & { signal: AbortSignal },
+): Promise<Pick<ExecuteResult, "exitCode" | "timedOut" | "interrupted" | "output" | "truncated">> {
+  const { attachPty } = await import("./pty-attach.js");
+  const attached = await attachPty(env, command, options);
+  const seconds = options.timeoutMs === undefined ? 0 : options.timeoutMs / 1000;
+  return {
+    exitCode: attached.exitCode,
+    timedOut: attached.timedOut,
+    interrupted: options.signal.aborted,
+    truncated: false,
+    output: attached.timedOut ? `[Command timed out after ${seconds}s]` : "",
+  };
+}
+
 /** The notice the library appended to the output (a timeout, an interrupt), which the stream never carries. */
-function finalNotice(result: ExecuteResult): string | undefined {
+function finalNotice(result: Pick<ExecuteResult, "timedOut" | "interrupted" | "output">): string | undefined {
   if (!result.timedOut && !result.interrupted) return undefined;
   return result.output.slice(result.output.lastIndexOf("\n") + 1);
 }

@@ -13,7 +13,7 @@
 
 import { join } from "node:path";
 import { LEFTOVER_SOURCES, type Leftover } from "../backends/leftovers.js";
-import { killRecordedGroups } from "../backends/local/groups-file.js";
+import { endLeftoverJobs } from "../backends/local/leftover-jobs.js";
 import type { SessionStore } from "./session-store.js";
 
 export type { Leftover };
@@ -33,8 +33,8 @@ export async function findLeftovers(store: SessionStore): Promise<Leftover[]> {
 export async function pruneLeftovers(store: SessionStore, leftovers: Leftover[]): Promise<Leftover[]> {
   const removed: Leftover[] = [];
   for (const item of leftovers.filter((l) => l.kind === UNFINISHED)) {
-    // Its recorded process groups, and whatever its backend made for it (a container).
-    killRecordedGroups(join(store.root, item.what));
+    // Its recorded process groups and what carries its mark (local), and whatever its backend made for it (a container).
+    await endLeftoverJobs(join(store.root, item.what));
     for (const source of LEFTOVER_SOURCES) await source.removeUnfinished?.(item.what);
     store.remove(item.what);
     removed.push(item);

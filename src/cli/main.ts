@@ -6,10 +6,12 @@
  */
 
 import { readFileSync } from "node:fs";
+import { format } from "node:util";
 import { isShellwrightError } from "../core/errors.js";
 import { helpText, parseCommand, UsageError } from "./args.js";
 import { redactText } from "./secrets.js";
 import { help as helpSpec, SUBCOMMANDS } from "./specs.js";
+import { writeStderr } from "../core/stderr.js";
 
 const usage = `usage: shellwright <command> [options]
 
@@ -56,7 +58,7 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(helpText(sub.spec));
     return 0;
   }
-  for (const note of parsed.notes) process.stderr.write(`shellwright ${command}: ${note}\n`);
+  for (const note of parsed.notes) writeStderr(`shellwright ${command}: ${note}\n`);
   const module = await sub.load();
   return module.run(parsed);
 }
@@ -66,8 +68,11 @@ async function run(argv: string[]): Promise<number> {
 process.removeAllListeners("warning");
 process.on("warning", (warning) => {
   const text = warning.message.replace(/^shellwright: /, "");
-  process.stderr.write(`shellwright: warning: ${redactText(text)}\n`);
+  writeStderr(`shellwright: warning: ${redactText(text)}\n`);
 });
+// The CLI owns its process: what a dependency prints with console.warn or console.error takes the same
+// non-blocking way (an MCP host may never read stderr: src/core/stderr.ts).
+console.warn = console.error = (...args: unknown[]) => writeStderr(`${format(...args)}\n`);
 
 try {
   process.exitCode = await run(process.argv.slice(2));
@@ -75,6 +80,6 @@ try {
   const badInput =
     error instanceof UsageError ||
     (isShellwrightError(error) && (error.code === "INVALID_OPTION" || error.code === "SESSION_NOT_FOUND"));
-  process.stderr.write(`shellwright: ${redactText(error instanceof Error ? error.message : String(error))}\n`);
+  writeStderr(`shellwright: ${redactText(error instanceof Error ? error.message : String(error))}\n`);
   process.exitCode = badInput ? 2 : 1;
 }

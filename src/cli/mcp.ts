@@ -13,8 +13,10 @@ import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends
 import { MCP_TOKEN_ENV_VAR, scrubCredentials } from "../core/credentials.js";
 import { loadToken } from "../http/token-source.js";
 import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
+import { checkLocalStart } from "../backends/local/start-check.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
+import { MAX_MESSAGE_BYTES } from "../mcp/stdio-transport.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { noTokenCheck } from "./no-token.js";
@@ -22,6 +24,10 @@ import { inCliWords, type ConfigSources } from "./option-words.js";
 import { poolSizeFlag } from "./pool-flag.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { mcp as spec } from "./specs.js";
+import { TOOLS } from "../tools/registry.js";
+import { UNIFIED_EXEC_TOOLS } from "../tools/unified-exec/unified-exec.js";
+import { writeStderr } from "../core/stderr.js";
+import { toolSets } from "../tools/tool-sets.js";
 
 export const TOKEN_ENV = MCP_TOKEN_ENV_VAR;
 
@@ -40,7 +46,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
-  config.backend = backend as EnvironmentConfig["backend"];
+  // The default backend is left for the library to pick, so a file with `host` and no `backend` is blamed on that.
+  if (values.backend !== undefined) config.backend = backend as EnvironmentConfig["backend"];
   Object.assign(config, sandboxFlag(values, backend));
   const cwd = stringValue(values, "cwd");
   if (cwd !== undefined) config.cwd = cwd;
@@ -63,14 +70,32 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     ...(maxOutputBytes === undefined ? {} : { inlineOutputChars: maxOutputBytes }),
     ...(values["no-redact"] === true ? { redactSecrets: false } : {}),
   };
-  const common = { createSession, ...(Object.keys(settings).length === 0 ? {} : { settings }) };
+  const toolsFlag = stringValue(values, "tools");
+  let tools;
+  try {
+    tools = toolsFlag === undefined ? undefined : toolSets(toolsFlag);
+  } catch (error) {
+    throw new UsageError(`--tools: ${(error as Error).message}`);
+  }
+  if (values["unified-exec"] === true) tools = [...(tools ?? TOOLS), ...UNIFIED_EXEC_TOOLS];
+  // One flag for both transports: a line on stdio, a request body over HTTP.
+  const maxMessageBytes = integerValue(values, "max-message-bytes", 1, MAX_MESSAGE_BYTES);
+  const common = {
+    createSession,
+    ...(Object.keys(settings).length === 0 ? {} : { settings }),
+    ...(tools === undefined ? {} : { tools }),
+  };
+
+  // Checked before the server says it is ready: a session opened at the first tool call would fail where only the
+  // model reads it, and the MCP host would show "Connected".
+  if ((config.backend ?? "local") === "local") await checkLocalStart(config).catch(cliWords);
 
   if (values.http !== true) {
     // One session per process on stdio: a pool would only keep a second one open.
     for (const flag of ["host", "port", "token-file", "insecure-no-auth", "pool-size"]) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --http`);
     }
-    await serveStdio(common);
+    await serveStdio({ ...common, ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
     return 0;
   }
 
@@ -106,10 +131,9 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       port,
       ...(token === undefined ? {} : { token }),
       insecureNoAuth,
+      ...(maxMessageBytes === undefined ? {} : { maxBodyBytes: maxMessageBytes }),
     });
-    process.stderr.write(
-      `shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`,
-    );
+    writeStderr(`shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`);
     await stopped;
     await server.close();
     return 0;

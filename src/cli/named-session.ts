@@ -41,7 +41,7 @@ export function reopen(
  * started to be thrown away, and one still being copied into a container
  * kept `shellwright close` waiting on the copy's stream for over a minute.
  */
-function oneShot(config: EnvironmentConfig): Config {
+export function oneShot(config: EnvironmentConfig): Config {
   const c = config as Config;
   return namedSessionPolicy(c.backend).keepsFastPath === true ? c : { ...c, fastPath: false };
 }

@@ -14,10 +14,12 @@
  * session_id of step 3 (steps count from 1).
  */
 
+import { RE2JS } from "re2js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe as describeValue, describeSecret } from "../core/options.js";
 import type { Environment } from "../core/environment.js";
-import { callTool } from "../tools/registry.js";
+import { callTool, findTool, TOOLS } from "../tools/registry.js";
+import { argumentProblems } from "../tools/shared/tool-definition.js";
 import type { ToolSettings } from "../tools/shared/tool-settings.js";
 import type { ToolResult } from "../tools/shared/tool-definition.js";
 
@@ -99,7 +101,61 @@ export function parsePlan(value: unknown): Plan {
         `${where}.skip must be a string (the reason), got ${describeValue(step.skip)}`,
       );
   });
+  plan.steps.forEach((step, index) => checkStep(step, index + 1, plan.steps));
   return plan;
+}
+
+/**
+ * What can be known about a step before anything runs: its tool is one the
+ * plan can call, its arguments are ones that tool takes (their types too,
+ * unless a value comes from an earlier result), each `${N.path}` names an
+ * earlier step that runs, each `$regex` compiles. A skipped step's tool is
+ * checked too (a typo there is still a typo), not its arguments: a step kept
+ * for later may not have them all yet.
+ */
+function checkStep(step: PlanStep, number: number, steps: readonly PlanStep[]): void {
+  const where = `step ${number}`;
+  const tool = findTool(step.tool);
+  if (tool === undefined)
+    throw new InvalidOptionError(
+      `${where}.tool`,
+      `${where} names the tool ${describeValue(step.tool)}, which a plan cannot call; the tools are: ${TOOLS.map((t) => t.name).join(", ")}`,
+    );
+  if (step.skip !== undefined) return;
+  const references = [...JSON.stringify(step.args ?? {}).matchAll(REFERENCE)].map((match) => Number(match[1]));
+  for (const earlier of references) {
+    if (earlier < 1 || earlier >= number)
+      throw new InvalidOptionError(
+        `${where}.args`,
+        `${where}.args uses \${${earlier}.…}, but a step can use only the results of the steps before it (${number === 1 ? "step 1 has none" : `1 to ${number - 1}`})`,
+      );
+    if (steps[earlier - 1]!.skip !== undefined)
+      throw new InvalidOptionError(
+        `${where}.args`,
+        `${where}.args uses \${${earlier}.…}, but step ${earlier} is skipped and has no result`,
+      );
+  }
+  const problems = argumentProblems(tool, step.args ?? {}, references.length > 0);
+  if (problems.length > 0)
+    throw new InvalidOptionError(`${where}.args`, `${where} (${tool.name}) has bad arguments: ${problems.join("; ")}`);
+  for (const pattern of regexMatchers(step.expect)) {
+    try {
+      new RegExp(pattern);
+    } catch (error) {
+      throw new InvalidOptionError(
+        `${where}.expect`,
+        `${where}.expect has a $regex that does not compile: ${(error as Error).message}`,
+      );
+    }
+  }
+}
+
+const REFERENCE = /\$\{(\d+)\.[\w.]+\}/g;
+
+function regexMatchers(value: unknown): string[] {
+  if (typeof value !== "object" || value === null) return [];
+  if (isMatcher(value) && "$regex" in value) return [String((value as { $regex: unknown }).$regex)];
+  return Object.values(value).flatMap(regexMatchers);
 }
 
 export interface PlayOptions {
@@ -109,6 +165,8 @@ export interface PlayOptions {
   signal?: AbortSignal;
   /** Called after each step, in order; the next step waits for what it returns. */
   onStep?: (report: StepReport) => void | Promise<void>;
+  /** A step's output as it arrives (the terminal tool's, execute_code's), secrets masked as in its result. */
+  onOutput?: (step: number, tool: string, text: string) => void;
 }
 
 /** Plays the steps in `session`. Returns one report per step. */
@@ -132,6 +190,7 @@ export async function playPlan(
         callId: `step-${number}`,
         ...(options.settings ? { settings: options.settings } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onOutput ? { onOutput: (text: string) => options.onOutput?.(number, step.tool, text) } : {}),
       });
       report = { step: number, tool: step.tool, args, result };
       if (options.check && step.expect !== undefined) {
@@ -159,7 +218,10 @@ export function matchExpected(expected: unknown, actual: unknown, path = "result
       return actual.includes(String(m.$contains))
         ? []
         : [`${path}: expected to contain ${JSON.stringify(m.$contains)}, got ${JSON.stringify(clip(actual))}`];
-    return new RegExp(String(m.$regex)).test(actual)
+    const regex = linearRegex(String(m.$regex));
+    if (typeof regex === "string")
+      return [`${path}: $regex ${JSON.stringify(String(m.$regex))} cannot be used: ${regex}`];
+    return regex.test(actual)
       ? []
       : [`${path}: expected to match /${String(m.$regex)}/, got ${JSON.stringify(clip(actual))}`];
   }
@@ -175,6 +237,15 @@ export function matchExpected(expected: unknown, actual: unknown, path = "result
     : [
         `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(typeof actual === "string" ? clip(actual) : actual)}`,
       ];
+}
+
+/** A plan's $regex, matched in RE2's linear time so that no pattern hangs the run; a string says why it cannot be. */
+function linearRegex(source: string): { test(text: string): boolean } | string {
+  try {
+    return RE2JS.compile(RE2JS.translateRegExp(source), 0);
+  } catch (error) {
+    return `${(error as Error).message} (RE2 syntax: no lookahead or backreferences)`;
+  }
 }
 
 function isMatcher(value: unknown): boolean {

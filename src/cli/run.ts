@@ -21,7 +21,9 @@ import { catchInterrupts } from "./interrupt.js";
 import { parsePlan, playPlan, type Plan } from "./plan.js";
 import { redactText } from "./secrets.js";
 import { run as spec } from "./specs.js";
+import { StepProgress } from "./step-progress.js";
 import { READER_GONE_EXIT_CODE, watchStdoutReader } from "./stdout-reader.js";
+import { writeStderr } from "../core/stderr.js";
 
 export async function run(parsed: ParsedCommand): Promise<number> {
   const { values } = parsed;
@@ -45,7 +47,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
         : error instanceof Error
           ? error.message
           : String(error);
-    process.stderr.write(`shellwright run: cannot use the plan ${planPath}: ${why}\n`);
+    writeStderr(`shellwright run: cannot use the plan ${planPath}: ${why}\n`);
     return 2;
   }
 
@@ -66,19 +68,23 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       file: { path: configPath, config: fileConfig },
       plan: { path: planPath, config: plan.environment ?? {} },
     });
-    process.stderr.write(`shellwright run: ${redactText(error instanceof Error ? error.message : String(error))}\n`);
+    writeStderr(`shellwright run: ${redactText(error instanceof Error ? error.message : String(error))}\n`);
     return error instanceof InvalidOptionError || error instanceof UsageError ? 2 : 1;
   }
 
   let failed = false;
   // A reader that went away (`| head -1`) stops the running step, as a signal does.
   const stdout = watchStdoutReader();
+  // A step's output as it runs goes to stderr: stdout stays one JSON line per step.
+  const progress = new StepProgress((text) => process.stderr.write(text));
   try {
     await playPlan(session, plan.steps, {
       check,
       signal: AbortSignal.any([interrupt.signal, stdout.signal]),
       ...(maxOutputBytes === undefined ? {} : { settings: toolSettings({ inlineOutputChars: maxOutputBytes }) }),
+      onOutput: (step, tool, text) => progress.write(step, tool, text),
       onStep: async (report) => {
+        progress.end();
         if (report.check === "fail") failed = true;
         await stdout.write(`${JSON.stringify(report)}\n`);
       },

@@ -30,6 +30,7 @@ import { TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
 import { startGateway, type GatewayOptions } from "../gateway/server.js";
 import { redactText } from "./secrets.js";
 import { serve as spec } from "./specs.js";
+import { writeStderr } from "../core/stderr.js";
 
 export const USAGE = helpText(spec);
 
@@ -60,7 +61,7 @@ async function withSignals(body: (io: ServeIo) => Promise<number>): Promise<numb
     return await body({
       env: process.env,
       stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
+      stderr: (text) => writeStderr(text),
       signal: stop.signal,
     });
   } finally {
@@ -171,6 +172,8 @@ function serveArgs(values: Values): ParsedServeArgs & { sources: ConfigSources }
   set("cwd", stringValue(values, "cwd"));
   set("maxSessions", integerValue(values, "max-sessions"));
   set("maxConcurrentExecutions", integerValue(values, "max-concurrent"));
+  set("maxLongLivedPerSession", integerValue(values, "max-long-lived-per-session", 1));
+  set("maxLongLivedExecutions", integerValue(values, "max-long-lived", 1));
   set("idleTimeoutMs", integerValue(values, "idle-timeout-ms"));
   set("maxBodyBytes", integerValue(values, "max-body-bytes"));
   set("poolSize", poolSizeFlag(values));
@@ -191,7 +194,7 @@ function serveArgs(values: Values): ParsedServeArgs & { sources: ConfigSources }
     sources: {
       config: options.backend,
       values,
-      flags: { backend: "backend", sandbox: "sandbox", cwd: "cwd", poolSize: "pool-size" },
+      flags: { backend: "backend", sandbox: "sandbox", cwd: "cwd", poolSize: "pool-size", allowedRoots: "allow-root" },
       file: { path: configPath, config: backendConfig },
     },
   };

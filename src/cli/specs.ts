@@ -60,6 +60,19 @@ const sandbox: OptionSpec = {
   help: "local backend: run inside a bubblewrap sandbox (cwd writable, credential dirs hidden, no network; docs/sandbox.md)",
 };
 
+const env: OptionSpec = {
+  type: "string",
+  short: "e",
+  multiple: true,
+  value: "NAME=VALUE",
+  help: "export NAME in the session first; NAME alone takes its value from here; repeatable (never on a command line)",
+};
+const image: OptionSpec = {
+  type: "string",
+  value: "IMAGE",
+  help: "the image of a new docker (default with --image), apptainer, modal or daytona session",
+};
+
 export const exec: CommandSpec = {
   name: "exec",
   summary:
@@ -84,12 +97,41 @@ export const exec: CommandSpec = {
     },
     "max-output": maxOutputAlias,
     json: { type: "boolean", help: "print nothing while it runs, then the result as one JSON object" },
+    env,
+    image,
+    pty: {
+      type: "boolean",
+      help: "run it under a terminal attached to this one (an editor, a REPL): keys, Ctrl-C and the size go to it",
+    },
+    tty: { type: "boolean", aliasOf: "pty", help: "same as --pty" },
     sandbox,
   },
   details:
-    "Piped stdin becomes the command's stdin. Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the command and its\n" +
-    "processes and exit 130, 143 and 129; a named session stays usable. Notices (a timeout, an interrupt, cut\n" +
-    "output) go to stderr, the command's output to stdout.",
+    "One word is a shell command line: exec 'cd /tmp && ls *.log'. Two or more are an argv, run as given,\n" +
+    "each word quoted: exec -- touch 'my file.txt' makes one file. Piped stdin becomes the command's stdin.\n" +
+    "Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the command and its processes and exit 130, 143 and 129; a\n" +
+    "named session stays usable. Notices (a timeout, an interrupt, cut output) go to stderr, the command's\n" +
+    "output to stdout. (-t is --timeout; a terminal is --pty.)",
+};
+
+export const shell: CommandSpec = {
+  name: "shell",
+  summary:
+    "Opens an interactive bash onto a session's backend, with the session's state. It starts in the session's\n" +
+    "cwd with its variables, functions and aliases; what it changes is not saved to the session. Exits with the\n" +
+    "shell's exit code.",
+  positionals: "",
+  minPositionals: 0,
+  maxPositionals: 0,
+  options: {
+    backend,
+    config,
+    session: { type: "string", short: "s", value: "NAME", help: "the named session to open it in (made if new)" },
+    cwd: { ...cwd, help: "start there (the session's cwd does not move)" },
+    env,
+    image,
+    sandbox,
+  },
 };
 
 export const run: CommandSpec = {
@@ -141,6 +183,12 @@ export const serve: CommandSpec = {
     cwd: { ...cwd, help: "cwd of a new session (default: first --allow-root, else here)" },
     "max-sessions": { type: "string", value: "N", help: "(default 64)" },
     "max-concurrent": { type: "string", value: "N", help: "executions at once across sessions (default 32)" },
+    "max-long-lived-per-session": {
+      type: "string",
+      value: "N",
+      help: "background processes' and PTYs' followers one session may run (default 128; not in --max-concurrent)",
+    },
+    "max-long-lived": { type: "string", value: "N", help: "the same across sessions (default 512)" },
     "idle-timeout-ms": { type: "string", value: "MS", help: "close a session idle this long (default 1800000)" },
     "max-body-bytes": { type: "string", value: "BYTES", help: "request body limit (default 8388608)" },
     "pool-size": poolSize,
@@ -164,12 +212,26 @@ export const mcp: CommandSpec = {
     "max-output-bytes": { ...maxOutput, help: "terminal output shown to the model, head and tail (default 50000)" },
     "max-output": maxOutputAlias,
     "no-redact": { type: "boolean", help: "show secrets in tool results unmasked (docs/secrets.md)" },
+    "max-message-bytes": {
+      type: "string",
+      value: "BYTES",
+      help: "largest message a client may send; a larger one gets an error (default 10485760 on stdio, 4194304 with --http)",
+    },
+    tools: {
+      type: "string",
+      value: "SETS",
+      help: "tool sets served, comma-separated: shellwright (default), openai, anthropic, codex (docs/native-tools.md)",
+    },
     http: { type: "boolean", help: "the streamable HTTP transport instead of stdio" },
     host: { ...host, help: "with --http: address to bind (default 127.0.0.1)" },
     port: { ...port("8808"), help: "with --http: port, 0 for any free one (default 8808)" },
     "token-file": { ...tokenFile, help: "with --http: file holding the bearer token, mode 600" },
     "insecure-no-auth": { ...insecure, help: "with --http: serve without a token (loopback only)" },
     "pool-size": { ...poolSize, help: "with --http: " + poolSize.help },
+    "unified-exec": {
+      type: "boolean",
+      help: "offer Codex's exec_command and write_stdin too (docs/interactive.md)",
+    },
     sandbox,
   },
 };
@@ -210,6 +272,7 @@ export const help: CommandSpec = {
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
   exec: { spec: exec, load: () => import("./exec.js") },
+  shell: { spec: shell, load: () => import("./exec.js").then((m) => ({ run: m.shell })) },
   run: { spec: run, load: () => import("./run.js") },
   serve: { spec: serve, load: () => import("./serve.js") },
   mcp: { spec: mcp, load: () => import("./mcp.js") },

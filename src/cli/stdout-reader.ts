@@ -19,6 +19,8 @@
  * users' processes are hidden).
  */
 
+import { writeStderr } from "../core/stderr.js";
+
 /** 128 + SIGPIPE: what a shell reports for a writer whose reader left. */
 export const READER_GONE_EXIT_CODE = 141;
 
@@ -39,7 +41,7 @@ export function watchStdoutReader(): StdoutReader {
   const controller = new AbortController();
   const onError = (error: NodeJS.ErrnoException): void => {
     // Another write error (a full disk behind a redirect) is reported too, but also ends the output.
-    if (error.code !== "EPIPE") process.stderr.write(`shellwright: cannot write to stdout: ${error.message}\n`);
+    if (error.code !== "EPIPE") writeStderr(`shellwright: cannot write to stdout: ${error.message}\n`);
     controller.abort();
   };
   process.stdout.on("error", onError);

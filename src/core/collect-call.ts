@@ -9,8 +9,8 @@
 import { StringDecoder } from "node:string_decoder";
 import { UnsupportedError } from "./errors.js";
 import { OutputCollector } from "./output.js";
+import { parseMarkerPayload, type MarkerPayload } from "./marker-payload.js";
 import { StreamsCollector, type StreamName } from "./stream-output.js";
-import { parseMarkerPayload, type MarkerPayload } from "./script.js";
 import type { ProcessHandle, Transport } from "./transport.js";
 
 export interface CallLimits {
@@ -54,8 +54,10 @@ export interface CollectSettings {
 
 /** After the process exits, how long to wait for the rest of its output when no marker came (Transport.outputAfterExitMs). */
 const DRAIN_AFTER_EXIT_MS = 250;
-/** After SIGKILL, how long to wait for an exit before giving up on the process. */
+/** After the kill rounds, how long to wait for an exit before giving up on the process. */
 const GIVE_UP_AFTER_KILL_MS = 5000;
+/** How long the kill rounds themselves may take before the call answers anyway (a backend that stopped answering). */
+const KILL_ROUNDS_GIVE_UP_MS = 60_000;
 
 export function collectCall(
   transport: Transport,
@@ -137,6 +139,15 @@ export function collectCall(
         interrupted: stopReason === "interrupt",
       });
     };
+    /**
+     * The drain after an exit ends only after one more poll for I/O. A process descheduled for longer than the drain
+     * (a loaded machine) runs its timers first when it wakes, before it reads output already waiting in the pipe:
+     * the call then ended without its output and its marker (an empty reply, CI at load 38). setImmediate runs after
+     * that poll, and what it read finishes the call by itself.
+     */
+    const finishAfterIo = (): void => {
+      setImmediate(() => finish());
+    };
     // Completion is the process exit plus the end marker (or the end of the
     // stream), never EOF alone: a backgrounded child may hold the pipe forever.
     // The other stream of a call with separateStreams: its own end (marker, report or the stream's end) counts too.
@@ -168,9 +179,13 @@ export function collectCall(
       })();
       void killing.finally(() => {
         killed = true;
-        if (exitCode !== undefined) later(ended || scanner.done ? 0 : DRAIN_AFTER_EXIT_MS, finish);
+        if (exitCode !== undefined) later(ended || scanner.done ? 0 : DRAIN_AFTER_EXIT_MS, finishAfterIo);
+        later(GIVE_UP_AFTER_KILL_MS, () => finish(true));
       });
-      later(grace + GIVE_UP_AFTER_KILL_MS, () => finish(true));
+      // The wait for an exit starts once the kill rounds are done: on a loaded machine a round inside a box can take
+      // longer than the grace, and a call that answered then would leave the next command its processes (CI, the
+      // Modal stand-in). Only a backend that never answers its kill is given up on sooner.
+      later(grace + KILL_ROUNDS_GIVE_UP_MS, () => finish(true));
     };
     const onAbort = (): void => stop("interrupt");
 
@@ -209,7 +224,7 @@ export function collectCall(
         exitCode = code;
         check();
         // The output may still be on its way: the end marker (or the stream's end) finishes earlier.
-        if (!finished) later(transport.outputAfterExitMs ?? DRAIN_AFTER_EXIT_MS, finish);
+        if (!finished) later(transport.outputAfterExitMs ?? DRAIN_AFTER_EXIT_MS, finishAfterIo);
       },
       (error: unknown) => {
         if (finished) return;

@@ -56,6 +56,14 @@ export interface ExecuteOptions {
    * @default false
    */
   isolated?: boolean;
+  /**
+   * This call lasts as long as something it serves (a background process's
+   * output follower or end watcher), not as long as a command the caller
+   * waits for. A gateway counts it apart from its calls in flight, against a
+   * bound per session of its own (docs/gateway.md); elsewhere it changes nothing.
+   * @default false
+   */
+  longLived?: boolean;
 }
 
 export interface ExecuteResult {
@@ -150,6 +158,7 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
     "signal",
     "onOutput",
     "isolated",
+    "longLived",
     "separateStreams",
     "onStdout",
     "onStderr",
@@ -171,18 +180,13 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   if (options.onOutput !== undefined && typeof options.onOutput !== "function") {
     throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
   }
-  if (options.isolated !== undefined && typeof options.isolated !== "boolean") {
-    throw new InvalidOptionError("isolated", `isolated must be a boolean, got ${describe(options.isolated)}`);
+  for (const key of ["isolated", "longLived", "separateStreams"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "boolean")
+      throw new InvalidOptionError(key, `${key} must be a boolean, got ${describe(options[key])}`);
   }
   for (const name of ["onStdout", "onStderr"] as const)
     if (options[name] !== undefined && typeof options[name] !== "function")
       throw new InvalidOptionError(name, `${name} must be a function, got ${describe(options[name])}`);
-  if (options.separateStreams !== undefined && typeof options.separateStreams !== "boolean") {
-    throw new InvalidOptionError(
-      "separateStreams",
-      `separateStreams must be a boolean, got ${describe(options.separateStreams)}`,
-    );
-  }
   return {
     cwd,
     timeoutMs,
@@ -190,6 +194,7 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
     signal: options.signal,
     onOutput: options.onOutput,
     isolated: options.isolated === true,
+    longLived: options.longLived === true,
     separateStreams:
       options.separateStreams === true || options.onStdout !== undefined || options.onStderr !== undefined,
     onStdout: options.onStdout,

@@ -20,8 +20,6 @@ import { UNSET_MARKS } from "./call-marks.js";
 import { pureCommandWords } from "./pure-command.js";
 import {
   ENABLE_BUILTINS,
-  enterCwd,
-  NEXT_CWD,
   oneLine,
   quoteCwd,
   saveFailed,
@@ -30,6 +28,7 @@ import {
   UNSHADOW,
   type CommandPlan,
 } from "./script.js";
+import { enterCwd, NEXT_CWD, PWD_EXISTS } from "./cwd-script.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 
 /**
@@ -57,7 +56,7 @@ import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
  */
 /** One call's job, without its stderr (the launcher adds it: joined to stdout, or apart). */
 const JOB =
-  '( builtin printf \'S %s %s %s\\n\' "$__swl_id" "$BASHPID" "$__swl_k" >&3; builtin exec 3>&-; builtin unset -v __swl_k; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <"$__swl_d/$__swl_id.c"; builtin eval "$__swl_s" ) 3>&1 <"$__swl_in" >"$__swl_d/$__swl_id.o"';
+  '( builtin printf \'S %s %s %s\\n\' "$__swl_id" "$BASHPID" "$__swl_k" >&3; builtin exec 3>&-; builtin unset -v __swl_k; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <&4; builtin exec 4<&-; builtin eval "$__swl_s" ) 3>&1 4<"$__swl_d/$__swl_id.c" <"$__swl_in" >"$__swl_d/$__swl_id.o"';
 
 export function buildLauncherScript(): string {
   // One line: the job's `eval` stands on line 1 (as the call script's own
@@ -81,6 +80,8 @@ export function buildLauncherScript(): string {
     // Read and eval'd rather than sourced: error messages then say `bash:` as on the plain path.
     // The job reports its own start before any of the command runs: a command that kills the launcher
     // at once (`kill -9` of its parent) must not leave the helper unsure whether it ran.
+    // Its script (4) and stdin are open before it reports its start: the helper then unlinks both files, so what
+    // they hold (a password typed for `read -s`) is on disk only until the job runs.
     // stderr apart: the job's own FIFO, opened as the others are (`builtin exec 2>` would not stick either).
     `if [[ $__swl_a == [23] ]]; then ${JOB} 2>"$__swl_d/$__swl_id.e" & else ${JOB} 2>&1 & fi;`,
     "elif [[ $__swl_t == W ]]; then",
@@ -142,7 +143,7 @@ function fastEpilogue(pure: boolean): string {
       ? [
           // The user's xtrace goes to /dev/null with the rest of these groups.
           `{ ${CAPTURE}; \\builtin shopt -u expand_aliases; } 2>/dev/null`,
-          `{ [[ -n $__sw_pure ]] && ! { builtin cd -P . && [[ $PWD != "$__sw_start" && -d $PWD ]]; } && { builtin printf '#SAME %s\\n' "$__sw_ec" >| "$__swl_d/$__swl_id.s" || builtin exit 125; builtin exit "$__sw_ec"; }; } 2>/dev/null`,
+          `{ [[ -n $__sw_pure ]] && ! { builtin cd -P . && [[ $PWD != "$__sw_start" ]] && ${PWD_EXISTS}; } && { builtin printf '#SAME %s\\n' "$__sw_ec" >| "$__swl_d/$__swl_id.s" || builtin exit 125; builtin exit "$__sw_ec"; }; } 2>/dev/null`,
           `{ ${guard}; } 2>/dev/null`,
         ]
       : [`{ ${CAPTURE}; ${guard}; } 2>/dev/null`]),

@@ -116,6 +116,22 @@ export class Redactor {
     );
   }
 
+  /**
+   * Where `text` (one piece, no cut notices) holds secrets: the [start, end)
+   * stretches redact() would mask, sorted, overlapping ones merged. For text
+   * laid out otherwise than it is matched (a terminal's rows of one wrapped line).
+   */
+  maskedRanges(text: string): [start: number, end: number][] {
+    const ranges = this.#ranges(text, {}).ranges.sort((a, b) => a[0] - b[0]);
+    const merged: Range[] = [];
+    for (const [start, end] of ranges) {
+      const last = merged.at(-1);
+      if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+      else merged.push([start, end]);
+    }
+    return merged;
+  }
+
   /** One piece without cuts inside; `carry` is what ran into its start from the piece before. */
   redactPiece(text: string, options: Edges & { carry?: Carry } = {}): { text: string; carry: Carry } {
     const { ranges, carry } = this.#ranges(text, options);

@@ -24,6 +24,12 @@ import { UNSET_MARKS } from "./call-marks.js";
 import type { SessionPaths } from "./environment.js";
 import { editorDefaultsLines } from "./editor-defaults.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
+import { quoteCwd, shellQuote } from "./quote.js";
+import { enterCwd, NEXT_CWD } from "./cwd-script.js";
+
+export { quoteCwd, shellQuote } from "./quote.js";
+export { enterCwd, NEXT_CWD } from "./cwd-script.js";
+export { describeSaveFailure, parseMarkerPayload, type MarkerPayload } from "./marker-payload.js";
 
 export function sessionPaths(tempDir: string, sessionId: string): SessionPaths {
   const dir = tempDir.endsWith("/") ? tempDir.slice(0, -1) : tempDir;
@@ -38,11 +44,6 @@ export function pendingPaths(paths: SessionPaths, callId: string): SessionPaths 
   return { snapshot: `${paths.snapshot}.${callId}.tmp`, cwdFile: `${paths.cwdFile}.${callId}.tmp` };
 }
 
-/** Single-quote a string for bash: correct for every input, including newlines and NULs-free binary. */
-export function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
 /**
  * Joins script lines into one, for lines that are each a whole command or
  * end in a word after which a newline is only a space (`then`, `else`, `do`).
@@ -55,54 +56,9 @@ export function oneLine(lines: readonly string[]): string {
   );
 }
 
-/** Quote a cwd for `cd`, leaving a leading `~` for bash to expand on the backend. */
-export function quoteCwd(cwd: string): string {
-  if (cwd === "~") return "~";
-  if (cwd.startsWith("~/")) return cwd.length === 2 ? "~/" : `~/${shellQuote(cwd.slice(2))}`;
-  return shellQuote(cwd);
-}
-
 /** The end marker's delimiter: keyed by the call's secret, which only the outer shell ever holds. */
 export const markerOpen = (secret: string): string => `__SHELLWRIGHT_END_${secret}__`;
 export const pidMarker = (sessionId: string): string => `__SHELLWRIGHT_PID_${sessionId}__`;
-
-/**
- * What the end marker says about the state. `N`: the call completed but
- * committed nothing. `C<stamp>:<cwd>`: it committed; the cwd is %-encoded
- * (`%` and newline only) and the stamp is the backend's clock just before a
- * remote rename (empty where Node renames).
- */
-export interface MarkerPayload {
-  committed: boolean;
-  cwd?: string;
-  stamp?: number;
-  /** `F<why>`: the call completed but its state could not be saved; why, in words. */
-  saveFailed?: string;
-}
-
-/**
- * Why a dump failed, from what SAVE_FAILED wrote after `#F STATUS ` (or
- * the helper's `rename`): `open`, `limit` or `write`, then the hard `ulimit -f`.
- */
-export function describeSaveFailure(code: string): string {
-  const [why, hardLimit] = code.split(" ");
-  if (why === "open") return "its file could not be opened (too few open files under `ulimit -n`?)";
-  if (why === "limit") return "the file size limit (`ulimit -f`) is too small for it";
-  if (why === "rename") return "it could not be moved into place";
-  if (hardLimit !== undefined && /^[0-9]+$/.test(hardLimit))
-    return `the file size limit (\`ulimit -f ${hardLimit}\`) is too small for it`;
-  return "writing it failed (is the state directory full?)";
-}
-
-export function parseMarkerPayload(payload: string): MarkerPayload {
-  if (payload.startsWith("F")) return { committed: false, saveFailed: describeSaveFailure(payload.slice(1)) };
-  const match = /^C([0-9.,]*):([\s\S]*)$/.exec(payload);
-  if (match === null) return { committed: false };
-  const cwd = match[2]!.replace(/%(25|0A)/g, (_, code: string) => (code === "25" ? "%" : "\n"));
-  // EPOCHREALTIME follows the locale's decimal separator.
-  const stamp = match[1] === "" ? undefined : Number(match[1]!.replace(",", "."));
-  return { committed: true, cwd, ...(stamp === undefined || Number.isNaN(stamp) ? {} : { stamp }) };
-}
 
 export interface ScriptPlan {
   sessionId: string;
@@ -145,31 +101,21 @@ export const ENABLE_BUILTINS = `\\builtin enable ${EPILOGUE_BUILTINS} 2>/dev/nul
  * (so a full disk still has the blocks it had), and exits 125. WHY is what
  * `__sw_why` says (`open`: the group's redirection failed; `limit`: even the
  * limit lines did not fit) or `write`; HARD-F lets Node name a hard file size
- * limit. Both limits are raised first so that this line can be written.
+ * limit. Both limits are raised first so that this line can be written. When
+ * even that line cannot be written (a state dir that was full before the
+ * call: FILE has no room kept), it exits with the command's status, and the
+ * outer shell or the helper, which saw the room missing, says why.
  */
 export function saveFailed(status: string, file: string): string {
   return (
     // No redirection before the raise: with too few files one would fail.
     "{ builtin ulimit -S -n hard; builtin ulimit -S -f hard; " +
-    `{ builtin printf '#F %s %s ' ${status} "\${__sw_why:-write}"; builtin ulimit -H -f; } 1<> ${file} 2>/dev/null; builtin exit 125; }`
+    `{ builtin printf '#F %s %s ' ${status} "\${__sw_why:-write}" && builtin ulimit -H -f; } 1<> ${file} 2>/dev/null && builtin exit 125; builtin exit ${status}; }`
   );
 }
 
 /** Room the dump file is given before the call, so that a call that fills the disk still has a block for `#F`. */
 export const DUMP_RESERVE_BYTES = 4096;
-
-/**
- * The cwd the state records: the one the call moved to, else the session's
- * own. A read-only PWD makes `cd` fail: bash's own PWD is then the best there
- * is (the snapshot does not keep it read-only). A path longer than PATH_MAX
- * (4096 on Linux) cannot be resolved nor entered again: the session stays
- * where it was, and says so.
- */
-export const NEXT_CWD =
-  '{ builtin cd -P . 2>/dev/null || [[ ${PWD@a} == *r* ]]; } && [[ $PWD != "$__sw_start" ]] && ' +
-  // `cd -P .` succeeds there, but the path does not resolve: `-d` fails.
-  '{ [[ -d $PWD ]] || { ((${#PWD} < 4096)) || builtin echo "shellwright: the session stays in $__sw_scwd: the directory this call moved to has a path of ${#PWD} characters, longer than the system\'s limit (PATH_MAX, 4096)" >&2; false; }; } ' +
-  "&& __sw_next=$PWD || __sw_next=$__sw_scwd";
 
 function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunctions?: boolean }): string {
   const pending = shellQuote(pendingPaths(plan.paths, plan.callId).snapshot);
@@ -233,6 +179,8 @@ interface OuterOptions {
   callId: string;
   /** Leave stderr apart from stdout, and end it with a keyed marker of its own (ExecuteOptions.separateStreams). */
   separateStreams?: boolean;
+  /** Lines run once the secret and the caller's umask are read (the init's login snapshot reuse). */
+  prelude?: string[] | undefined;
 }
 
 /**
@@ -257,11 +205,14 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
     lines.push("__sw_um=$(builtin umask)");
     params += ' "$__sw_um"';
   }
+  lines.push(...(options.prelude ?? []));
   const args = ` bash${params}`;
   if (options.commit) {
     // The pending file is made here, private, so the inner shell never changes its umask to write it.
+    // No room for it (a full state dir): the command still runs (it may be the `rm` that frees space), and
+    // the call says its state was not saved.
     lines.push(
-      `builtin umask 077; builtin printf '%${DUMP_RESERVE_BYTES}s' '' >| ${shellQuote(pending)} 2>/dev/null || [[ -f ${shellQuote(pending)} ]] || builtin exit 125`,
+      `builtin umask 077; __sw_nores=; builtin printf '%${DUMP_RESERVE_BYTES}s' '' >| ${shellQuote(pending)} 2>/dev/null || { __sw_nores=1; [[ -f ${shellQuote(pending)} ]]; } || builtin exit 125`,
     );
   }
   // The inner shell counts itself again: it should see the level a single wrapper shell had.
@@ -291,8 +242,12 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
       // The dump failed (saveFailed): the command's own status, and why.
       `elif [[ $__sw_rc == 125 ]] && IFS= builtin read -r __sw_h < ${shellQuote(pending)} 2>/dev/null && [[ $__sw_h =~ $__sw_fre ]]; then`,
       "  __sw_rc=${BASH_REMATCH[1]} __sw_out=F${BASH_REMATCH[2]}",
+      "elif [[ -n $__sw_nores ]]; then __sw_out=Fwrite",
       "fi",
     );
+    // Where the script renames, nobody else removes a dump that was not committed (it may hold secrets).
+    if (plan.renameInScript)
+      lines.push(`[[ $__sw_out == C* ]] || command -p rm -f -- ${shellQuote(pending)} 2>/dev/null`);
   }
   if (options.separateStreams === true)
     lines.push(`builtin printf '__SHELLWRIGHT_END_%s__E__SHELLWRIGHT_END_%s__\\n' "$__sw_key" "$__sw_key" >&2`);
@@ -312,7 +267,7 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
  * PATH must not hide a venv or ~/.local/bin.
  */
 export function buildInitScript(
-  plan: ScriptPlan & { cwd?: string; reportPid?: boolean; embeddedStdin?: Uint8Array },
+  plan: ScriptPlan & { cwd?: string; reportPid?: boolean; embeddedStdin?: Uint8Array; prelude?: string[] },
 ): string {
   const inner = [
     plan.cwd === undefined ? "" : `builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`,
@@ -337,6 +292,7 @@ export function buildInitScript(
     passUmask: true,
     ...(plan.embeddedStdin === undefined ? {} : { embeddedStdin: plan.embeddedStdin }),
     callId: plan.callId,
+    prelude: plan.prelude,
   });
 }
 
@@ -425,24 +381,6 @@ export const TRAP_FUNCTION = [
   "  [[ $__sw_tx == 0 ]]",
   "}",
 ].join("\n");
-
-/**
- * `cd` to the command's cwd; 126 when it cannot be entered. When the session's
- * own directory was deleted (by this agent or anyone), it would otherwise be
- * 126 forever, even for `cd /tmp`: the command then runs in the nearest
- * ancestor that exists, says so, and the session moves there.
- */
-export function enterCwd(plan: CommandPlan): string[] {
-  if (!plan.sessionCwd) return [`builtin cd -P -- ${quoteCwd(plan.cwd)} || builtin exit 126`, "__sw_start=$PWD"];
-  return [
-    'if builtin cd -P -- "$__sw_scwd" 2>/dev/null; then __sw_start=$PWD; else',
-    "  __sw_d=$__sw_scwd; [[ $__sw_d == /* ]] || builtin exit 126",
-    '  until builtin cd -P -- "${__sw_d:-/}" 2>/dev/null; do [[ -z $__sw_d ]] && builtin exit 126; __sw_d=${__sw_d%/*}; done',
-    `  builtin echo "shellwright: the session's directory $__sw_scwd no longer exists; running in $PWD" >&2`,
-    "  __sw_start=",
-    "fi",
-  ];
-}
 
 function base64Heredoc(bytes: Uint8Array, callId: string): string {
   // Base64 in a heredoc: byte-exact (a raw heredoc adds a newline), and the

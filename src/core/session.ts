@@ -10,11 +10,10 @@
  * half-written or torn).
  */
 
-import { randomBytes } from "node:crypto";
-import { InvalidOptionError, isShellwrightError, SessionClosedError, SpawnError, UnsupportedError } from "./errors.js";
+import { isShellwrightError, SessionClosedError, SpawnError, UnsupportedError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
-import { describe } from "./options.js";
-import { buildCommandScript, buildInitScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
+import { buildCommandScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
+import { describeSaveFailure } from "./marker-payload.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { expandsShellPid } from "./shell-pid.js";
 import { buildFastCallScript } from "./fast-script.js";
@@ -27,8 +26,11 @@ import {
   type SessionState,
 } from "./environment.js";
 import { EnvironmentBase } from "./environment-base.js";
-import { collectCall, type CallLimits, type RunOutcome } from "./collect-call.js";
+import { collectCall, type CallLimits, type CollectSettings, type RunOutcome } from "./collect-call.js";
+import { initSession } from "./session-init.js";
+import { newId, newSecret, withSecret } from "./call-secret.js";
 import { FastEndDetector } from "./fast-end-detector.js";
+import { withInitSlot } from "./init-gate.js";
 
 /** @deprecated Import these from ./environment.js, the contract module; kept so older import paths still compile. */
 export type { ExecuteOptions, ExecuteResult, SessionState };
@@ -58,14 +60,6 @@ export interface SessionOptions {
 /** A fast-path call whose launcher died as it started: it may have run, and is not run again. */
 const MAYBE_RAN =
   "[shellwright: the session's launcher died while this command was starting; it may or may not have run, and it was not run again]";
-
-const newId = (): string => randomBytes(6).toString("hex");
-const newSecret = (): string => randomBytes(16).toString("hex");
-
-function withSecret(secret: string, stdin: Uint8Array | undefined): Uint8Array {
-  const line = Buffer.from(`${secret}\n`);
-  return stdin === undefined ? line : Buffer.concat([line, stdin]);
-}
 
 /** A plain-path call's limits. */
 interface RunLimits extends CallLimits {
@@ -340,48 +334,28 @@ export class Session extends EnvironmentBase {
   }
 
   async #init(retried = false): Promise<void> {
-    const callId = newId();
-    const secret = newSecret();
-    const embedded = this.#transport.stdinMode === "heredoc";
-    const script = buildInitScript({
-      ...this.#plan(callId),
-      cwd: this.#options.cwd,
-      reportPid: this.#transport.needsRemotePid === true,
-      ...(embedded ? { embeddedStdin: withSecret(secret, undefined) } : {}),
-    });
-    const outcome = await this.#run(
-      script,
-      { login: false, cleanEnv: false, ...(embedded ? {} : { stdin: withSecret(secret, undefined) }) },
-      { timeoutMs: this.#options.initTimeoutMs, secret },
+    const result = await withInitSlot(this.#transport.initGroup, () =>
+      initSession(
+        {
+          transport: this.#transport,
+          sessionId: this.id,
+          paths: this.paths,
+          options: this.#options,
+          plan: (callId) => this.#plan(callId),
+          run: (script, runOptions, limits, settings) => this.#run(script, runOptions, limits, settings),
+          settle: (outcome, callId, dumped) => this.#settle(outcome, callId, dumped),
+        },
+        retried,
+      ),
     );
-    // Done only when the snapshot was really written: exit 0 and a committed marker.
-    if (outcome.exitCode === 0 && outcome.marker?.committed) {
-      const cwd = this.#settle(outcome, callId, true);
-      if (cwd) {
-        this.setCwd(cwd);
-        this.setSnapshotReady(true);
-        this.#transport.fastPath?.prepare(this.paths.snapshot);
-        return;
-      }
-    }
-    this.#settle({ ...outcome, marker: undefined }, callId, true);
-    if (outcome.exitCode === 126 && !outcome.timedOut) {
-      throw new InvalidOptionError(
-        "cwd",
-        `cwd ${describe(this.#options.cwd)} cannot be entered on the ${this.#transport.name} backend: ${outcome.text.trim()}`,
-      );
-    }
-    const why = outcome.timedOut
-      ? `it timed out after ${this.#options.initTimeoutMs} ms`
-      : `exit code ${outcome.exitCode}${outcome.text.trim() ? `: ${outcome.text.trim().slice(0, 500)}` : ""}`;
-    if (outcome.timedOut && !retried) {
+    if (result === undefined) return;
+    if ("retry" in result) {
       this.#initRetry = "due";
-      this.#options.warn(`session init failed (${why}); it is tried once more at the next command`);
       return;
     }
-    this.#options.warn(
-      `session init failed (${why}); commands will run as \`bash -l -c\` without a session snapshot, so exported variables will not persist`,
-    );
+    this.setCwd(result.cwd);
+    this.setSnapshotReady(true);
+    this.#transport.fastPath?.prepare(this.paths.snapshot);
   }
 
   /**
@@ -400,8 +374,13 @@ export class Session extends EnvironmentBase {
       return undefined;
     }
     if (files) {
-      if (dumpedSnapshot) files.rename(pending.snapshot, this.paths.snapshot);
-      else files.remove(pending.snapshot);
+      // Not moved into place: the cwd is not committed either (all of the state, or none of it).
+      if (dumpedSnapshot && !files.rename(pending.snapshot, this.paths.snapshot)) {
+        files.remove(pending.snapshot);
+        outcome.marker = { committed: false, saveFailed: describeSaveFailure("rename") };
+        return undefined;
+      }
+      if (!dumpedSnapshot) files.remove(pending.snapshot);
     } else if (marker.stamp !== undefined) {
       if (marker.stamp < this.#lastCommit) return undefined;
       this.#lastCommit = marker.stamp;
@@ -409,7 +388,12 @@ export class Session extends EnvironmentBase {
     return marker.cwd || undefined;
   }
 
-  async #run(script: string, runOptions: RunOptions, limits: RunLimits): Promise<RunOutcome> {
+  async #run(
+    script: string,
+    runOptions: RunOptions,
+    limits: RunLimits,
+    settings?: Partial<CollectSettings>,
+  ): Promise<RunOutcome> {
     let handle: ProcessHandle;
     try {
       handle = this.#transport.runBash(script, { ...runOptions, timeoutMs: limits.timeoutMs });
@@ -429,15 +413,8 @@ export class Session extends EnvironmentBase {
     // Apart, stderr ends with a marker of its own, keyed by the same secret (script.ts).
     const stderrScanner = runOptions.separateStreams === true ? new MarkerScanner(limits.secret) : undefined;
     try {
-      return await collectCall(
-        this.#transport,
-        handle,
-        this.#options,
-        limits,
-        controller.signal,
-        scanner,
-        stderrScanner,
-      );
+      const collect = settings === undefined ? this.#options : { ...this.#options, ...settings };
+      return await collectCall(this.#transport, handle, collect, limits, controller.signal, scanner, stderrScanner);
     } finally {
       this.#running.delete(controller);
     }

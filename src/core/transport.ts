@@ -64,13 +64,21 @@ export const MAX_INLINE_SCRIPT_BYTES = 100_000;
  */
 export interface BackendFiles {
   readText(path: string): string | undefined;
-  /** Atomic rename that replaces `to`. */
-  rename(from: string, to: string): void;
+  /** Atomic rename that replaces `to`; false when it could not be done. */
+  rename(from: string, to: string): boolean;
   remove(path: string): void;
 }
 
 export interface Transport {
   readonly name: string;
+  /**
+   * Where this transport's login shell starts, as an opaque key: the same key
+   * means the same user on the same machine or image, with the same starting
+   * environment (login-snapshots.ts). Sessions of one origin reuse one login
+   * snapshot while the profile files are unchanged; undefined: every session
+   * runs its own login.
+   */
+  readonly loginOrigin?: string | undefined;
   /** True where a command acts on a real machine (Environment.actsOnHost). */
   readonly actsOnHost?: boolean;
   /** How stdin data reaches the command: on the process's pipe, or embedded in the script. */
@@ -83,6 +91,11 @@ export interface Transport {
   readonly files?: BackendFiles;
   /** True when the wrapper must print its PID first so killTree can find it inside the backend. */
   readonly needsRemotePid?: boolean;
+  /**
+   * Sessions whose inits (the login profile) compete for one machine's CPU share this name, and run a few of
+   * those inits at a time (core/init-gate.ts). Unset where each session has a machine of its own.
+   */
+  readonly initGroup?: string;
   /** A faster way to run calls, when the backend has one and it is on (docs/fast-path.md). */
   readonly fastPath?: FastPath | undefined;
   /**

@@ -53,6 +53,7 @@ const EXECUTE_KEYS = [
   "stdinBase64",
   "stream",
   "isolated",
+  "longLived",
   "separateStreams",
 ];
 /** Streamed output waiting for a slow client beyond this is skipped; the final result still has it (head and tail). */
@@ -90,7 +91,12 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
       res,
       200,
       authorized
-        ? { status: "ok", sessions: ctx.registry.size, runningExecutions: ctx.registry.runningExecutions }
+        ? {
+            status: "ok",
+            sessions: ctx.registry.size,
+            runningExecutions: ctx.registry.runningExecutions,
+            longLivedExecutions: ctx.registry.longLivedExecutions,
+          }
         : { status: "ok" },
     );
   }
@@ -219,10 +225,11 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   // Passed on as given: the session validates it (and says so if this build has no such option).
   if (body.isolated !== undefined) Object.assign(options, { isolated: body.isolated });
   if (body.separateStreams !== undefined) Object.assign(options, { separateStreams: body.separateStreams });
-  if (body.stream !== undefined && typeof body.stream !== "boolean")
-    throw new HttpError(400, "INVALID_OPTION", `stream must be a boolean, got ${JSON.stringify(body.stream)}`, {
-      option: "stream",
-    });
+  for (const key of ["stream", "longLived"])
+    if (body[key] !== undefined && typeof body[key] !== "boolean")
+      throw new HttpError(400, "INVALID_OPTION", `${key} must be a boolean, got ${JSON.stringify(body[key])}`, {
+        option: key,
+      });
 
   // Fail on bad options before anything starts, while a plain status code can still say so.
   normalizeExecuteOptions(options, 1);
@@ -234,7 +241,7 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   res.once("close", () => {
     if (!res.writableFinished) gone.abort();
   });
-  const run = ctx.registry.begin(sessionId, executionId, gone.signal);
+  const run = ctx.registry.begin(sessionId, executionId, gone.signal, body.longLived === true);
 
   const mask = ctx.tokenMask;
   const masked = <T extends { output: string; cwd: string; stdout?: string; stderr?: string }>(result: T): T =>

@@ -26,12 +26,14 @@ import { checkTokenOption, MIN_TOKEN_LENGTH, TokenCheck } from "../http/bearer-t
 import { hostHeaderCheck } from "../http/host-header.js";
 import { canonicalHost, isLoopbackHost } from "../http/loopback.js";
 import { PathPolicy } from "./paths.js";
+import { checkLocalStart } from "../backends/local/start-check.js";
 import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "../backends/gateway/protocol.js";
 import { SessionRegistry } from "./sessions.js";
 import { handle, type RouteContext } from "./routes.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { MAX_POOL_SIZE } from "../pool/options.js";
 import type { EnvironmentPool } from "../pool/pool.js";
+import { writeStderr } from "../core/stderr.js";
 
 export interface GatewayOptions {
   /** The backend every session runs on, as for createEnvironment. Requests cannot change it. @default { backend: "local" } */
@@ -52,8 +54,12 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** @default 64 */
   maxSessions?: number;
-  /** Across all sessions. @default 32 */
+  /** Executions in flight across all sessions; long-lived ones (background processes' followers) are not counted. @default 32 */
   maxConcurrentExecutions?: number;
+  /** Long-lived executions (a background process's or PTY's output follower or end watcher) one session may run. @default 128 */
+  maxLongLivedPerSession?: number;
+  /** Long-lived executions across all sessions. @default 512 */
+  maxLongLivedExecutions?: number;
   /** A session with nothing running for this long is closed. @default 1 800 000 (30 min) */
   idleTimeoutMs?: number;
   /**
@@ -95,6 +101,8 @@ const KNOWN = [
   "maxBodyBytes",
   "maxSessions",
   "maxConcurrentExecutions",
+  "maxLongLivedPerSession",
+  "maxLongLivedExecutions",
   "idleTimeoutMs",
   "poolSize",
   "log",
@@ -152,14 +160,24 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   } catch (error) {
     throw new InvalidOptionError(error instanceof TypeError ? "allowedRoots" : "cwd", (error as Error).message);
   }
+  // This machine's paths and sandbox, checked before the server listens: a session that cannot open fails
+  // only when a client asks for one.
+  if (backendName === "local")
+    await checkLocalStart({
+      cwd: defaultCwd,
+      sandbox: backend.sandbox,
+      dirs: (options.allowedRoots ?? []).map((path) => ({ option: "allowedRoots", path })),
+    });
 
-  const log = options.log ?? ((message: string) => process.stderr.write(`shellwright serve: ${message}\n`));
+  const log = options.log ?? ((message: string) => writeStderr(`shellwright serve: ${message}\n`));
   const poolSize = optionalPositiveInteger("poolSize", options.poolSize);
   if (poolSize !== undefined && poolSize > MAX_POOL_SIZE)
     throw new InvalidOptionError("poolSize", `poolSize must be at most ${MAX_POOL_SIZE}, got ${describe(poolSize)}`);
   const registry = new SessionRegistry({
     maxSessions: positiveInteger("maxSessions", options.maxSessions, 64),
     maxConcurrentExecutions: positiveInteger("maxConcurrentExecutions", options.maxConcurrentExecutions, 32),
+    maxLongLivedPerSession: positiveInteger("maxLongLivedPerSession", options.maxLongLivedPerSession, 128),
+    maxLongLivedExecutions: positiveInteger("maxLongLivedExecutions", options.maxLongLivedExecutions, 512),
     idleTimeoutMs: positiveNumber("idleTimeoutMs", options.idleTimeoutMs, 30 * 60_000),
   });
 

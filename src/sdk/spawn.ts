@@ -171,7 +171,7 @@ class Handle implements SpawnedProcess {
         const queue: string[] = [];
         let ended = false;
         let wake: (() => void) | undefined;
-        const follower = followLog(
+        const { controller: follower } = followLog(
           env,
           process,
           (text) => {

@@ -6,6 +6,7 @@ import { handleToolCall, toolDefinitions } from "../../src/agents/definitions.js
 import { createEnvironment, InvalidOptionError, type Environment } from "../../src/index.js";
 import { TOOLS } from "../../src/tools/registry.js";
 import { UNIFIED_EXEC_TOOLS } from "../../src/tools/unified-exec/unified-exec.js";
+import { ANTHROPIC_NATIVE_TOOLS, OPENAI_NATIVE_TOOLS } from "../../src/tools/native/native-tools.js";
 import { defineTool } from "../../src/tools/shared/tool-definition.js";
 import { repeatTool, testTools } from "../fixtures/agent-tools.mjs";
 
@@ -28,7 +29,8 @@ describe("toolDefinitions", () => {
 
   it("meets OpenAI's strict rules for every tool and every format when strict", () => {
     for (const format of ["openai", "openai-responses", "anthropic", "json-schema"] as const) {
-      for (const definition of toolDefinitions({ format, strict: true, tools: [...TOOLS, ...UNIFIED_EXEC_TOOLS] })) {
+      const tools = [...TOOLS, ...UNIFIED_EXEC_TOOLS, ...OPENAI_NATIVE_TOOLS, ...ANTHROPIC_NATIVE_TOOLS];
+      for (const definition of toolDefinitions({ format, strict: true, tools })) {
         const schema =
           "function" in definition
             ? definition.function.parameters
@@ -60,9 +62,41 @@ describe("toolDefinitions", () => {
   });
 
   it("keeps every description within 1024 characters (OpenAI's limit)", () => {
-    for (const definition of toolDefinitions({ format: "json-schema", tools: [...TOOLS, ...UNIFIED_EXEC_TOOLS] })) {
+    const tools = [...TOOLS, ...UNIFIED_EXEC_TOOLS, ...OPENAI_NATIVE_TOOLS, ...ANTHROPIC_NATIVE_TOOLS];
+    for (const definition of toolDefinitions({ format: "json-schema", tools })) {
       expect(definition.description.length, definition.name).toBeLessThanOrEqual(1024);
     }
+  });
+
+  it("pins what the model sees of the native tool sets, as functions", () => {
+    expect(
+      toolDefinitions({ format: "json-schema", tools: [...OPENAI_NATIVE_TOOLS, ...ANTHROPIC_NATIVE_TOOLS] }),
+    ).toMatchSnapshot();
+  });
+
+  it("declares a provider's own tools its way with native: true, everything else as functions", () => {
+    const tools = [...OPENAI_NATIVE_TOOLS, ...ANTHROPIC_NATIVE_TOOLS, TOOLS[0]!];
+    expect(toolDefinitions({ format: "anthropic", tools, native: true })).toEqual([
+      expect.objectContaining({ name: "shell", input_schema: expect.objectContaining({ type: "object" }) }),
+      expect.objectContaining({ name: "apply_patch" }),
+      { type: "bash_20250124", name: "bash" },
+      { type: "text_editor_20250728", name: "str_replace_based_edit_tool" },
+      expect.objectContaining({ name: "terminal" }),
+    ]);
+    expect(toolDefinitions({ format: "openai-responses", tools, native: true, strict: true })).toEqual([
+      { type: "shell", environment: { type: "local" } },
+      { type: "apply_patch" },
+      expect.objectContaining({ type: "function", name: "bash", strict: true }),
+      expect.objectContaining({ type: "function", name: "str_replace_based_edit_tool", strict: true }),
+      expect.objectContaining({ type: "function", name: "terminal" }),
+    ]);
+    // Chat Completions has no native tools: every tool is a function there.
+    expect(toolDefinitions({ format: "openai", tools, native: true }).every((d) => d.type === "function")).toBe(true);
+    // Without native, the same tools are functions everywhere.
+    expect(toolDefinitions({ format: "anthropic", tools }).every((d) => "input_schema" in d)).toBe(true);
+    expect(() => toolDefinitions({ format: "anthropic", native: "yes" as never })).toThrow(
+      new InvalidOptionError("native", 'native must be true or false, got "yes"'),
+    );
   });
 
   it("gives Anthropic an object input_schema", () => {
@@ -100,7 +134,7 @@ describe("toolDefinitions", () => {
       ),
     );
     expect(() => toolDefinitions({ format: "openai", strictMode: true } as never)).toThrow(
-      /Unknown toolDefinitions option "strictMode"; known options: format, tools, strict/,
+      /Unknown toolDefinitions option "strictMode"; known options: format, tools, strict, native/,
     );
     expect(() => toolDefinitions({ format: "openai", strict: "yes" as never })).toThrow(
       new InvalidOptionError("strict", 'strict must be true or false, got "yes"'),

@@ -8,7 +8,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandboxSession, shellwrightTools } from "../../src/ai/index.js";
 import { toolDefinitions } from "../../src/agents/definitions.js";
-import { createEnvironment, type Environment } from "../../src/index.js";
+import { ANTHROPIC_NATIVE_TOOLS, createEnvironment, OPENAI_NATIVE_TOOLS, type Environment } from "../../src/index.js";
 import { testTools } from "../fixtures/agent-tools.mjs";
 import { noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
 
@@ -78,7 +78,7 @@ describe("shellwrightTools", () => {
     expect(outputs[1]).toMatchObject({ output: "yes\n", exit_code: 0 });
     expect(outputs[2]).toEqual({ error: "broken failed: the disk is on fire" });
     expect((outputs[3] as { error: string }).error).toMatch(
-      /^Invalid arguments for repeat: times must be at most \d+; fix it/,
+      /^Invalid arguments for repeat: times must be at most \d+, got 99; fix it/,
     );
     // The model's last prompt carries the tool results it is answering.
     const lastPrompt = model.doGenerateCalls.at(-1)!.prompt;
@@ -87,6 +87,28 @@ describe("shellwrightTools", () => {
       .map((part) => (part as { output: unknown }).output);
     expect(sent).toContainEqual({ type: "json", value: expect.objectContaining({ output: "yes\n" }) });
     expect(sent).toContainEqual({ type: "json", value: { error: "broken failed: the disk is on fire" } });
+  });
+
+  it("runs the native tool sets as function tools, each answering in its provider's shape", async () => {
+    const native = shellwrightTools(session, { tools: [...OPENAI_NATIVE_TOOLS, ...ANTHROPIC_NATIVE_TOOLS] });
+    expect(Object.keys(native)).toEqual(["shell", "apply_patch", "bash", "str_replace_based_edit_tool"]);
+    const [home, dir] = [session.cwd, (await session.execute("mktemp -d")).output.trim()];
+    const model = scriptedModel([
+      { toolName: "bash", input: { command: `cd ${dir} && export NATIVE=yes` } },
+      { toolName: "apply_patch", input: { type: "create_file", path: "n.txt", diff: "+one" } },
+      { toolName: "str_replace_based_edit_tool", input: { command: "view", path: "n.txt" } },
+      { toolName: "shell", input: { commands: ["echo $NATIVE; cat n.txt"] } },
+      { toolName: "str_replace_based_edit_tool", input: { command: "insert", path: "n.txt" } },
+    ]);
+    const result = await generateText({ model, tools: native, prompt: "go", stopWhen: isStepCount(10) });
+    await session.execute(`cd ${home} && rm -rf ${dir}`);
+    expect(result.steps.flatMap((step) => step.toolResults.map((toolResult) => toolResult.output))).toEqual([
+      { content: "", exit_code: 0 },
+      { status: "completed", output: "Created n.txt" },
+      { content: "1: one" },
+      { output: [{ stdout: "yes\none", stderr: "", outcome: { type: "exit", exit_code: 0 } }] },
+      { error: "Error: Parameter `insert_line` is required for command: insert" },
+    ]);
   });
 
   it("interrupts the command when the AI SDK aborts the call", async () => {

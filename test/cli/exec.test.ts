@@ -159,6 +159,20 @@ describe("shellwright exec", () => {
     );
   });
 
+  it("blames a file with `host` and no `backend` on the missing backend, not on the local backend", () => {
+    const file = join(home, "host-only.json");
+    writeFileSync(file, JSON.stringify({ host: "build-box" }));
+    for (const command of [
+      ["exec", "-c", file, "true"],
+      ["exec", "-s", "host-only", "-c", file, "true"],
+    ]) {
+      expect(cli(command)).toMatchObject({
+        code: 2,
+        stderr: `shellwright: ${file}: "host" is an option of the ssh backend, but the config names no "backend" and the default, local, takes no "host"; add "backend": "ssh"\n`,
+      });
+    }
+  });
+
   for (const [what, args, message] of bad) {
     it(`answers ${what} with one line on stderr and exit 2`, () => {
       const result = cli(args);

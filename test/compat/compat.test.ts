@@ -532,21 +532,33 @@ for (const backend of compatBackends) {
         });
       });
 
-      it("says so when a call ends in a directory deeper than PATH_MAX, and stays where it was (issue 22.7)", async () => {
+      it("keeps a cwd deeper than PATH_MAX and runs the next calls there, as a terminal does (issue 37)", async () => {
         await withSession({}, async (session) => {
           await session.execute(`mkdir -p ${scratch}/deep && cd ${scratch}`);
           const name = "d".repeat(200);
+          // Step by step, relative: the only way a shell gets there, and how the next call must get there again.
           const deep = await session.execute(
-            `cd ${scratch}/deep && for i in $(seq 25); do mkdir ${name} && cd ${name} || break; done; echo \${#PWD}`,
+            `cd ${scratch}/deep && for i in $(seq 25); do mkdir ${name} && cd ${name} || break; done; touch here; echo \${#PWD}`,
           );
-          const length = Number(deep.output.split("\n")[0]);
+          const length = Number(deep.output);
           expect(length).toBeGreaterThan(4096);
-          expect(deep.output).toBe(
-            `${length}\nshellwright: the session stays in ${scratch}: the directory this call moved to has a path of ${length} characters, longer than the system's limit (PATH_MAX, 4096)\n`,
+          expect(deep).toMatchObject({ exitCode: 0, output: `${length}\n` });
+          const path = `${scratch}/deep${`/${name}`.repeat(25)}`;
+          expect(deep.cwd).toBe(path);
+          // The next call runs there: its own relative file, the same getcwd(), a variable set there kept too.
+          const next = await session.execute('ls; pwd -P | wc -c; export DEEP=1; cd ..; echo "${#PWD}"');
+          expect(next).toMatchObject({ exitCode: 0, output: `here\n${length + 1}\n${length - 201}\n` });
+          expect(next.cwd).toBe(path.slice(0, -201));
+          // A pure command (the fast path's skipped dump) there, and the way back out.
+          expect(await session.execute("cd " + name + " && ls")).toMatchObject({ exitCode: 0, output: "here\n" });
+          expect(await session.execute("ls; echo $DEEP")).toMatchObject({ exitCode: 0, output: "here\n1\n" });
+          // Deleted under the session: the nearest ancestor it can enter, said as for any deleted cwd.
+          await session.execute(`rm -rf ${scratch}/deep/${name}`, { cwd: "/" });
+          const gone = await session.execute("pwd");
+          expect(gone.output).toBe(
+            `shellwright: the session's directory ${path} no longer exists; running in ${scratch}/deep\n${scratch}/deep\n`,
           );
-          expect(deep).toMatchObject({ exitCode: 0, cwd: scratch });
-          expect((await session.execute("pwd")).output).toBe(`${scratch}\n`);
-          await session.execute(`rm -rf ${scratch}/deep`);
+          await session.execute(`rm -rf ${scratch}/deep`, { cwd: "/" });
         });
       });
 

@@ -6,24 +6,10 @@
 
 import { describe, expect, it } from "vitest";
 import { EDITOR_ADVICE, EDITOR_STAND_IN } from "../../src/core/editor-defaults.js";
-import { createEnvironment, type Environment } from "../../src/index.js";
-import { compatBackends, type CompatBackend } from "../compat/backends.js";
+import { compatBackends } from "../compat/backends.js";
+import { sessionWithGit } from "../helpers/git-session.js";
 
-/** The test image has no git: the host's (the same Debian release) is bound in, read-only. */
-const GIT_VOLUMES = ["/usr/bin/git:/usr/bin/git:ro", "/usr/lib/git-core:/usr/lib/git-core:ro"];
-
-function create(backend: CompatBackend, env?: Record<string, string>): Promise<Environment> {
-  if (!backend.name.startsWith("docker")) return backend.create({ timeoutMs: 60_000, ...(env ? { env } : {}) });
-  return createEnvironment({
-    backend: "docker",
-    image: process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm",
-    fastPath: backend.name === "docker",
-    network: false,
-    volumes: GIT_VOLUMES,
-    timeoutMs: 60_000,
-    ...(env ? { env } : {}),
-  });
-}
+const create = sessionWithGit;
 
 const GIT = "git -c user.name=t -c user.email=t@example.com";
 

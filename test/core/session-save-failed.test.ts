@@ -10,11 +10,11 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEnvironment, type LocalConfig, type SshConfig } from "../../src/index.js";
+import { BackendUnavailableError, createEnvironment, type LocalConfig, type SshConfig } from "../../src/index.js";
 import { noLocalHelper, noStaticHelper, skipUnless } from "../helpers/native-helper.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { eventually } from "../helpers/processes.js";
@@ -61,6 +61,105 @@ describe
       expect(full).toMatchObject({ output: `did\n\n${NOTICE}`, exitCode: 0 });
       await session.execute(`rm ${dir}/fill`);
       expect((await session.execute("echo $KEPT ${LOST-unset}; kept")).output).toBe("1 unset\nfine\n");
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+/** Fills the state dir's tmpfs to the last byte, from outside the session; returns the undo. */
+function fill(): () => void {
+  const file = join(dir, "fill-outside");
+  const chunk = Buffer.alloc(64 * 1024);
+  for (const size of [chunk.length, 4096, 512, 1]) {
+    const piece = chunk.subarray(0, size);
+    for (;;) {
+      try {
+        writeFileSync(file, piece, { flag: "a" });
+      } catch {
+        break;
+      }
+    }
+  }
+  return () => rmSync(file, { force: true });
+}
+
+describe
+  .skipIf(!mounted)
+  .each(
+    BACKENDS.flatMap(([name, enabled, config, noHelper]) =>
+      [true, false].map((fastPath) => ({ name, enabled, config, noHelper, fastPath })),
+    ),
+  )("a state dir full before the call ($name, fastPath $fastPath)", ({ enabled, config, noHelper, fastPath }) => {
+  it("runs the command, keeps its exit status, says the state was not saved, and commits none of it (issue 37.3)", async (context) => {
+    if (!enabled) context.skip('the test sshd is not running (eval "$(bash scripts/test-env/sshd.sh start)")');
+    if (fastPath) skipUnless(context, noHelper);
+    const session = await createEnvironment({ ...config(), cwd: "/", fastPath });
+    try {
+      const parent = async (): Promise<string> => (await session.execute("cat /proc/$PPID/comm")).output;
+      if (fastPath) await eventually(async () => /^swmux/.test(await parent()), "the fast path");
+      await session.execute("export KEPT=1; cd /tmp");
+      const undo = fill();
+      let full;
+      try {
+        // It used to end with 125, its own status lost, and no word about the state.
+        full = await session.execute("cd /usr; export LOST=1; echo did; (exit 3)");
+      } finally {
+        undo();
+      }
+      expect(full).toMatchObject({ output: `did\n\n${NOTICE}`, exitCode: 3, cwd: "/tmp" });
+      expect(await session.execute("echo $KEPT ${LOST-unset}; pwd")).toMatchObject({
+        output: "1 unset\n/tmp\n",
+        cwd: "/tmp",
+      });
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe.skipIf(!mounted).each(BACKENDS)("a state dir full before the session opens (%s)", (_name, enabled, config) => {
+  it("fails the open, saying where the state could not be saved (issue 37.3)", async (context) => {
+    if (!enabled) context.skip('the test sshd is not running (eval "$(bash scripts/test-env/sshd.sh start)")');
+    const before = readdirSync(dir);
+    const undo = fill();
+    try {
+      // It used to open, and then every call ended with 125 and the session kept nothing.
+      const opened = createEnvironment({ ...config(), cwd: "/", fastPath: false });
+      await expect(opened).rejects.toThrow(BackendUnavailableError);
+      await expect(opened).rejects.toThrow(
+        `The session's state could not be saved in ${dir} on the ${_name} backend: writing it failed (is the state directory full?).`,
+      );
+    } finally {
+      undo();
+    }
+    // No snapshot of the session that did not open is left behind.
+    const left = readdirSync(dir).filter((f) => !before.includes(f) && f.startsWith("shellwright-snap-"));
+    expect(left).toEqual([]);
+  });
+});
+
+describe.skipIf(!mounted)("a snapshot that cannot be moved into place (local, plain path)", () => {
+  it("commits none of the call's state: not its cwd either (issue 37.3)", async () => {
+    const stateDir = join(dir, "rename");
+    mkdirSync(stateDir);
+    const session = await createEnvironment({ backend: "local", stateDir, cwd: "/", fastPath: false });
+    try {
+      await session.execute("export KEPT=1; cd /tmp");
+      // A directory in the snapshot's place: the rename of the call's dump over it fails.
+      const snapshot = join(
+        stateDir,
+        readdirSync(stateDir).find((f) => f.startsWith("shellwright-snap-"))!,
+      );
+      unlinkSync(snapshot);
+      mkdirSync(join(snapshot, "in-the-way"), { recursive: true });
+      const moved = await session.execute("cd /usr; export LOST=1; echo did");
+      expect(moved).toMatchObject({
+        output:
+          "shellwright: the session snapshot is missing; the session state was reset\ndid\n\n[shellwright: this call's state could not be saved: it could not be moved into place; the session keeps the state it had before this call]",
+        exitCode: 0,
+        cwd: "/tmp",
+      });
     } finally {
       await session.close();
     }

@@ -1,5 +1,6 @@
 /** Process checks for tests that prove a command is really gone. */
 
+import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 export function alive(pid: number): boolean {
@@ -22,4 +23,28 @@ export async function eventually(
     if (Date.now() > deadline) throw new Error(`gave up waiting for: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * A busy loop (`sh -c` with the pid of its owner as $1) that ends when its
+ * owner does. The owner's pid is passed in, not read as $PPID: a spinner
+ * whose owner died before it started would see its new parent there.
+ */
+export const SPIN_WHILE_OWNER_LIVES = 'while [ -e "/proc/$1" ]; do :; done';
+
+/**
+ * CPU spinners that load the machine for a test. Each spins only while this
+ * test process lives, so a killed test run leaves none behind;
+ * `stop` ends them at once.
+ */
+export function startSpinners(count: number): { pids: number[]; stop: () => void } {
+  const children: ChildProcess[] = [];
+  for (let i = 0; i < count; i++)
+    children.push(spawn("sh", ["-c", SPIN_WHILE_OWNER_LIVES, "spin", String(process.pid)], { stdio: "ignore" }));
+  return {
+    pids: children.map((child) => child.pid ?? -1),
+    stop: () => {
+      for (const child of children) child.kill("SIGKILL");
+    },
+  };
 }

@@ -1,15 +1,20 @@
 /**
  * PTY processes through a real MCP client: `shellwright mcp` over stdio
  * advertises the pty fields and actions, starts a program under a
- * pseudo-terminal, takes keys, and answers screen.
+ * pseudo-terminal, takes keys, and answers screen; with a stderr nobody
+ * reads, a flood into a PTY neither writes there nor keeps it from exiting.
  */
 
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bin } from "../helpers/cli.js";
 import { noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
+import { unreadPipe } from "../helpers/unread-pipe.js";
 import { call, connect } from "./helpers.js";
 
 describe("pty through the MCP server (a real client over stdio)", () => {
@@ -61,4 +66,43 @@ describe("pty through the MCP server (a real client over stdio)", () => {
     expect(shot.screen.split("\n")).toContain("MCP-42");
     expect(await call(client, "process", { action: "kill", session_id: id })).toMatchObject({ isError: false });
   });
+});
+
+describe("shellwright mcp whose stderr nobody reads (a real process)", () => {
+  skipAllUnless(noStaticHelper);
+
+  it("a PTY fed random bytes prints nothing to stderr, and the server exits when its client goes away", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-pty-stderr-"));
+    const pipe = unreadPipe();
+    const child = spawn(process.execPath, [bin, "mcp", "--backend", "local", "--cwd", scratch], {
+      stdio: ["pipe", "pipe", pipe.writeFd],
+    });
+    const exit = new Promise<number | string>((resolve) =>
+      child.once("close", (code, signal) => resolve(code ?? signal ?? "unknown")),
+    );
+    try {
+      const client = new Client({ name: "shellwright-test", version: "0.0.0" });
+      await client.connect(new StdioServerTransport(child.stdout!, child.stdin!));
+      const started = await call(client, "terminal", {
+        command: "head -c 100000 /dev/urandom; echo; echo FLOOD-END; exec cat",
+        background: true,
+        pty: true,
+      });
+      const id = (started.structuredContent as { session_id: string }).session_id;
+      const seen = await call(client, "process", { action: "wait", session_id: id, pattern: "FLOOD-END", timeout: 60 });
+      expect(seen.structuredContent).toMatchObject({ status: "matched" });
+      child.stdin!.end();
+      // Only catches a hang: the server ends its session and exits within seconds of losing its client.
+      const limit = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      const code = await exit;
+      clearTimeout(limit);
+      expect(code).toBe(0);
+      // Nothing from the emulator, in the first 64 KiB (what the pipe holds) or anywhere.
+      expect(pipe.drain()).not.toMatch(/xterm|Parsing error/);
+    } finally {
+      child.kill("SIGKILL");
+      pipe.close();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

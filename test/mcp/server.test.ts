@@ -523,7 +523,7 @@ describe("createMcpServer with the optional exec_command / write_stdin pair", ()
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual([...TOOLS.map((tool) => tool.name), "exec_command", "write_stdin"]);
-      const started = await call(client, "exec_command", { cmd: "python3 -q", yield_time_ms: 500 });
+      const started = await call(client, "exec_command", { cmd: "python3 -q", tty: true, yield_time_ms: 500 });
       expect(started.isError).toBe(false);
       const id = (started.structuredContent as { session_id: string }).session_id;
       let seen = "";

@@ -10,15 +10,40 @@ import { runTool } from "../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../compat/backends.js";
 import { remoteStyleBackend } from "./remote-style.js";
 
-/** Every compat backend, plus real local bash reached the way remote backends are (see remote-style.ts). */
-export const toolBackends: ReadonlyArray<{ name: string; enabled: boolean; create: () => Promise<Environment> }> = [
-  ...compatBackends.map((backend) => ({
-    name: backend.name,
-    enabled: backend.enabled,
-    create: () => backend.create(),
-  })),
-  { name: remoteStyleBackend.name, enabled: remoteStyleBackend.enabled, create: () => remoteStyleBackend.create() },
-];
+/**
+ * The backends the tools' own tests run on. Tools know only the Environment contract, which the compat suite
+ * proves on every backend (test/compat/); their tests run on one backend of each way a call reaches bash: the local
+ * fast and plain paths, the sandbox, the gateway, the SSH helper, the Engine API's exec, an SDK's exec (the Modal
+ * stand-in) and a heredoc with the in-band marker (remote-style). All 17 took most of CI's time to say little more.
+ * SHELLWRIGHT_TEST_TOOL_BACKENDS=all runs them on every compat backend.
+ */
+const TOOL_TEST_BACKENDS = new Set([
+  "local",
+  "local-plain",
+  "local-sandbox",
+  "gateway",
+  "ssh",
+  "docker-plain",
+  "modal-plain",
+  "remote-style",
+]);
+
+/** The entries of `backends` the tools' tests run on (TOOL_TEST_BACKENDS, or all of them). */
+export function forToolTests<B extends { name: string }>(backends: readonly B[]): B[] {
+  if (process.env.SHELLWRIGHT_TEST_TOOL_BACKENDS === "all") return [...backends];
+  return backends.filter((backend) => TOOL_TEST_BACKENDS.has(backend.name));
+}
+
+/** The tool tests' backends (forToolTests), with real local bash reached the way remote backends are (remote-style.ts). */
+export const toolBackends: ReadonlyArray<{ name: string; enabled: boolean; create: () => Promise<Environment> }> =
+  forToolTests([
+    ...compatBackends.map((backend) => ({
+      name: backend.name,
+      enabled: backend.enabled,
+      create: () => backend.create(),
+    })),
+    { name: remoteStyleBackend.name, enabled: remoteStyleBackend.enabled, create: () => remoteStyleBackend.create() },
+  ]);
 
 export interface ToolFixture {
   session: Environment;

@@ -71,6 +71,13 @@ const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
  * The shell command that runs one `bash -c` in a Daytona session. Pure, so the
  * timeout composition can be tested as text: `timeout` wraps the whole launch,
  * the session snapshot is sourced inside it, and its exit code passes through.
+ *
+ * With `copy`, the call's stdout goes to that file (the exact bytes) and a
+ * `tail --pid` of it, run in the foreground, is what the logs get: it ends on
+ * its own once the call's bash has ended and its last bytes are read, and the
+ * session command waits for it. No helper outlives the command. (A `tee` in a
+ * process substitution did: orphaned when bash exited, it was left a zombie in a
+ * box whose init does not reap, one per command.)
  */
 export function daytonaCommand(
   launch: { argv: string[]; stdin: string | undefined },
@@ -78,6 +85,9 @@ export function daytonaCommand(
     timeoutSec?: number | undefined;
     stdinFile?: string | undefined;
     removeFirst?: readonly string[] | undefined;
+    copy?: string | undefined;
+    /** With `copy`: the call's stderr kept apart goes to this file, tailed to the logs' stderr the same way. */
+    errCopy?: string | undefined;
   },
 ): string {
   const argv = launch.argv.map(shellQuote);
@@ -87,17 +97,33 @@ export function daytonaCommand(
     options.removeFirst !== undefined && options.removeFirst.length > 0
       ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; `
       : "";
+  const copy = options.copy === undefined ? undefined : shellQuote(options.copy);
+  const errCopy = copy === undefined || options.errCopy === undefined ? undefined : shellQuote(options.errCopy);
+  const toCopy = copy === undefined ? "" : ` > ${copy}${errCopy === undefined ? "" : ` 2> ${errCopy}`}`;
+  // A session's own stdin is a pipe nobody ever closes: never let a command read it. A stdin file is opened
+  // for the group, then unlinked before the command starts: what it holds (a password for `read -s`) is on
+  // the sandbox's disk only until then, whether the call ends, times out or is killed.
+  const stdinFile = options.stdinFile === undefined ? undefined : shellQuote(options.stdinFile);
+  const job =
+    stdinFile !== undefined
+      ? `{ rm -f ${stdinFile}; ${run}${toCopy}; } < ${stdinFile}`
+      : launch.stdin === undefined
+        ? `${run} < /dev/null${toCopy}`
+        : `printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run}${toCopy}`;
   // Run in the background and waited for with `wait`'s stderr dropped: a shell
   // reports a job killed by a signal ("Terminated") on its own stderr, which
   // would land in the output after a timeout. The job's stderr is kept.
-  if (options.stdinFile !== undefined) {
-    // `(exit N)` sets the status without leaving the session's shell.
-    const file = shellQuote(options.stdinFile);
-    return `${cleanup}${run} < ${file} & wait $! 2>/dev/null; __sw_ec=$?; rm -f ${file}; (exit $__sw_ec)`;
-  }
-  // A session's own stdin is a pipe nobody ever closes: never let a command read it.
-  if (launch.stdin === undefined) return `${cleanup}${run} < /dev/null & wait $! 2>/dev/null`;
-  return `${cleanup}printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run} & wait $! 2>/dev/null`;
+  const tail = (file: string): string => `tail -s 0.02 -c +1 --pid=$__sw_job -f ${file}`;
+  // stderr's tail runs beside stdout's and is waited for before the job, whose status is the command's.
+  const wait =
+    copy === undefined
+      ? "wait $! 2>/dev/null"
+      : errCopy === undefined
+        ? `__sw_job=$!; ${tail(copy)} 2>/dev/null; wait $__sw_job 2>/dev/null`
+        : `__sw_job=$!; ${tail(errCopy)} >&2 2>/dev/null & __sw_etail=$!; ${tail(copy)} 2>/dev/null; ` +
+          `wait $__sw_etail 2>/dev/null; wait $__sw_job 2>/dev/null`;
+  const create = copy === undefined ? "" : `: > ${copy}; ${errCopy === undefined ? "" : `: > ${errCopy}; `}`;
+  return `${cleanup}${create}${job} & ${wait}`;
 }
 
 export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
@@ -105,7 +131,8 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   #client: DaytonaApi | undefined;
   #sessionId: string | undefined;
   #hasTimeout = false;
-  #hasTee = false;
+  /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible (daytonaCommand). */
+  #hasTailPid = false;
   /** Output copies of finished commands, removed by the next command. */
   #stale: string[] = [];
   /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
@@ -144,21 +171,17 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         if (sandbox === undefined || sessionId === undefined)
           throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
         // Daytona hands logs over as decoded text, which turns bytes that are not
-        // UTF-8 into U+FFFD. The command's output is also copied to a file (tee);
-        // only when the text shows a U+FFFD is that file fetched for the exact bytes.
-        const copy = this.#hasTee ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
-        // stderr apart gets a copy of its own, for the same reason.
+        // UTF-8 into U+FFFD. The command's output goes to a file, streamed to the
+        // logs from there (daytonaCommand); only when the text shows a U+FFFD is
+        // that file fetched for the exact bytes. stderr apart gets a file of its own, for the same reason.
+        const copy = this.#hasTailPid ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
         const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
-        const tees =
-          copy === undefined
-            ? ""
-            : `exec > >(exec tee ${shellQuote(copy)})\n${errCopy === undefined ? "" : `exec 2> >(exec tee ${shellQuote(errCopy)} >&2)\n`}`;
-        const command = await this.#prepare(sandbox, `${tees}${script}`, options, marks);
+        const command = await this.#prepare(sandbox, script, options, marks, { copy, errCopy });
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
         const exact = (to: typeof sink, file: string | undefined): ExactOutput =>
           new ExactOutput(to, () =>
             file === undefined
-              ? Promise.reject(new Error("no output copy (the sandbox has no tee)"))
+              ? Promise.reject(new Error("no output copy (the sandbox's tail has no --pid)"))
               : sandbox.fs.downloadFile(file, CONTROL_TIMEOUT_SEC),
           );
         const output = exact(sink, copy);
@@ -259,14 +282,14 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         await sandbox.process.createSession(sessionId);
         this.#sessionId = sessionId;
         const probe = await sandbox.process.executeCommand(
-          "for t in timeout tee; do command -v $t >/dev/null 2>&1 && echo $t; done",
+          "command -v timeout >/dev/null 2>&1 && echo timeout; tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid",
           undefined,
           undefined,
           CONTROL_TIMEOUT_SEC,
         );
         const tools = probe.result.split("\n").map((line) => line.trim());
         this.#hasTimeout = tools.includes("timeout");
-        this.#hasTee = tools.includes("tee");
+        this.#hasTailPid = tools.includes("tail-pid");
       }
       return sandbox;
     } catch (error) {
@@ -320,7 +343,13 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   }
 
   /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
-  async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions, marks: CallMarks): Promise<string> {
+  async #prepare(
+    sandbox: DaytonaSandbox,
+    script: string,
+    options: RunOptions,
+    marks: CallMarks,
+    copies: { copy: string | undefined; errCopy: string | undefined },
+  ): Promise<string> {
     const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
     const removeFirst = this.#stale.splice(0);
     const timeoutSec =
@@ -329,11 +358,14 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         : undefined;
     if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
       const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
-      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst });
+      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst, ...copies });
     }
     const file = `${this.tempDir}/shellwright-stdin-${randomBytes(6).toString("hex")}`;
     await sandbox.fs.uploadFile(Buffer.from(launch.stdin), file);
-    return daytonaCommand({ argv: launch.argv, stdin: undefined }, { timeoutSec, stdinFile: file, removeFirst });
+    return daytonaCommand(
+      { argv: launch.argv, stdin: undefined },
+      { timeoutSec, stdinFile: file, removeFirst, ...copies },
+    );
   }
 
   async #stopSandbox(sandbox: DaytonaSandbox | undefined): Promise<void> {

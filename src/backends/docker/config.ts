@@ -15,7 +15,7 @@ import {
   stringRecord,
   variableName,
 } from "../../core/options.js";
-import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
 import { portList } from "../shared/port-list.js";
 import { spelling } from "../shared/resource-options.js";
 import type { DockerCall } from "./engine.js";
@@ -302,3 +302,9 @@ function stringRecordOfLabels(value: unknown): Record<string, string> {
 
 /** What this backend cannot open without, with a value a user would give (the CLI words a missing one with it). */
 export const DOCKER_REQUIRED: Readonly<Record<string, string>> = { image: "debian:bookworm" };
+
+/** What a warm pool refuses of a docker config (docs/pools.md). */
+export const DOCKER_POOL_REFUSED: readonly PoolRefusal[] = [
+  { key: "containerName", why: "every member needs a container of its own" },
+  { key: "keepContainer", why: "a released member's container is removed, never kept" },
+];

@@ -61,15 +61,24 @@ export async function removeDockerContainers(namesOrIds: string[], options: CliO
 }
 
 /**
- * Removes leftovers: shellwright containers that are not running, and running
- * ones whose creating process on this host has exited (a crash skipped its
- * close()). Kept containers are left alone unless includeKept.
+ * A container whose processes are all still there: running, or paused (frozen
+ * by `docker pause`, its session kept until `docker unpause`). Only such a
+ * container of a live owner is a session's, never a leftover.
+ */
+export function liveState(state: string): boolean {
+  return state === "running" || state === "paused";
+}
+
+/**
+ * Removes leftovers: shellwright containers that are stopped (not live), and
+ * live ones whose creating process on this host has exited (a crash skipped
+ * its close()). Kept containers are left alone unless includeKept.
  */
 export async function reapDockerContainers(options: ReapOptions = {}): Promise<DockerContainerInfo[]> {
   const alive = options.ownerAlive ?? ownerAliveHere;
   const leftovers = (await listDockerContainers(options)).filter((c) => {
     if (c.keep && !options.includeKept) return false;
-    return c.state !== "running" || !alive(c.owner);
+    return !liveState(c.state) || !alive(c.owner);
   });
   const removed = new Set(await removeAll(leftovers, options));
   return leftovers.filter((c) => removed.has(c.name));

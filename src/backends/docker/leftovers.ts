@@ -4,6 +4,7 @@ import { ownerAliveHere } from "../shared/owner.js";
 import type { LeftoverSource } from "../shared/leftover-source.js";
 import {
   listDockerContainers,
+  liveState,
   reapDockerContainers,
   removeDockerContainers,
   type DockerContainerInfo,
@@ -17,7 +18,7 @@ export const dockerLeftovers: LeftoverSource = {
     try {
       const all = await listDockerContainers({ timeoutMs: 5000 });
       return all
-        .filter((c) => !c.keep && (c.state !== "running" || !ownerAliveHere(c.owner)))
+        .filter((c) => !c.keep && (!liveState(c.state) || !ownerAliveHere(c.owner)))
         .map((c) => ({ kind: KIND, what: c.name, owner: c.owner }));
     } catch {
       return [];

@@ -47,6 +47,8 @@ export class DockerTransport implements Transport {
   readonly cwdSource = "marker";
   readonly tempDir = "/tmp";
   readonly needsRemotePid = true;
+  /** Every container of one engine runs its login profile on the engine's CPU. */
+  readonly initGroup: string;
   readonly #options: DockerTransportOptions;
   readonly #engine: EngineApi;
   readonly #container: DockerContainer;
@@ -79,6 +81,7 @@ export class DockerTransport implements Transport {
     this.#options = options;
     const trace = options.trace === undefined ? undefined : redactingTrace(options.trace);
     this.#engine = new EngineApi(options.socketPath ?? defaultSocketPath(), trace);
+    this.initGroup = `docker:${options.socketPath ?? defaultSocketPath()}`;
     this.#container = new DockerContainer(options, this.#engine);
   }
 
@@ -97,6 +100,7 @@ export class DockerTransport implements Transport {
     try {
       await this.#container.assertWritable(this.tempDir);
     } catch (error) {
+      // What this open created goes with it (Session.open stops the transport when a later step fails).
       await this.stop().catch(() => undefined);
       throw error;
     }
@@ -212,8 +216,10 @@ export class DockerTransport implements Transport {
     this.#watchdog = undefined;
     if (this.#options.keepContainer || this.#container.id === "") return;
     const docker = shellQuote(this.#options.dockerPath ?? "docker");
+    const socket = this.#options.socketPath;
     this.#watchdog = new OwnerWatchdog({
       cleanup: `${docker} rm -f ${shellQuote(this.#container.id)} >/dev/null 2>&1`,
+      ...(socket === undefined ? {} : { env: { DOCKER_HOST: `unix://${socket}` } }),
     });
   }
 
@@ -439,10 +445,11 @@ export class DockerTransport implements Transport {
           () => undefined,
         );
       if (!this.#options.keepContainer) await this.#container.remove();
-    } finally {
-      this.#engine.close();
+      // Released only once the container is gone: one the engine could not remove is removed when this process exits.
       this.#watchdog?.release();
       this.#watchdog = undefined;
+    } finally {
+      this.#engine.close();
     }
   }
 

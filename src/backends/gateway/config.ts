@@ -55,7 +55,9 @@ export function normalizeGatewayConfig(raw: Record<string, unknown>): GatewayTra
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new InvalidOptionError("url", `url must be an http:// or https:// URL, got ${describe(raw.url)}`);
-  const token = raw.token ?? process.env[TOKEN_ENV_VAR];
+  // Surrounding whitespace trimmed, as the server trims its own token file: a token read from a file ends in "\n".
+  const given = raw.token ?? process.env[TOKEN_ENV_VAR];
+  const token = typeof given === "string" ? given.trim() : given;
   if (token !== undefined && (typeof token !== "string" || token === "" || /\s/.test(token))) {
     throw new InvalidOptionError("token", "token must be a non-empty string without whitespace");
   }

@@ -22,7 +22,12 @@ import {
   type SessionState,
 } from "../../core/environment.js";
 import { EnvironmentBase } from "../../core/environment-base.js";
-import { BackendUnavailableError, SessionClosedError, UnsupportedError } from "../../core/errors.js";
+import {
+  BackendUnavailableError,
+  InvalidOptionError,
+  SessionClosedError,
+  UnsupportedError,
+} from "../../core/errors.js";
 import { connectionLost, gatewayError } from "./client-errors.js";
 import { readStream, StreamedOutput } from "./stream-events.js";
 import {
@@ -71,6 +76,8 @@ export class GatewayEnvironment extends EnvironmentBase {
   readonly backend = "gateway";
   readonly #client: GatewayClient;
   readonly #options: GatewayClientOptions;
+  /** The gateway is older than `longLived` and refused it: such a gateway counts every execution alike. */
+  #sendsLongLived = true;
 
   private constructor(client: GatewayClient, options: GatewayClientOptions, info: SessionInfo) {
     super(
@@ -115,7 +122,7 @@ export class GatewayEnvironment extends EnvironmentBase {
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
     const checked = this.checkExecute(command, options);
-    const { cwd, timeoutMs, stdin, signal, isolated, separateStreams } = checked;
+    const { cwd, timeoutMs, stdin, signal, isolated, longLived, separateStreams } = checked;
     // What was streamed, bounded like any output, for when the answer itself is lost.
     const streamed = new StreamedOutput(this.#options, checked);
     const interrupted = (): ExecuteResult => ({
@@ -129,6 +136,7 @@ export class GatewayEnvironment extends EnvironmentBase {
     const body: ExecuteRequest = { command, executionId, timeoutMs, stream: streamed.wanted };
     if (cwd !== undefined) body.cwd = cwd;
     if (isolated) body.isolated = true;
+    if (longLived && this.#sendsLongLived) body.longLived = true;
     if (separateStreams) body.separateStreams = true;
     if (stdin !== undefined && stdin.length > 0) body.stdinBase64 = Buffer.from(stdin).toString("base64");
 
@@ -159,7 +167,12 @@ export class GatewayEnvironment extends EnvironmentBase {
             return probe.statusCode === 404;
           },
         });
-        if (response.statusCode === 429 && Date.now() + wait < busyUntil) {
+        // Only a 429 with a retry hint clears soon (executions in flight); a long-lived bound does not.
+        if (
+          response.statusCode === 429 &&
+          response.headers["retry-after"] !== undefined &&
+          Date.now() + wait < busyUntil
+        ) {
           response.resume();
           await sleep(wait + Math.random() * wait);
           continue;
@@ -167,6 +180,16 @@ export class GatewayEnvironment extends EnvironmentBase {
         let result: ExecutionResult;
         if (response.statusCode === 200 && body.stream) {
           result = await readStream(response, this.#options.url, (text, stream) => streamed.push(text, stream));
+        } else if (response.statusCode === 400 && body.longLived === true) {
+          try {
+            result = await this.#client.answer<ExecutionResult>(response);
+          } catch (error) {
+            // Refused before anything ran (a 400 comes before the execution starts): send it again without.
+            if (!(error instanceof InvalidOptionError && error.option === "longLived")) throw error;
+            this.#sendsLongLived = false;
+            delete body.longLived;
+            continue;
+          }
         } else {
           result = await this.#client.answer<ExecutionResult>(response);
         }

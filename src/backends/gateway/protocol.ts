@@ -27,6 +27,7 @@ export type GatewayErrorCode =
   | "DUPLICATE_EXECUTION"
   | "TOO_MANY_SESSIONS"
   | "TOO_MANY_EXECUTIONS"
+  | "TOO_MANY_LONG_LIVED_EXECUTIONS"
   | "BACKEND_ERROR"
   | "SHUTTING_DOWN"
   | "INTERNAL";
@@ -62,7 +63,10 @@ export interface SessionInfo {
   /** ISO 8601. */
   createdAt: string;
   lastActiveAt: string;
+  /** Executions in flight (long-lived ones not counted). */
   runningExecutions: number;
+  /** Long-lived executions (background processes' followers and watchers). Absent from older gateways. */
+  longLivedExecutions?: number;
 }
 
 export interface CreateSessionResponse extends SessionInfo {
@@ -88,6 +92,8 @@ export interface ExecuteRequest {
   isolated?: boolean;
   /** Keep stdout and stderr apart (execute()'s `separateStreams`): the result and each output event say which. */
   separateStreams?: boolean;
+  /** Lasts as long as a background process (execute()'s `longLived`): counted apart from the executions in flight. */
+  longLived?: boolean;
 }
 
 export type ExecutionResult = ExecuteResult & { executionId: string };

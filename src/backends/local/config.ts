@@ -4,7 +4,7 @@
  */
 
 import { optionalBoolean, optionalShellString, rejectUnknown, stringRecord } from "../../core/options.js";
-import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
 import type { LocalTransportOptions } from "./transport.js";
 import { normalizeSandbox, type SandboxConfig } from "./sandbox/config.js";
 
@@ -35,6 +35,15 @@ export interface LocalConfig extends CommonConfig {
    * false: every call is a fresh `bash` (the plain model). @default true
    */
   fastPath?: boolean;
+  /**
+   * Start each session from this process's capture of the login shell
+   * (`bash -l`) of the same origin (user, machine, environment, cwd) while
+   * the profile files are unchanged, instead of running the login again: a
+   * slow profile is paid once per origin, not once per session or pool
+   * member (docs/persistence.md). false: every session runs its own login.
+   * @default true
+   */
+  reuseLoginSnapshot?: boolean;
 }
 
 export const LOCAL_KEYS = optionKeys<LocalConfig>()([
@@ -44,6 +53,7 @@ export const LOCAL_KEYS = optionKeys<LocalConfig>()([
   "outliveOwner",
   "sandbox",
   "fastPath",
+  "reuseLoginSnapshot",
 ]);
 
 export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
@@ -55,5 +65,12 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
     outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
     sandbox: normalizeSandbox(raw.sandbox),
     fastPath: optionalBoolean("fastPath", raw.fastPath),
+    reuseLoginSnapshot: optionalBoolean("reuseLoginSnapshot", raw.reuseLoginSnapshot),
   };
 }
+
+/** What a warm pool refuses of a local config (docs/pools.md). */
+export const LOCAL_POOL_REFUSED: readonly PoolRefusal[] = [
+  { key: "stateDir", why: "every member needs a state directory of its own" },
+  { key: "outliveOwner", why: "a pool's members end with their owner" },
+];

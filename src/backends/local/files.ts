@@ -17,8 +17,9 @@ export const localFiles: BackendFiles = {
   rename(from, to) {
     try {
       renameSync(from, to);
+      return true;
     } catch {
-      // the call never wrote it
+      return false;
     }
   },
   remove(path) {

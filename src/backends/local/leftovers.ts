@@ -2,15 +2,21 @@
 
 import { rmSync } from "node:fs";
 import { deadOwnersDirs, type LeftoverSource } from "../shared/leftover-source.js";
+import { ownerPid } from "../shared/owner.js";
+import { endLeftoverJobs } from "./leftover-jobs.js";
 
 const KIND = "state-dir";
 
 export const localLeftovers: LeftoverSource = {
   find: () =>
     Promise.resolve(deadOwnersDirs(/^shellwright-(?!ssh-)/).map((d) => ({ kind: KIND, what: d.path, owner: d.owner }))),
-  remove: (found) => {
+  // The jobs first: the dir holds what finds them (the session's mark, cgroup and groups).
+  async remove(found) {
     const mine = found.filter((l) => l.kind === KIND);
-    for (const item of mine) rmSync(item.what, { recursive: true, force: true });
-    return Promise.resolve(mine);
+    for (const item of mine) {
+      await endLeftoverJobs(item.what, ownerPid(item.owner));
+      rmSync(item.what, { recursive: true, force: true });
+    }
+    return mine;
   },
 };

@@ -13,16 +13,26 @@ import { SpawnError } from "../../core/errors.js";
  * dump on ext4 against 0.01–0.03 ms on tmpfs), so prefer a RAM-backed directory.
  */
 export function fastTempRoot(): string {
-  for (const dir of [process.env.XDG_RUNTIME_DIR, "/dev/shm"]) {
-    if (dir === undefined || dir === "") continue;
+  return stateRoots()[0]!;
+}
+
+/**
+ * The directories a session's state dir may be made in, RAM-backed first,
+ * the OS temp dir last (always listed). Whether programs can run in one is
+ * state-dir.ts's question.
+ */
+export function stateRoots(): string[] {
+  const usable = [process.env.XDG_RUNTIME_DIR, "/dev/shm"].filter((dir): dir is string => {
+    if (dir === undefined || dir === "") return false;
     try {
       accessSync(dir, fsConstants.W_OK | fsConstants.X_OK);
-      return dir;
+      return true;
     } catch {
-      // not usable here
+      return false;
     }
-  }
-  return tmpdir();
+  });
+  const last = tmpdir();
+  return [...new Set(usable.filter((dir) => dir !== last)), last];
 }
 
 export function findBash(): string {

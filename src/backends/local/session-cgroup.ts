@@ -11,7 +11,7 @@
  * the cgroup off silently: the mark sweep (sweep-script.ts) still runs.
  */
 
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 
 export class SessionCgroup {
@@ -34,6 +34,18 @@ export class SessionCgroup {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The cgroup a session of `owner` (a PID, now gone) made, as its state dir recorded it: only a directory named
+   * as create() names one for that owner, inside a cgroup2 mount. Undefined for anything else.
+   */
+  static leftBy(owner: number, path: string): SessionCgroup | undefined {
+    const name = /\/shellwright-(\d+)-[0-9a-f]+$/.exec(path)?.[1];
+    if (name !== String(owner) || path.split("/").includes("..") || !path.startsWith("/")) return undefined;
+    const mounts = cgroup2Mounts();
+    if (!mounts.some((mount) => path.startsWith(`${mount}/`)) || !existsSync(`${path}/cgroup.procs`)) return undefined;
+    return new SessionCgroup(path);
   }
 
   /** Moves a just-spawned process in; false when that failed (the marks still cover it). */
@@ -129,18 +141,33 @@ function ownerAlive(pid: number): boolean {
   }
 }
 
-/** This process's cgroup v2 directory: the cgroup2 mount plus the path in /proc/self/cgroup. */
-function ownCgroupDir(): string | undefined {
-  const own = /^0::(.*)$/m.exec(readFileSync("/proc/self/cgroup", "utf8"))?.[1];
-  if (own === undefined) return undefined;
+/** The writable cgroup2 mounts of this process, as `{root, mountPoint}`. */
+function cgroup2MountInfo(): { root: string; mountPoint: string }[] {
+  const found: { root: string; mountPoint: string }[] = [];
   for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
     // Fields: id parent dev root mountpoint options ... - fstype source superoptions
     const [left, right] = line.split(" - ");
     if (right?.split(" ")[0] !== "cgroup2") continue;
     const fields = left!.split(" ");
-    const root = fields[3]!;
-    const mountPoint = fields[4]!.replaceAll("\\040", " ");
     if (fields[5]?.split(",").includes("ro")) continue;
+    found.push({ root: fields[3]!, mountPoint: fields[4]!.replaceAll("\\040", " ") });
+  }
+  return found;
+}
+
+function cgroup2Mounts(): string[] {
+  try {
+    return cgroup2MountInfo().map((m) => m.mountPoint);
+  } catch {
+    return [];
+  }
+}
+
+/** This process's cgroup v2 directory: the cgroup2 mount plus the path in /proc/self/cgroup. */
+function ownCgroupDir(): string | undefined {
+  const own = /^0::(.*)$/m.exec(readFileSync("/proc/self/cgroup", "utf8"))?.[1];
+  if (own === undefined) return undefined;
+  for (const { root, mountPoint } of cgroup2MountInfo()) {
     // A namespaced mount shows only the part of the tree below its root.
     if (!own.startsWith(root)) continue;
     const rest = own.slice(root === "/" ? 0 : root.length);

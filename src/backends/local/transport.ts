@@ -7,7 +7,6 @@
 
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -18,6 +17,7 @@ import { SpawnError } from "../../core/errors.js";
 import { checkBash, requirePosix } from "./preflight.js";
 import { localFiles } from "./files.js";
 import { fastTempRoot, findBash } from "./paths.js";
+import { makeStateDir } from "./state-dir.js";
 import { groupAlive, killGroup } from "./process-groups.js";
 import type { SandboxOptions } from "./sandbox/config.js";
 import { hideFromSandboxes } from "./sandbox/private-paths.js";
@@ -32,9 +32,9 @@ import {
   type Transport,
 } from "../../core/transport.js";
 import { runSweep } from "./process-sweep.js";
-import { sweepScript } from "../../core/sweep-script.js";
 import { SessionCgroup } from "./session-cgroup.js";
-import { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { ENDED_GROUP_TAG, guardOwnerDeath, SANDBOX_DIR_PREFIX, WATCHDOG_AFTER_MS } from "./owner-cleanup.js";
 import { writeOwner } from "../shared/owner.js";
 import { killRecordedGroups, recordGroup, sharedSessionMark } from "./groups-file.js";
 import { FastPathRunner, type RunningCall } from "../shared/fast-path/fast-path-runner.js";
@@ -44,6 +44,7 @@ import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { helperCommand, joinCgroupFirst, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastPath } from "../../core/transport.js";
 import { localPortUrl } from "./port-url.js";
+import { originKey } from "../../core/login-snapshots.js";
 
 export interface LocalTransportOptions {
   /** Variables added to this process's environment for the session's first shell. */
@@ -62,6 +63,8 @@ export interface LocalTransportOptions {
   fastPath?: boolean | undefined;
   /** The helper program; default: the one built into this package (tests point it elsewhere). */
   fastPathHelper?: string | undefined;
+  /** Start from this process's capture of the same origin's login (core/login-snapshots.ts); default true. */
+  reuseLoginSnapshot?: boolean | undefined;
 }
 
 interface LocalHandle extends ProcessHandle {
@@ -71,14 +74,11 @@ interface LocalHandle extends ProcessHandle {
   hit?: string[];
 }
 
-/** How long a fast-path job runs before the owner watchdog is told of its group. */
-const WATCHDOG_AFTER_MS = 20;
-/** The watchdog's tag for an ended job's group: killed only while no process has its leader's PID. */
-const ENDED_GROUP_TAG = "e";
-
 export class LocalTransport implements Transport {
   readonly name = "local";
   readonly actsOnHost = true;
+  /** Every local session runs its login profile on this machine's CPU. */
+  readonly initGroup = "local";
   readonly stdinMode = "pipe";
   readonly cwdSource = "file";
   readonly files: BackendFiles = localFiles;
@@ -113,12 +113,18 @@ export class LocalTransport implements Transport {
     return this.#stateDir;
   }
 
+  /** Groups go to the groups file for `close` of a dir that outlives us, or `--prune`; not a sandbox's, which its
+   * jobs can write (they die with the owner: bwrap --die-with-parent) to make `--prune` kill outside it. */
+  get #recordsGroups(): boolean {
+    return !this.#ownsStateDir || (this.#watchdog !== undefined && this.#sandbox === undefined);
+  }
+
   async start(): Promise<void> {
     requirePosix();
     this.#bash = this.#options.bashPath ?? findBash();
     await checkBash(this.#bash, this.#options.bashPath !== undefined);
     if (this.#options.stateDir === undefined) {
-      this.#stateDir = await mkdtemp(join(fastTempRoot(), "shellwright-"));
+      this.#stateDir = await makeStateDir(this.#options.sandbox === undefined ? undefined : SANDBOX_DIR_PREFIX);
       this.#ownsStateDir = true;
     } else {
       this.#stateDir = this.#options.stateDir;
@@ -150,19 +156,12 @@ export class LocalTransport implements Transport {
     if (this.#options.outliveOwner && !this.#ownsStateDir)
       this.#sessionMark = sharedSessionMark(this.#stateDir, this.#sessionMark) ?? this.#sessionMark;
     this.#cgroup = SessionCgroup.create();
+    if (!this.#options.outliveOwner) {
+      const o = { bash: this.#bash, stateDir: this.#stateDir, ownsStateDir: this.#ownsStateDir };
+      this.#watchdog = guardOwnerDeath({ ...o, sessionMark: this.#sessionMark, cgroupPath: this.#cgroup?.path });
+    }
     // A stray dir's owner tells `shellwright sessions --prune` whether it is still in use.
     if (this.#ownsStateDir) writeOwner(this.#stateDir);
-    if (!this.#options.outliveOwner) {
-      const sweep = sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0);
-      const cleanup = [
-        // The cgroup catches what cleared its environment too; the sweep what left the groups.
-        this.#cgroup === undefined ? "" : `echo 1 > ${shellQuote(`${this.#cgroup.path}/cgroup.kill`)} 2>/dev/null`,
-        `for g; do [[ $g == ${ENDED_GROUP_TAG}* ]] && { g=\${g#${ENDED_GROUP_TAG}}; [[ -e /proc/$g ]] && continue; }; kill -s KILL -- "-$g" 2>/dev/null; done`,
-        `( ${sweep}\n) >/dev/null 2>&1`,
-        this.#ownsStateDir ? `rm -rf -- ${shellQuote(this.#stateDir)}` : "",
-      ];
-      this.#watchdog = new OwnerWatchdog({ bashPath: this.#bash, cleanup: cleanup.filter(Boolean).join("\n") });
-    }
     this.#startFastPath();
   }
 
@@ -214,7 +213,7 @@ export class LocalTransport implements Transport {
           this.#cgroup?.adopt(pid);
           this.#groups.add(pid);
           this.#watchdog?.addGroup(pid);
-          if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+          if (this.#recordsGroups) recordGroup(this.#stateDir, pid);
         }),
       onOrphan: (pid) => killGroup(pid, "KILL"),
       adopt: (call) => this.#adoptFast(call),
@@ -236,7 +235,7 @@ export class LocalTransport implements Transport {
       if (this.#watchdog === undefined) return;
       timer = setTimeout(() => {
         told = true;
-        this.#watchdog?.addGroup(pid);
+        this.#guard(pid);
       }, WATCHDOG_AFTER_MS);
       timer.unref();
     };
@@ -249,9 +248,15 @@ export class LocalTransport implements Transport {
       if (told) this.#watchdog?.forgetGroup(pid);
       if (!end.groupLeft) return;
       this.#endedGroups.add(pid);
-      this.#watchdog?.addGroup(`${ENDED_GROUP_TAG}${pid}`);
+      this.#guard(pid, true);
     });
     return handle;
+  }
+
+  /** The watchdog hears of a job's group, and so does the groups file of a dir `--prune` may find. */
+  #guard(pid: number, ended = false): void {
+    this.#watchdog?.addGroup(ended ? `${ENDED_GROUP_TAG}${pid}` : pid);
+    if (this.#ownsStateDir && this.#recordsGroups) recordGroup(this.#stateDir, pid);
   }
 
   /** After the helper's signal: the job's group, then the sweep of the call's mark and tree. */
@@ -272,6 +277,18 @@ export class LocalTransport implements Transport {
   /** The owner watchdog's pid, while the session is open. */
   get watchdogPid(): number | undefined {
     return this.#watchdog?.pid;
+  }
+
+  /** The environment the session's first shell starts from. */
+  #startEnv(): Record<string, string | undefined> {
+    return { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env };
+  }
+
+  /** The same user, bash, sandbox, starting environment and directory: the same login (core/login-snapshots.ts). */
+  get loginOrigin(): string | undefined {
+    if (this.#options.reuseLoginSnapshot === false || this.#bash === "") return undefined;
+    const env = Object.entries(this.#startEnv()).sort(([a], [b]) => (a < b ? -1 : 1));
+    return originKey(["local", process.getuid?.(), this.#bash, process.cwd(), this.#options.sandbox ?? null, env]);
   }
 
   /** The session's sandbox, when it has one. */
@@ -302,10 +319,7 @@ ${script}`;
     // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
     // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
     // The first shell gets the same guard when this process has no shell level of its own.
-    const env = {
-      ...(options.cleanEnv ? { SHLVL: "1" } : { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env }),
-      ...markEnv(marks),
-    };
+    const env = { ...(options.cleanEnv ? { SHLVL: "1" } : this.#startEnv()), ...markEnv(marks) };
     const launch = this.#sandbox?.wrap([this.#bash, ...args], env) ?? { argv: [this.#bash, ...args], env };
     const child = spawn(launch.argv[0]!, launch.argv.slice(1), {
       detached: true, // its own process group: the unit a timeout kills
@@ -320,8 +334,8 @@ ${script}`;
     if (pid !== undefined) {
       this.#groups.add(pid);
       this.#watchdog?.addGroup(pid);
-      // A state dir that outlives this process keeps the groups for whoever closes the session.
-      if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+      // For whoever closes a state dir that outlives this process, or prunes a dead owner's.
+      if (this.#recordsGroups) recordGroup(this.#stateDir, pid);
     }
     if (options.stdin !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined); // the command may exit without reading it all
@@ -412,7 +426,8 @@ ${script}`;
     this.#endedGroups.clear();
     if (this.#cgroup !== undefined) {
       await this.#cgroup.killAll();
-      this.#dropCgroup();
+      this.#cgroup.remove();
+      this.#cgroup = undefined;
     }
     // Groups of earlier processes that shared this state dir (a named session's earlier execs).
     if (!this.#ownsStateDir && this.#stateDir !== "") killRecordedGroups(this.#stateDir);
@@ -435,10 +450,5 @@ ${script}`;
   /** The session cgroup, when there is one (tests and diagnostics). */
   get cgroupPath(): string | undefined {
     return this.#cgroup?.path;
-  }
-
-  #dropCgroup(): void {
-    this.#cgroup?.remove();
-    this.#cgroup = undefined;
   }
 }

@@ -18,6 +18,7 @@ import {
 import type { SessionState } from "../../core/environment.js";
 import type { SessionOptions } from "../../core/session.js";
 import { spelling } from "./resource-options.js";
+import { writeStderr } from "../../core/stderr.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -63,6 +64,21 @@ export function withOutputCap<T extends object>(config: T, maxOutputBytes: numbe
   return capped as T;
 }
 
+/**
+ * An option of a backend that a warm pool must refuse: one that would make
+ * its members share what a fresh session must not (a container, a state dir,
+ * a named sandbox, processes that outlive the session). Each backend declares
+ * its own (backends/pool-refusals.ts), so another backend's option of the
+ * same name is not refused for it.
+ */
+export interface PoolRefusal {
+  key: string;
+  /** Why, for the error: "every member needs a container of its own". */
+  why: string;
+  /** Whether this value is refused. @default anything but undefined and false */
+  refuses?: (value: unknown) => boolean;
+}
+
 /** The common options that tune the session itself (what a gateway client passes on to the server). */
 export const SESSION_KEYS = [
   "cwd",
@@ -91,7 +107,7 @@ export function optionKeys<T>() {
 
 /** The config's onWarning, checked, or a writer to stderr. */
 export function warningSink(config: { onWarning?: unknown }): (message: string) => void {
-  const warn = config.onWarning ?? ((message: string) => process.stderr.write(`shellwright: warning: ${message}\n`));
+  const warn = config.onWarning ?? ((message: string) => writeStderr(`shellwright: warning: ${message}\n`));
   if (typeof warn !== "function")
     throw new InvalidOptionError("onWarning", `onWarning must be a function, got ${describe(warn)}`);
   return warn as (message: string) => void;

@@ -5,7 +5,7 @@
  * that name their owner are touched, and only when that owner is gone.
  */
 
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ownerAliveHere, readOwner } from "./owner.js";
@@ -34,6 +34,19 @@ function roots(): string[] {
   return [...new Set(dirs)];
 }
 
+/**
+ * A directory this user made and nobody else can write: what `--prune` acts on (it kills what the dir records).
+ * The temp dir is shared, and another user's `shellwright-*` dir there must not steer what this user kills.
+ */
+function ours(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Directories of dead owners whose names match, in the roots where sessions make them. */
 export function deadOwnersDirs(pattern: RegExp): { path: string; owner: string }[] {
   const found: { path: string; owner: string }[] = [];
@@ -47,6 +60,7 @@ export function deadOwnersDirs(pattern: RegExp): { path: string; owner: string }
     for (const name of names) {
       if (!pattern.test(name)) continue;
       const path = join(root, name);
+      if (!ours(path)) continue;
       const owner = readOwner(path);
       if (owner !== undefined && !ownerAliveHere(owner)) found.push({ path, owner });
     }

@@ -32,16 +32,29 @@ export function readOwner(dir: string): string | undefined {
   }
 }
 
-/** A `host/pid` owner is alive when it is on another host or its process still exists here. */
-export function ownerAliveHere(owner: string): boolean {
+/** The PID of a `host/pid` owner on this host; undefined for another host's or a malformed one. */
+export function ownerPid(owner: string): number | undefined {
   const slash = owner.lastIndexOf("/");
-  const host = owner.slice(0, slash);
   const pid = Number(owner.slice(slash + 1));
-  if (slash < 0 || host !== hostname() || !Number.isInteger(pid) || pid <= 0) return host !== hostname();
+  return slash >= 0 && owner.slice(0, slash) === hostname() && Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * A `host/pid` owner is alive when it is on another host or its process still exists here. A zombie is dead: it
+ * runs nothing and its watchdog saw its pipe close, but its PID stays taken until its parent reaps it.
+ */
+export function ownerAliveHere(owner: string): boolean {
+  const pid = ownerPid(owner);
+  if (pid === undefined) return owner.slice(0, Math.max(0, owner.lastIndexOf("/"))) !== hostname();
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+  } catch {
+    return true; // no /proc: the signal's answer stands
   }
 }

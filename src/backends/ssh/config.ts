@@ -3,6 +3,9 @@
  * their validation (done once, in createEnvironment), in one place.
  */
 
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { InvalidOptionError } from "../../core/errors.js";
 import {
   optionalBoolean,
@@ -14,7 +17,7 @@ import {
   stringRecord,
 } from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
-import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
 import type { SshTransportOptions } from "./transport.js";
 
 export interface SshConfig extends CommonConfig {
@@ -63,6 +66,15 @@ export interface SshConfig extends CommonConfig {
    * call is its own `ssh` command (the plain model). @default true
    */
   fastPath?: boolean;
+  /**
+   * Start each session from this process's capture of the login shell
+   * (`bash -l`) of the same origin (user, machine, environment, cwd) while
+   * the profile files are unchanged, instead of running the login again: a
+   * slow profile is paid once per origin, not once per session or pool
+   * member (docs/persistence.md). false: every session runs its own login.
+   * @default true
+   */
+  reuseLoginSnapshot?: boolean;
 }
 
 export const SSH_KEYS = optionKeys<SshConfig>()([
@@ -82,6 +94,7 @@ export const SSH_KEYS = optionKeys<SshConfig>()([
   "sshPath",
   "rsyncPath",
   "fastPath",
+  "reuseLoginSnapshot",
 ]);
 
 /** Options the transport sets itself; ssh keeps the first value it sees, so a later one would be silently ignored. */
@@ -141,7 +154,7 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
     host,
     user,
     port,
-    keyPath: optionalShellString("keyPath", raw.keyPath),
+    keyPath: existingKey(raw.keyPath),
     knownHostsFile: optionalShellString("knownHostsFile", raw.knownHostsFile),
     strictHostKeyChecking: strict,
     sshOptions: options,
@@ -157,8 +170,32 @@ export function normalizeSshConfig(raw: Record<string, unknown>, warn: (message:
     rsyncPath: optionalShellString("rsyncPath", raw.rsyncPath) ?? "rsync",
     outliveOwner: optionalBoolean("outliveOwner", raw.outliveOwner),
     fastPath: optionalBoolean("fastPath", raw.fastPath),
+    reuseLoginSnapshot: optionalBoolean("reuseLoginSnapshot", raw.reuseLoginSnapshot),
     warn,
   };
+}
+
+/**
+ * A key that is not there would cost a whole connection attempt (seconds)
+ * and end in ssh's own warning; ssh expands a leading `~/` itself, so the
+ * check does too.
+ */
+function existingKey(value: unknown): string | undefined {
+  const keyPath = optionalShellString("keyPath", value);
+  if (keyPath === undefined) return undefined;
+  const local = keyPath.startsWith("~/") ? join(homedir(), keyPath.slice(2)) : keyPath;
+  try {
+    accessSync(local, fsConstants.R_OK);
+    if (statSync(local).isDirectory()) throw Object.assign(new Error("a directory"), { code: "EISDIR" });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "does not exist" : code === "EISDIR" ? "is a directory" : "cannot be read";
+    throw new InvalidOptionError(
+      "keyPath",
+      `keyPath ${describe(keyPath)} ${why} on this machine; give the path of a private key file readable by this user (e.g. ~/.ssh/id_ed25519)`,
+    );
+  }
+  return keyPath;
 }
 
 function remoteDir(value: unknown): string | undefined {
@@ -174,3 +211,8 @@ function remoteDir(value: unknown): string | undefined {
 
 /** What this backend cannot open without, with a value a user would give (the CLI words a missing one with it). */
 export const SSH_REQUIRED: Readonly<Record<string, string>> = { host: "example.com" };
+
+/** What a warm pool refuses of an ssh config (docs/pools.md). */
+export const SSH_POOL_REFUSED: readonly PoolRefusal[] = [
+  { key: "outliveOwner", why: "a pool's members end with their owner" },
+];

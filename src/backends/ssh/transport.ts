@@ -26,6 +26,7 @@ import {
   type CallMarks,
 } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
+import { originKey } from "../../core/login-snapshots.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
 import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
@@ -37,9 +38,9 @@ import { SshCall, type CallEnd } from "./call.js";
 import { controlArgs, describeTarget, killScript, sshArgs, wrapScript, type SshTarget } from "./command.js";
 import { RsyncTransfer } from "./sync.js";
 import { parseSweep, sweepScript } from "../../core/sweep-script.js";
-import { OwnerWatchdog } from "../shared/owner-watchdog.js";
-import { writeOwner } from "../shared/owner.js";
-import { sshWatchdogCleanup } from "./watchdog.js";
+import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { guardSshOwnerDeath } from "./watchdog.js";
+import { killGroupsFileLine, LIVE_GROUPS_LINE } from "./remote-record.js";
 
 /** Where and how to connect (the control socket is made per session), plus what the session needs on the host. */
 export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "sshOptions"> {
@@ -58,6 +59,8 @@ export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "ss
   fastPath?: boolean | undefined;
   /** The helper to copy to the host; default: the static one built into this package (tests point it elsewhere). */
   fastPathHelper?: string | undefined;
+  /** Start from this process's capture of the same origin's login (core/login-snapshots.ts); default true. */
+  reuseLoginSnapshot?: boolean | undefined;
 }
 
 /** Control calls (connect, kill, cleanup) that take longer than this are given up. */
@@ -96,12 +99,25 @@ export class SshTransport implements Transport {
   #watchdog: OwnerWatchdog | undefined;
   #fast: SshFastPath | undefined;
 
+  /** The same host, port, user, ssh options and `env`: the same login (core/login-snapshots.ts). */
+  get loginOrigin(): string | undefined {
+    if (this.#options.reuseLoginSnapshot === false) return undefined;
+    const { host, user, port, keyPath, sshOptions, env, remoteTempDir, sshPath } = this.#options;
+    return originKey(["ssh", host, user, port, keyPath, sshOptions, env, remoteTempDir, sshPath]);
+  }
+
   constructor(options: SshTransportOptions) {
     this.#options = options;
   }
 
   get tempDir(): string {
     return this.#tempDir;
+  }
+
+  /** Every session on one host runs its login profile on that host's CPU. */
+  get initGroup(): string {
+    const { user, host, port } = this.#options;
+    return `ssh:${user ?? ""}@${host}:${port ?? 22}`;
   }
 
   /** Where the master's socket lives (a private 0700 directory). */
@@ -185,20 +201,13 @@ export class SshTransport implements Transport {
       );
     }
     this.#ownsTempDir = o.remoteTempDir === undefined;
-    // A stray control dir's owner tells `shellwright sessions --prune` whether its master is still in use.
-    writeOwner(this.#controlDir);
-    this.#watchdog = new OwnerWatchdog({
-      cleanup: sshWatchdogCleanup({
-        sshPath: o.sshPath,
-        target: this.#target,
-        controlDir: this.#controlDir,
-        remote: o.outliveOwner
-          ? undefined
-          : {
-              dir: this.#ownsTempDir ? this.#tempDir : undefined,
-              sweep: sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0),
-            },
-      }),
+    this.#watchdog = guardSshOwnerDeath({
+      sshPath: o.sshPath,
+      target: this.#target,
+      controlDir: this.#controlDir,
+      remote: o.outliveOwner
+        ? undefined
+        : { dir: this.#ownsTempDir ? this.#tempDir : undefined, mark: this.#sessionMark, groupsFile: this.#groupsFile },
     });
     if (hasEnv) this.#envFile = `${this.#tempDir}/env`;
     if (o.sync !== undefined) {
@@ -253,9 +262,9 @@ export class SshTransport implements Transport {
     });
   }
 
-  /** A session that outlives this process records its groups on the host, for whoever closes it. */
-  get #groupsFile(): string | undefined {
-    return this.#options.outliveOwner || !this.#ownsTempDir ? `${this.#tempDir}/groups` : undefined;
+  /** Every call's group, recorded on the host: for whoever closes a session that outlives this process, or `--prune`. */
+  get #groupsFile(): string {
+    return `${this.#tempDir}/groups`;
   }
 
   runBash(script: string, options: RunOptions): ProcessHandle {
@@ -339,32 +348,24 @@ export class SshTransport implements Transport {
     this.#fast?.stop();
     this.#fast = undefined;
     if (this.#controlDir === "") return;
-    const cleanup: string[] = [];
-    const groupsFile = this.#groupsFile;
-    if (this.#activeGroups.size + this.#finishedGroups.size > 0 || groupsFile !== undefined) {
-      // Background children of the session end with it, as on the local backend.
-      // A finished call's group is killed only while its leader (the outer
-      // shell, dead by now) has not been replaced: PIDs wrap quickly (often at
-      // 32768), and a reused one may lead an unrelated session. Entries are
-      // GROUP:SESSION (a fast-path job's group lives in its helper's session),
-      // or GROUP alone for a group that leads its own session (a plain call's).
-      const pairs = [...this.#finishedGroups].map(([group, session]) => `${group}:${session}`);
-      cleanup.push(
-        `live=" "; for f in /proc/[0-9]*/stat; do read -r s < "$f" 2>/dev/null || continue; s=\${s##*) }; set -- $s; live="$live$3:$4 "; done`,
-        `for e in ${pairs.join(" ")}; do g=\${e%%:*}; [ -e /proc/$g ] && continue; case "$live" in *" $e "*) kill -s KILL -- -$g 2>/dev/null;; esac; done`,
-        ...[...this.#activeGroups].map((group) => `kill -s KILL -- -${group} 2>/dev/null`),
-      );
+    // Background children of the session end with it, as on the local backend.
+    // A finished call's group is killed only while its leader (the outer
+    // shell, dead by now) has not been replaced: PIDs wrap quickly (often at
+    // 32768), and a reused one may lead an unrelated session. Entries are
+    // GROUP:SESSION (a fast-path job's group lives in its helper's session),
+    // or GROUP alone for a group that leads its own session (a plain call's).
+    const pairs = [...this.#finishedGroups].map(([group, session]) => `${group}:${session}`);
+    const cleanup = [
+      LIVE_GROUPS_LINE,
+      `for e in ${pairs.join(" ")}; do g=\${e%%:*}; [ -e /proc/$g ] && continue; case "$live" in *" $e "*) kill -s KILL -- -$g 2>/dev/null;; esac; done`,
+      ...[...this.#activeGroups].map((group) => `kill -s KILL -- -${group} 2>/dev/null`),
       // Groups of earlier processes on this session (a named session's earlier execs), under the same rule.
-      if (groupsFile !== undefined)
-        cleanup.push(
-          `if [ -f ${shellQuote(groupsFile)} ]; then for e in $(cat ${shellQuote(groupsFile)}); do g=\${e%%:*}; case $e in *:*) ;; *) e=$g:$g;; esac; [ -e /proc/$g ] && continue; case "$live" in *" $e "*) kill -s KILL -- -$g 2>/dev/null;; esac; done; rm -f ${shellQuote(groupsFile)}; fi`,
-        );
-    }
+      killGroupsFileLine(this.#groupsFile),
+    ];
     // Everything the session started, however it detached from its call's group.
     cleanup.push(`bash -c ${shellQuote(sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0))}`);
     if (this.#ownsTempDir && this.#tempDir !== "") cleanup.push(`rm -rf -- ${shellQuote(this.#tempDir)}`);
-    if (cleanup.length > 0)
-      await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 }).catch(() => undefined);
+    await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 }).catch(() => undefined);
     this.#activeGroups.clear();
     this.#finishedGroups.clear();
     await this.#closeMaster();

@@ -7,8 +7,13 @@
  * goes: nothing would ever use it again.
  */
 
+import { SESSION_MARK } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
+import { sweepScript } from "../../core/sweep-script.js";
+import { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { writeOwner } from "../shared/owner.js";
 import { controlArgs, sshArgs, type SshTarget } from "./command.js";
+import { writeRemoteRecord } from "./remote-record.js";
 
 export interface SshCleanup {
   sshPath: string;
@@ -61,4 +66,36 @@ export function sshWatchdogCleanup(options: SshCleanup): string {
     `rm -rf -- ${shellQuote(options.controlDir)}`,
   );
   return lines.join("\n");
+}
+
+export interface SshOwnerGuard {
+  sshPath: string;
+  target: SshTarget;
+  controlDir: string;
+  /** What to end on the host when the owner dies; undefined for a session meant to outlive its owner. */
+  remote?: { dir: string | undefined; mark: string; groupsFile: string } | undefined;
+}
+
+/**
+ * Starts the watchdog, and records in the control dir what it would clean on the host, for `shellwright sessions
+ * --prune` when the watchdog dies with its owner (remote-record.ts). The owner file comes last: it makes the dir a
+ * candidate for `--prune`, which must then find the record.
+ */
+export function guardSshOwnerDeath(o: SshOwnerGuard): OwnerWatchdog {
+  const remote = o.remote;
+  if (remote !== undefined) {
+    writeRemoteRecord(o.controlDir, { sshPath: o.sshPath, target: { ...o.target, controlPath: undefined }, ...remote });
+  }
+  writeOwner(o.controlDir);
+  return new OwnerWatchdog({
+    cleanup: sshWatchdogCleanup({
+      sshPath: o.sshPath,
+      target: o.target,
+      controlDir: o.controlDir,
+      remote: remote && {
+        dir: remote.dir,
+        sweep: sweepScript({ marks: [`${SESSION_MARK}=${remote.mark}`] }, "KILL", 0),
+      },
+    }),
+  });
 }

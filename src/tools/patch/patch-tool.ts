@@ -14,7 +14,7 @@ import { ConcurrentChangeError, probeForWrite, sha256, writeAtomic, type WritePr
 import { validateGuardOptions, type WriteGuardOptions } from "../files/path-guard.js";
 import { baseNameOf, directoryOf, enterVerifiedDirectory } from "../files/verified-directory.js";
 import { fuzzyReplace, STRATEGY_NAMES } from "./fuzzy-match.js";
-import { unifiedDiff } from "./unified-diff.js";
+import { diffPath, unifiedDiff } from "./unified-diff.js";
 import { applyHunks, parseV4a, V4aParseError, type V4aOperation } from "./v4a.js";
 
 export type PatchToolOptions = WriteGuardOptions;
@@ -44,13 +44,13 @@ const schema = z
   .strict();
 
 /** A file's text as edited: LF line endings, no BOM; restored on the way back. */
-interface TextFile {
+export interface TextFile {
   text: string;
   crlf: boolean;
   bom: boolean;
 }
 
-function decodeText(bytes: Buffer, path: string): TextFile | string {
+export function decodeText(bytes: Buffer, path: string): TextFile | string {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -65,13 +65,13 @@ function decodeText(bytes: Buffer, path: string): TextFile | string {
   return { text, crlf, bom };
 }
 
-function encodeText(file: TextFile, text: string): Buffer {
+export function encodeText(file: TextFile, text: string): Buffer {
   let out = file.crlf ? text.replace(/\n/g, "\r\n") : text;
   if (file.bom) out = `\uFEFF${out}`;
   return Buffer.from(out, "utf8");
 }
 
-async function readForEdit(
+export async function readForEdit(
   session: Environment,
   path: string,
   guard: WriteGuardOptions,
@@ -204,7 +204,8 @@ async function patchMode(
         problems.push(`${op.path}: ${probe.kind === "new" ? "file not found" : "not a regular file"}`);
       else {
         claim(probe, op.path);
-        if (op.kind === "delete") planned.push({ op, source: probe, diff: `--- a/${op.path}\n+++ /dev/null\n` });
+        if (op.kind === "delete")
+          planned.push({ op, source: probe, diff: `--- ${diffPath("a", op.path)}\n+++ /dev/null\n` });
         else {
           const destination = await destinationProbe(op.moveTo);
           if (!destination) continue;
@@ -263,7 +264,7 @@ async function patchMode(
 }
 
 /** Deletes inside the directory the guard approved (see verified-directory.ts), never through a swapped-in symlink. */
-async function removeFile(session: Environment, resolved: string, signal?: AbortSignal): Promise<void> {
+export async function removeFile(session: Environment, resolved: string, signal?: AbortSignal): Promise<void> {
   const script = [
     enterVerifiedDirectory(directoryOf(resolved), { create: false }),
     `rm -f -- ${shellQuote(`./${baseNameOf(resolved)}`)}`,

@@ -93,10 +93,13 @@ function editScript(a: readonly string[], b: readonly string[]): Op[] {
   ];
 }
 
+/** A path as a diff header names it: `a/src/x.ts`, and `a/tmp/x` for `/tmp/x` as git writes it, never `a//tmp/x`. */
+export const diffPath = (side: "a" | "b", path: string): string => `${side}/${path.replace(/^\/+/, "")}`;
+
 export function unifiedDiff(before: string, after: string, path: string, context = 3): string {
   if (before === after) return "";
   const ops = editScript(splitLines(before), splitLines(after));
-  const out = [`--- a/${path}`, `+++ b/${path}`];
+  const out = [`--- ${diffPath("a", path)}`, `+++ ${diffPath("b", path)}`];
   let i = 0;
   while (i < ops.length) {
     if (ops[i]!.kind === " ") {

@@ -9,6 +9,9 @@
  *   *** Add File: path            (+ lines are the content)
  *   *** Delete File: path
  *   *** Move File: a -> b
+ *
+ * OpenAI's Responses API sends one file per operation, with the diff alone
+ * (no envelope, no header): parseUpdateDiff and parseCreateDiff read those.
  */
 
 import { findMatches } from "./fuzzy-match.js";
@@ -97,25 +100,11 @@ export function parseV4a(patch: string): V4aOperation[] {
       );
     }
     if (line.startsWith("@@")) {
-      hunk = {
-        anchor: line
-          .replace(/^@@\s?/, "")
-          .replace(/\s?@@$/, "")
-          .trim(),
-        lines: [],
-        atEnd: false,
-      };
+      hunk = { anchor: anchorOf(line), lines: [], atEnd: false };
       current.hunks.push(hunk);
       continue;
     }
-    if (line.trim() === "*** End of File") {
-      needHunk().atEnd = true;
-      continue;
-    }
-    if (line.startsWith("\\")) continue; // "\ No newline at end of file"
-    const target = needHunk();
-    const kind = line[0] === "-" || line[0] === "+" || line[0] === " " ? line[0] : " ";
-    target.lines.push({ kind, text: kind === line[0] ? line.slice(1) : line });
+    readChangeLine(line, needHunk);
   }
   if (operations.length === 0)
     throw new V4aParseError(
@@ -131,6 +120,102 @@ export function parseV4a(patch: string): V4aOperation[] {
     }
   }
   return operations;
+}
+
+/** The text after `@@`; a unified diff's line numbers (`@@ -1,2 +1,3 @@`) say nothing V4A uses, so they are no anchor. */
+function anchorOf(line: string): string {
+  const anchor = line
+    .replace(/^@@\s?/, "")
+    .replace(/\s?@@$/, "")
+    .trim();
+  return /^-\d+(,\d+)? \+\d+(,\d+)?$/.test(anchor) ? "" : anchor;
+}
+
+/** One line of a hunk after its `@@` (or of the first hunk, which may go without): context, removed, added. */
+function readChangeLine(line: string, hunk: () => Hunk): void {
+  if (line.trim() === "*** End of File") {
+    hunk().atEnd = true;
+    return;
+  }
+  if (line.startsWith("\\")) return; // "\ No newline at end of file"
+  const kind = line[0] === "-" || line[0] === "+" || line[0] === " " ? line[0] : " ";
+  hunk().lines.push({ kind, text: kind === line[0] ? line.slice(1) : line });
+}
+
+/** The diff's lines: CRLF read as LF, the empty line after a final newline dropped. */
+function diffLines(diff: string): string[] {
+  const lines = diff.split(/\r?\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/**
+ * The hunks of an `update_file` operation's diff (OpenAI's apply_patch): `@@`
+ * lines, context, `-` and `+` lines and `*** End of File`, without the
+ * `*** Update File:` header. Throws V4aParseError when it is malformed or
+ * changes nothing.
+ */
+export function parseUpdateDiff(diff: string): Hunk[] {
+  const hunks: Hunk[] = [];
+  let hunk: Hunk | undefined;
+  const current = (): Hunk => {
+    if (hunk === undefined) {
+      hunk = { anchor: "", lines: [], atEnd: false };
+      hunks.push(hunk);
+    }
+    return hunk;
+  };
+  for (const [index, line] of diffLines(diff).entries()) {
+    if (line.startsWith("@@")) {
+      hunk = { anchor: anchorOf(line), lines: [], atEnd: false };
+      hunks.push(hunk);
+    } else if (line.startsWith("***") && line.trim() !== "*** End of File") {
+      throw new V4aParseError(
+        `line ${index + 1}: ${JSON.stringify(line.slice(0, 80))} cannot appear in the diff of one file (only @@ lines, context, - and + lines, and *** End of File)`,
+      );
+    } else readChangeLine(line, current);
+  }
+  if (hunks.every((h) => h.lines.every((l) => l.kind === " "))) throw new V4aParseError("the diff has no changes");
+  return hunks;
+}
+
+/**
+ * The content of a `create_file` operation's diff (OpenAI's apply_patch):
+ * every line starts with `+`, and the lines are joined with newlines, so a
+ * final newline is a last empty `+` line, as OpenAI's own applier reads it.
+ */
+export function parseCreateDiff(diff: string): string {
+  const lines = diffLines(diff);
+  for (const [index, line] of lines.entries()) {
+    if (!line.startsWith("+"))
+      throw new V4aParseError(
+        `line ${index + 1}: every line of a create_file diff starts with + (got ${JSON.stringify(line.slice(0, 80))})`,
+      );
+  }
+  return lines.map((line) => line.slice(1)).join("\n");
+}
+
+/**
+ * The hunk's replacement with its context lines as the file has them: a
+ * context line found by a loose match (other indentation or trailing spaces)
+ * is not a change, so it stays as it was; the added lines are `replacement`'s
+ * (re-indented by the match where it re-indents). Unchanged when the match is
+ * not line for line.
+ */
+function keepContext(matched: string, hunk: Hunk, replacement: string): string {
+  const fileLines = matched.replace(/\n$/, "").split("\n");
+  const newLines = replacement.replace(/\n$/, "").split("\n");
+  if (fileLines.length !== hunk.lines.filter((l) => l.kind !== "+").length) return replacement;
+  if (newLines.length !== hunk.lines.filter((l) => l.kind !== "-").length) return replacement;
+  let at = 0;
+  let made = 0;
+  let out = "";
+  for (const line of hunk.lines) {
+    if (line.kind === "-") at++;
+    else out += `${line.kind === " " ? fileLines[at++] : newLines[made]}\n`;
+    if (line.kind !== "-") made++;
+  }
+  return out;
 }
 
 /**
@@ -185,7 +270,7 @@ export function applyHunks(
     let end = from + span.end;
     // A fuzzy line match may stop before the newline that ends its last line.
     if (work[end] === "\n" && !work.slice(start, end).endsWith("\n")) end++;
-    const replacement = match.replacementFor?.(span) ?? match.replacement;
+    const replacement = keepContext(work.slice(start, end), hunk, match.replacementFor?.(span) ?? match.replacement);
     work = work.slice(0, start) + replacement + work.slice(end);
     cursor = start + replacement.length;
   }

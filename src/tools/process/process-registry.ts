@@ -18,17 +18,16 @@ import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-s
 import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
-import { PtyTerminal, type PatternWait, type ScreenShot } from "./pty-terminal.js";
-import { shellQuote } from "../../core/script.js";
-import {
-  completeUtf8Length,
-  reapEntry,
-  type BackgroundProcess,
-  type ProcessStatus,
-  type PtySize,
-  type PtyState,
-} from "./background-process.js";
+import { runLongLivedPoll } from "./long-lived.js";
+import { checkPtySize } from "./pty-size.js";
+import { PtyTerminal, type PatternSource, type PatternWait, type ScreenShot } from "./pty-terminal.js";
+import type { SecretFinder } from "./screen-text.js";
+import { patternWorker } from "./pattern-worker.js";
+import { type BackgroundProcess, type ProcessStatus, type PtySize, type PtyState } from "./background-process.js";
 import { completionEvent, type CompletionEvent } from "./completion-event.js";
+import { endSignal, markEnded } from "./process-end.js";
+import { flushCarry, takeOutput } from "./process-output.js";
+import { closeScript, leftoversScript, parseLeftovers } from "./end-scripts.js";
 
 export { shownOutput } from "./background-process.js";
 export type { BackgroundProcess, ProcessStatus, PtySize, PtyState } from "./background-process.js";
@@ -38,10 +37,8 @@ import {
   killScript,
   launchScript,
   parsePollOutput,
-  parseReaped,
   pollScript,
   processFiles,
-  reapScript,
   waitScript,
   writeStdinScript,
   type PollAnswer,
@@ -138,8 +135,12 @@ export class ProcessRegistry {
     const id = `proc_${randomBytes(6).toString("hex")}`;
     const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
     const cwd = options.cwd ?? this.#session.cwd;
-    const pty = options.pty === undefined ? undefined : await this.#ptyLaunch(options.pty);
-    const result = await this.#session.execute(launchScript(files, command, id, pty), { ...HOUSEKEEPING, cwd });
+    const size = options.pty === undefined ? undefined : checkPtySize(options.pty);
+    const pty = size === undefined ? undefined : await this.#ptyLaunch(size);
+    const result = await this.#session.execute(
+      launchScript(files, command, id, { maxLogBytes: this.#settings.maxLogBytes, pty }),
+      { ...HOUSEKEEPING, cwd },
+    );
     const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
     if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
       const why =
@@ -169,27 +170,40 @@ export class ProcessRegistry {
       pty: undefined,
       follower: undefined,
     };
-    if (options.pty !== undefined) {
+    if (size !== undefined) {
       process.pty = {
         // The emulator's answers to the program's queries (ESC[6n …) are typed back into the PTY.
-        terminal: new PtyTerminal(options.pty.cols, options.pty.rows, (data) => {
+        terminal: new PtyTerminal(size.cols, size.rows, (data) => {
           this.write(process, data).catch(() => undefined);
         }),
         writes: Promise.resolve(),
       };
     }
+    const started: Promise<void>[] = [];
     if (process.pty !== undefined || options.onOutput !== undefined) {
       const terminal = process.pty?.terminal;
       const listener = options.onOutput;
-      process.follower = followLog(
+      const follower = followLog(
         this.#session,
         process,
         (text) => (terminal?.feed(text), listener?.(text)),
         () => terminal?.end(),
       );
+      process.follower = follower.controller;
+      started.push(follower.started);
     }
     this.#processes.set(id, process);
-    if (process.notifyOnComplete) this.#watch(process);
+    if (process.notifyOnComplete) started.push(this.#watch(process));
+    // Nothing could show its output or its end (a gateway at its bound of long-lived executions): end it now.
+    await Promise.all(started).catch(async (error: unknown) => {
+      await this.kill(process).catch(() => undefined);
+      this.#processes.delete(id);
+      process.follower?.abort();
+      process.pty?.terminal.dispose();
+      throw new ProcessError(
+        `The process was ended at once: its output cannot be followed. ${(error as Error).message ?? String(error)}`,
+      );
+    });
     return process;
   }
 
@@ -208,12 +222,12 @@ export class ProcessRegistry {
 
   /** The command line that runs `command` under a PTY in the foreground (terminal pty=true). */
   async foregroundPtyCommand(command: string, size: PtySize): Promise<string> {
-    return ptyCommandLine(await this.#ptyLaunch(size), command);
+    return ptyCommandLine(await this.#ptyLaunch(checkPtySize(size)), command);
   }
 
-  /** The PTY's visible screen and cursor. */
-  async screen(process: BackgroundProcess): Promise<ScreenShot> {
-    return this.#ptyOf(process, "screen").terminal.screen();
+  /** The PTY's visible screen and cursor; the secrets `find` finds masked, also where a line wraps. */
+  async screen(process: BackgroundProcess, find?: SecretFinder): Promise<ScreenShot> {
+    return this.#ptyOf(process, "screen").terminal.screen(find);
   }
 
   /** A new action on the PTY starts: `waitFor` looks at what arrives after it. */
@@ -224,21 +238,28 @@ export class ProcessRegistry {
   /** Resizes the PTY: the program gets SIGWINCH. Returns false when the process has ended. */
   async resize(process: BackgroundProcess, size: PtySize): Promise<boolean> {
     const pty = this.#ptyOf(process, "resize");
+    const { cols, rows } = checkPtySize(size, "size");
     if (process.status !== "running") return false;
-    const result = await this.#session.execute(resizeScript(process.files.ctl, size.cols, size.rows), HOUSEKEEPING);
+    const result = await this.#session.execute(resizeScript(process.files.ctl, cols, rows), HOUSEKEEPING);
     if (result.exitCode !== 0) return false;
-    pty.terminal.resize(size.cols, size.rows);
+    pty.terminal.resize(cols, rows);
     return true;
   }
 
-  /** Waits until the output since the previous action matches `pattern` (woken by the output, not a timer). */
+  /**
+   * Waits until the output since the previous action matches `pattern`
+   * (woken by the output, not a timer), matched in linear time off the event
+   * loop (pattern-worker.ts): RE2's syntax, so no lookahead or backreference.
+   */
   async waitFor(
     process: BackgroundProcess,
-    pattern: RegExp,
+    pattern: PatternSource | string,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<PatternWait> {
-    const answer = await this.#ptyOf(process, "wait with a pattern").terminal.waitFor(pattern, timeoutMs, signal);
+    const source = typeof pattern === "string" ? { source: pattern, flags: "m" } : pattern;
+    const terminal = this.#ptyOf(process, "wait with a pattern").terminal;
+    const answer = await terminal.waitFor(source, timeoutMs, patternWorker(this.#session), signal);
     if (answer.status !== "matched") await this.refresh([process]);
     return answer;
   }
@@ -268,10 +289,12 @@ export class ProcessRegistry {
     if (process.status !== "running") return true;
     const interval = this.#settings.watchIntervalMs;
     const checks = Math.max(1, Math.ceil(timeoutMs / interval));
+    // Ended by the wait's own answer, the caller's signal, or the end seen elsewhere (a kill).
+    const stop = AbortSignal.any([...(signal ? [signal] : []), endSignal(process)]);
     const answers = await this.#runPoll(waitScript(this.#request(process, 0), interval, checks), {
       isolated: true,
       timeoutMs: timeoutMs + 30_000,
-      ...(signal ? { signal } : {}),
+      signal: stop,
     });
     for (const answer of answers) this.#apply(process, answer);
     return process.status !== "running";
@@ -299,12 +322,13 @@ export class ProcessRegistry {
   }
 
   /**
-   * Kills what an ended process left running (a server started with `&`),
-   * recognised by its marker. Returns the number of process groups killed.
+   * Ends what an ended process left running (a server started with `&`, a
+   * setsid daemon), recognised by its mark. Returns how many processes it ended.
    */
   async reap(process: BackgroundProcess): Promise<number> {
-    const result = await this.#session.execute(reapScript([reapEntry(process)], { removeFiles: false }), HOUSEKEEPING);
-    return parseReaped(result.output);
+    const grace = this.#settings.killGraceMs;
+    const script = leftoversScript([{ id: process.id, pgid: process.pid }], grace);
+    return parseLeftovers((await this.#session.execute(script, { ...HOUSEKEEPING, timeoutMs: grace + 30_000 })).output);
   }
 
   /** Writes to the process's stdin (its terminal, for a PTY process). Returns false when its stdin is closed. */
@@ -360,17 +384,9 @@ export class ProcessRegistry {
     const entries = [...this.#processes.values()];
     const helper = ptyHelperInstalled(this.#session);
     if ((entries.length === 0 && !helper) || this.#session.closed) return;
-    // A PTY's program has a session of its own, out of the reap's reach: its
-    // helper ends it on TERM (the reap's KILL would leave HUP-immune jobs).
-    await Promise.all(
-      entries
-        .filter((p) => p.pty !== undefined && p.status === "running")
-        .map((p) => this.kill(p).catch(() => undefined)),
-    );
-    const removeHelper = helper ? `\ncommand rm -f -- ${shellQuote(ptyHelperPath(this.#session))}` : "";
-    await this.#session
-      .execute(reapScript(entries.map(reapEntry), { removeFiles: true }) + removeHelper, HOUSEKEEPING)
-      .catch(() => undefined);
+    const script = closeScript(entries, this.#settings.killGraceMs, helper ? ptyHelperPath(this.#session) : undefined);
+    const options = { ...HOUSEKEEPING, timeoutMs: this.#settings.killGraceMs + 30_000 };
+    await this.#session.execute(script, options).catch(() => undefined);
     for (const process of entries) {
       if (process.status === "running") this.#finish(process, "killed", undefined);
       process.follower?.abort();
@@ -398,53 +414,21 @@ export class ProcessRegistry {
     return parsePollOutput(text);
   }
 
-  /**
-   * Applies one answer. Idempotent and order-free: bytes before the current
-   * offset are skipped, a gap (the read kept only the newest bytes) is counted
-   * as dropped, so overlapping polls (a watcher and a poll) never duplicate output.
-   */
+  /** Applies one answer: its new output (process-output.ts), then the end it reports. */
   #apply(process: BackgroundProcess, answer: PollAnswer): void {
-    let data = answer.data;
-    if (answer.start > process.offset) {
-      process.droppedChars += answer.start - process.offset;
-      process.carry = new Uint8Array();
-      process.offset = answer.start;
-    }
-    const skip = process.offset - answer.start;
-    if (skip < data.length) {
-      data = data.subarray(skip);
-      process.offset += data.length;
-      this.#append(process, data);
-    }
-    if (process.status !== "running") return;
-    if (!answer.running) {
-      const status: ProcessStatus = process.killing ? "killed" : answer.exitCode === undefined ? "lost" : "exited";
-      this.#finish(process, status, answer.exitCode);
-    }
-  }
-
-  #append(process: BackgroundProcess, bytes: Uint8Array): void {
-    const joined = process.carry.length > 0 ? Buffer.concat([process.carry, bytes]) : Buffer.from(bytes);
-    const complete = completeUtf8Length(joined);
-    process.carry = joined.subarray(complete);
-    const text = joined.subarray(0, complete).toString("utf8");
-    process.output += text;
-    const excess = process.output.length - this.#settings.bufferChars;
-    if (excess > 0) {
-      process.output = process.output.slice(excess);
-      process.droppedChars += excess;
-    }
+    takeOutput(process, answer, this.#settings.bufferChars);
+    if (process.status !== "running" || answer.running) return;
+    const status: ProcessStatus = process.killing ? "killed" : answer.exitCode === undefined ? "lost" : "exited";
+    this.#finish(process, status, answer.exitCode);
   }
 
   #finish(process: BackgroundProcess, status: ProcessStatus, exitCode: number | undefined): void {
-    if (process.carry.length > 0) {
-      process.output += Buffer.from(process.carry).toString("utf8");
-      process.carry = new Uint8Array();
-    }
+    flushCarry(process);
     process.status = status;
     process.exitCode = exitCode ?? (status === "killed" ? 137 : undefined);
     process.finishedAt = Date.now();
     process.stdinOpen = false;
+    markEnded(process);
     this.#watchers.get(process.id)?.abort();
     this.#watchers.delete(process.id);
     const follower = process.follower;
@@ -452,21 +436,25 @@ export class ProcessRegistry {
     if (process.notifyOnComplete) this.#events.push(completionEvent(process, this.redactor));
   }
 
-  /** One waiting command inside the backend per watched process; it ends when the process does. */
-  #watch(process: BackgroundProcess): void {
+  /**
+   * One waiting command inside the backend per watched process; it ends when
+   * the process does. Resolves once the first one runs; rejects when the
+   * backend refused it (a gateway at its bound of long-lived executions).
+   */
+  #watch(process: BackgroundProcess): Promise<void> {
     const controller = new AbortController();
     this.#watchers.set(process.id, controller);
+    let first: Promise<void> | undefined;
     const loop = async (): Promise<void> => {
       let failures = 0;
       while (process.status === "running" && !controller.signal.aborted && !this.#session.closed) {
-        const answers = await this.#runPoll(
+        const waiting = runLongLivedPoll(
+          this.#session,
           waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined),
-          {
-            isolated: true,
-            timeoutMs: FOREVER_MS,
-            signal: controller.signal,
-          },
+          { isolated: true, timeoutMs: FOREVER_MS, signal: controller.signal },
         );
+        first ??= waiting.started;
+        const answers = await waiting.answers;
         for (const answer of answers) this.#apply(process, answer);
         // A backend that ends the wait without an answer (an exec time limit,
         // a hiccup) is retried after a pause, a few times, never in a hot loop.
@@ -476,7 +464,8 @@ export class ProcessRegistry {
       }
     };
     // A watcher that fails (the backend went away) leaves the process to poll.
-    loop().catch(() => undefined);
+    const running = loop().catch(() => undefined);
+    return first ?? running;
   }
 
   /** Drops finished processes past their time to live, then the oldest finished ones over the limit. */

@@ -9,6 +9,8 @@
  *   holder  PID of a sleeper that keeps a writer on `in`, so the process sees
  *           EOF only when `close` kills it
  *   exit    the command's real exit code, written by the wrapper when it ends
+ *   lock    locked by the wrapper while it lives (flock), so a wait is woken
+ *           by its end, not by a poll (waitLoop)
  *   ctl     (a PTY process only) a FIFO of resize requests (pty-scripts.ts)
  *
  * The wrapper is started with job control on (`set -m`), so it leads a process
@@ -23,6 +25,7 @@
 import { shellQuote } from "../../core/script.js";
 import { sweepScript } from "../../core/sweep-script.js";
 import { ptyCommandLine, type PtyLaunch } from "./pty-scripts.js";
+import { BOUND_FUNCTIONS, boundWrapper, LOG_READ_FUNCTIONS, logLayout } from "./log-bound.js";
 
 export interface ProcessFiles {
   dir: string;
@@ -31,6 +34,7 @@ export interface ProcessFiles {
   holder: string;
   exit: string;
   ctl: string;
+  lock: string;
 }
 
 export function processFiles(dir: string): ProcessFiles {
@@ -41,6 +45,7 @@ export function processFiles(dir: string): ProcessFiles {
     holder: `${dir}/holder`,
     exit: `${dir}/exit`,
     ctl: `${dir}/ctl`,
+    lock: `${dir}/lock`,
   };
 }
 
@@ -51,7 +56,15 @@ export const MARKER_VARIABLE = "SHELLWRIGHT_BG_ID";
  * `pty`, the command runs under the helper's pseudo-terminal (its stdin
  * FIFO relayed to the terminal, the terminal's output to the log).
  */
-export function launchScript(files: ProcessFiles, command: string, id: string, pty?: PtyLaunch): string {
+export function launchScript(
+  files: ProcessFiles,
+  command: string,
+  id: string,
+  options: { maxLogBytes: number; pty?: PtyLaunch | undefined },
+): string {
+  const pty = options.pty;
+  const bound = boundWrapper(shellQuote(files.dir));
+  const layout = logLayout(options.maxLogBytes);
   const q = {
     dir: shellQuote(files.dir),
     log: shellQuote(files.log),
@@ -59,22 +72,27 @@ export function launchScript(files: ProcessFiles, command: string, id: string, p
     holder: shellQuote(files.holder),
     exit: shellQuote(files.exit),
   };
-  // The wrapper traps TERM with a no-op so that, when the group is told to
-  // stop, it outlives the command long enough to record its real exit code.
+  // The wrapper traps TERM (and INT, interrupt.ts) with a no-op so that, when
+  // the group is told to stop, it outlives the command long enough to record
+  // its real exit code.
   // The command runs in a subshell of its own: an `exit` in it must end the
   // command, not the wrapper.
   const wrapper = [
-    "builtin trap : TERM",
+    "builtin trap : TERM INT",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
-    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
+    // The wrapper's fd 9 holds the lock until the wrapper is gone: nothing it starts keeps fd 9.
+    `exec 9> ${shellQuote(files.lock)} && { command flock -x 9 || exec 9>&-; } 2>/dev/null`,
+    bound.before,
+    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- 9>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
     // The command's stderr reaches the log through fd 3; the wrapper's own is
     // /dev/null while it waits, so bash's report of a command killed by a
     // signal ("Terminated") is not taken for the command's output.
     pty === undefined
-      ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&-; } 3>&2 2>/dev/null`
-      : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in" 2>&3 3>&-; } 3>&2 2>/dev/null`,
+      ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`
+      : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`,
     "__sw_rc=$?",
     `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
+    bound.after,
     `builtin echo $__sw_rc > ${q.exit}.tmp && command mv -f ${q.exit}.tmp ${q.exit}`,
   ].join("\n");
   return [
@@ -85,8 +103,11 @@ export function launchScript(files: ProcessFiles, command: string, id: string, p
       : [
           `command mkfifo -m 600 ${shellQuote(files.ctl)} && [[ $__sw_in != /dev/null ]] || { builtin echo 'a terminal needs FIFOs (mkfifo failed)'; builtin exit 1; }`,
         ]),
+    // The wrapper writes the log itself where the log can be bounded (log-bound.ts).
+    BOUND_FUNCTIONS,
+    `__sw_bounding && builtin printf '%d %d\\n' ${layout.headBytes} ${layout.segmentBytes} > ${q.dir}/bound && __sw_out=/dev/null || __sw_out=${q.log}`,
     "builtin set -m",
-    `(\n${wrapper}\n) > ${q.log} 2>&1 &`,
+    `(\n${wrapper}\n) > "$__sw_out" 2>&1 &`,
     'builtin echo "$!"',
   ].join("\n");
 }
@@ -107,7 +128,7 @@ const POLL_FUNCTION = [
   // Args: index dir-of-files pgid offset maxBytes. Prints a header line and the
   // new log bytes as base64 (never ambiguous, and byte-exact).
   "__sw_poll() {",
-  "  local i=$1 d=$2 p=$3 off=$4 cap=$5 rc= st=gone s= pg= size start",
+  "  local i=$1 d=$2 p=$3 off=$4 cap=$5 rc= st=gone s= pg=",
   '  [[ -f $d/exit ]] && builtin read -r rc < "$d/exit"',
   "  if [[ -z $rc ]]; then",
   // The wrapper is alive if its /proc entry is not a zombie and still leads
@@ -117,10 +138,9 @@ const POLL_FUNCTION = [
   '    [[ $st == gone && -f $d/exit ]] && builtin read -r rc < "$d/exit"',
   "  fi",
   "  [[ -n $rc ]] && st=exited",
-  '  size=$(command wc -c < "$d/log" 2>/dev/null) || size=0; size=${size//[!0-9]/}; size=${size:-0}',
-  "  start=$off; (( size - off > cap )) && start=$((size - cap)); (( start > size )) && start=$size",
-  '  builtin printf \'__SW_PROC %s %s %s %s %s\\n\' "$i" "$st" "${rc:--}" "$size" "$start"',
-  '  (( size > start )) && command tail -c +$((start + 1)) "$d/log" 2>/dev/null | command head -c $((size - start)) | command base64',
+  '  __sw_logspan "$d" "$off" "$cap"',
+  '  builtin printf \'__SW_PROC %s %s %s %s %s\\n\' "$i" "$st" "${rc:--}" "$__sw_size" "$__sw_start"',
+  '  (( __sw_size > __sw_start )) && __sw_logcat "$d" | command base64',
   "  builtin echo",
   "}",
 ].join("\n");
@@ -130,7 +150,7 @@ export function pollScript(requests: readonly PollRequest[]): string {
   const calls = requests.map(
     (r) => `__sw_poll ${r.index} ${shellQuote(r.files.dir)} ${r.pgid} ${r.offset} ${r.maxBytes}`,
   );
-  return [POLL_FUNCTION, ...calls].join("\n");
+  return [LOG_READ_FUNCTIONS, POLL_FUNCTION, ...calls].join("\n");
 }
 
 export interface PollAnswer {
@@ -178,14 +198,29 @@ export function parsePollOutput(text: string): PollAnswer[] {
   return answers;
 }
 
-/** Sleeps until the process ends, or `maxChecks` checks have passed. */
+/** flock's exit code when its wait timed out (-E). */
+const FLOCK_TIMEOUT = 97;
+
+/**
+ * Waits until the process ends, or `maxChecks` checks have passed. Woken by
+ * the end itself where flock(1) is: the wrapper holds the lock while it lives,
+ * and the kernel hands it over the moment the wrapper is gone, however busy
+ * the machine is. Without flock (or when the wait began before the wrapper
+ * took the lock), the checks every `intervalMs` find the end.
+ */
 function waitLoop(request: PollRequest, intervalMs: number, maxChecks: number | undefined): string {
   const d = shellQuote(request.files.dir);
   const p = request.pgid;
   const alive = `{ { [[ -r /proc/${p}/stat ]] && builtin read -r _ _ __sw_s _ __sw_pg _ < /proc/${p}/stat 2>/dev/null && [[ $__sw_s != Z && $__sw_pg == ${p} ]]; } || { [[ ! -d /proc/self ]] && builtin kill -0 ${p} 2>/dev/null; }; }`;
   const seconds = (Math.max(intervalMs, 10) / 1000).toFixed(3);
   const bound = maxChecks === undefined ? "" : ` && (( __sw_n++ < ${maxChecks} ))`;
-  return `__sw_n=0\nwhile [[ ! -f ${d}/exit ]] && ${alive}${bound}; do command sleep ${seconds} 2>/dev/null || command sleep 1; done`;
+  const timeout = maxChecks === undefined ? "" : ` -w ${((Math.max(intervalMs, 10) * maxChecks) / 1000).toFixed(3)}`;
+  const lock = shellQuote(request.files.lock);
+  // flock's -E code tells its timeout from a flock without -w or -E (busybox), which falls back to the checks.
+  return [
+    `__sw_f=0; [[ ! -f ${d}/exit && -f ${lock} ]] && ${alive} && { command flock -s -E ${FLOCK_TIMEOUT}${timeout} ${lock} true 2>/dev/null; __sw_f=$?; }`,
+    `__sw_n=0\n[[ $__sw_f == ${FLOCK_TIMEOUT} ]] || while [[ ! -f ${d}/exit ]] && ${alive}${bound}; do command sleep ${seconds} 2>/dev/null || command sleep 1; done`,
+  ].join("\n");
 }
 
 /** Blocks until the process ends (or `maxChecks` checks pass), then polls it: still one round trip. */

@@ -6,12 +6,15 @@
 
 import { z } from "zod";
 import type { Redactor } from "../../core/redact.js";
-import { ProcessError } from "../../core/errors.js";
+import { InvalidOptionError, ProcessError } from "../../core/errors.js";
 import { processRegistry, shownOutput, type BackgroundProcess, type ProcessRegistry } from "./process-registry.js";
 import { keysBytes } from "./pty-keys.js";
+import type { PatternWait } from "./pty-terminal.js";
+import { PTY_COLS, PTY_ROWS } from "./pty-size.js";
 import { redactorFor } from "../shared/redaction.js";
 import type { ToolSettings } from "../shared/tool-settings.js";
-import { defineTool, type ToolResult } from "../shared/tool-definition.js";
+import { defineTool, type HandlerContext, type ToolResult } from "../shared/tool-definition.js";
+import { typedLineBlock } from "./typed-lines.js";
 
 const ACTIONS = [
   "list",
@@ -32,7 +35,7 @@ const description = `Manage background processes started with terminal(backgroun
 Actions:
 - list: every process of this session with its status and the tail of its output
 - poll: status, exit code when done, and the last 1000 characters of output
-- log: output lines; offset=0 shows the last \`limit\` lines (default 200), offset=N starts at line N
+- log: output lines; offset=0 shows the last \`limit\` lines (default 200), offset=N starts at line N (1 is the first)
 - wait: block until the process ends or \`timeout\` seconds pass (default 180); with \`pattern\` (a regex, pty only), until output since your previous action matches, returning that output
 - kill: stop the process and everything it started
 - write: send \`data\` to its stdin as is; submit: send \`data\` plus Enter; close: close its stdin (EOF)
@@ -56,17 +59,27 @@ const inputSchema = z
     pattern: z
       .string()
       .min(1)
+      .max(1000)
       .optional()
-      .describe("For wait on a pty process: a regular expression awaited in the output since your previous action"),
-    cols: z.number().int().min(1).max(1000).optional().describe("For resize: columns"),
-    rows: z.number().int().min(1).max(1000).optional().describe("For resize: rows"),
+      .describe(
+        "For wait on a pty process: a regular expression (RE2 syntax) awaited in the output since your previous action",
+      ),
+    cols: z.number().int().min(PTY_COLS.min).max(PTY_COLS.max).optional().describe("For resize: columns"),
+    rows: z.number().int().min(PTY_ROWS.min).max(PTY_ROWS.max).optional().describe("For resize: rows"),
     timeout: z.number().min(1).optional().describe("For wait: seconds to wait at most (default 180)"),
-    offset: z.number().int().min(0).optional().describe("For log: first line (0 = show the last `limit` lines)"),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("For log: the line to start at, 1 for the first (0 or absent: the last `limit` lines)"),
     limit: z.number().int().min(1).optional().describe("For log: number of lines (default 200)"),
   })
   .strict();
 
 const DEFAULT_WAIT_SECONDS = 180;
+/** A pattern wait's answer shows the end of the output since the previous action, at most this much. */
+const WAIT_OUTPUT_CHARS = 2000;
 
 export const processTool = defineTool({
   name: "process",
@@ -122,9 +135,7 @@ export const processTool = defineTool({
         // A terminal's Enter is a carriage return (the line discipline makes it a newline for the program).
         const enter = process.pty === undefined ? "\n" : "\r";
         const data = input.action === "submit" ? `${input.data}${enter}` : input.data;
-        registry.markAction(process);
-        if (!(await registry.write(process, data))) return stdinUnavailable(process);
-        return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+        return await send(registry, process, data, context);
       }
       case "keys": {
         if (input.keys === undefined) return { error: 'keys is required for keys, e.g. keys=["C-c"].' };
@@ -136,15 +147,13 @@ export const processTool = defineTool({
           if (error instanceof ProcessError) return { error: error.message };
           throw error;
         }
-        registry.markAction(process);
-        if (!(await registry.write(process, data))) return stdinUnavailable(process);
-        return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+        return await send(registry, process, data, context);
       }
       case "screen": {
         if (process.pty === undefined) return notPty("screen");
-        const shot = await registry.screen(process);
-        const screen = redactor?.redact(shot.screen, { keepLines: true }) ?? shot.screen;
-        return { session_id: process.id, status: process.status, ...shot, screen };
+        // Masked on each logical line: a secret that wraps over two rows is one secret.
+        const shot = await registry.screen(process, redactor && ((text) => redactor.maskedRanges(text)));
+        return { session_id: process.id, status: process.status, ...shot };
       }
       case "resize": {
         if (input.cols === undefined || input.rows === undefined)
@@ -162,6 +171,20 @@ export const processTool = defineTool({
   },
 });
 
+/** Types `data` into the process, each line it completes first checked by the approval hook (typed-lines.ts). */
+async function send(
+  registry: ProcessRegistry,
+  process: BackgroundProcess,
+  data: string,
+  context: HandlerContext,
+): Promise<ToolResult> {
+  const blocked = await typedLineBlock(context.settings.approve, context.session, process, data);
+  if (blocked !== undefined) return { status: "blocked", error: blocked };
+  registry.markAction(process);
+  if (!(await registry.write(process, data))) return stdinUnavailable(process);
+  return { status: "ok", bytes_written: Buffer.byteLength(data, "utf8") };
+}
+
 function notPty(action: string): ToolResult {
   return {
     error: `${action} works on a pseudo-terminal process only: start it with terminal(background=true, pty=true).`,
@@ -178,25 +201,29 @@ async function waitForPattern(
   redactor: Redactor | undefined,
 ): Promise<ToolResult> {
   if (process.pty === undefined) return notPty("wait with a pattern");
-  let pattern: RegExp;
+  const seconds = Math.min(requested ?? DEFAULT_WAIT_SECONDS, settings.maxForegroundTimeoutSeconds);
+  let answer: PatternWait;
   try {
     // m: ^ and $ match at line ends, so a prompt can be awaited as ^>>> $.
-    pattern = new RegExp(source, "m");
+    answer = await registry.waitFor(process, { source, flags: "m" }, seconds * 1000, signal);
   } catch (error) {
-    return {
-      error: `pattern ${JSON.stringify(source)} is not a valid regular expression: ${(error as Error).message}`,
-    };
+    if (error instanceof InvalidOptionError)
+      return {
+        error: `pattern ${JSON.stringify(source)} cannot be used: ${error.message}. Patterns are matched in linear time (RE2 syntax): lookahead and backreferences are not available.`,
+      };
+    if (error instanceof ProcessError) return { error: error.message };
+    throw error;
   }
-  const seconds = Math.min(requested ?? DEFAULT_WAIT_SECONDS, settings.maxForegroundTimeoutSeconds);
-  const answer = await registry.waitFor(process, pattern, seconds * 1000, signal);
   registry.markAction(process);
   const output = redactor?.redact(answer.output, { keepLines: true }) ?? answer.output;
   const reply: ToolResult = {
     session_id: process.id,
     status: answer.status === "ended" ? process.status : answer.status,
-    output: output.slice(-2000),
+    output: output.slice(-WAIT_OUTPUT_CHARS),
     ...exitFields(process),
   };
+  if (output.length > WAIT_OUTPUT_CHARS)
+    reply.output_note = `The last ${WAIT_OUTPUT_CHARS} of ${output.length} characters since your previous action; process(action="log") has more.`;
   if (answer.status === "timeout") reply.timeout_note = `No match for ${source} within ${seconds}s`;
   if (answer.status === "ended") {
     process.endSeen = true;
@@ -257,17 +284,19 @@ function log(process: BackgroundProcess, offset: number, limit: number, redactor
   if (process.status !== "running") process.endSeen = true;
   const lines = shownOutput(process, redactor).split("\n");
   if (lines.at(-1) === "") lines.pop();
-  const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
+  // Line numbers start at 1, as read_file's; offset 0 is the end.
+  const first = offset === 0 ? Math.max(1, lines.length - limit + 1) : offset;
+  const shown = lines.slice(first - 1, first - 1 + limit);
   const reply: ToolResult = {
     session_id: process.id,
     status: process.status,
     output: shown.join("\n"),
     total_lines: lines.length,
-    showing: `${shown.length} lines`,
+    showing: shown.length === 0 ? "0 lines" : `${shown.length} lines, from line ${first}`,
     ...exitFields(process),
   };
   if (process.droppedChars > 0) {
-    reply.log_note = `The first ${process.droppedChars} characters are no longer kept in memory; line numbers count from what is kept. The whole log is in ${process.files.log}.`;
+    reply.log_note = `The first ${process.droppedChars} characters are no longer kept in memory: line 1 is the first line kept. The log file ${process.files.log} keeps more (docs/tools.md says how much).`;
   }
   return reply;
 }

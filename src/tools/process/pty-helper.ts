@@ -56,6 +56,12 @@ async function installHelper(session: Environment): Promise<string> {
     `(builtin umask 077 && command cat > ${tmp} && command chmod 700 ${tmp} && command mv -f ${tmp} ${q}) && ${q} -p 1 1 -- true 2>&1`,
     { ...HOUSEKEEPING, stdin: bytes },
   );
+  if (copy.exitCode === 126) {
+    // Copied, but exec was refused: a noexec mount (/dev/shm or /tmp in most containers).
+    throw new ProcessError(
+      `pty=true: the pseudo-terminal helper cannot run from the session's state directory ${posix.dirname(path)} (exit code 126: ${copy.output.trim().slice(0, 200)}): its filesystem does not allow running programs (mounted noexec). On the local backend, set the \`stateDir\` option (createEnvironment, or a --config file) to a directory where programs can run, e.g. under $HOME; a default state dir is chosen where they can. On other backends, the backend's temp directory must allow exec.`,
+    );
+  }
   if (copy.exitCode !== 0) {
     throw new ProcessError(
       `pty=true: the pseudo-terminal helper could not be installed or run in the backend at ${path} (exit code ${copy.exitCode}${copy.output.trim() ? `: ${copy.output.trim().slice(0, 300)}` : ""}); the directory may be mounted noexec, or full.`,

@@ -42,20 +42,6 @@ export function ptyCommandLine(pty: PtyLaunch, command: string): string {
   return `${shellQuote(pty.helper)} -p ${flags} ${pty.cols} ${pty.rows} -- bash -c ${shellQuote(inner)} bash ${shellQuote(pty.snapshot ?? "")} "$PWD" ${shellQuote(command)}`;
 }
 
-/**
- * Follows the process's log from `offset` as it grows, ending when the
- * wrapper `pid` does (GNU tail's --pid). A tail without --pid (busybox)
- * follows until the caller aborts it, which happens when the process ends.
- * GNU tail is woken by inotify, except on file systems it takes for remote
- * (overlayfs: every container), where it polls every -s seconds (default 1,
- * which made each echo in docker take a second); with inotify, -s is only
- * how often it checks the pid.
- */
-export function followScript(log: string, offset: number, pid: number): string {
-  const q = shellQuote(log);
-  return `command tail -s 0.02 -c +${offset + 1} --pid=${pid} -f ${q} 2>/dev/null || command tail -c +${offset + 1} -f ${q}`;
-}
-
 /** One resize request to the helper's control FIFO (opened read-write by it, so this never blocks). */
 export function resizeScript(ctl: string, cols: number, rows: number): string {
   const q = shellQuote(ctl);

@@ -34,11 +34,31 @@ export interface HandlerContext extends ToolContext {
   settings: ToolSettings;
 }
 
+/** The declarations a provider takes for the tools it defines itself, as its API spells them. */
+export interface NativeDeclarations {
+  anthropic?:
+    | { type: "bash_20250124"; name: "bash" }
+    | { type: "text_editor_20250728"; name: "str_replace_based_edit_tool"; max_characters?: number };
+  "openai-responses"?: { type: "shell"; environment: { type: "local" } } | { type: "apply_patch" };
+}
+
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Schema;
   handler(input: z.infer<Schema>, context: HandlerContext): Promise<ToolResult>;
+  /**
+   * A provider's own declaration of the tool, for a tool the provider defines
+   * itself (Anthropic's `bash_20250124`, the Responses API's `shell`):
+   * `toolDefinitions({ native: true })` gives this instead of a function.
+   */
+  readonly native?: NativeDeclarations;
+  /**
+   * The result for a call that failed before or inside the handler (bad
+   * arguments, a thrown error), in the shape the tool's provider gives errors.
+   * @default `{ error: message }`
+   */
+  errorResult?(message: string): ToolResult;
 }
 
 export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): ToolDefinition<Schema> {
@@ -68,21 +88,37 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
   }
 }
 
+/**
+ * What is wrong with `args` as `tool`'s arguments, in the words a call gets
+ * (for a check made before any call, such as a plan's); empty when nothing is.
+ * `unknownKeysOnly` keeps only arguments the tool does not take.
+ */
+export function argumentProblems(tool: ToolDefinition, args: unknown, unknownKeysOnly = false): string[] {
+  const parsed = tool.inputSchema.safeParse(withoutNullArguments(tool.inputSchema, args ?? {}));
+  if (parsed.success) return [];
+  return parsed.error.issues
+    .filter((issue) => !unknownKeysOnly || issue.code === "unrecognized_keys")
+    .map((issue) => describeIssue(tool, issue, args));
+}
+
 async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
   const parsed = tool.inputSchema.safeParse(withoutNullArguments(tool.inputSchema, args ?? {}));
   if (!parsed.success) {
     const { issues } = parsed.error;
     const problems = issues.map((issue) => describeIssue(tool, issue, args)).join("; ");
     const fix = issues.length === 1 ? "fix it" : "fix them";
-    return { error: `Invalid arguments for ${tool.name}: ${problems}; ${fix} and call ${tool.name} again.` };
+    return failure(tool, `Invalid arguments for ${tool.name}: ${problems}; ${fix} and call ${tool.name} again.`);
   }
   try {
     return await tool.handler(parsed.data, { ...context, settings: context.settings ?? DEFAULT_TOOL_SETTINGS });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { error: `${tool.name} failed: ${message}` };
+    return failure(tool, `${tool.name} failed: ${message}`);
   }
 }
+
+const failure = (tool: ToolDefinition, message: string): ToolResult =>
+  tool.errorResult?.(message) ?? { error: message };
 
 /**
  * One problem with the arguments, in words a model acts on. An unknown key
@@ -101,10 +137,12 @@ function describeIssue(tool: ToolDefinition, issue: z.core.$ZodIssue, args: unkn
     case "invalid_value":
       return `${where} must be ${issue.values.length === 1 ? "" : "one of "}${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":
-      if (issue.message.startsWith("Too small")) return `${where} ${bound("at least", issue.minimum, issue.origin)}`;
+      if (issue.message.startsWith("Too small"))
+        return `${where} ${bound("at least", issue.minimum, issue.origin)}${given(issue, args)}`;
       break;
     case "too_big":
-      if (issue.message.startsWith("Too big")) return `${where} ${bound("at most", issue.maximum, issue.origin)}`;
+      if (issue.message.startsWith("Too big"))
+        return `${where} ${bound("at most", issue.maximum, issue.origin)}${given(issue, args)}`;
       break;
   }
   if (issue.code !== "unrecognized_keys") return `${where}: ${issue.message}`;
@@ -162,6 +200,12 @@ function article(kind: string): string {
 }
 
 /** "must be at least 1", "must not be empty", "must have at most 3 items". */
+/** ", got -3": the number the call gave, for a bound it broke. */
+function given(issue: z.core.$ZodIssue, args: unknown): string {
+  const value = valueAt(args, issue.path);
+  return typeof value === "number" ? `, got ${value}` : "";
+}
+
 function bound(side: "at least" | "at most", limit: number | bigint, origin: string): string {
   if (origin === "string")
     return side === "at least" && Number(limit) === 1 ? "must not be empty" : `must be ${side} ${limit} characters`;

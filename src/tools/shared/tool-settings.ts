@@ -19,6 +19,12 @@ export interface ProcessSettings {
   killGraceMs: number;
   /** How often the backend checks whether a watched process ended (`wait`, `notify_on_complete`). @default 200 */
   watchIntervalMs: number;
+  /**
+   * The most a background process's log keeps inside the backend: its first
+   * quarter is the start of the output, the rest a rolling tail (docs/tools.md).
+   * From 65536 to 16777216. @default 4194304 (4 MiB)
+   */
+  maxLogBytes: number;
 }
 
 export interface ToolSettings {
@@ -52,6 +58,11 @@ export interface ToolSettings {
    * shapes, as `[REDACTED]` (docs/secrets.md). `execute()` itself stays raw. @default true
    */
   redactSecrets: boolean;
+  /**
+   * A foreground `terminal` command that prints nothing for this long is checked for a program waiting on a
+   * terminal nobody types into (an editor, a REPL, a prompt), which is then stopped with advice; 0 turns it off. @default 3000
+   */
+  stuckInputMs: number;
   processes: ProcessSettings;
 }
 
@@ -63,6 +74,7 @@ export const DEFAULT_PROCESS_SETTINGS: Readonly<ProcessSettings> = Object.freeze
   finishedTtlMs: 30 * 60_000,
   killGraceMs: 2000,
   watchIntervalMs: 200,
+  maxLogBytes: 4 * 1024 * 1024,
 });
 
 export const DEFAULT_TOOL_SETTINGS: Readonly<ToolSettings> = Object.freeze({
@@ -77,6 +89,7 @@ export const DEFAULT_TOOL_SETTINGS: Readonly<ToolSettings> = Object.freeze({
   turnBudgetChars: 200_000,
   hostResultsDir: undefined,
   redactSecrets: true,
+  stuckInputMs: 3000,
   processes: DEFAULT_PROCESS_SETTINGS,
 });
 
@@ -109,6 +122,13 @@ export function toolSettings(input: ToolSettingsInput | ToolSettings = {}): Tool
       `hostResultsDir must be a directory path, got ${describe(raw.hostResultsDir)}`,
     );
   }
+  const stuckInputMs = raw.stuckInputMs ?? d.stuckInputMs;
+  if (typeof stuckInputMs !== "number" || !Number.isFinite(stuckInputMs) || stuckInputMs < 0) {
+    throw new InvalidOptionError(
+      "stuckInputMs",
+      `stuckInputMs must be a number of milliseconds (0 turns the check off), got ${describe(raw.stuckInputMs)}`,
+    );
+  }
   if (raw.redactSecrets !== undefined && typeof raw.redactSecrets !== "boolean") {
     throw new InvalidOptionError(
       "redactSecrets",
@@ -131,14 +151,27 @@ export function toolSettings(input: ToolSettingsInput | ToolSettings = {}): Tool
     turnBudgetChars: positiveInteger("turnBudgetChars", raw.turnBudgetChars, d.turnBudgetChars),
     hostResultsDir: raw.hostResultsDir as string | undefined,
     redactSecrets: raw.redactSecrets ?? d.redactSecrets,
+    stuckInputMs,
     processes: {
       bufferChars: positiveInteger("processes.bufferChars", rawProcesses.bufferChars, p.bufferChars),
       maxProcesses: positiveInteger("processes.maxProcesses", rawProcesses.maxProcesses, p.maxProcesses),
       finishedTtlMs: positiveNumber("processes.finishedTtlMs", rawProcesses.finishedTtlMs, p.finishedTtlMs),
       killGraceMs: positiveNumber("processes.killGraceMs", rawProcesses.killGraceMs, p.killGraceMs),
       watchIntervalMs: positiveNumber("processes.watchIntervalMs", rawProcesses.watchIntervalMs, p.watchIntervalMs),
+      maxLogBytes: logBytes(rawProcesses.maxLogBytes, p.maxLogBytes),
     },
   };
+}
+
+function logBytes(value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 65_536 || value > 16_777_216) {
+    throw new InvalidOptionError(
+      "processes.maxLogBytes",
+      `processes.maxLogBytes must be a whole number of bytes from 65536 to 16777216 (16 MiB), got ${describe(value)}`,
+    );
+  }
+  return value;
 }
 
 function positiveSeconds(name: string, value: unknown, fallback: number): number {

@@ -12,8 +12,10 @@ export interface ApprovalRequest {
   command: string;
   /** The session's backend ("local", "ssh"). */
   backend: string;
-  /** Where the command will run. */
+  /** Where the command will run (for a line typed into a process: where that process started). */
   cwd: string;
+  /** Set when the command is a line typed into a running process: that process's session_id. */
+  process?: string;
 }
 
 /** `true` runs the command; `false` or a reason (shown to the model) blocks it. */
@@ -22,12 +24,13 @@ export type ApprovalHook = (request: ApprovalRequest) => boolean | string | Prom
 /**
  * Asks the hook about a command that would act on a real machine: the reason
  * to show the model when it is blocked, undefined to run it. Every tool that
- * starts a command asks here (terminal, exec_command).
+ * starts a command asks here (terminal, exec_command), and so does every
+ * line typed into a running process (process/typed-lines.ts).
  */
 export async function approvalBlock(
   approve: ApprovalHook | undefined,
   session: { readonly actsOnHost: boolean; readonly backend: string },
-  request: { command: string; cwd: string },
+  request: { command: string; cwd: string; process?: string },
 ): Promise<string | undefined> {
   if (approve === undefined || !session.actsOnHost) return undefined;
   let verdict: boolean | string;

@@ -12,7 +12,17 @@ import { ProcessError } from "../../core/errors.js";
 import { approvalBlock } from "./approval.js";
 import { exitCodeMeaning } from "./exit-codes.js";
 import { foregroundGuidance } from "./foreground-guard.js";
+import {
+  CallLineFilter,
+  reportingCall,
+  STUCK_NOTICE,
+  stuckInputAdvice,
+  watchForStuckInput,
+  withoutCallLine,
+  type StuckProcess,
+} from "./stuck-input.js";
 import { locationNote, saveText } from "../shared/result-persistence.js";
+import { PTY_COLS, PTY_ROWS } from "../process/pty-size.js";
 import { processRegistry } from "../process/process-registry.js";
 import type { ToolSettings } from "../shared/tool-settings.js";
 import { redactorFor } from "../shared/redaction.js";
@@ -61,8 +71,20 @@ const inputSchema = z
       .describe(
         "Run it under a pseudo-terminal: with background=true for interactive programs (REPLs, editors, prompts); alone, for a command that needs a terminal (test -t 1, colours)",
       ),
-    cols: z.number().int().min(1).max(1000).optional().describe("With pty=true: terminal columns (default 80)"),
-    rows: z.number().int().min(1).max(1000).optional().describe("With pty=true: terminal rows (default 24)"),
+    cols: z
+      .number()
+      .int()
+      .min(PTY_COLS.min)
+      .max(PTY_COLS.max)
+      .optional()
+      .describe(`With pty=true: terminal columns (default ${PTY_COLS.default})`),
+    rows: z
+      .number()
+      .int()
+      .min(PTY_ROWS.min)
+      .max(PTY_ROWS.max)
+      .optional()
+      .describe(`With pty=true: terminal rows (default ${PTY_ROWS.default})`),
     notify_on_complete: z
       .boolean()
       .default(false)
@@ -88,7 +110,7 @@ export const terminalTool = defineTool({
     if (!input.pty && (input.cols !== undefined || input.rows !== undefined)) {
       return { error: `${input.cols !== undefined ? "cols" : "rows"} is only for pty=true (a terminal's size).` };
     }
-    const size = input.pty ? { cols: input.cols ?? DEFAULT_COLS, rows: input.rows ?? DEFAULT_ROWS } : undefined;
+    const size = input.pty ? { cols: input.cols ?? PTY_COLS.default, rows: input.rows ?? PTY_ROWS.default } : undefined;
     const cwd = input.workdir === undefined ? undefined : resolveWorkdir(input.workdir, session.cwd);
     const blocked = await approvalBlock(settings.approve, session, { command: input.command, cwd: cwd ?? session.cwd });
     if (blocked !== undefined) return { output: "", exit_code: -1, error: blocked, status: "blocked" };
@@ -109,9 +131,6 @@ export const terminalTool = defineTool({
   },
 });
 
-const DEFAULT_COLS = 80;
-const DEFAULT_ROWS = 24;
-
 async function runForeground(
   command: string,
   cwd: string | undefined,
@@ -123,13 +142,35 @@ async function runForeground(
   // The session keeps only head and tail in memory; the whole output is
   // captured here too, so that a long output can be saved whole.
   const capture = new TextCapture(settings.captureOutputChars);
+  // A program waiting for keys on a terminal nobody types into is stopped like an interrupt (stuck-input.ts).
+  const stop = new AbortController();
+  let stuck: StuckProcess | undefined;
+  let lastOutputAt = Date.now();
+  const watched = settings.stuckInputMs > 0;
+  const callLine = new CallLineFilter();
+  const unwatch = !watched
+    ? () => undefined
+    : watchForStuckInput({
+        probe: async (script) => (await session.execute(script, { isolated: true, timeoutMs: 30_000 })).output,
+        mark: () => callLine.mark,
+        lastOutputAt: () => lastOutputAt,
+        quietMs: settings.stuckInputMs,
+        onStuck: (found) => {
+          stuck = found;
+          stop.abort();
+        },
+      });
   let result;
   try {
-    result = await session.execute(command, {
+    // It reports its call's mark first, so the probe knows this call's processes.
+    result = await session.execute(watched ? reportingCall(command) : command, {
       ...(cwd === undefined ? {} : { cwd }),
       ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
-      ...(context.signal ? { signal: context.signal } : {}),
-      onOutput: (text) => {
+      signal: context.signal ? AbortSignal.any([context.signal, stop.signal]) : stop.signal,
+      onOutput: (chunk) => {
+        lastOutputAt = Date.now();
+        const text = watched ? callLine.push(chunk) : chunk;
+        if (text === "") return;
         capture.push(text);
         context.onOutput?.(text);
       },
@@ -140,7 +181,19 @@ async function runForeground(
       exit_code: -1,
       error: `Command execution failed: ${error instanceof Error ? error.message : String(error)}`,
     };
+  } finally {
+    unwatch();
   }
+  const held = callLine.finish();
+  if (watched && held !== "") {
+    capture.push(held);
+    context.onOutput?.(held);
+  }
+  if (watched) result = { ...result, output: withoutCallLine(result.output) };
+  // Stopped for waiting on a terminal (and not by the caller, whose interrupt came first).
+  if (stuck !== undefined && !(context.signal?.aborted ?? false) && result.interrupted)
+    result = { ...result, output: result.output.replace(/\[Command interrupted\]$/, STUCK_NOTICE) };
+  else stuck = undefined;
 
   let output = result.output;
   if (result.truncated && !output.startsWith("[binary output,")) {
@@ -171,7 +224,8 @@ async function runForeground(
 
   const reply: ToolResult = { output, exit_code: result.exitCode };
   const meaning = exitCodeMeaning(command, result.exitCode);
-  if (meaning !== undefined) reply.exit_code_meaning = meaning;
+  if (stuck !== undefined) reply.error = stuckInputAdvice(stuck, settings.stuckInputMs);
+  else if (meaning !== undefined) reply.exit_code_meaning = meaning;
   return reply;
 }
 

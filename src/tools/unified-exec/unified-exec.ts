@@ -21,6 +21,8 @@ import { defineTool, type HandlerContext, type ToolResult } from "../shared/tool
 import { cutHeadTail } from "../shared/text.js";
 import { resolveWorkdir } from "../terminal/terminal-tool.js";
 import { approvalBlock } from "../terminal/approval.js";
+import { interrupt } from "../process/interrupt.js";
+import { typedLineBlock } from "../process/typed-lines.js";
 
 /** Codex's defaults and bounds for the wait before a call returns. */
 const EXEC_YIELD_MS = 10_000;
@@ -44,8 +46,10 @@ const execSchema = z
     workdir: z.string().optional().describe("Directory to run it in (default: the session's cwd)"),
     tty: z
       .boolean()
-      .default(true)
-      .describe("Run it under a terminal (default true): interactive programs, prompts, REPLs, colours"),
+      .default(false)
+      .describe(
+        "Run it under a terminal. Default false (plain pipes); true for interactive programs, prompts, REPLs, colours",
+      ),
     yield_time_ms: z
       .number()
       .int()
@@ -79,7 +83,7 @@ export const execCommandTool = defineTool({
   description:
     "Run a shell command, starting from the session's state (its cwd, exported variables and functions). Returns its output " +
     "once it ends or after yield_time_ms; if it still runs, the reply has a session_id: send input and read more " +
-    "with write_stdin. Runs under a terminal unless tty=false.",
+    "with write_stdin. Runs with plain pipes unless tty=true (a terminal, for interactive programs).",
   inputSchema: execSchema,
   async handler(input, context): Promise<ToolResult> {
     const { session, settings } = context;
@@ -114,15 +118,12 @@ export const writeStdinTool = defineTool({
     const started = performance.now();
     const registry = processRegistry(context.session, context.settings.processes);
     const process = registry.get(input.session_id);
-    if (process === undefined || !readUpTo.has(process)) {
-      return { error: `No running command with session_id ${input.session_id}: start one with exec_command.` };
-    }
-    // On a pipe (tty=false) Ctrl-D alone is what it is on a terminal: the end of the input.
-    const endOfInput = process.pty === undefined && input.chars === "\x04";
-    const sent =
-      input.chars === "" ||
-      (endOfInput ? await registry.closeStdin(process) : await registry.write(process, input.chars));
-    if (!sent) {
+    // Codex's words: a session whose end was reported is gone, as is one that never was.
+    if (process === undefined || !readUpTo.has(process))
+      return { error: `write_stdin failed: Unknown process id ${input.session_id}` };
+    const blocked = await typedLineBlock(context.settings.approve, context.session, process, input.chars);
+    if (blocked !== undefined) return { error: blocked, session_id: process.id };
+    if (!(await send(registry, context.session, process, input.chars))) {
       return {
         error: `session_id ${input.session_id} takes no more input: the command has ${process.status === "running" ? "closed its stdin" : "ended"}.`,
         ...(await reply(registry, process, input, started, context)),
@@ -131,6 +132,29 @@ export const writeStdinTool = defineTool({
     return await settle(registry, process, yieldMs(input.yield_time_ms, WRITE_YIELD_MS), input, started, context);
   },
 });
+
+/**
+ * Types `chars` into the process. On a pipe (tty=false) the two control
+ * characters a terminal would act on are acted on here: Ctrl-D alone ends the
+ * input, and each Ctrl-C is SIGINT to the process's group, in order with the
+ * text around it. False when the process takes no more input.
+ */
+async function send(
+  registry: ProcessRegistry,
+  session: HandlerContext["session"],
+  process: BackgroundProcess,
+  chars: string,
+): Promise<boolean> {
+  if (chars === "") return true;
+  if (process.pty !== undefined) return await registry.write(process, chars);
+  if (chars === "\x04") return await registry.closeStdin(process);
+  const parts = chars.split("\x03");
+  for (const [index, part] of parts.entries()) {
+    if (index > 0 && !(await interrupt(session, process))) return false;
+    if (part !== "" && !(await registry.write(process, part))) return false;
+  }
+  return true;
+}
 
 /** exec_command and write_stdin, for `tools` of the MCP server, the AI SDK adapter or toolDefinitions. */
 export const UNIFIED_EXEC_TOOLS = Object.freeze([execCommandTool, writeStdinTool]);
@@ -181,6 +205,8 @@ async function reply(
     return result;
   }
   process.endSeen = true;
+  // Reported once: from now on its session_id is unknown to write_stdin, as in Codex.
+  readUpTo.delete(process);
   result.exit_code = process.exitCode ?? null;
   if (process.status === "killed") result.note = "The command was killed.";
   return result;

@@ -21,6 +21,7 @@ import {
   type Environment,
 } from "../../../src/index.js";
 import { FakeDaytona } from "../../fakes/fake-daytona.js";
+import { InitlessBox } from "../../fakes/initless-box.js";
 import { eventually } from "../../helpers/processes.js";
 
 const work = mkdtempSync(join(tmpdir(), "sw-daytona-test-"));
@@ -207,8 +208,10 @@ describe("daytona backend (fake SDK client)", () => {
     await withDaytona(client, { fastPath: false }, async (env) => {
       const data = Buffer.alloc(300_000);
       for (let i = 0; i < data.length; i++) data[i] = (i * 13 + 5) % 256;
-      const r = await env.execute("sha256sum | cut -c1-64", { stdin: data });
-      expect(r.output).toBe(`${createHash("sha256").update(data).digest("hex")}\n`);
+      // The file is unlinked before the command starts (issue 37.7): its stdin is a deleted file.
+      const r = await env.execute("readlink /proc/self/fd/0; sha256sum | cut -c1-64", { stdin: data });
+      expect(r.output).toMatch(/^\/.*shellwright-stdin-[0-9a-f]+ \(deleted\)\n/);
+      expect(r.output.split("\n")[1]).toBe(createHash("sha256").update(data).digest("hex"));
       const uploads = client.last.fs.calls.filter((c) => c.startsWith("uploadFile "));
       expect(uploads).toHaveLength(1);
       expect(existsSync(uploads[0]!.slice("uploadFile ".length))).toBe(false);
@@ -292,6 +295,28 @@ describe("daytona backend (fake SDK client)", () => {
     });
   });
 
+  it.for([false, true])(
+    "leaves no zombie after 12 commands in a sandbox whose init does not reap (fastPath %s)",
+    async (fastPath, context) => {
+      const why = InitlessBox.unavailable();
+      if (why !== undefined) context.skip(why);
+      const client = new FakeDaytona({ initlessBox: true });
+      await withDaytona(client, { fastPath }, async (env) => {
+        const box = client.last.box!;
+        for (let i = 0; i < 12; i++) {
+          const result = await env.execute(i % 3 === 0 ? `printf 'n${i}\\377\\n'` : `echo n${i}; cd /tmp`, {
+            ...(i % 4 === 1 ? { stdin: "in" } : {}),
+          });
+          expect(result.exitCode).toBe(0);
+        }
+        // Exact bytes still come through the copy.
+        expect((await env.execute("printf 'ok\\377\\376\\n'")).output).toBe("[binary output, 5 bytes]");
+        // What a call started for its output ends before the call does: nothing is left to be adopted.
+        expect(box.zombies()).toEqual([]);
+      });
+    },
+  );
+
   it("rejects bad options, naming the option and the value", async () => {
     const client = new FakeDaytona();
     await expect(createEnvironment({ backend: "daytona", client, image: "a", snapshot: "b" })).rejects.toThrow(
@@ -320,8 +345,12 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
       { argv: ["bash", "-c", "S"], stdin: undefined },
       { stdinFile: "/tmp/in", removeFirst: ["/tmp/old"] },
     );
-    expect(withFile).toBe(
-      "rm -f '/tmp/old'; 'bash' '-c' 'S' < '/tmp/in' & wait $! 2>/dev/null; __sw_ec=$?; rm -f '/tmp/in'; (exit $__sw_ec)",
+    expect(withFile).toBe("rm -f '/tmp/old'; { rm -f '/tmp/in'; 'bash' '-c' 'S'; } < '/tmp/in' & wait $! 2>/dev/null");
+    // With an output copy: the job writes the file, a tail of it that ends with the job is what the logs get.
+    const withCopy = daytonaCommand({ argv: ["bash", "-c", "S"], stdin: "aGk=" }, { timeoutSec: 9, copy: "/tmp/out" });
+    expect(withCopy).toBe(
+      ": > '/tmp/out'; printf %s 'aGk=' | base64 -d | timeout -k 5s 9s 'bash' '-c' 'S' > '/tmp/out' & " +
+        "__sw_job=$!; tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out' 2>/dev/null; wait $__sw_job 2>/dev/null",
     );
   });
 
@@ -349,7 +378,7 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
     try {
       expect((await session.execute(`export SW_SET=before; cd ${work}; exit 7`)).exitCode).toBe(7);
       expect(client.last.process.sessionCommands.at(-1)).toMatch(
-        /^(rm -f [^;]*; )?(printf %s '[A-Za-z0-9+/=]+' \| base64 -d \| )?timeout -k 5s 2s /,
+        /^(rm -f [^;]*; )?(: > '[^']+'; )?(printf %s '[A-Za-z0-9+/=]+' \| base64 -d \| )?timeout -k 5s 2s /,
       );
       const fired = await session.execute("echo started; sleep 30");
       // The backstop's own exit code (124) arrives as a normal exit, before the session's deadline.

@@ -23,6 +23,7 @@ import {
   reapDockerContainers,
   removeDockerContainers,
 } from "../../../src/backends/docker/containers.js";
+import { dockerLeftovers } from "../../../src/backends/docker/leftovers.js";
 
 const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
@@ -403,6 +404,29 @@ for k in kids:
       expect(after.output).toBe("[kept] /tmp\n");
       expect(exists(container)).toBe(true);
     });
+
+    it.each([true, false])(
+      "keeps a paused container through a leftover sweep (sessions --prune) while it is paused (issue 37.4, fastPath %s)",
+      async (fastPath) => {
+        // `docker pause` makes the engine say "paused", not "running": the sweep took that for a stopped
+        // container and removed it, so the call after the unpause ran in a fresh one (cwd /tmp, variables gone).
+        const { env, container } = await session({ fastPath });
+        await env.execute("export BEFORE=kept; cd /usr");
+        docker("pause", container);
+        try {
+          await expect(env.execute("echo ran", { timeoutMs: 1500 })).rejects.toThrow(/is paused.*kept/);
+          expect((await dockerLeftovers.find()).map((l) => l.what)).not.toContain(
+            (await listDockerContainers()).find((c) => container.startsWith(c.id))?.name,
+          );
+          const reaped = await reapDockerContainers();
+          expect(reaped.filter((c) => container.startsWith(c.id))).toEqual([]);
+          expect(exists(container)).toBe(true);
+        } finally {
+          docker("unpause", container);
+        }
+        expect((await env.execute("echo [$BEFORE] $(pwd)")).output).toBe("[kept] /usr\n");
+      },
+    );
 
     it("fails a call interrupted while its container is paused, and kills its command before the next call", async () => {
       const { env, container } = await session({ fastPath: false });

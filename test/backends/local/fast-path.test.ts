@@ -14,9 +14,10 @@ import type { FastCallEnd, FastPath } from "../../../src/core/transport.js";
 import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { alive } from "../../helpers/processes.js";
+import { alive, startSpinners } from "../../helpers/processes.js";
 import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
 import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { MAX_RUN_BYTES } from "../../../src/backends/shared/fast-path/protocol.js";
 
 const open: Session[] = [];
 
@@ -159,10 +160,10 @@ describe("local fast path", () => {
 
   it("knows a command that kills its launcher at once was started, also on a busy machine", async () => {
     // The launcher used to report the start after its fork: a job that killed it first was "maybe run".
-    const spinners = [0, 1, 2].map(() => spawn("sh", ["-c", "while :; do :; done"], { stdio: "ignore" }));
+    const spinners = startSpinners(3);
     try {
       const codes: number[] = [];
-      for (let i = 0; i < 20; i++) {
+      for (let i = 0; i < 8; i++) {
         const { session } = await openSession();
         await session.execute("export KEPT=yes");
         const pid = await launcherPid(session);
@@ -171,9 +172,34 @@ describe("local fast path", () => {
       }
       expect(codes.filter((code) => code !== 0)).toEqual([]);
     } finally {
-      for (const spinner of spinners) spinner.kill("SIGKILL");
+      spinners.stop();
     }
   });
+
+  it("runs a stdin bigger than the helper takes on the plain path, on a busy machine, and keeps the helper (issue 37.6)", async () => {
+    // It used to go to the helper, which refuses a request over MAX_RUN_BYTES as a protocol violation and exits:
+    // the call then failed with 125 ("the launcher died … may or may not have run") or ran again on the plain path.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.message);
+    process.on("warning", onWarning);
+    const spinners = startSpinners(2);
+    try {
+      const { session, transport } = await openSession();
+      await session.execute("export KEPT=yes");
+      const stdin = Buffer.alloc(MAX_RUN_BYTES + 1024 * 1024, 97);
+      const r = await session.execute("wc -c; echo $KEPT", { stdin, timeoutMs: 120_000 });
+      expect(r).toMatchObject({ exitCode: 0, output: `${stdin.length}\nyes\n` });
+      expect(transport.fastPathRunner?.helperExits).toBe(0);
+      expect(warnings.filter((w) => w.includes("fast path"))).toEqual([]);
+      // A stdin the helper takes still goes the fast way.
+      expect((await session.execute("wc -c; cat /proc/$PPID/comm", { stdin: Buffer.alloc(1024, 97) })).output).toMatch(
+        /^1024\nswmux/,
+      );
+    } finally {
+      spinners.stop();
+      process.off("warning", onWarning);
+    }
+  }, 180_000);
 
   it("ends a command that kills its own shell ($$) as the plain path does, and loses no later call", async () => {
     const { session } = await openSession();

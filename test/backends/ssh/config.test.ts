@@ -67,6 +67,16 @@ describe("ssh config", () => {
     rejects({ host: "h", sync: { files: [{ local: "a" }] } }, "sync.files[0].remote", "must be a string");
   });
 
+  it("refuses a keyPath that does not exist before connecting, naming the option and the path", async () => {
+    rejects({ host: "h", keyPath: "/nonexistent/id_ed25519" }, "keyPath", /"\/nonexistent\/id_ed25519" does not exist/);
+    rejects({ host: "h", keyPath: "~/no-such-key-here" }, "keyPath", /"~\/no-such-key-here" does not exist/);
+    rejects({ host: "h", keyPath: "/tmp" }, "keyPath", /"\/tmp" is a directory/);
+    // Refused by validation, never by a connection attempt: an unroutable host would hang for the timeout.
+    await expect(
+      createEnvironment({ backend: "ssh", host: "192.0.2.1", keyPath: "/nonexistent/key", connectTimeoutMs: 60_000 }),
+    ).rejects.toThrow(/keyPath.*does not exist/);
+  });
+
   it("rejects unknown and removed options before connecting", async () => {
     await expect(createEnvironment({ backend: "ssh", host: "h", hostname: "x" } as never)).rejects.toThrow(
       /Unknown ssh backend option "hostname"/,

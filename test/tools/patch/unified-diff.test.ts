@@ -25,6 +25,12 @@ describe("unifiedDiff", () => {
     );
   });
 
+  it("names an absolute path a/tmp/x and b/tmp/x, as git does, never a//tmp/x", () => {
+    const diff = unifiedDiff("one\n", "two\n", "/tmp/x.txt");
+    expect(diff.split("\n").slice(0, 2)).toEqual(["--- a/tmp/x.txt", "+++ b/tmp/x.txt"]);
+    expect(unifiedDiff("one\n", "two\n", "src/x.ts").split("\n")[0]).toBe("--- a/src/x.ts");
+  });
+
   it("is empty for equal texts and handles a change in a 10 000-line file", () => {
     expect(unifiedDiff("a\n", "a\n", "x")).toBe("");
     const lines = Array.from({ length: 10_000 }, (_, i) => `line ${i}`);

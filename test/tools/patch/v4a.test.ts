@@ -104,9 +104,9 @@ describe("V4A hunks", () => {
     });
   });
 
-  it("finds a hunk whose context drifted in whitespace", () => {
+  it("finds a hunk whose context drifted in whitespace, and leaves the context lines as the file has them", () => {
     const [op] = parseV4a("*** Update File: f\n@@\n def a():\n-  return 1\n+  return 7\n");
     const out = applyHunks("def a():   \n  return 1\n", op!.kind === "update" ? op!.hunks : [], "f");
-    expect(out).toEqual({ ok: true, text: "def a():\n  return 7\n" });
+    expect(out).toEqual({ ok: true, text: "def a():   \n  return 7\n" });
   });
 });

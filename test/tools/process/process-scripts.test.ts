@@ -6,7 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { shellQuote } from "../../../src/core/script.js";
-import { parsePollOutput, processFiles, writeStdinScript } from "../../../src/tools/process/process-scripts.js";
+import {
+  parsePollOutput,
+  processFiles,
+  waitScript,
+  writeStdinScript,
+} from "../../../src/tools/process/process-scripts.js";
 
 describe("parsePollOutput", () => {
   it("reads headers and base64 bodies, ignoring stray lines", () => {
@@ -52,6 +57,46 @@ describe("writeStdinScript", () => {
       expect(result.stdout).toBe("stdin closed\nrc=3\n");
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("waitScript", () => {
+  /** Stands for the wrapper's pid in the script, replaced by the stand-in's. */
+  const PID = 987654321;
+  /** Runs a stand-in wrapper (its own group, the lock held while it lives, ends after 0.3 s) and waits for it. */
+  function waitFor(prelude: string, intervalMs: number, checks: number): string {
+    const dir = mkdtempSync(join(tmpdir(), "sw-wait-"));
+    try {
+      const files = processFiles(dir);
+      const wrapper = `exec 9> ${shellQuote(files.lock)}; flock -x 9; sleep 0.3; echo 4 > ${shellQuote(files.exit)}`;
+      const script = [
+        prelude,
+        `: > ${shellQuote(files.log)}`,
+        `set -m; (${wrapper}) & p=$!; set +m`,
+        "sleep 0.1",
+        waitScript({ index: 0, files, pgid: PID, offset: 0, maxBytes: 100 }, intervalMs, checks).replaceAll(
+          String(PID),
+          "$p",
+        ),
+      ].join("\n");
+      return spawnSync("bash", ["-c", script], { encoding: "utf8", timeout: 20_000 }).stdout;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("is woken by the wrapper's end through its lock: checks every 10 minutes never come", () => {
+    expect(waitFor("", 600_000, 6)).toMatch(/^__SW_PROC 0 exited 4 0 0$/m);
+  });
+
+  it("without a flock that can wait (busybox's has no -w), the checks find the end", () => {
+    const fake = mkdtempSync(join(tmpdir(), "sw-noflock-"));
+    try {
+      const prelude = `printf '#!/bin/sh\\n[ "$1" = -x ] && exit 0\\necho usage >&2; exit 1\\n' > ${fake}/flock; chmod +x ${fake}/flock; PATH=${fake}:$PATH`;
+      expect(waitFor(prelude, 20, 500)).toMatch(/^__SW_PROC 0 exited 4 0 0$/m);
+    } finally {
+      rmSync(fake, { recursive: true, force: true });
     }
   });
 });

@@ -9,15 +9,17 @@ import type { Environment } from "../../../src/index.js";
 import { drainCompletionEvents } from "../../../src/tools/process/process-registry.js";
 import { callTool } from "../../../src/tools/registry.js";
 import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
+import { blockDangerousCommands } from "../../../src/tools/terminal/approval.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
+import { forToolTests } from "../fixture.js";
 import { remoteStyleBackend } from "../remote-style.js";
 
 /** Prints "alive N" for each PID in the files that still runs (a zombie counts as gone). */
 const aliveCheck = (pidFiles: string[]): string =>
   `for f in ${pidFiles.join(" ")}; do p=$(cat "$f"); if [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo "alive $p"; fi; done; true`;
 
-for (const backend of [...compatBackends, remoteStyleBackend]) {
+for (const backend of forToolTests([...compatBackends, remoteStyleBackend])) {
   describe.skipIf(!backend.enabled)(`process tool: ${backend.name}`, () => {
     let session: Environment;
     let scratch: string;
@@ -119,6 +121,43 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       expect((await call("process", { action: "kill", session_id: id })).note).toBeUndefined();
     });
 
+    it("kills a setsid daemon an ended command left running, found by its mark", async () => {
+      const id = await start(
+        `setsid sh -c 'echo $$ > ${scratch}/daemon.pid; exec sleep 300' </dev/null >/dev/null 2>&1 & ` +
+          `until [ -s ${scratch}/daemon.pid ]; do sleep 0.05; done`,
+      );
+      expect(await wait(id)).toMatchObject({ status: "exited", exit_code: 0 });
+      expect((await session.execute(aliveCheck([`${scratch}/daemon.pid`]))).output).toMatch(/^alive \d+/);
+      expect(await call("process", { action: "kill", session_id: id })).toMatchObject({
+        status: "already_exited",
+        note: "The command had ended; the processes it left running were killed.",
+      });
+      expect((await session.execute(aliveCheck([`${scratch}/daemon.pid`]))).output).toBe("");
+    });
+
+    it("checks each line written to a process with the approval hook before sending it", async (context) => {
+      if (!session.actsOnHost)
+        context.skip("the approval hook is consulted only where a command acts on a real machine");
+      const guarded = { approve: blockDangerousCommands() };
+      const target = `${scratch}/keep-me`;
+      await session.execute(`mkdir -p ${target}`);
+      const id = await start("exec bash --norc", {}, guarded);
+      const send = (action: string, data: string) => call("process", { action, session_id: id, data }, guarded);
+      expect(await send("submit", `rm -rf ${target}`)).toMatchObject({
+        status: "blocked",
+        error: expect.stringMatching(/^Input not sent: Command denied: .*recursive delete/),
+      });
+      // Two lines in one write: the second is refused, so neither is sent.
+      expect((await send("write", `echo first > ${scratch}/first\nrm -rf ${target}\n`)).status).toBe("blocked");
+      expect(await send("submit", `echo ok > ${scratch}/ok`)).toMatchObject({ status: "ok" });
+      await send("submit", "exit 0");
+      expect(await wait(id)).toMatchObject({ status: "exited", exit_code: 0 });
+      const left = await session.execute(`ls ${scratch}/keep-me ${scratch}/ok ${scratch}/first 2>&1; true`);
+      expect(left.output).toContain(`${scratch}/ok`);
+      expect(left.output).toMatch(/first.*No such file/);
+      expect((await session.execute(`test -d ${target} && echo kept`)).output).toBe("kept\n");
+    });
+
     it("records the exit code a command chooses when it is told to stop", async () => {
       const id = await start("trap 'echo stopping; exit 5' TERM; echo ready; while :; do sleep 0.1; done");
       await vi.waitFor(
@@ -169,7 +208,18 @@ for (const backend of [...compatBackends, remoteStyleBackend]) {
       expect((all.output as string).length).toBeLessThanOrEqual(1000);
       expect(all.output).toMatch(/\n20000$/);
       const page = await call("process", { action: "log", session_id: id, offset: 1, limit: 2 }, small);
-      expect(page).toMatchObject({ showing: "2 lines" });
+      expect(page).toMatchObject({ showing: "2 lines, from line 1" });
+    });
+
+    it("log's offset is a line number from 1, as read_file's: offset 1 is the first line", async () => {
+      const id = await start("printf 'one\\ntwo\\nthree\\n'");
+      await call("process", { action: "wait", session_id: id });
+      const log = (offset: number | undefined, limit: number) =>
+        call("process", { action: "log", session_id: id, limit, ...(offset === undefined ? {} : { offset }) });
+      expect(await log(1, 2)).toMatchObject({ output: "one\ntwo", total_lines: 3, showing: "2 lines, from line 1" });
+      expect(await log(3, 5)).toMatchObject({ output: "three", showing: "1 lines, from line 3" });
+      expect(await log(4, 5)).toMatchObject({ output: "", showing: "0 lines" });
+      expect(await log(undefined, 2)).toMatchObject({ output: "two\nthree", showing: "2 lines, from line 2" });
     });
 
     it("returns timeout from wait while the process runs, and the tail of its output", async () => {

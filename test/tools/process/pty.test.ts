@@ -10,9 +10,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Environment } from "../../../src/index.js";
 import { callTool } from "../../../src/tools/registry.js";
+import { processRegistry } from "../../../src/tools/process/process-registry.js";
+import { DEFAULT_PROCESS_SETTINGS, toolSettings } from "../../../src/tools/shared/tool-settings.js";
+import { blockDangerousCommands } from "../../../src/tools/terminal/approval.js";
 import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
+import { forToolTests } from "../fixture.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
+
+/** A session secret (from a secret-looking variable) and a GitHub token's shape, both masked by the tools. */
+const WRAPPED_SECRET = "Qz7pW3xK9mLr2Vt8Ns4Yb6Hd";
+const KEY_SHAPED = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 
 /** Prints "alive N" for each pid given that still runs (a zombie counts as gone). */
 const aliveCheck = (pids: readonly number[]): string =>
@@ -22,7 +30,7 @@ const aliveCheck = (pids: readonly number[]): string =>
 const childrenScript = (parent: number): string =>
   `for f in /proc/[0-9]*/stat; do read -r l < "$f" 2>/dev/null || continue; set -- \${l##*) }; [[ $2 == ${parent} ]] && { p=\${f#/proc/}; echo \${p%/stat}; }; done; true`;
 
-for (const backend of compatBackends) {
+for (const backend of forToolTests(compatBackends)) {
   describe.skipIf(!backend.enabled)(`pty processes: ${backend.name}`, () => {
     skipAllUnless(noStaticHelper);
     let session: Environment;
@@ -45,7 +53,8 @@ for (const backend of compatBackends) {
     };
 
     beforeAll(async () => {
-      session = await backend.create();
+      // A secret-looking variable: its value is one of the session's secrets, masked in what the tools show.
+      session = await backend.create({ env: { PTY_TEST_TOKEN: WRAPPED_SECRET } });
       scratch = (await session.execute("mktemp -d")).output.trim();
     });
     afterAll(async () => {
@@ -105,6 +114,30 @@ for (const backend of compatBackends) {
       expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 4 });
     });
 
+    it("a dangerous line typed into an interactive bash meets the approval hook, by submit and by keys", async (context) => {
+      if (!session.actsOnHost)
+        context.skip("the approval hook is consulted only where a command acts on a real machine");
+      const guarded = toolSettings({ approve: blockDangerousCommands() });
+      const target = `${scratch}/typed-keep`;
+      await session.execute(`mkdir -p ${target}`);
+      const typed = (action: string, extra: Record<string, unknown>) =>
+        callTool("process", { action, session_id: id, ...extra }, { session, settings: guarded });
+      const id = await start("PS1='$ ' exec bash --norc -i");
+      await expectOutput(id, "\\$ $");
+      expect((await typed("submit", { data: `rm -rf ${target}` })).error).toMatch(
+        /^Input not sent: .*recursive delete/,
+      );
+      expect((await typed("keys", { keys: ["rm -rf ", target, "Enter"] })).error).toMatch(/recursive delete/);
+      // Typed in pieces: the piece that ends the line is refused, with what came before it.
+      expect(await typed("write", { data: "rm -r" })).toMatchObject({ status: "ok" });
+      expect((await typed("keys", { keys: [`f ${target}`, "Enter"] })).error).toMatch(/recursive delete/);
+      // C-u erases the line at the prompt; what is typed next is a new line.
+      expect(await typed("keys", { keys: ["C-u", "echo typed-fine", "Enter"] })).toMatchObject({ status: "ok" });
+      await expectOutput(id, "^typed-fine");
+      expect((await session.execute(`test -d ${target} && echo kept`)).output).toBe("kept\n");
+      await proc(id, "kill");
+    });
+
     it("a hidden password prompt is answered with submit; the secret never reaches the screen", async () => {
       const id = await start("read -rsp 'Password: ' pw; echo; echo \"length ${#pw}\"");
       await expectOutput(id, "Password: $");
@@ -131,6 +164,27 @@ for (const backend of compatBackends) {
       const lines = (shot.screen as string).split("\n");
       expect(lines).toHaveLength(24);
       expect(lines[5]).toBe(`${" ".repeat(10)}HERE`);
+      await proc(id, "kill");
+    });
+
+    it("a secret that wraps over the rows of a 20-column terminal is masked on the screen, every row of it", async () => {
+      // 44 and 28 characters: each line wraps over two or three rows, and no row holds a whole secret.
+      const id = await start(`echo "key=${KEY_SHAPED}"; echo "val=$PTY_TEST_TOKEN"; echo DONE; exec cat`, {
+        cols: 20,
+        rows: 10,
+      });
+      await expectOutput(id, "DONE");
+      const screen = (await proc(id, "screen")).screen as string;
+      expect(screen.split("\n").slice(0, 6)).toEqual([
+        "key=[REDACTED]",
+        "[REDACTED]",
+        "[REDACTED]",
+        "val=[REDACTED]",
+        "[REDACTED]",
+        "DONE",
+      ]);
+      for (const secret of [KEY_SHAPED, WRAPPED_SECRET])
+        for (let i = 0; i + 4 <= secret.length; i++) expect(screen).not.toContain(secret.slice(i, i + 4));
       await proc(id, "kill");
     });
 
@@ -200,6 +254,23 @@ for (const backend of compatBackends) {
       expect((await session.execute(aliveCheck(pids))).output).toBe("");
     });
 
+    it("kill of a PTY program that already ended ends the setsid daemon it left running", async () => {
+      // The daemon leaves the PTY's session, so the helper's end-of-session sweep does not reach it.
+      // The program ends only once the daemon has its own session (field 6 of its stat).
+      const id = await start(
+        "setsid sh -c 'exec sleep 987653' </dev/null >/dev/null 2>&1 & d=$!; " +
+          'until [ "$(cut -d" " -f6 /proc/$d/stat)" = "$d" ]; do sleep 0.05; done; echo "DAEMON $d"',
+      );
+      const [, daemon] = /DAEMON (\d+)/.exec(await expectOutput(id, "DAEMON \\d+"))!;
+      expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 0 });
+      const pids = [Number(daemon)];
+      expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
+      const killed = await proc(id, "kill");
+      expect(killed).toMatchObject({ status: "already_exited", exit_code: 0 });
+      expect(killed.note).toMatch(/processes it left running were killed/);
+      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+    });
+
     it("a foreground pty call has a terminal of the size asked for, and its output reads with \\n", async () => {
       const r = await call("terminal", {
         command: "test -t 1 && echo IS-TTY; stty size",
@@ -241,6 +312,39 @@ for (const backend of compatBackends) {
           await other.close();
         }
       },
+    );
+
+    // Checked from a second session by pid, as above. Several PTYs that outlive HUP and TERM, ended by the one
+    // sweep close() runs for them all; how long many of them take is bench/pty-close.mjs's (40 each).
+    it.skipIf(backend.ownPidNamespace === true)(
+      "close() ends every PTY process at once, each ignoring HUP and TERM",
+      async () => {
+        const count = 3;
+        const other = await backend.create();
+        try {
+          const registry = processRegistry(other, { ...DEFAULT_PROCESS_SETTINGS, maxProcesses: count + 8 });
+          const started = [];
+          for (let i = 0; i < count; i++) {
+            const p = await registry.spawn(`trap "" HUP TERM; echo "PID $$"; exec sleep 98766${i % 10}`, {
+              pty: { cols: 80, rows: 24 },
+            });
+            registry.markAction(p);
+            started.push(p);
+          }
+          const pids: number[] = [];
+          for (const p of started) {
+            const seen = await registry.waitFor(p, /PID \d+/, 90_000);
+            expect(seen.status, seen.output).toBe("matched");
+            pids.push(Number(/PID (\d+)/.exec(seen.output)![1]));
+          }
+          expect((await session.execute(aliveCheck(pids))).output.split("\n").filter(Boolean)).toHaveLength(count);
+          await other.close();
+          expect((await session.execute(aliveCheck(pids))).output).toBe("");
+        } finally {
+          await other.close();
+        }
+      },
+      180_000,
     );
   });
 }

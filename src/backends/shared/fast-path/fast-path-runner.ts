@@ -16,6 +16,7 @@ import { markedJob } from "./helper-argv.js";
 import type { FastCall } from "./helper-client.js";
 import { HelperClient, type HelperFailure, type HelperStream } from "./helper-client.js";
 import { defaultWarn, warnUnavailable } from "./unavailable.js";
+import { MAX_RUN_BYTES } from "./protocol.js";
 
 /** A call the runner handed out: the helper's call, its marks, and the handle the session holds. */
 export interface RunningCall {
@@ -143,6 +144,8 @@ export class FastPathRunner implements FastPath {
       this.prepare(request.snapshot);
       return undefined;
     }
+    // The helper refuses a bigger request as a protocol violation (and would hold it all in memory): plain path.
+    if ((request.stdin?.length ?? 0) + Buffer.byteLength(script) > MAX_RUN_BYTES) return undefined;
     try {
       return client.run(script, request.stdin, request.separateStreams === true);
     } catch {

@@ -42,10 +42,26 @@ export interface HelperFailure {
   message: string;
 }
 
-/** Silence (no frame) while calls are open before a ping, before a resume, before giving up. */
+/**
+ * Silence (no frame) while calls are open before a ping, before a resume,
+ * before giving up. A helper still reading a big request says it is alive
+ * (`A`, every 250 ms), so a slow delivery is not silence.
+ */
 export const PING_AFTER_MS = 1000;
 export const RESUME_AFTER_MS = 1500;
 export const GIVE_UP_AFTER_MS = 10_000;
+
+/** The watchdog's limits (tests shorten them). */
+export interface HelperTiming {
+  pingAfterMs: number;
+  resumeAfterMs: number;
+  giveUpAfterMs: number;
+}
+const DEFAULT_TIMING: HelperTiming = {
+  pingAfterMs: PING_AFTER_MS,
+  resumeAfterMs: RESUME_AFTER_MS,
+  giveUpAfterMs: GIVE_UP_AFTER_MS,
+};
 
 export class FastCall implements FastCallHandle {
   readonly id: number;
@@ -108,6 +124,7 @@ export class HelperClient {
   readonly writer: FrameWriter;
   readonly #onOrphan: (pid: number) => void;
   readonly #onFailure: (failure: HelperFailure) => void;
+  readonly #timing: HelperTiming;
   #lastFrameAt = Date.now();
   #resumed = false;
   /** A frozen() question in flight: the watchdog waits for its answer. */
@@ -126,7 +143,9 @@ export class HelperClient {
     stream: HelperStream,
     onOrphan: (pid: number) => void,
     onFailure: (failure: HelperFailure) => void = () => undefined,
+    timing: Partial<HelperTiming> = {},
   ) {
+    this.#timing = { ...DEFAULT_TIMING, ...timing };
     this.#stream = stream;
     this.#onOrphan = onOrphan;
     this.#onFailure = onFailure;
@@ -182,7 +201,8 @@ export class HelperClient {
       }
       if (this.#askingFrozen) return;
       const silent = Date.now() - this.#lastFrameAt;
-      if (silent >= GIVE_UP_AFTER_MS) {
+      const { pingAfterMs, resumeAfterMs, giveUpAfterMs } = this.#timing;
+      if (silent >= giveUpAfterMs) {
         const stuck = (): void =>
           this.#fail("stuck", `the helper did not answer for ${Math.round(silent / 1000)} s (stopped or traced)`);
         if (this.#stream.frozen === undefined) return stuck();
@@ -201,12 +221,12 @@ export class HelperClient {
         );
         return;
       }
-      if (silent >= RESUME_AFTER_MS && !this.#resumed) {
+      if (silent >= resumeAfterMs && !this.#resumed) {
         this.#resumed = true;
         this.#stream.resume?.();
       }
-      if (silent >= PING_AFTER_MS) void this.send(this.writer.frame(REQUEST.ping, ++this.#pings));
-    }, PING_AFTER_MS / 2);
+      if (silent >= pingAfterMs) void this.send(this.writer.frame(REQUEST.ping, ++this.#pings));
+    }, this.#timing.pingAfterMs / 2);
     this.#watch.unref();
   }
 
@@ -285,6 +305,7 @@ export class HelperClient {
         // A state change or a dead launcher: the helper starts a fresh one and queues requests for it.
         return;
       case "P":
+      case "A":
         return;
       case "S": {
         const call = this.#calls.get(frame.id);

@@ -7,6 +7,7 @@
 
 import { appendFileSync } from "node:fs";
 import type { Readable } from "node:stream";
+import { writeStderr } from "../../../core/stderr.js";
 
 const TAIL_BYTES = 2048;
 
@@ -27,7 +28,7 @@ export function helperFlags(text: boolean): string[] {
 export function passOnDebugLog(chunk: Buffer | string): void {
   const target = debugTarget();
   if (target === undefined || chunk.length === 0) return;
-  if (target === "1") process.stderr.write(chunk);
+  if (target === "1") writeStderr(chunk);
   else
     try {
       appendFileSync(target, chunk, { mode: 0o600 });

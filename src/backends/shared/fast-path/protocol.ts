@@ -54,6 +54,8 @@ export const REPLY = {
   /** A call ended: "STATUS COMMITTED KILLED STARTED GROUP CWD". */
   exit: "X",
   pong: "P",
+  /** Still reading a request that is arriving (sent at most every 250 ms): the helper is not stuck. */
+  alive: "A",
 } as const;
 
 export type RequestType = (typeof REQUEST)[keyof typeof REQUEST];
@@ -84,6 +86,7 @@ export const REPLY_LIMITS: Record<ReplyType, readonly [number, number]> = {
   e: [1, MAX_OUTPUT_FRAME],
   X: [10, MAX_EXIT_FRAME],
   P: [0, 0],
+  A: [0, 0],
 };
 
 /** How the helper exits, and why. */

@@ -13,6 +13,7 @@ import { callTool } from "../../../../src/tools/registry.js";
 import {
   executeOn,
   HAVE_BWRAP,
+  skipUnlessPath,
   makeWorld,
   open,
   pidsWithMark,
@@ -28,6 +29,19 @@ interface Escape {
   /** Runs the attempt in `env`; true when it got out. */
   attempt(env: Environment, world: World, tag: string): Promise<boolean>;
 }
+
+/** Attaches to pid argv[1] and lets go again; prints "attached" or the errno's name. */
+const PTRACE_ATTACH = [
+  "import ctypes, errno, os, sys",
+  "libc = ctypes.CDLL(None, use_errno=True)",
+  "pid = int(sys.argv[1])",
+  "if libc.ptrace(16, pid, 0, 0) == 0:",
+  "    os.waitpid(pid, 0x40000000)",
+  "    libc.ptrace(17, pid, 0, 0)",
+  '    print("attached")',
+  "else:",
+  "    print(errno.errorcode[ctypes.get_errno()])",
+].join("\n");
 
 let listener: Server;
 let listenerPort = 0;
@@ -200,6 +214,15 @@ describe.skipIf(!HAVE_BWRAP)(`local sandbox escapes (${HAVE_BWRAP ? "bwrap" : SK
     await boxedPlain?.close();
     listener?.close();
     world.cleanup();
+  });
+
+  it("a command cannot PTRACE_ATTACH the fast-path helper from inside (issue 37.5)", async (context) => {
+    skipUnlessPath(context, true);
+    // The helper is the job's $PPID (a fork of its launcher keeps it). Attached, a command could write frames to Node.
+    const attach = `python3 -c '${PTRACE_ATTACH}' $PPID`;
+    expect((await executeOn(boxed, true, attach)).output).toBe("EPERM\n");
+    // What not being dumpable leaves open, as docs/guarantees.md says: root outside the sandbox holds CAP_SYS_PTRACE.
+    if (process.getuid?.() === 0) expect((await executeOn(plain, true, attach)).output).toBe("attached\n");
   });
 
   // Only root may move itself out of the session cgroup, so only root has a
