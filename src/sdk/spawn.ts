@@ -54,7 +54,10 @@ export interface SpawnedProcess {
   closeStdin(): Promise<void>;
   /** The output kept so far (the last 200 000 characters), refreshed now. */
   logs(): Promise<string>;
-  /** Its output from the start, as it arrives, until it ended; each call reads it from the start again. */
+  /**
+   * Its output from the start, as it arrives, until it ended; each call reads it from the start again.
+   * Throws a ProcessError when the backend refuses to follow it (a gateway at its long-lived bound).
+   */
   output(): AsyncIterable<string>;
 }
 
@@ -171,7 +174,7 @@ class Handle implements SpawnedProcess {
         const queue: string[] = [];
         let ended = false;
         let wake: (() => void) | undefined;
-        const { controller: follower } = followLog(
+        const { controller: follower, started } = followLog(
           env,
           process,
           (text) => {
@@ -198,7 +201,15 @@ class Handle implements SpawnedProcess {
               yield next;
               continue;
             }
-            if (ended) return;
+            if (ended) {
+              // Refused (a gateway at its bound of long-lived executions): the stream says so instead of ending empty.
+              await started.catch((error: unknown) => {
+                throw new ProcessError(`Cannot follow the output of ${process.id}: ${(error as Error).message}`, {
+                  backend: env.backend,
+                });
+              });
+              return;
+            }
             await new Promise<void>((resolve) => (wake = resolve));
             wake = undefined;
           }

@@ -9,7 +9,8 @@
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createEnvironment, type Environment, type Gateway } from "../../../src/index.js";
+import { createEnvironment, spawn, type Environment, type Gateway } from "../../../src/index.js";
+import { ProcessError } from "../../../src/core/errors.js";
 import { callTool } from "../../../src/tools/registry.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually, startTestGateway, TOKEN } from "../../gateway/helpers.js";
@@ -91,5 +92,25 @@ describe("gateway backend: long-lived executions", () => {
     await callTool("terminal", { command: "sleep 30", background: true, pty: true }, { session: env });
     await eventually(() => gateway.registry.longLivedExecutions === 1, 15_000, "the follower to run");
     expect(gateway.registry.runningExecutions).toBe(0);
+  });
+
+  it("a spawned process's output stream refused by the gateway's long-lived bound throws, instead of ending empty", async () => {
+    const gateway = await startTestGateway({ maxLongLivedPerSession: 1 });
+    cleanups.push(() => gateway.close());
+    const env = await createEnvironment({ backend: "gateway", url: gateway.url, token: TOKEN });
+    cleanups.push(() => env.close());
+    const proc = await spawn(env, "echo first; exec sleep 120");
+    cleanups.push(() => proc.kill());
+    // The first stream's follower takes the session's one long-lived slot.
+    const first = proc.output()[Symbol.asyncIterator]();
+    expect((await first.next()).value).toBe("first\n");
+    const second = proc.output()[Symbol.asyncIterator]();
+    const refused = await second.next().then(
+      (step) => step,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ProcessError);
+    expect((refused as Error).message).toMatch(/Cannot follow the output of proc_\w+: .*maxLongLivedPerSession/);
+    await first.return?.();
   });
 });
