@@ -235,6 +235,20 @@ describe("daytona backend (fake SDK client)", () => {
     });
   });
 
+  it("fetches stderr's own copy for stderr kept apart that is not UTF-8, and removes it", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, { fastPath: false }, async (env) => {
+      const r = await env.execute("echo out; printf 'e\\377\\376\\n' >&2; echo err >&2", { separateStreams: true });
+      expect(r).toMatchObject({ stdout: "out\n", exitCode: 0 });
+      expect(Buffer.from(r.stderr!)).toEqual(Buffer.from("e\ufffd\ufffd\nerr\n"));
+      const downloads = client.last.fs.calls.filter((c) => c.startsWith("downloadFile"));
+      expect(downloads).toHaveLength(1);
+      expect(downloads[0]).toMatch(/\.err$/);
+      await env.execute("true");
+      expect(existsSync(downloads[0]!.slice("downloadFile ".length))).toBe(false);
+    });
+  });
+
   it("keeps output that is not UTF-8 when its logs arrive after the exit code (issue 22.16)", async () => {
     const client = new FakeDaytona();
     await withDaytona(client, { fastPath: false }, async (env) => {
@@ -351,6 +365,16 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
     expect(withCopy).toBe(
       ": > '/tmp/out'; printf %s 'aGk=' | base64 -d | timeout -k 5s 9s 'bash' '-c' 'S' > '/tmp/out' & " +
         "__sw_job=$!; tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out' 2>/dev/null; wait $__sw_job 2>/dev/null",
+    );
+    // stderr kept apart: a copy of its own, tailed to the logs' stderr beside stdout's; the job's status last.
+    const apart = daytonaCommand(
+      { argv: ["bash", "-c", "S"], stdin: undefined },
+      { stdinFile: "/tmp/in", copy: "/tmp/out", errCopy: "/tmp/out.err" },
+    );
+    expect(apart).toBe(
+      ": > '/tmp/out'; : > '/tmp/out.err'; { rm -f '/tmp/in'; 'bash' '-c' 'S' > '/tmp/out' 2> '/tmp/out.err'; } < '/tmp/in' & " +
+        "__sw_job=$!; tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out.err' >&2 2>/dev/null & __sw_etail=$!; " +
+        "tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out' 2>/dev/null; wait $__sw_etail 2>/dev/null; wait $__sw_job 2>/dev/null",
     );
   });
 
