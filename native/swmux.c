@@ -108,7 +108,8 @@ enum call_state {
 struct call {
   enum call_state state;
   uint32_t id, gen;
-  int outfd, pidfd, killed, has_stdin, asked;
+  /* errfd: the call's stderr FIFO when it asked for stderr apart (REQ_RUN flag 2), else -1. */
+  int outfd, errfd, pidfd, killed, has_stdin, asked;
   /* Its dump file got no room (a state dir full before the call): a dump that left nothing says so. */
   int noroom;
   /* 1 + the status, when the job became ours (its launcher died) and we reaped it. */
@@ -282,7 +283,7 @@ static uint32_t get32(const unsigned char *p) {
 static void tag_of(unsigned char direction, const unsigned char *header, const void *payload, size_t n,
                    unsigned char out[TAG_BYTES]) {
   unsigned char d = direction;
-  int tagged = header[0] != REP_OUTPUT || direction != FROM_HELPER;
+  int tagged = (header[0] != REP_OUTPUT && header[0] != REP_STDERR) || direction != FROM_HELPER;
   hmac_tag(&key, &d, 1, header, TAGGED_HEADER_BYTES, payload, tagged ? n : 0, out, TAG_BYTES);
 }
 
@@ -597,17 +598,23 @@ static void replace_launcher(void) {
   start_launcher();
 }
 
-static void drain(struct call *k, size_t cap) {
+/* What the call's FIFO `fd` holds, up to `cap`, as frames of `type` (its stdout, or its stderr apart). */
+static void drain_fd(struct call *k, int fd, char type, size_t cap) {
   static char buf[MAX_OUTPUT_FRAME];
   size_t got = 0;
   for (;;) {
-    ssize_t r = read(k->outfd, buf, sizeof buf);
+    ssize_t r = read(fd, buf, sizeof buf);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
-    frame(REP_OUTPUT, k->id, buf, (uint32_t)r);
+    frame(type, k->id, buf, (uint32_t)r);
     got += (size_t)r;
     if (cap && got >= cap) break;
   }
+}
+
+static void drain(struct call *k, size_t cap) {
+  drain_fd(k, k->outfd, REP_OUTPUT, cap);
+  if (k->errfd >= 0) drain_fd(k, k->errfd, REP_STDERR, cap);
 }
 
 /*
@@ -641,9 +648,9 @@ static int group_left(pid_t pgid) {
 static int exit_status(int ws) { return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws); }
 
 static void remove_files(uint32_t id) {
-  const char *exts[] = {"s", "c", "i", "o"};
+  const char *exts[] = {"s", "c", "i", "o", "e"};
   char p[CALL_PATH_MAX];
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     path(p, id, exts[i]);
     unlink(p);
   }
@@ -661,6 +668,7 @@ static void remove_inputs(uint32_t id) {
 
 static void release(struct call *k) {
   if (k->outfd >= 0) close(k->outfd);
+  if (k->errfd >= 0) close(k->errfd);
   if (k->pidfd >= 0) close(k->pidfd);
   remove_files(k->id);
   k->state = CALL_FREE;
@@ -785,7 +793,7 @@ static void finish(struct call *k, int wstatus) {
  * keeps writing cannot hold the call open). */
 static void job_exited(struct call *k) {
   int psz = fcntl(k->outfd, F_GETPIPE_SZ);
-  drain(k, psz > 0 ? (size_t)psz : 65536);
+  drain(k, psz > 0 ? (size_t)psz : 65536); /* the stderr FIFO, when apart, has the same size */
   if (k->pidfd >= 0) close(k->pidfd);
   k->pidfd = -1;
   k->state = CALL_WAITING;
@@ -846,7 +854,8 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   path(ip, id, "i");
   path(op, id, "o");
   path(sp, id, "s");
-  int has = p[0] ? 1 : 0;
+  /* Flags: 1 the call has stdin, 2 it wants its stderr apart. */
+  int has = p[0] & 1, apart = (p[0] & 2) != 0;
   const char *body = (const char *)p + 5;
   /* The dump file exists before the job, private: it becomes the snapshot (mode 0600) by a rename. */
   /* With room for the job's "#F" line even if its command fills the disk (SAVE_FAILED in script.ts). */
@@ -875,10 +884,25 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
     return;
   }
   fcntl(ofd, F_SETPIPE_SZ, 1 << 20);
+  int efd = -1;
+  if (apart) {
+    char ep[CALL_PATH_MAX];
+    path(ep, id, "e");
+    unlink(ep);
+    efd = mkfifo(ep, 0600) == 0 ? open(ep, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (efd < 0) {
+      close(ofd);
+      remove_files(id);
+      answer(id, 125, 0, 0, 0, 0, "");
+      return;
+    }
+    fcntl(efd, F_SETPIPE_SZ, 1 << 20);
+  }
   memset(k, 0, sizeof *k);
   k->state = CALL_SENT;
   k->id = id;
   k->outfd = ofd;
+  k->errfd = efd;
   k->pidfd = -1;
   k->has_stdin = has;
   k->noroom = noroom;
@@ -886,7 +910,7 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   k->sent_ms = now_ms();
   if (getrandom(&k->token, sizeof k->token, 0) != (ssize_t)sizeof k->token) die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
   char line[64];
-  int m = snprintf(line, sizeof line, "C %u %d %016llx\n", id, has, k->token);
+  int m = snprintf(line, sizeof line, "C %u %d %016llx\n", id, has | (apart ? 2 : 0), k->token);
   wr_all(cur->ctl, line, (size_t)m);
   debug("call %u sent to launcher %d", id, (int)cur->pid);
 }
@@ -1219,7 +1243,7 @@ int main(int argc, char **argv) {
   load_snapshot();
   start_launcher();
   take_frames(); /* what came with the key */
-  enum { MAX_FDS = MAX_CALLS * 2 + MAX_LAUNCHERS + 1 };
+  enum { MAX_FDS = MAX_CALLS * 3 + MAX_LAUNCHERS + 1 };
   static struct pollfd f[MAX_FDS];
   static struct call *who[MAX_FDS];
   static uint32_t ids[MAX_FDS];
@@ -1244,6 +1268,12 @@ int main(int argc, char **argv) {
         f[nf].events = POLLIN;
         ids[nf] = calls[i].id;
         who[nf++] = &calls[i];
+        if (calls[i].errfd >= 0) {
+          f[nf].fd = calls[i].errfd;
+          f[nf].events = POLLIN;
+          ids[nf] = calls[i].id;
+          who[nf++] = &calls[i];
+        }
         if (calls[i].pidfd >= 0) {
           f[nf].fd = calls[i].pidfd;
           f[nf].events = POLLIN;
@@ -1267,7 +1297,8 @@ int main(int argc, char **argv) {
       struct call *k = who[i];
       /* The slot may have been finished and reused while this round ran. */
       if (!f[i].revents || k->state == CALL_FREE || k->id != ids[i]) continue;
-      if (f[i].fd == k->outfd) drain(k, 1 << 20);
+      if (f[i].fd == k->outfd) drain_fd(k, k->outfd, REP_OUTPUT, 1 << 20);
+      else if (f[i].fd == k->errfd) drain_fd(k, k->errfd, REP_STDERR, 1 << 20);
       else if (f[i].fd == k->pidfd) {
         serve_requests();
         if (k->state == CALL_RUNNING && k->id == ids[i]) job_exited(k);

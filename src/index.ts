@@ -17,6 +17,7 @@ export type { ExecuteOptions, ExecuteResult, SessionState } from "./core/environ
 export type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } from "./core/transport.js";
 export {
   BackendUnavailableError,
+  FileError,
   InvalidOptionError,
   ProcessError,
   SessionClosedError,
@@ -24,12 +25,48 @@ export {
   ShellwrightError,
   SpawnError,
   SyncError,
+  UnsupportedError,
   isShellwrightError,
 } from "./core/errors.js";
-export type { ErrorCode } from "./core/errors.js";
+export type { ErrorCode, FileErrorReason } from "./core/errors.js";
+export { files } from "./sdk/files.js";
+export { spawn } from "./sdk/spawn.js";
+export { portUrl } from "./sdk/port-url.js";
+export type { PortUrl } from "./sdk/port-url.js";
+export type { ProcessResult, SpawnedProcess, SpawnOptions } from "./sdk/spawn.js";
+export type {
+  CallOptions,
+  EnvironmentFiles,
+  FileEntry,
+  FileEvent,
+  FilesOptions,
+  FileType,
+  FileWatcher,
+  WatchOptions,
+  WriteData,
+  WriteOptions,
+} from "./sdk/files.js";
 export { TOOLS, callTool, findTool, toolSchemas } from "./tools/registry.js";
 export { defineTool, inputJsonSchema, runTool } from "./tools/shared/tool-definition.js";
 export type { ToolContext, ToolDefinition, ToolResult } from "./tools/shared/tool-definition.js";
+export type {
+  ExecuteCodeResult,
+  PatchResult,
+  PersistedToolResult,
+  ProcessExitFields,
+  ProcessListEntry,
+  ProcessToolResult,
+  ReadFileResult,
+  RegistryToolName,
+  SearchFilesResult,
+  SearchMatch,
+  TerminalResult,
+  ToolErrorResult,
+  ToolResultOf,
+  ToolResults,
+  UnifiedExecResult,
+  WriteFileResult,
+} from "./tools/tool-results.js";
 export { DEFAULT_TOOL_SETTINGS, toolSettings } from "./tools/shared/tool-settings.js";
 export type { ProcessSettings, ToolSettings, ToolSettingsInput } from "./tools/shared/tool-settings.js";
 export { blockDangerousCommands, DANGEROUS_PATTERNS, findDangerousPattern } from "./tools/terminal/approval.js";

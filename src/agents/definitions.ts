@@ -14,6 +14,7 @@ import {
   type ToolResult,
 } from "../tools/shared/tool-definition.js";
 import { callTool, findTool, unknownToolMessage } from "../tools/registry.js";
+import type { RegistryToolName, ToolResultOf } from "../tools/tool-results.js";
 import { strictSchema } from "./strict-schema.js";
 import { toolList } from "./tool-list.js";
 
@@ -177,8 +178,22 @@ export interface HandleToolCallOptions {
  * Runs one tool call a model made. `args` may be the parsed object or the
  * JSON text some providers send (OpenAI's `function.arguments`). Never throws
  * for the model's mistakes: an unknown tool, bad JSON or bad arguments come
- * back as `{error}` that tells the model what to do.
+ * back as `{error}` that tells the model what to do. Called with the name of
+ * a registry tool and no `tools` list, the result has that tool's type
+ * (`ToolResults`); a name the model made up gets `ToolResult`.
  */
+export async function handleToolCall<Name extends RegistryToolName>(
+  session: Environment,
+  name: Name,
+  args: unknown,
+  options?: HandleToolCallOptions & { tools?: undefined },
+): Promise<ToolResultOf<Name>>;
+export async function handleToolCall(
+  session: Environment,
+  name: string,
+  args: unknown,
+  options?: HandleToolCallOptions,
+): Promise<ToolResult>;
 export async function handleToolCall(
   session: Environment,
   name: string,

@@ -16,6 +16,7 @@ import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
 import { checkLocalStart } from "../backends/local/start-check.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
+import { MAX_MESSAGE_BYTES } from "../mcp/stdio-transport.js";
 import { integerValue, parseCommand, sandboxFlag, stringValue, UsageError, type ParsedCommand } from "./args.js";
 import { readConfigFile } from "./config-file.js";
 import { noTokenCheck } from "./no-token.js";
@@ -77,6 +78,8 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     throw new UsageError(`--tools: ${(error as Error).message}`);
   }
   if (values["unified-exec"] === true) tools = [...(tools ?? TOOLS), ...UNIFIED_EXEC_TOOLS];
+  // One flag for both transports: a line on stdio, a request body over HTTP.
+  const maxMessageBytes = integerValue(values, "max-message-bytes", 1, MAX_MESSAGE_BYTES);
   const common = {
     createSession,
     ...(Object.keys(settings).length === 0 ? {} : { settings }),
@@ -92,7 +95,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
     for (const flag of ["host", "port", "token-file", "insecure-no-auth", "pool-size"]) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --http`);
     }
-    await serveStdio(common);
+    await serveStdio({ ...common, ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
     return 0;
   }
 
@@ -128,6 +131,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
       port,
       ...(token === undefined ? {} : { token }),
       insecureNoAuth,
+      ...(maxMessageBytes === undefined ? {} : { maxBodyBytes: maxMessageBytes }),
     });
     writeStderr(`shellwright: MCP server on ${server.url}${token === undefined ? " (no token: loopback only)" : ""}\n`);
     await stopped;

@@ -18,7 +18,8 @@ import { RE2JS } from "re2js";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe as describeValue, describeSecret } from "../core/options.js";
 import type { Environment } from "../core/environment.js";
-import { callTool } from "../tools/registry.js";
+import { callTool, findTool, TOOLS } from "../tools/registry.js";
+import { argumentProblems } from "../tools/shared/tool-definition.js";
 import type { ToolSettings } from "../tools/shared/tool-settings.js";
 import type { ToolResult } from "../tools/shared/tool-definition.js";
 
@@ -100,7 +101,61 @@ export function parsePlan(value: unknown): Plan {
         `${where}.skip must be a string (the reason), got ${describeValue(step.skip)}`,
       );
   });
+  plan.steps.forEach((step, index) => checkStep(step, index + 1, plan.steps));
   return plan;
+}
+
+/**
+ * What can be known about a step before anything runs: its tool is one the
+ * plan can call, its arguments are ones that tool takes (their types too,
+ * unless a value comes from an earlier result), each `${N.path}` names an
+ * earlier step that runs, each `$regex` compiles. A skipped step's tool is
+ * checked too (a typo there is still a typo), not its arguments: a step kept
+ * for later may not have them all yet.
+ */
+function checkStep(step: PlanStep, number: number, steps: readonly PlanStep[]): void {
+  const where = `step ${number}`;
+  const tool = findTool(step.tool);
+  if (tool === undefined)
+    throw new InvalidOptionError(
+      `${where}.tool`,
+      `${where} names the tool ${describeValue(step.tool)}, which a plan cannot call; the tools are: ${TOOLS.map((t) => t.name).join(", ")}`,
+    );
+  if (step.skip !== undefined) return;
+  const references = [...JSON.stringify(step.args ?? {}).matchAll(REFERENCE)].map((match) => Number(match[1]));
+  for (const earlier of references) {
+    if (earlier < 1 || earlier >= number)
+      throw new InvalidOptionError(
+        `${where}.args`,
+        `${where}.args uses \${${earlier}.…}, but a step can use only the results of the steps before it (${number === 1 ? "step 1 has none" : `1 to ${number - 1}`})`,
+      );
+    if (steps[earlier - 1]!.skip !== undefined)
+      throw new InvalidOptionError(
+        `${where}.args`,
+        `${where}.args uses \${${earlier}.…}, but step ${earlier} is skipped and has no result`,
+      );
+  }
+  const problems = argumentProblems(tool, step.args ?? {}, references.length > 0);
+  if (problems.length > 0)
+    throw new InvalidOptionError(`${where}.args`, `${where} (${tool.name}) has bad arguments: ${problems.join("; ")}`);
+  for (const pattern of regexMatchers(step.expect)) {
+    try {
+      new RegExp(pattern);
+    } catch (error) {
+      throw new InvalidOptionError(
+        `${where}.expect`,
+        `${where}.expect has a $regex that does not compile: ${(error as Error).message}`,
+      );
+    }
+  }
+}
+
+const REFERENCE = /\$\{(\d+)\.[\w.]+\}/g;
+
+function regexMatchers(value: unknown): string[] {
+  if (typeof value !== "object" || value === null) return [];
+  if (isMatcher(value) && "$regex" in value) return [String((value as { $regex: unknown }).$regex)];
+  return Object.values(value).flatMap(regexMatchers);
 }
 
 export interface PlayOptions {

@@ -172,6 +172,8 @@ function serveArgs(values: Values): ParsedServeArgs & { sources: ConfigSources }
   set("cwd", stringValue(values, "cwd"));
   set("maxSessions", integerValue(values, "max-sessions"));
   set("maxConcurrentExecutions", integerValue(values, "max-concurrent"));
+  set("maxLongLivedPerSession", integerValue(values, "max-long-lived-per-session", 1));
+  set("maxLongLivedExecutions", integerValue(values, "max-long-lived", 1));
   set("idleTimeoutMs", integerValue(values, "idle-timeout-ms"));
   set("maxBodyBytes", integerValue(values, "max-body-bytes"));
   set("poolSize", poolSizeFlag(values));

@@ -183,6 +183,12 @@ export const serve: CommandSpec = {
     cwd: { ...cwd, help: "cwd of a new session (default: first --allow-root, else here)" },
     "max-sessions": { type: "string", value: "N", help: "(default 64)" },
     "max-concurrent": { type: "string", value: "N", help: "executions at once across sessions (default 32)" },
+    "max-long-lived-per-session": {
+      type: "string",
+      value: "N",
+      help: "background processes' and PTYs' followers one session may run (default 128; not in --max-concurrent)",
+    },
+    "max-long-lived": { type: "string", value: "N", help: "the same across sessions (default 512)" },
     "idle-timeout-ms": { type: "string", value: "MS", help: "close a session idle this long (default 1800000)" },
     "max-body-bytes": { type: "string", value: "BYTES", help: "request body limit (default 8388608)" },
     "pool-size": poolSize,
@@ -206,6 +212,11 @@ export const mcp: CommandSpec = {
     "max-output-bytes": { ...maxOutput, help: "terminal output shown to the model, head and tail (default 50000)" },
     "max-output": maxOutputAlias,
     "no-redact": { type: "boolean", help: "show secrets in tool results unmasked (docs/secrets.md)" },
+    "max-message-bytes": {
+      type: "string",
+      value: "BYTES",
+      help: "largest message a client may send; a larger one gets an error (default 10485760 on stdio, 4194304 with --http)",
+    },
     tools: {
       type: "string",
       value: "SETS",

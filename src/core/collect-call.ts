@@ -7,14 +7,20 @@
  */
 
 import { StringDecoder } from "node:string_decoder";
+import { UnsupportedError } from "./errors.js";
 import { OutputCollector } from "./output.js";
 import { parseMarkerPayload, type MarkerPayload } from "./marker-payload.js";
+import { StreamsCollector, type StreamName } from "./stream-output.js";
 import type { ProcessHandle, Transport } from "./transport.js";
 
 export interface CallLimits {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   onOutput?: ((text: string) => void) | undefined;
+  /** The handle's stdout and stderr come apart (its `stderr`): collect them apart, in one budget. */
+  separateStreams?: boolean | undefined;
+  onStdout?: ((text: string) => void) | undefined;
+  onStderr?: ((text: string) => void) | undefined;
 }
 
 /** What collectCall needs from whatever tells it where a call ends: the end marker, or the fast path's exit report. */
@@ -29,6 +35,9 @@ export interface EndDetector {
 export interface RunOutcome {
   text: string;
   truncated: boolean;
+  /** With separateStreams: each stream's own text. */
+  stdout?: string;
+  stderr?: string;
   exitCode: number;
   /** What the end marker said; undefined when none came (or the call was stopped). */
   marker: MarkerPayload | undefined;
@@ -57,14 +66,30 @@ export function collectCall(
   limits: CallLimits,
   closing: AbortSignal,
   scanner: EndDetector,
+  /** With separateStreams: where the handle's stderr ends (its own keyed marker, or the fast path's report). */
+  stderrScanner?: EndDetector,
 ): Promise<RunOutcome> {
-  const collector = new OutputCollector(settings.maxOutputBytes, settings.outputHeadFraction);
+  const apart = limits.separateStreams === true;
+  if (apart && (handle.stderr === undefined || stderrScanner === undefined)) {
+    handle.kill();
+    return Promise.reject(
+      new UnsupportedError(`The ${transport.name} backend cannot keep stderr apart from stdout`, {
+        backend: transport.name,
+      }),
+    );
+  }
+  const collector = apart ? undefined : new OutputCollector(settings.maxOutputBytes, settings.outputHeadFraction);
+  const streams = apart ? new StreamsCollector(settings.maxOutputBytes, settings.outputHeadFraction) : undefined;
   // StringDecoder, not TextDecoder: the same text (a leading BOM kept, as in the result), several times faster streaming.
-  const decoder = limits.onOutput ? new StringDecoder("utf8") : undefined;
+  const decoder = limits.onOutput && !apart ? new StringDecoder("utf8") : undefined;
+  const streamDecoders = apart ? streamListeners(limits) : undefined;
   let finished = false;
-  const emit = (bytes: Uint8Array): void => {
+  const emit = (bytes: Uint8Array, stream: StreamName = "stdout"): void => {
     if (finished || bytes.length === 0) return;
-    collector.push(bytes);
+    if (streams) {
+      streams.push(stream, bytes);
+      streamDecoders![stream]?.(bytes);
+    } else collector!.push(bytes);
     if (decoder) {
       const text = decoder.write(bytes);
       if (text) limits.onOutput!(text);
@@ -91,6 +116,7 @@ export function collectCall(
       // command must not find them (a forced finish gives up waiting).
       if (killing !== undefined && !killed && !force) return;
       emit(scanner.flush());
+      if (apart) emit(stderrScanner!.flush(), "stderr");
       finished = true;
       for (const timer of timers) clearTimeout(timer);
       limits.signal?.removeEventListener("abort", onAbort);
@@ -99,10 +125,13 @@ export function collectCall(
         const rest = decoder.end();
         if (rest) limits.onOutput!(rest);
       }
-      const collected = collector.finish();
+      streamDecoders?.end();
+      const split = streams?.finish();
+      const collected = split?.output ?? collector!.finish();
       resolve({
         text: collected.text,
         truncated: collected.truncated,
+        ...(split === undefined ? {} : { stdout: split.stdout.text, stderr: split.stderr.text }),
         exitCode: stopReason === "timeout" ? 124 : stopReason === "interrupt" ? 130 : (exitCode ?? 1),
         marker:
           stopReason === undefined && scanner.payload !== undefined ? parseMarkerPayload(scanner.payload) : undefined,
@@ -121,8 +150,10 @@ export function collectCall(
     };
     // Completion is the process exit plus the end marker (or the end of the
     // stream), never EOF alone: a backgrounded child may hold the pipe forever.
+    // The other stream of a call with separateStreams: its own end (marker, report or the stream's end) counts too.
+    let stderrEnded = !apart;
     const check = (): void => {
-      if (exitCode !== undefined && (scanner.done || ended)) finish();
+      if (exitCode !== undefined && (scanner.done || ended) && (!apart || stderrScanner!.done || stderrEnded)) finish();
     };
 
     const kill = async (signal: "TERM" | "KILL"): Promise<boolean> => {
@@ -174,6 +205,19 @@ export function collectCall(
       ended = true;
       check();
     })();
+    if (apart)
+      void (async () => {
+        try {
+          for await (const chunk of handle.stderr!) {
+            emit(stderrScanner!.push(chunk), "stderr");
+            if (stderrScanner!.done) check();
+          }
+        } catch {
+          // as above
+        }
+        stderrEnded = true;
+        check();
+      })();
 
     handle.wait().then(
       (code) => {
@@ -190,4 +234,31 @@ export function collectCall(
       },
     );
   });
+}
+
+/**
+ * With separateStreams, each stream through a decoder of its own (a character
+ * cut by a chunk of the other stream stays whole), its text to its listener
+ * and to onOutput.
+ */
+function streamListeners(
+  limits: CallLimits,
+): Partial<Record<StreamName, (bytes: Uint8Array) => void>> & { end(): void } {
+  const ends: (() => void)[] = [];
+  const listener = (listen: ((text: string) => void) | undefined) => {
+    if (listen === undefined && limits.onOutput === undefined) return undefined;
+    const decoder = new StringDecoder("utf8");
+    const deliver = (text: string): void => {
+      if (!text) return;
+      listen?.(text);
+      limits.onOutput?.(text);
+    };
+    ends.push(() => deliver(decoder.end()));
+    return (bytes: Uint8Array): void => deliver(decoder.write(bytes));
+  };
+  return {
+    stdout: listener(limits.onStdout),
+    stderr: listener(limits.onStderr),
+    end: () => ends.forEach((end) => end()),
+  };
 }

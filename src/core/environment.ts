@@ -38,6 +38,16 @@ export interface ExecuteOptions {
   /** Output as it arrives, decoded as UTF-8 (markers never included). */
   onOutput?: (text: string) => void;
   /**
+   * Keep stdout and stderr apart: the result then has `stdout` and `stderr`
+   * beside the merged `output`, within the same `maxOutputBytes` (docs/sdk.md).
+   * Implied by `onStdout` or `onStderr`. @default false
+   */
+  separateStreams?: boolean;
+  /** stdout as it arrives, apart from stderr (implies separateStreams). */
+  onStdout?: (text: string) => void;
+  /** stderr as it arrives, apart from stdout (implies separateStreams). */
+  onStderr?: (text: string) => void;
+  /**
    * Run from the session's state but leave it untouched: the command's env and
    * cwd changes are not saved. For helper commands (the file tools, execute_code's
    * plumbing) that must not race with the agent's own commands: under the
@@ -46,6 +56,14 @@ export interface ExecuteOptions {
    * @default false
    */
   isolated?: boolean;
+  /**
+   * This call lasts as long as something it serves (a background process's
+   * output follower or end watcher), not as long as a command the caller
+   * waits for. A gateway counts it apart from its calls in flight, against a
+   * bound per session of its own (docs/gateway.md); elsewhere it changes nothing.
+   * @default false
+   */
+  longLived?: boolean;
 }
 
 export interface ExecuteResult {
@@ -59,6 +77,28 @@ export interface ExecuteResult {
   interrupted: boolean;
   truncated: boolean;
   durationMs: number;
+  /**
+   * With `separateStreams`: the command's stdout and stderr, each in its own
+   * order, each bounded (its cuts said inline); the notices (a timeout, an
+   * interrupt) are in `output` only. Absent otherwise.
+   */
+  stdout?: string;
+  stderr?: string;
+}
+
+/** Where this process reaches a port of the backend (`portUrl(env, port)`, docs/sdk.md). */
+export interface PortUrl {
+  /** `http://host:port` (a cloud's preview URL: https); use another scheme (ws://) on the same address as needed. */
+  url: string;
+  /** Headers a request needs (a private Daytona sandbox's preview token). A secret when set: do not log it. */
+  headers: Record<string, string>;
+}
+
+/** A TCP port number, validated once where every implementation of `portUrl` starts. */
+export function checkPort(port: unknown): number {
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new InvalidOptionError("port", `port must be an integer from 1 to 65535, got ${describe(port)}`);
+  return port;
 }
 
 export interface Environment {
@@ -95,6 +135,12 @@ export interface Environment {
    */
   beforeClose(hook: () => Promise<void> | void): () => void;
   close(): Promise<void>;
+  /**
+   * Where this process reaches `port` of the backend, when the backend can
+   * give one (an UnsupportedError otherwise). Optional so that an Environment
+   * written elsewhere still fits; `portUrl(env, port)` is the door callers use.
+   */
+  portUrl?(port: number): Promise<PortUrl>;
 }
 
 /**
@@ -105,7 +151,18 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   if (typeof options !== "object" || options === null) {
     throw new InvalidOptionError("options", `execute options must be an object, got ${describe(options)}`);
   }
-  const known = ["cwd", "timeoutMs", "stdin", "signal", "onOutput", "isolated"];
+  const known = [
+    "cwd",
+    "timeoutMs",
+    "stdin",
+    "signal",
+    "onOutput",
+    "isolated",
+    "longLived",
+    "separateStreams",
+    "onStdout",
+    "onStderr",
+  ];
   for (const key of Object.keys(options)) {
     if (!known.includes(key))
       throw new InvalidOptionError(key, `Unknown execute option ${describe(key)}; known options: ${known.join(", ")}`);
@@ -123,9 +180,13 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
   if (options.onOutput !== undefined && typeof options.onOutput !== "function") {
     throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
   }
-  if (options.isolated !== undefined && typeof options.isolated !== "boolean") {
-    throw new InvalidOptionError("isolated", `isolated must be a boolean, got ${describe(options.isolated)}`);
+  for (const key of ["isolated", "longLived", "separateStreams"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "boolean")
+      throw new InvalidOptionError(key, `${key} must be a boolean, got ${describe(options[key])}`);
   }
+  for (const name of ["onStdout", "onStderr"] as const)
+    if (options[name] !== undefined && typeof options[name] !== "function")
+      throw new InvalidOptionError(name, `${name} must be a function, got ${describe(options[name])}`);
   return {
     cwd,
     timeoutMs,
@@ -133,5 +194,10 @@ export function normalizeExecuteOptions(options: ExecuteOptions, defaultTimeoutM
     signal: options.signal,
     onOutput: options.onOutput,
     isolated: options.isolated === true,
+    longLived: options.longLived === true,
+    separateStreams:
+      options.separateStreams === true || options.onStdout !== undefined || options.onStderr !== undefined,
+    onStdout: options.onStdout,
+    onStderr: options.onStderr,
   };
 }

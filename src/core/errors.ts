@@ -17,7 +17,9 @@ export type ErrorCode =
   | "INIT_FAILED"
   | "SYNC_FAILED"
   | "PROCESS_FAILED"
-  | "MISSING_DEPENDENCY";
+  | "MISSING_DEPENDENCY"
+  | "FILE_FAILED"
+  | "UNSUPPORTED";
 
 export class ShellwrightError extends Error {
   readonly code: ErrorCode;
@@ -67,6 +69,38 @@ export class SyncError extends ShellwrightError {
 export class ProcessError extends ShellwrightError {
   constructor(message: string, options: { cause?: unknown; backend?: string } = {}) {
     super("PROCESS_FAILED", message, options);
+  }
+}
+
+/** Why a file operation of the SDK (`files(env)`) failed. */
+export type FileErrorReason =
+  "not_found" | "is_directory" | "not_directory" | "not_regular" | "not_empty" | "denied" | "changed" | "failed";
+
+/**
+ * A file operation could not be done: the path is missing or of the wrong
+ * kind, the guard refused it, it changed under the write, or the backend
+ * failed. `reason` says which; `path` is the path as given.
+ */
+export class FileError extends ShellwrightError {
+  readonly reason: FileErrorReason;
+  readonly path: string;
+
+  constructor(
+    reason: FileErrorReason,
+    path: string,
+    message: string,
+    options: { cause?: unknown; backend?: string } = {},
+  ) {
+    super("FILE_FAILED", message, options);
+    this.reason = reason;
+    this.path = path;
+  }
+}
+
+/** The backend cannot do this at all (a URL for a port where it has no network of its own to reach). */
+export class UnsupportedError extends ShellwrightError {
+  constructor(message: string, options: { cause?: unknown; backend?: string } = {}) {
+    super("UNSUPPORTED", message, options);
   }
 }
 

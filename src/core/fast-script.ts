@@ -54,6 +54,10 @@ import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
  * `trap` function) is defined here once, after the snapshot: a job inherits
  * it with the fork instead of parsing it again.
  */
+/** One call's job, without its stderr (the launcher adds it: joined to stdout, or apart). */
+const JOB =
+  '( builtin printf \'S %s %s %s\\n\' "$__swl_id" "$BASHPID" "$__swl_k" >&3; builtin exec 3>&-; builtin unset -v __swl_k; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <&4; builtin exec 4<&-; builtin eval "$__swl_s" ) 3>&1 4<"$__swl_d/$__swl_id.c" <"$__swl_in" >"$__swl_d/$__swl_id.o"';
+
 export function buildLauncherScript(): string {
   // One line: the job's `eval` stands on line 1 (as the call script's own
   // does), so a command's messages and $LINENO count from its first line.
@@ -70,14 +74,16 @@ export function buildLauncherScript(): string {
     // TMOUT would be read's default timeout.
     "while TMOUT= IFS=' ' builtin read -r __swl_t __swl_id __swl_a __swl_k; do",
     "if [[ $__swl_t == C ]]; then",
-    "__swl_in=/dev/null; [[ $__swl_a != 1 ]] || __swl_in=$__swl_d/$__swl_id.i;",
+    // __swl_a: 1 the call has stdin, 2 its stderr goes apart (a FIFO of its own, `.e`, which the helper reads).
+    "__swl_in=/dev/null; [[ $__swl_a != [13] ]] || __swl_in=$__swl_d/$__swl_id.i;",
     // Redirections on the subshell itself: they happen in the child (`builtin exec >x` would not stick).
     // Read and eval'd rather than sourced: error messages then say `bash:` as on the plain path.
     // The job reports its own start before any of the command runs: a command that kills the launcher
     // at once (`kill -9` of its parent) must not leave the helper unsure whether it ran.
     // Its script (4) and stdin are open before it reports its start: the helper then unlinks both files, so what
     // they hold (a password typed for `read -s`) is on disk only until the job runs.
-    '( builtin printf \'S %s %s %s\\n\' "$__swl_id" "$BASHPID" "$__swl_k" >&3; builtin exec 3>&-; builtin unset -v __swl_k; builtin set +m; IFS= builtin read -r -d \'\' __swl_s <&4; builtin exec 4<&-; builtin eval "$__swl_s" ) 3>&1 4<"$__swl_d/$__swl_id.c" <"$__swl_in" >"$__swl_d/$__swl_id.o" 2>&1 &',
+    // stderr apart: the job's own FIFO, opened as the others are (`builtin exec 2>` would not stick either).
+    `if [[ $__swl_a == [23] ]]; then ${JOB} 2>"$__swl_d/$__swl_id.e" & else ${JOB} 2>&1 & fi;`,
     "elif [[ $__swl_t == W ]]; then",
     // The shell reaped the job when it exited and kept its status for this `wait`.
     'builtin wait "$__swl_a" 2>/dev/null; builtin printf \'E %s %s\\n\' "$__swl_id" "$?";',

@@ -93,7 +93,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /** Length of the longest prefix that does not end inside a multi-byte character. */
-function completeUtf8Prefix(bytes: Uint8Array): number {
+export function completeUtf8Prefix(bytes: Uint8Array): number {
   for (let back = 1; back <= Math.min(3, bytes.length); back++) {
     const byte = bytes[bytes.length - back]!;
     if ((byte & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
@@ -104,7 +104,7 @@ function completeUtf8Prefix(bytes: Uint8Array): number {
 }
 
 /** Offset of the first byte that does not continue a character cut off before the start. */
-function utf8Start(bytes: Uint8Array): number {
+export function utf8Start(bytes: Uint8Array): number {
   let i = 0;
   while (i < Math.min(3, bytes.length) && (bytes[i]! & 0xc0) === 0x80) i++;
   return i;

@@ -177,6 +177,8 @@ interface OuterOptions {
   /** The whole stdin (secret line first) embedded in the script, for backends without one. */
   embeddedStdin?: Uint8Array;
   callId: string;
+  /** Leave stderr apart from stdout, and end it with a keyed marker of its own (ExecuteOptions.separateStreams). */
+  separateStreams?: boolean;
   /** Lines run once the secret and the caller's umask are read (the init's login snapshot reuse). */
   prelude?: string[] | undefined;
 }
@@ -187,7 +189,8 @@ interface OuterOptions {
  */
 function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   const pending = pendingPaths(plan.paths, plan.callId).snapshot;
-  const lines = ["exec 2>&1"];
+  // stderr joins stdout, unless the call keeps them apart: then stderr gets its own end marker (below).
+  const lines = options.separateStreams === true ? [] : ["exec 2>&1"];
   if (options.reportPid) lines.push(`builtin printf '__SHELLWRIGHT_PID_%s__%s__\\n' ${plan.sessionId} "$$"`);
   if (options.embeddedStdin !== undefined)
     lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
@@ -246,6 +249,8 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
     if (plan.renameInScript)
       lines.push(`[[ $__sw_out == C* ]] || command -p rm -f -- ${shellQuote(pending)} 2>/dev/null`);
   }
+  if (options.separateStreams === true)
+    lines.push(`builtin printf '__SHELLWRIGHT_END_%s__E__SHELLWRIGHT_END_%s__\\n' "$__sw_key" "$__sw_key" >&2`);
   lines.push(
     // No newline in front: the scanner would have to hold back every trailing
     // newline of the output until more came, and a streamed line would arrive late.
@@ -309,6 +314,8 @@ export interface CommandPlan extends ScriptPlan {
   sessionCwd?: boolean;
   /** Leave the session's state as it is: no dump, no commit. */
   isolated?: boolean;
+  /** Keep stderr apart from stdout (ExecuteOptions.separateStreams). */
+  separateStreams?: boolean;
 }
 
 export function buildCommandScript(plan: CommandPlan): string {
@@ -344,6 +351,7 @@ export function buildCommandScript(plan: CommandPlan): string {
     passUmask: !plan.snapshotReady,
     ...(plan.embeddedStdin === undefined ? {} : { embeddedStdin: plan.embeddedStdin }),
     callId: plan.callId,
+    separateStreams: plan.separateStreams === true,
   });
 }
 

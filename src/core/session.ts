@@ -10,14 +10,21 @@
  * half-written or torn).
  */
 
-import { isShellwrightError, SpawnError } from "./errors.js";
+import { isShellwrightError, SessionClosedError, SpawnError, UnsupportedError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
 import { buildCommandScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
 import { describeSaveFailure } from "./marker-payload.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { expandsShellPid } from "./shell-pid.js";
 import { buildFastCallScript } from "./fast-script.js";
-import { normalizeExecuteOptions, type ExecuteOptions, type ExecuteResult, type SessionState } from "./environment.js";
+import {
+  checkPort,
+  normalizeExecuteOptions,
+  type ExecuteOptions,
+  type ExecuteResult,
+  type PortUrl,
+  type SessionState,
+} from "./environment.js";
 import { EnvironmentBase } from "./environment-base.js";
 import { collectCall, type CallLimits, type CollectSettings, type RunOutcome } from "./collect-call.js";
 import { initSession } from "./session-init.js";
@@ -127,7 +134,10 @@ export class Session extends EnvironmentBase {
 
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
-    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);
+    const { cwd, timeoutMs, stdin, signal, onOutput, isolated, separateStreams, onStdout, onStderr } =
+      this.checkExecute(command, options);
+    const apart = (stdout: string | undefined, stderr: string | undefined) =>
+      separateStreams ? { stdout: stdout ?? "", stderr: stderr ?? "" } : {};
 
     if (signal?.aborted) {
       return {
@@ -138,6 +148,7 @@ export class Session extends EnvironmentBase {
         interrupted: true,
         truncated: false,
         durationMs: 0,
+        ...apart("", ""),
       };
     }
     if ((await this.#transport.beforeExecute?.()) === "restarted") {
@@ -151,7 +162,7 @@ export class Session extends EnvironmentBase {
 
     const ready = this.snapshotReady;
     const userStdin = stdin === undefined || stdin.length === 0 ? undefined : stdin;
-    const limits = { timeoutMs, signal, onOutput };
+    const limits = { timeoutMs, signal, onOutput, separateStreams, onStdout, onStderr };
     const fast = ready ? await this.#runFast(command, cwd, userStdin, limits, isolated) : undefined;
     let outcome: RunOutcome;
     let newCwd: string | undefined;
@@ -186,6 +197,7 @@ export class Session extends EnvironmentBase {
       interrupted: outcome.interrupted,
       truncated: outcome.truncated,
       durationMs: Math.round(performance.now() - started),
+      ...apart(outcome.stdout, outcome.stderr),
     };
   }
 
@@ -215,6 +227,7 @@ export class Session extends EnvironmentBase {
       snapshot: this.paths.snapshot,
       script,
       ...(stdin === undefined ? {} : { stdin }),
+      ...(limits.separateStreams === true ? { separateStreams: true } : {}),
     });
     if (handle === undefined) return undefined;
     const controller = new AbortController();
@@ -227,6 +240,8 @@ export class Session extends EnvironmentBase {
         this.#options,
         limits,
         controller.signal,
+        new FastEndDetector(handle),
+        // stderr, when apart, ends with the call as stdout does: at the helper's report.
         new FastEndDetector(handle),
       );
     } finally {
@@ -281,13 +296,28 @@ export class Session extends EnvironmentBase {
       reportPid: this.#transport.needsRemotePid === true,
       isolated,
       ...(embedded ? { embeddedStdin: stdinBytes } : {}),
+      ...(limits.separateStreams === true ? { separateStreams: true } : {}),
     });
     return this.#run(
       script,
       // The inner shell is the login shell after a failed init; the outer one never is.
-      { login: false, cleanEnv: ready, ...(embedded ? {} : { stdin: stdinBytes }) },
+      {
+        login: false,
+        cleanEnv: ready,
+        ...(embedded ? {} : { stdin: stdinBytes }),
+        ...(limits.separateStreams === true ? { separateStreams: true } : {}),
+      },
       limits,
     );
+  }
+
+  /** Where this process reaches `port` of the backend (Environment.portUrl), as the transport gives it. */
+  async portUrl(port: number): Promise<PortUrl> {
+    checkPort(port);
+    if (this.closed) throw new SessionClosedError();
+    if (this.#transport.portUrl === undefined)
+      throw new UnsupportedError(`The ${this.backend} backend gives no URL for a port`, { backend: this.backend });
+    return this.#transport.portUrl(port);
   }
 
   /** After the close hooks: interrupts running commands, removes the session's files and stops the backend. */
@@ -380,9 +410,11 @@ export class Session extends EnvironmentBase {
       expectPid: this.#transport.needsRemotePid === true,
       sessionId: this.id,
     });
+    // Apart, stderr ends with a marker of its own, keyed by the same secret (script.ts).
+    const stderrScanner = runOptions.separateStreams === true ? new MarkerScanner(limits.secret) : undefined;
     try {
       const collect = settings === undefined ? this.#options : { ...this.#options, ...settings };
-      return await collectCall(this.#transport, handle, collect, limits, controller.signal, scanner);
+      return await collectCall(this.#transport, handle, collect, limits, controller.signal, scanner, stderrScanner);
     } finally {
       this.#running.delete(controller);
     }

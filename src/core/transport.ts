@@ -4,6 +4,8 @@
  * snapshot model lives in Session and nowhere else.
  */
 
+import type { PortUrl } from "./environment.js";
+
 export interface RunOptions {
   /** Run as a login shell (`bash -l -c`). The session no longer asks for it (its inner shell is the login one); kept for callers of a transport. */
   login: boolean;
@@ -21,12 +23,16 @@ export interface RunOptions {
    * this process dies before it can kill the command.
    */
   timeoutMs?: number;
+  /** Keep the command's stderr apart: the handle's `stderr` carries it (ExecuteOptions.separateStreams). */
+  separateStreams?: boolean;
 }
 
 /** A running `bash -c`: a child process, or an SDK call adapted to look like one. */
 export interface ProcessHandle {
-  /** stdout and stderr merged in order, as raw bytes. */
+  /** stdout and stderr merged in order, as raw bytes; stdout alone when the run asked for separateStreams. */
   readonly output: AsyncIterable<Uint8Array>;
+  /** With separateStreams: stderr, as raw bytes. */
+  readonly stderr?: AsyncIterable<Uint8Array>;
   /** Resolves with the exit code (128 + signal number when killed by a signal). */
   wait(): Promise<number>;
   /** Best effort, never throws: stops the local end (client process or SDK call). */
@@ -116,6 +122,11 @@ export interface Transport {
    */
   beforeExecute?(): Promise<"restarted" | undefined | void>;
   stop(): Promise<void>;
+  /**
+   * Where this process reaches `port` inside the backend (loopback, a published or forwarded port, a
+   * cloud's preview URL). Absent: the backend has none to give. A forward it opens is closed by stop().
+   */
+  portUrl?(port: number): Promise<PortUrl>;
 }
 
 /** How a fast-path call ended, as the helper reported it. */
@@ -151,6 +162,8 @@ export interface FastCallRequest {
   script: string;
   /** The command's stdin; absent means /dev/null. */
   stdin?: Uint8Array;
+  /** Keep the command's stderr apart: the handle's `stderr` carries it. */
+  separateStreams?: boolean;
 }
 
 /**

@@ -44,7 +44,18 @@ export interface RouteContext {
  * (and maxOutputChars, the old name of maxOutputBytes an older client sends).
  */
 const CREATE_SESSION_KEYS: string[] = [...SESSION_KEYS, "maxOutputChars", "env"];
-const EXECUTE_KEYS = ["command", "executionId", "cwd", "timeoutMs", "stdin", "stdinBase64", "stream", "isolated"];
+const EXECUTE_KEYS = [
+  "command",
+  "executionId",
+  "cwd",
+  "timeoutMs",
+  "stdin",
+  "stdinBase64",
+  "stream",
+  "isolated",
+  "longLived",
+  "separateStreams",
+];
 /** Streamed output waiting for a slow client beyond this is skipped; the final result still has it (head and tail). */
 const MAX_STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;
 
@@ -80,7 +91,12 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
       res,
       200,
       authorized
-        ? { status: "ok", sessions: ctx.registry.size, runningExecutions: ctx.registry.runningExecutions }
+        ? {
+            status: "ok",
+            sessions: ctx.registry.size,
+            runningExecutions: ctx.registry.runningExecutions,
+            longLivedExecutions: ctx.registry.longLivedExecutions,
+          }
         : { status: "ok" },
     );
   }
@@ -208,10 +224,12 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   if (body.stdinBase64 !== undefined) options.stdin = base64Field(body, "stdinBase64");
   // Passed on as given: the session validates it (and says so if this build has no such option).
   if (body.isolated !== undefined) Object.assign(options, { isolated: body.isolated });
-  if (body.stream !== undefined && typeof body.stream !== "boolean")
-    throw new HttpError(400, "INVALID_OPTION", `stream must be a boolean, got ${JSON.stringify(body.stream)}`, {
-      option: "stream",
-    });
+  if (body.separateStreams !== undefined) Object.assign(options, { separateStreams: body.separateStreams });
+  for (const key of ["stream", "longLived"])
+    if (body[key] !== undefined && typeof body[key] !== "boolean")
+      throw new HttpError(400, "INVALID_OPTION", `${key} must be a boolean, got ${JSON.stringify(body[key])}`, {
+        option: key,
+      });
 
   // Fail on bad options before anything starts, while a plain status code can still say so.
   normalizeExecuteOptions(options, 1);
@@ -223,12 +241,19 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
   res.once("close", () => {
     if (!res.writableFinished) gone.abort();
   });
-  const run = ctx.registry.begin(sessionId, executionId, gone.signal);
+  const run = ctx.registry.begin(sessionId, executionId, gone.signal, body.longLived === true);
 
-  const masked = <T extends { output: string; cwd: string }>(result: T): T =>
-    ctx.tokenMask === undefined
+  const mask = ctx.tokenMask;
+  const masked = <T extends { output: string; cwd: string; stdout?: string; stderr?: string }>(result: T): T =>
+    mask === undefined
       ? result
-      : { ...result, output: ctx.tokenMask.mask(result.output), cwd: ctx.tokenMask.mask(result.cwd) };
+      : {
+          ...result,
+          output: mask.mask(result.output),
+          cwd: mask.mask(result.cwd),
+          ...(result.stdout === undefined ? {} : { stdout: mask.mask(result.stdout) }),
+          ...(result.stderr === undefined ? {} : { stderr: mask.mask(result.stderr) }),
+        };
   if (body.stream !== true) {
     const result = await run(command, options);
     if (ctx.registry.shuttingDown && result.interrupted) throw shuttingDown();
@@ -251,19 +276,32 @@ async function execute(ctx: RouteContext, sessionId: string, req: IncomingMessag
     "x-content-type-options": "nosniff",
   });
   send({ type: "started", executionId });
-  const stream = ctx.tokenMask?.stream();
-  const output = (text: string): void => {
-    if (text !== "") send({ type: "output", text });
+  // Apart, each stream has its own events (and its own masker: a token may be cut across one stream's chunks).
+  const apart = options.separateStreams === true;
+  const maskers = { stdout: mask?.stream(), stderr: mask?.stream() };
+  const output = (text: string, stream?: "stdout" | "stderr"): void => {
+    if (text !== "") send(stream === undefined ? { type: "output", text } : { type: "output", text, stream });
   };
+  const flush = (): void => {
+    if (apart) for (const stream of ["stdout", "stderr"] as const) output(maskers[stream]?.end() ?? "", stream);
+    else output(maskers.stdout?.end() ?? "");
+  };
+  const listen = (stream: "stdout" | "stderr") => (text: string) =>
+    output(maskers[stream]?.push(text) ?? text, apart ? stream : undefined);
   try {
-    const result = await run(command, { ...options, onOutput: (text) => output(stream?.push(text) ?? text) });
-    output(stream?.end() ?? "");
+    const result = await run(
+      command,
+      apart
+        ? { ...options, onStdout: listen("stdout"), onStderr: listen("stderr") }
+        : { ...options, onOutput: listen("stdout") },
+    );
+    flush();
     if (ctx.registry.shuttingDown && result.interrupted) throw shuttingDown();
     if (skipped > 0)
       ctx.log(`execution ${executionId}: skipped ${skipped} characters of streamed output for a slow client`);
     send({ type: "result", result: { ...masked(result), executionId } });
   } catch (error) {
-    output(stream?.end() ?? "");
+    flush();
     send({ type: "error", ...toHttpError(error, ctx).toBody() });
   }
   res.end();

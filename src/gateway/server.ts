@@ -54,8 +54,12 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** @default 64 */
   maxSessions?: number;
-  /** Across all sessions. @default 32 */
+  /** Executions in flight across all sessions; long-lived ones (background processes' followers) are not counted. @default 32 */
   maxConcurrentExecutions?: number;
+  /** Long-lived executions (a background process's or PTY's output follower or end watcher) one session may run. @default 128 */
+  maxLongLivedPerSession?: number;
+  /** Long-lived executions across all sessions. @default 512 */
+  maxLongLivedExecutions?: number;
   /** A session with nothing running for this long is closed. @default 1 800 000 (30 min) */
   idleTimeoutMs?: number;
   /**
@@ -97,6 +101,8 @@ const KNOWN = [
   "maxBodyBytes",
   "maxSessions",
   "maxConcurrentExecutions",
+  "maxLongLivedPerSession",
+  "maxLongLivedExecutions",
   "idleTimeoutMs",
   "poolSize",
   "log",
@@ -170,6 +176,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const registry = new SessionRegistry({
     maxSessions: positiveInteger("maxSessions", options.maxSessions, 64),
     maxConcurrentExecutions: positiveInteger("maxConcurrentExecutions", options.maxConcurrentExecutions, 32),
+    maxLongLivedPerSession: positiveInteger("maxLongLivedPerSession", options.maxLongLivedPerSession, 128),
+    maxLongLivedExecutions: positiveInteger("maxLongLivedExecutions", options.maxLongLivedExecutions, 512),
     idleTimeoutMs: positiveNumber("idleTimeoutMs", options.idleTimeoutMs, 30 * 60_000),
   });
 

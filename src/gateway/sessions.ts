@@ -2,6 +2,13 @@
  * The sessions a gateway hosts, and the limits on them: how many sessions,
  * how many executions at once (both answered with 429 when full), and how
  * long a session may sit idle before it is closed.
+ *
+ * A long-lived execution (the client says `longLived`: a background
+ * process's output follower or end watcher, which runs as long as the
+ * process) is not a call in flight: it counts against bounds of its own, per
+ * session and across sessions, and never against maxConcurrentExecutions. So
+ * one client's PTYs cannot make another client's call wait, and a client
+ * past its bound gets an error at once, not a retry.
  */
 
 import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
@@ -11,6 +18,10 @@ import type { SessionInfo } from "../backends/gateway/protocol.js";
 export interface RegistryLimits {
   maxSessions: number;
   maxConcurrentExecutions: number;
+  /** Long-lived executions one session may run at once. */
+  maxLongLivedPerSession: number;
+  /** Long-lived executions across all sessions (all of the token's). */
+  maxLongLivedExecutions: number;
   /** A session with no execution running for this long is closed. */
   idleTimeoutMs: number;
 }
@@ -20,6 +31,8 @@ interface Entry {
   readonly createdAt: number;
   lastActiveAt: number;
   readonly running: Map<string, AbortController>;
+  /** How many of `running` are long-lived. */
+  longLived: number;
   /** Ids of executions started recently (running or finished), oldest first: an id runs at most once. */
   readonly seen: Map<string, "running" | "finished">;
 }
@@ -33,7 +46,9 @@ export class SessionRegistry {
   readonly #limits: RegistryLimits;
   readonly #sessions = new Map<string, Entry>();
   #opening = 0;
+  /** Executions in flight (not long-lived). */
   #running = 0;
+  #longLived = 0;
   #shuttingDown = false;
   readonly #reaper: NodeJS.Timeout;
 
@@ -50,8 +65,12 @@ export class SessionRegistry {
   get size(): number {
     return this.#sessions.size;
   }
+  /** Executions in flight, the ones maxConcurrentExecutions bounds (long-lived ones are not counted). */
   get runningExecutions(): number {
     return this.#running;
+  }
+  get longLivedExecutions(): number {
+    return this.#longLived;
   }
 
   /** Opens a session through `open`, counting it against the limit while it starts. */
@@ -76,7 +95,7 @@ export class SessionRegistry {
       this.#refuseWhenShuttingDown();
     }
     const now = Date.now();
-    const entry: Entry = { env, createdAt: now, lastActiveAt: now, running: new Map(), seen: new Map() };
+    const entry: Entry = { env, createdAt: now, lastActiveAt: now, running: new Map(), longLived: 0, seen: new Map() };
     this.#sessions.set(env.id, entry);
     return this.#info(entry);
   }
@@ -105,6 +124,7 @@ export class SessionRegistry {
     id: string,
     executionId: string,
     signal: AbortSignal,
+    longLived = false,
   ): (command: string, options: Omit<ExecuteOptions, "signal">) => Promise<ExecuteResult> {
     this.#refuseWhenShuttingDown();
     const entry = this.#get(id);
@@ -117,7 +137,8 @@ export class SessionRegistry {
         { option: "executionId" },
       );
     }
-    if (this.#running >= this.#limits.maxConcurrentExecutions) {
+    if (longLived) this.#refuseLongLived(id, entry);
+    else if (this.#running >= this.#limits.maxConcurrentExecutions) {
       throw new HttpError(
         429,
         "TOO_MANY_EXECUTIONS",
@@ -133,12 +154,18 @@ export class SessionRegistry {
     entry.seen.set(executionId, "running");
     if (entry.seen.size > REMEMBERED_EXECUTIONS) entry.seen.delete(entry.seen.keys().next().value!);
     entry.lastActiveAt = Date.now();
-    this.#running++;
+    if (longLived) {
+      entry.longLived++;
+      this.#longLived++;
+    } else this.#running++;
     return async (command, options) => {
       try {
         return await entry.env.execute(command, { ...options, signal: controller.signal });
       } finally {
-        this.#running--;
+        if (longLived) {
+          entry.longLived--;
+          this.#longLived--;
+        } else this.#running--;
         entry.running.delete(executionId);
         if (entry.seen.has(executionId)) entry.seen.set(executionId, "finished");
         entry.lastActiveAt = Date.now();
@@ -192,6 +219,24 @@ export class SessionRegistry {
     return entry;
   }
 
+  /** No retry hint: a long-lived execution ends when its process does, not soon. */
+  #refuseLongLived(id: string, entry: Entry): void {
+    const { maxLongLivedPerSession, maxLongLivedExecutions } = this.#limits;
+    const end = "end one (kill a background process or PTY of the session) and try again";
+    if (entry.longLived >= maxLongLivedPerSession)
+      throw new HttpError(
+        429,
+        "TOO_MANY_LONG_LIVED_EXECUTIONS",
+        `Session ${id} already runs its limit of ${maxLongLivedPerSession} long-lived executions (maxLongLivedPerSession): the output followers and end watchers of its background processes and PTYs; ${end}`,
+      );
+    if (this.#longLived >= maxLongLivedExecutions)
+      throw new HttpError(
+        429,
+        "TOO_MANY_LONG_LIVED_EXECUTIONS",
+        `The gateway already runs its limit of ${maxLongLivedExecutions} long-lived executions across all sessions (maxLongLivedExecutions): the output followers and end watchers of background processes and PTYs; ${end}`,
+      );
+  }
+
   #refuseWhenShuttingDown(): void {
     if (this.#shuttingDown)
       throw new HttpError(503, "SHUTTING_DOWN", "The gateway is shutting down; the command was not run or was stopped");
@@ -207,7 +252,8 @@ export class SessionRegistry {
       paths: { snapshot: env.paths.snapshot, cwdFile: env.paths.cwdFile },
       createdAt: new Date(entry.createdAt).toISOString(),
       lastActiveAt: new Date(entry.lastActiveAt).toISOString(),
-      runningExecutions: entry.running.size,
+      runningExecutions: entry.running.size - entry.longLived,
+      longLivedExecutions: entry.longLived,
     };
   }
 }

@@ -100,7 +100,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpMcpServe
       if (read === TOO_LARGE) {
         // The rest of the body is not read; the connection cannot carry another request.
         response.setHeader("Connection", "close");
-        return reply(response, 413, `Request body over ${maxBodyBytes} bytes`);
+        return reply(
+          response,
+          413,
+          `Request body over ${maxBodyBytes} bytes (maxBodyBytes; shellwright mcp --http --max-message-bytes N raises it)`,
+        );
       }
       const text = read.toString("utf8");
       try {

@@ -6,6 +6,7 @@
 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveInteger, positiveNumber, rejectUnknown } from "../core/options.js";
+import { poolRefusal } from "../backends/pool-refusals.js";
 import { writeStderr } from "../core/stderr.js";
 
 export interface PoolOptions {
@@ -53,34 +54,14 @@ export function normalizePoolOptions(raw: unknown): NormalizedPoolOptions {
 
 /**
  * Backend options that would make members share what a fresh session must
- * not see: a kept or named container, a named sandbox, a given state dir,
- * processes that outlive the session. Everything else is the backend's to check.
+ * not see, as the config's backend declares them (backends/pool-refusals.ts).
+ * Everything else is the backend's to check.
  */
-const SHARED: readonly { key: string; why: string }[] = [
-  { key: "containerName", why: "every member needs a container of its own" },
-  { key: "keepContainer", why: "a released member's container is removed, never kept" },
-  { key: "stateDir", why: "every member needs a state directory of its own" },
-  { key: "outliveOwner", why: "a pool's members end with their owner" },
-  { key: "name", why: "every member needs a sandbox of its own, not one resumed by name" },
-];
-
 export function rejectSharedConfig(config: Record<string, unknown>): void {
-  const labels = config.labels;
-  if (typeof labels === "object" && labels !== null && Object.keys(labels).length > 0) {
-    throw new InvalidOptionError(
-      "labels",
-      "A pool cannot use labels: every member needs a sandbox of its own, not one resumed by label",
-    );
-  }
-  if (config.onClose !== undefined && config.onClose !== "delete") {
-    throw new InvalidOptionError(
-      "onClose",
-      `A pool cannot use onClose ${describe(config.onClose)}: a released member is deleted, never kept`,
-    );
-  }
-  for (const { key, why } of SHARED) {
-    const value = config[key];
-    if (value === undefined || value === false) continue;
-    throw new InvalidOptionError(key, `A pool cannot use ${key} ${describe(value)}: ${why}`);
-  }
+  const refused = poolRefusal(config);
+  if (refused === undefined) return;
+  throw new InvalidOptionError(
+    refused.key,
+    `A pool cannot use ${refused.key} ${describe(refused.value)}: ${refused.why}`,
+  );
 }

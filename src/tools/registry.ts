@@ -24,6 +24,7 @@ import {
 } from "./shared/tool-definition.js";
 import { DEFAULT_TOOL_SETTINGS } from "./shared/tool-settings.js";
 import { terminalTool } from "./terminal/terminal-tool.js";
+import type { RegistryToolName, ToolResultOf } from "./tool-results.js";
 
 /**
  * execute_code: its scripts can call the terminal and the four file tools
@@ -65,8 +66,15 @@ export function toolSchemas(): { name: string; description: string; inputSchema:
  * Runs a tool: a definition (of the registry or not), or the name of one in
  * TOOLS. Never throws: an unknown name, bad arguments or a failure come back
  * as `{error}`. A result over the tool's threshold is saved into the sandbox
- * and replaced by a preview (layer 2).
+ * and replaced by a preview (layer 2). Called with the name of a registry
+ * tool, the result has that tool's type (tool-results.ts).
  */
+export async function callTool<Name extends RegistryToolName>(
+  tool: Name,
+  args: unknown,
+  context: ToolContext,
+): Promise<ToolResultOf<Name>>;
+export async function callTool(tool: ToolDefinition | string, args: unknown, context: ToolContext): Promise<ToolResult>;
 export async function callTool(
   tool: ToolDefinition | string,
   args: unknown,

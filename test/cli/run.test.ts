@@ -1,6 +1,6 @@
 /** `shellwright run`: plays a plan, prints one JSON line per call, --check compares with expect. */
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -118,13 +118,57 @@ describe("shellwright run", () => {
     expect(lines[2]).toEqual({ step: 3, tool: "write_file", skipped: "not yet" });
   });
 
-  it("reports an unknown tool as a result with an error", async () => {
-    const { code, lines } = await run([planFile([{ tool: "teleport", args: {} }])]);
-    expect(code).toBe(0);
-    expect(lines[0]!.result).toEqual({
-      error:
-        'Unknown tool "teleport". Available tools: terminal, process, read_file, write_file, patch, search_files, execute_code.',
+  it("refuses a plan with a step naming a tool it cannot call before anything runs: exit 2, the step and the tool", async () => {
+    const marker = join(dir, "ran-before-the-bad-step");
+    const plan = planFile([
+      { tool: "terminal", args: { command: `touch ${marker}` } },
+      { tool: "exec_command", args: { cmd: "echo hi" } },
+    ]);
+    const { code, lines, stderr } = await run([plan, "--backend", "local"]);
+    expect(code).toBe(2);
+    expect(lines).toEqual([]);
+    expect(stderr).toBe(
+      `shellwright run: cannot use the plan ${plan}: step 2 names the tool "exec_command", which a plan cannot call; the tools are: terminal, process, read_file, write_file, patch, search_files, execute_code\n`,
+    );
+    expect(existsSync(marker)).toBe(false);
+    // A skipped step's tool is checked too.
+    expect(await run([planFile([{ tool: "teleport", skip: "later" }])])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('step 1 names the tool "teleport"'),
     });
+  });
+
+  it("refuses before anything runs: bad arguments, a reference to a later or skipped step, a $regex that does not compile", async () => {
+    const marker = join(dir, "ran-before-a-bad-plan");
+    const first = { tool: "terminal", args: { command: `touch ${marker}` } };
+    const cases: [unknown[], string][] = [
+      [[first, { tool: "terminal", args: { comand: "ls" } }], "step 2 (terminal) has bad arguments: "],
+      [
+        [first, { tool: "read_file", args: { path: 42 } }],
+        "step 2 (read_file) has bad arguments: path must be a string",
+      ],
+      [
+        [first, { tool: "process", args: { action: "poll", session_id: "${3.session_id}" } }, first],
+        "step 2.args uses ${3.…}, but a step can use only the results of the steps before it (1 to 1)",
+      ],
+      [
+        [
+          { ...first, skip: "off" },
+          { tool: "process", args: { action: "poll", session_id: "${1.session_id}" } },
+        ],
+        "step 2.args uses ${1.…}, but step 1 is skipped and has no result",
+      ],
+      [
+        [first, { tool: "process", args: { action: "poll", session_id: "${1.session_id}", sesion: 1 } }],
+        'unknown argument "sesion" for process',
+      ],
+      [[{ ...first, expect: { output: { $regex: "([" } } }], "step 1.expect has a $regex that does not compile"],
+    ];
+    for (const [steps, message] of cases) {
+      const { code, lines, stderr } = await run([planFile(steps), "--backend", "local"]);
+      expect({ code, lines, stderr }).toMatchObject({ code: 2, lines: [], stderr: expect.stringContaining(message) });
+    }
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("exits 2 on usage and plan errors, naming the problem", async () => {

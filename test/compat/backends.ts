@@ -20,6 +20,12 @@ import { FakeDaytona } from "../fakes/fake-daytona.js";
 import { FakeModalClient } from "../fakes/fake-modal.js";
 import { HAVE_BWRAP } from "../backends/local/sandbox/fixture.js";
 
+/**
+ * The port the suite's servers listen on (test/compat/sdk.test.ts): the modal entries declare it at
+ * creation, as Modal needs. From the pid, so that two runs on one machine do not meet.
+ */
+export const COMPAT_PORT = 20000 + (process.pid % 25000);
+
 export interface CompatOptions {
   /** HOME for the session's login shell (a profile written there is loaded at init). */
   home?: string;
@@ -288,6 +294,7 @@ compatBackends.push({
     createEnvironment({
       backend: "modal",
       client: new FakeModalClient(),
+      ports: [COMPAT_PORT],
       ...rest,
       env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
     }),
@@ -318,6 +325,7 @@ compatBackends.push({
       backend: "modal",
       client: new FakeModalClient(),
       fastPath: false,
+      ports: [COMPAT_PORT],
       ...rest,
       env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
     }),

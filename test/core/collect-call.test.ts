@@ -1,13 +1,16 @@
 /**
- * A call's output that is already waiting to be read when the process's exit
+ * collectCall. A call's output that is already waiting to be read when the process's exit
  * is seen belongs to the call, even when this process was descheduled for
  * longer than the drain after an exit (a loaded machine): it then runs its
  * timers before it polls for I/O. CI at load 38 got empty replies that way.
+ * And stdout and stderr apart on a transport that cannot keep them apart.
  */
 
 import { createServer, connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { collectCall, type EndDetector } from "../../src/core/collect-call.js";
+import { UnsupportedError } from "../../src/core/errors.js";
+import { MarkerScanner } from "../../src/core/marker.js";
 import type { ProcessHandle, Transport } from "../../src/core/transport.js";
 
 const sockets: Socket[] = [];
@@ -104,4 +107,29 @@ describe("collectCall", () => {
     expect(result.timedOut).toBe(true);
     expect(killDone).toBe(true);
   }, 30_000);
+
+  it("answers separateStreams on a handle without a stderr with an UnsupportedError naming the backend, and stops the call", async () => {
+    let killed = false;
+    const handle: ProcessHandle = {
+      output: (async function* () {})(),
+      wait: () => new Promise<number>(() => undefined),
+      kill: () => {
+        killed = true;
+      },
+    };
+    const transport = { name: "custom" } as Transport;
+    const secret = "00112233445566778899aabbccddeeff";
+    const call = collectCall(
+      transport,
+      handle,
+      { maxOutputBytes: 1000, outputHeadFraction: 0.4, killGraceMs: 100 },
+      { timeoutMs: 60_000, separateStreams: true },
+      new AbortController().signal,
+      new MarkerScanner(secret),
+      new MarkerScanner(secret),
+    );
+    await expect(call).rejects.toThrow(UnsupportedError);
+    await expect(call).rejects.toThrow("The custom backend cannot keep stderr apart from stdout");
+    expect(killed).toBe(true);
+  });
 });

@@ -23,6 +23,7 @@ import type {
   DaytonaProcess,
   DaytonaSandbox,
 } from "../../src/backends/daytona/transport.js";
+import { InitlessBox } from "./initless-box.js";
 import { exitCodeOf, hostSandboxEnv, LocalProcessGroup } from "./local-process.js";
 
 type CreateParams = DaytonaSdk.CreateSandboxFromImageParams | DaytonaSdk.CreateSandboxFromSnapshotParams;
@@ -204,6 +205,8 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
   constructor(
     id: number,
     readonly params: CreateParams,
+    /** Where its programs run when the client was made with `initlessBox`; on this machine otherwise. */
+    readonly box?: InitlessBox,
   ) {
     this.id = `fake-sandbox-${id}`;
     this.name = params.name ?? this.id;
@@ -220,11 +223,18 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     command: string,
     options: { cwd?: string | undefined; env?: Record<string, string> | undefined; timeoutMs?: number | undefined },
   ): ChildProcess {
-    return this.#processes.spawn(["sh", "-c", command], {
+    const argv = ["sh", "-c", command];
+    return this.#processes.spawn(this.box?.argv(argv) ?? argv, {
       env: { ...this.#env, ...options.env },
       cwd: options.cwd,
       timeoutMs: options.timeoutMs,
     });
+  }
+
+  /** The port on this machine (where the fake runs its commands), with a made-up token, not a Daytona preview link. */
+  async getPreviewLink(port: number): Promise<{ url: string; token: string; sandboxId: string }> {
+    this.calls.push(`getPreviewLink ${port}`);
+    return { url: `http://127.0.0.1:${port}`, token: "fake-preview-token", sandboxId: this.id };
   }
 
   async refreshData(): Promise<void> {
@@ -252,6 +262,7 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
   #halt(state: DaytonaSdk.SandboxState): void {
     this.state = state;
     this.#processes.killAll();
+    if (state === "destroyed") this.box?.stop();
     this.process.sessions.clear();
   }
 
@@ -312,12 +323,16 @@ export class FakeDaytona implements DaytonaApi {
   readonly sandboxes: FakeDaytonaSandbox[] = [];
   readonly calls: string[] = [];
 
+  /** With `initlessBox`, each sandbox's programs run in a box whose init never reaps (initless-box.ts). */
+  constructor(private readonly options: { initlessBox?: boolean } = {}) {}
+
   async create(params: CreateParams = {}): Promise<FakeDaytonaSandbox> {
     this.calls.push(`create ${params.name ?? ""}`);
     if (params.name !== undefined && this.sandboxes.some((s) => s.name === params.name && s.state !== "destroyed")) {
       throw new Error(`Sandbox with name ${params.name} already exists`);
     }
-    const sandbox = new FakeDaytonaSandbox(this.sandboxes.length + 1, params);
+    const box = this.options.initlessBox === true ? await InitlessBox.start() : undefined;
+    const sandbox = new FakeDaytonaSandbox(this.sandboxes.length + 1, params, box);
     this.sandboxes.push(sandbox);
     return sandbox;
   }

@@ -111,6 +111,13 @@ export class FakeModalSandbox implements ModalSandbox {
     };
   }
 
+  /** Each port declared at creation, as a URL on this machine (where the fake runs its commands), not a Modal tunnel. */
+  async tunnels(): Promise<Record<number, { url: string }>> {
+    return Object.fromEntries(
+      (this.params.encryptedPorts ?? []).map((port) => [port, { url: `http://127.0.0.1:${port}` }]),
+    );
+  }
+
   async poll(): Promise<number | null> {
     return this.terminated ? 137 : null;
   }

@@ -92,6 +92,43 @@ describe("gateway executions", () => {
     expect(events.filter((e) => e.type === "output").length).toBeGreaterThan(1);
   });
 
+  it("keeps stdout and stderr apart only when asked: an older client's request and events are unchanged", async () => {
+    const streamed = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${gateway.url}${executions}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ ...body, stream: true }),
+      });
+      return (await response.text())
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown> & { type: string });
+    };
+    const command = `echo out; echo err >&2; echo ${TOKEN} >&2`;
+    // As a client without separateStreams sends it: merged events with no `stream`, a result with no stdout/stderr.
+    const old = await streamed({ command });
+    const oldOutput = old.filter((e) => e.type === "output");
+    expect(oldOutput.every((e) => Object.keys(e).sort().join() === "text,type")).toBe(true);
+    expect(oldOutput.map((e) => e.text).join("")).toBe("out\nerr\n[REDACTED]\n");
+    expect(old.at(-1)!.result).not.toHaveProperty("stdout");
+    expect((await api(gateway, "POST", executions, { command })).body).not.toHaveProperty("stderr");
+
+    // Asked: each output event names its stream, the result has both, the token masked in each.
+    const apart = await streamed({ command, separateStreams: true });
+    const of = (stream: string) =>
+      apart
+        .filter((e) => e.type === "output" && e.stream === stream)
+        .map((e) => e.text)
+        .join("");
+    expect({ out: of("stdout"), err: of("stderr") }).toEqual({ out: "out\n", err: "err\n[REDACTED]\n" });
+    expect(apart.at(-1)!.result).toMatchObject({ stdout: "out\n", stderr: "err\n[REDACTED]\n" });
+    expect(JSON.stringify(apart)).not.toContain(TOKEN);
+    const json = await api(gateway, "POST", executions, { command, separateStreams: true });
+    expect(json.body).toMatchObject({ stdout: "out\n", stderr: "err\n[REDACTED]\n" });
+    const bad = await api(gateway, "POST", executions, { command, separateStreams: "yes" });
+    expect(bad).toMatchObject({ status: 400, body: { error: { code: "INVALID_OPTION", option: "separateStreams" } } });
+  });
+
   it("cancels a running execution by id: 130 with the partial output", async () => {
     const pending = api(gateway, "POST", executions, { command: "echo before; sleep 60", executionId: "to-cancel" });
     await eventually(() => gateway.registry.runningExecutions === 1);

@@ -18,7 +18,7 @@ import { alive, eventually } from "../helpers/processes.js";
 import { HELPER_PID } from "../helpers/fast-path-pids.js";
 import { noLocalHelper, noStaticHelper, skipUnless } from "../helpers/native-helper.js";
 import { childrenNamed } from "../helpers/proc-scan.js";
-import { call, connect, fixture } from "./helpers.js";
+import { answersOn, call, connect, fixture, writeLongLine } from "./helpers.js";
 
 /**
  * `shellwright mcp` spawned with plain pipes, so the test alone decides how the
@@ -308,5 +308,87 @@ describe("shellwright mcp (a real process)", () => {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
     await http.close();
+  });
+});
+
+describe("shellwright mcp: a message over the limit (a real process on pipes)", () => {
+  let scratch: string;
+  beforeAll(() => {
+    scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-limit-"));
+  });
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  /** The peak resident memory of a process so far, in bytes. */
+  const peakRss = (pid: number): number =>
+    Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+
+  it("answers a 12 MB write_file with an error naming the limit and the flag, and serves the next call", async () => {
+    const server = await spawnServer(["--backend", "local", "--cwd", scratch]);
+    try {
+      const failure = await server.client
+        .callTool({ name: "write_file", arguments: { path: join(scratch, "big"), content: "x".repeat(12_000_000) } })
+        .catch((error: unknown) => error as Error);
+      expect((failure as Error).message).toContain("over this server's limit of 10485760 bytes");
+      expect((failure as Error).message).toContain("--max-message-bytes");
+      expect(existsSync(join(scratch, "big"))).toBe(false);
+      expect(server.child.exitCode).toBeNull();
+      expect((await call(server.client, "terminal", { command: "echo next" })).structuredContent).toMatchObject({
+        output: "next\n",
+      });
+    } finally {
+      await server.client.close();
+      if (server.child.exitCode === null) server.child.kill("SIGKILL");
+    }
+  });
+
+  it("drops a 128 MiB line that is not JSON without holding it, answers it, and serves the next call", async () => {
+    const server = await spawnServer(["--backend", "local", "--cwd", scratch]);
+    try {
+      const { answers } = answersOn(server.child.stdout!);
+      // A first call, so the session and the tools' code are in memory before the peak is read.
+      await call(server.client, "terminal", { command: "true" });
+      const before = peakRss(server.child.pid!);
+      await writeLongLine(server.child.stdin!, 128 * 1024 * 1024, "z");
+      await eventually(() => answers.some((answer) => answer.id === null), "the error for the long line");
+      expect(JSON.stringify(answers.find((answer) => answer.id === null))).toContain(
+        `${128 * 1024 * 1024} bytes, over this server's limit`,
+      );
+      const grown = peakRss(server.child.pid!) - before;
+      // Holding the line would take 128 MiB (twice the bound), more as a string; what is held is the limit at most (10 MiB) and the pipe's chunks.
+      expect(grown).toBeLessThan(64 * 1024 * 1024);
+      expect((await call(server.client, "terminal", { command: "echo after" })).structuredContent).toMatchObject({
+        output: "after\n",
+      });
+    } finally {
+      await server.client.close();
+      if (server.child.exitCode === null) server.child.kill("SIGKILL");
+    }
+  });
+
+  it("takes the 12 MB write_file with --max-message-bytes raised, and refuses a bad value with exit 2", async () => {
+    const server = await spawnServer(["--backend", "local", "--cwd", scratch, "--max-message-bytes", "16777216"]);
+    try {
+      const written = await call(server.client, "write_file", {
+        path: join(scratch, "big"),
+        content: "x".repeat(12_000_000),
+      });
+      expect(written.isError, JSON.stringify(written.structuredContent)).toBe(false);
+    } finally {
+      await server.client.close();
+      if (server.child.exitCode === null) server.child.kill("SIGKILL");
+    }
+    for (const bad of ["0", "ten", "999999999999"]) {
+      let failure: { status: number; stderr: string } | undefined;
+      try {
+        execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--max-message-bytes", bad], {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+      } catch (error) {
+        failure = error as { status: number; stderr: string };
+      }
+      expect(failure?.status).toBe(2);
+      expect(failure?.stderr).toContain(`--max-message-bytes needs a whole number from 1 to 268435456, got "${bad}"`);
+    }
   });
 });

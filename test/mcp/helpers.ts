@@ -24,3 +24,26 @@ export const call = async (client: Client, name: string, args: Record<string, un
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 
 export const textOf = (result: CallToolResult): string => (result.content[0] as { type: "text"; text: string }).text;
+
+/** Collects the JSON lines a server writes (its answers), next to whatever client reads the same stream. */
+export function answersOn(stream: NodeJS.ReadableStream): { answers: Record<string, unknown>[] } {
+  const answers: Record<string, unknown>[] = [];
+  let pending = "";
+  stream.on("data", (chunk: Buffer | string) => {
+    pending += chunk.toString();
+    const lines = pending.split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) if (line.trim() !== "") answers.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  return { answers };
+}
+
+/** Writes `bytes` of `fill` and then a newline to `stream`, in 1 MiB writes that wait for the pipe to drain. */
+export async function writeLongLine(stream: NodeJS.WritableStream, bytes: number, fill = "x"): Promise<void> {
+  const piece = Buffer.alloc(1024 * 1024, fill);
+  for (let left = bytes; left > 0; left -= piece.length) {
+    if (!stream.write(left >= piece.length ? piece : piece.subarray(0, left)))
+      await new Promise((resolve) => stream.once("drain", resolve));
+  }
+  stream.write("\n");
+}

@@ -121,6 +121,25 @@ describe("MCP over streamable HTTP", () => {
     }
   });
 
+  it("answers a tool call over maxBodyBytes with 413, and the client's session goes on", async () => {
+    const { client, transport } = await connect(server.url);
+    try {
+      await call(client, "run", { command: "export KEPT=yes" });
+      const failure = await client
+        .callTool({ name: "run", arguments: { command: `: ${"x".repeat(100 * 1024)}` } })
+        .catch((error: unknown) => error as Error);
+      expect((failure as Error & { code?: number }).code).toBe(413);
+      expect((failure as Error).message).toContain("Request body over 65536 bytes (maxBodyBytes");
+      expect((await call(client, "run", { command: "echo $KEPT" })).structuredContent).toMatchObject({
+        output: "yes\n",
+      });
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+      await eventually(() => server.sessions === 0, "the session to close");
+    }
+  });
+
   it("answers bad requests with a clear status", async () => {
     const auth = { Authorization: `Bearer ${token}` };
     expect((await post(server.url, "{not json", auth)).status).toBe(400);

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEnvironment, type Environment, type EnvironmentPool } from "../../src/index.js";
 import { listDockerContainers, removeDockerContainers } from "../../src/backends/docker/containers.js";
-import { poolOf } from "../../src/pool/create-pool.js";
+import { createEnvironmentPool, poolOf } from "../../src/pool/create-pool.js";
 
 const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
@@ -62,5 +62,29 @@ describe.runIf(dockerEnabled)("pool on docker", () => {
     await pool.close();
     const left = (await listDockerContainers()).map((c) => c.id);
     for (const { container } of opened) expect(left.some((id) => id.startsWith(container))).toBe(false);
+  }, 180_000);
+
+  it("takes a config with extra labels (only Daytona's labels are refused): every member's container carries them", async () => {
+    const labels = { "com.example.team": "pool-test", "com.example.run": String(process.pid) };
+    const pool = await createEnvironmentPool({ backend: "docker", image, network: false, labels }, { size: 2 });
+    pools.push(pool);
+    await pool.ready();
+    const members = [await pool.acquire(), await pool.acquire()];
+    const containers = await Promise.all(members.map(containerOf));
+    expect(new Set(containers).size).toBe(2);
+    for (const container of containers) {
+      const inspected = spawnSync(
+        "docker",
+        [
+          "inspect",
+          "-f",
+          '{{index .Config.Labels "com.example.team"}} {{index .Config.Labels "com.example.run"}}',
+          container,
+        ],
+        { encoding: "utf8" },
+      );
+      expect(inspected.stdout.trim()).toBe(`pool-test ${process.pid}`);
+    }
+    await pool.close();
   }, 180_000);
 });

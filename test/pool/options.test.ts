@@ -46,6 +46,7 @@ describe("createEnvironmentPool options", () => {
     [{ backend: "docker", keepContainer: true }, "keepContainer", /keepContainer true/],
     [{ backend: "local", stateDir: "/tmp/x" }, "stateDir", /stateDir "\/tmp\/x"/],
     [{ backend: "local", outliveOwner: true }, "outliveOwner", /outliveOwner true/],
+    [{ backend: "ssh", host: "h", outliveOwner: true }, "outliveOwner", /outliveOwner true/],
     [{ backend: "daytona", name: "agent-1" }, "name", /name "agent-1"/],
     [{ backend: "daytona", labels: { team: "a" } }, "labels", /labels/],
     [{ backend: "daytona", onClose: "stop" }, "onClose", /onClose "stop"/],
@@ -53,6 +54,15 @@ describe("createEnvironmentPool options", () => {
     const error = await refusal(config, { size: 1 });
     expect(error.option).toBe(option);
     expect(error.message).toMatch(message);
+  });
+
+  it("refuses an option only for the backend that declares it: elsewhere the backend's own check answers", async () => {
+    // Daytona's `labels` and `name` resume a shared sandbox; docker's labels are harmless, and local has no `name`.
+    const docker = await refusal({ backend: "docker", image: 42, labels: { team: "a" } }, { size: 1 });
+    expect(docker.option).toBe("image");
+    const local = await refusal({ backend: "local", name: "x", onClose: "stop" }, { size: 1 });
+    expect(local.message).toMatch(/Unknown local backend option "name"|unknown.*name/i);
+    expect(local.message).not.toMatch(/A pool cannot use/);
   });
 
   it("a config the backend refuses fails at creation, with the backend's error", async () => {

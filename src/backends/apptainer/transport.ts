@@ -5,6 +5,7 @@
  * `--pwd`). A timeout or interrupt kills the process tree inside the instance.
  */
 
+import type { PortUrl } from "../../core/environment.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { accessSync, constants as fsConstants, mkdirSync } from "node:fs";
@@ -120,6 +121,8 @@ export class ApptainerTransport extends BoxTransport {
       env: this.#clientEnv(!options.cleanEnv),
     });
     const queue = new ChunkQueue();
+    // stderr apart: the command's, and the client's own (an Apptainer error), on a queue of their own.
+    const errors = options.separateStreams === true ? new ChunkQueue() : undefined;
     // The wrapper merges the command's stderr into stdout; the client's own
     // stderr (an Apptainer error) joins the same stream so it is not lost.
     // Its stderr is held back until stdout has spoken, so a client warning
@@ -144,8 +147,13 @@ export class ApptainerTransport extends BoxTransport {
       release();
       closed();
     });
-    child.stderr!.on("data", (chunk: Buffer) => (held ? held.push(chunk) : queue.push(chunk)));
-    child.stderr!.on("close", closed);
+    if (errors !== undefined) {
+      child.stderr!.on("data", (chunk: Buffer) => errors.push(chunk));
+      child.stderr!.on("close", () => (errors.end(), closed()));
+    } else {
+      child.stderr!.on("data", (chunk: Buffer) => (held ? held.push(chunk) : queue.push(chunk)));
+      child.stderr!.on("close", closed);
+    }
     if (launch.stdin !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined);
       child.stdin.end(launch.stdin);
@@ -166,6 +174,7 @@ export class ApptainerTransport extends BoxTransport {
       {
         pid: child.pid,
         output: queue,
+        ...(errors === undefined ? {} : { stderr: errors }),
         wait: () => exited,
         kill: () => {
           try {
@@ -177,6 +186,11 @@ export class ApptainerTransport extends BoxTransport {
       },
       marks,
     );
+  }
+
+  /** An instance shares this machine's network (no `--net`): a server in it listens on our loopback. */
+  portUrl(port: number): Promise<PortUrl> {
+    return Promise.resolve({ url: `http://localhost:${port}`, headers: {} });
   }
 
   override async stop(): Promise<void> {

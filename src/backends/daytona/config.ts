@@ -16,7 +16,7 @@ import {
   stringRecord,
 } from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
-import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
 import { optionalCpus, spelling } from "../shared/resource-options.js";
 import { sdkClient } from "../shared/sdk-client.js";
 import type { DaytonaApi, DaytonaTransportOptions } from "./transport.js";
@@ -153,3 +153,18 @@ function stringMap(name: string, value: unknown): Record<string, string> {
   }
   return out;
 }
+
+/** What a warm pool refuses of a Daytona config (docs/pools.md). */
+export const DAYTONA_POOL_REFUSED: readonly PoolRefusal[] = [
+  { key: "name", why: "every member needs a sandbox of its own, not one resumed by name" },
+  {
+    key: "labels",
+    why: "every member needs a sandbox of its own, not one resumed by label",
+    refuses: (labels) => typeof labels === "object" && labels !== null && Object.keys(labels).length > 0,
+  },
+  {
+    key: "onClose",
+    why: "a released member is deleted, never kept",
+    refuses: (onClose) => onClose !== undefined && onClose !== "delete",
+  },
+];

@@ -1,14 +1,14 @@
 /**
  * A Daytona call's output with its exact bytes. Daytona hands logs over as
  * decoded UTF-8 text, which turns bytes that are not UTF-8 into U+FFFD, so the
- * command's output is also copied to a file in the sandbox (tee). Text passes
+ * command's output also goes to a file in the sandbox (the copy). Text passes
  * straight on until a U+FFFD shows up; from then on it is held back and the
  * copy's bytes are passed on instead.
  *
  * Nothing orders the three things this hears about: the log text, the exit
  * code (polled on its own channel) and the end of the log stream. The logs can
- * come long after the exit code (a loaded machine, the network), and the copy
- * can lag behind the logs (tee is still writing when the shell has exited).
+ * come long after the exit code (a loaded machine, the network), and a copy
+ * read while it is written can lag behind them.
  * So the copy is fetched whenever text is held after the exit or after the
  * logs ended, and it is only taken once it covers all the text the logs have
  * shown; text that comes later than a fetched copy fetches it again. The end
@@ -157,7 +157,7 @@ export class ExactOutput {
         return;
       }
       const chars = textLength(new TextDecoder("utf-8").decode(copy, { stream: true }));
-      // At the end of the logs tee has written everything it ever will, as far as anyone can know.
+      // At the end of the logs the copy has everything it ever will, as far as anyone can know.
       if (chars >= this.#logChars || (this.#logsEnded && waited >= this.#retry.budget)) {
         if (copy.length > this.#sentBytes) this.#sink.push(copy.subarray(this.#sentBytes));
         this.#sentBytes = Math.max(this.#sentBytes, copy.length);
@@ -166,7 +166,7 @@ export class ExactOutput {
         return;
       }
       // While the command runs, a copy behind the logs is fetched again later (at its end at the latest): giving up
-      // now would garble the rest of a long program's output because tee lagged once under load.
+      // now would garble the rest of a long program's output because the copy lagged once under load.
       if (!this.#exited && !this.#logsEnded) {
         this.#scheduleLiveSync();
         return;
@@ -175,7 +175,7 @@ export class ExactOutput {
         this.#giveUp();
         return;
       }
-      // tee is behind the logs: it will catch up.
+      // The copy is behind the logs: it will catch up.
       await new Promise((resolve) => setTimeout(resolve, wait));
       waited += wait;
       wait = Math.min(wait * 2, this.#retry.max);

@@ -57,6 +57,8 @@ export interface DaytonaSandbox {
   start(timeout?: number): Promise<void>;
   stop(timeout?: number): Promise<void>;
   delete(timeout?: number): Promise<void>;
+  /** The preview URL of a port, and the token a private sandbox's URL wants in `x-daytona-preview-token`. */
+  getPreviewLink?(port: number): Promise<{ url: string; token: string }>;
 }
 export interface DaytonaApi {
   create(params?: DaytonaCreateParams, options?: { timeout?: number }): Promise<DaytonaSandbox>;

@@ -11,6 +11,8 @@
  * while the session's own timeout kills the tree inside the sandbox first.
  */
 
+import type { PortUrl } from "../../core/environment.js";
+import { daytonaPreviewUrl } from "./preview.js";
 import { randomBytes } from "node:crypto";
 import type * as DaytonaSdk from "@daytonaio/sdk";
 import { BackendUnavailableError } from "../../core/errors.js";
@@ -23,11 +25,13 @@ import { sdkProcessHandle } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { daytonaBox } from "./box.js";
+import { daytonaCommand } from "./command.js";
 import { ExactOutput } from "./exact-output.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
 import type { DaytonaCreateParams, DaytonaSandbox, DaytonaApi } from "./sdk.js";
 
+export { daytonaCommand } from "./command.js";
 export type { DaytonaProcess, DaytonaFileSystem, DaytonaCreateParams, DaytonaSandbox, DaytonaApi } from "./sdk.js";
 
 export interface DaytonaTransportOptions {
@@ -65,46 +69,13 @@ const CONTROL_TIMEOUT_SEC = 30;
 const RESTARTABLE = new Set(["stopped", "archived", "paused", "stopping", "archiving", "pausing"]);
 const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
 
-/**
- * The shell command that runs one `bash -c` in a Daytona session. Pure, so the
- * timeout composition can be tested as text: `timeout` wraps the whole launch,
- * the session snapshot is sourced inside it, and its exit code passes through.
- */
-export function daytonaCommand(
-  launch: { argv: string[]; stdin: string | undefined },
-  options: {
-    timeoutSec?: number | undefined;
-    stdinFile?: string | undefined;
-    removeFirst?: readonly string[] | undefined;
-  },
-): string {
-  const argv = launch.argv.map(shellQuote);
-  if (options.timeoutSec !== undefined) argv.unshift("timeout", "-k", "5s", `${options.timeoutSec}s`);
-  const run = argv.join(" ");
-  const cleanup =
-    options.removeFirst !== undefined && options.removeFirst.length > 0
-      ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; `
-      : "";
-  // Run in the background and waited for with `wait`'s stderr dropped: a shell
-  // reports a job killed by a signal ("Terminated") on its own stderr, which
-  // would land in the output after a timeout. The job's stderr is kept.
-  if (options.stdinFile !== undefined) {
-    // Opened for the group, then unlinked before the command starts: what it holds (a password for `read -s`)
-    // is on the sandbox's disk only until then, whether the call ends, times out or is killed.
-    const file = shellQuote(options.stdinFile);
-    return `${cleanup}{ rm -f ${file}; ${run}; } < ${file} & wait $! 2>/dev/null`;
-  }
-  // A session's own stdin is a pipe nobody ever closes: never let a command read it.
-  if (launch.stdin === undefined) return `${cleanup}${run} < /dev/null & wait $! 2>/dev/null`;
-  return `${cleanup}printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run} & wait $! 2>/dev/null`;
-}
-
 export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   readonly #options: DaytonaTransportOptions;
   #client: DaytonaApi | undefined;
   #sessionId: string | undefined;
   #hasTimeout = false;
-  #hasTee = false;
+  /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible (daytonaCommand). */
+  #hasTailPid = false;
   /** Output copies of finished commands, removed by the next command. */
   #stale: string[] = [];
   /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
@@ -135,27 +106,29 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
     const sandbox = this.sandbox;
     const sessionId = this.#sessionId;
     const marks = this.newCallMarks();
+    const apart = options.separateStreams === true;
     const handle = sdkProcessHandle({
       backend: this.name,
-      run: async (sink) => {
+      separateStreams: apart,
+      run: async (sink, errors) => {
         if (sandbox === undefined || sessionId === undefined)
           throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
         // Daytona hands logs over as decoded text, which turns bytes that are not
-        // UTF-8 into U+FFFD. The command's output is also copied to a file (tee);
-        // only when the text shows a U+FFFD is that file fetched for the exact bytes.
-        const copy = this.#hasTee ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
-        const command = await this.#prepare(
-          sandbox,
-          copy === undefined ? script : `exec > >(exec tee ${shellQuote(copy)})\n${script}`,
-          options,
-          marks,
-        );
+        // UTF-8 into U+FFFD. The command's output goes to a file, streamed to the
+        // logs from there (daytonaCommand); only when the text shows a U+FFFD is
+        // that file fetched for the exact bytes. stderr apart gets a file of its own, for the same reason.
+        const copy = this.#hasTailPid ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
+        const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
+        const command = await this.#prepare(sandbox, script, options, marks, { copy, errCopy });
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
-        const output = new ExactOutput(sink, () =>
-          copy === undefined
-            ? Promise.reject(new Error("no output copy (the sandbox has no tee)"))
-            : sandbox.fs.downloadFile(copy, CONTROL_TIMEOUT_SEC),
-        );
+        const exact = (to: typeof sink, file: string | undefined): ExactOutput =>
+          new ExactOutput(to, () =>
+            file === undefined
+              ? Promise.reject(new Error("no output copy (the sandbox's tail has no --pid)"))
+              : sandbox.fs.downloadFile(file, CONTROL_TIMEOUT_SEC),
+          );
+        const output = exact(sink, copy);
+        const errorOutput = apart ? exact(errors, errCopy) : output;
         let logsDone = false;
         // The copy is removed by a later command, once nothing reads it any more.
         let retired = false;
@@ -163,18 +136,19 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
           if (copy === undefined || retired) return;
           retired = true;
           this.#stale.push(copy);
+          if (errCopy !== undefined) this.#stale.push(errCopy);
         };
         void sandbox.process
           .getSessionCommandLogs(
             sessionId,
             cmdId,
             (chunk) => output.push(chunk),
-            (chunk) => output.push(chunk),
+            (chunk) => errorOutput.push(chunk),
           )
           .catch(() => undefined)
           .then(() => {
             logsDone = true;
-            return output.logsEnded();
+            return Promise.all([output.logsEnded(), apart ? errorOutput.logsEnded() : undefined]);
           })
           .finally(retire);
         const exitCode = await pollExitCode(
@@ -185,8 +159,9 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         // only after this still fetches the copy. Until the session gives up on it (outputAfterExitMs),
         // a background child holding the log stream open keeps the copy.
         output.exited();
+        if (apart) errorOutput.exited();
         setTimeout(retire, this.outputAfterExitMs).unref();
-        await output.settled();
+        await Promise.all([output.settled(), apart ? errorOutput.settled() : undefined]);
         return exitCode;
       },
       // The last resort: stop the sandbox; the next command starts it again.
@@ -208,6 +183,11 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
 
   protected override describeRelease(sandbox: DaytonaSandbox): string {
     return `${this.#options.onClose} Daytona sandbox ${sandbox.name || sandbox.id}`;
+  }
+
+  /** The running sandbox's preview link (preview.ts): asking for one never wakes or replaces the sandbox. */
+  async portUrl(port: number): Promise<PortUrl> {
+    return daytonaPreviewUrl(port, this.runningSandbox());
   }
 
   #ensureReady(): Promise<DaytonaSandbox> {
@@ -245,14 +225,14 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         await sandbox.process.createSession(sessionId);
         this.#sessionId = sessionId;
         const probe = await sandbox.process.executeCommand(
-          "for t in timeout tee; do command -v $t >/dev/null 2>&1 && echo $t; done",
+          "command -v timeout >/dev/null 2>&1 && echo timeout; tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid",
           undefined,
           undefined,
           CONTROL_TIMEOUT_SEC,
         );
         const tools = probe.result.split("\n").map((line) => line.trim());
         this.#hasTimeout = tools.includes("timeout");
-        this.#hasTee = tools.includes("tee");
+        this.#hasTailPid = tools.includes("tail-pid");
       }
       return sandbox;
     } catch (error) {
@@ -306,7 +286,13 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   }
 
   /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
-  async #prepare(sandbox: DaytonaSandbox, script: string, options: RunOptions, marks: CallMarks): Promise<string> {
+  async #prepare(
+    sandbox: DaytonaSandbox,
+    script: string,
+    options: RunOptions,
+    marks: CallMarks,
+    copies: { copy: string | undefined; errCopy: string | undefined },
+  ): Promise<string> {
     const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
     const removeFirst = this.#stale.splice(0);
     const timeoutSec =
@@ -315,11 +301,14 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         : undefined;
     if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
       const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
-      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst });
+      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst, ...copies });
     }
     const file = `${this.tempDir}/shellwright-stdin-${randomBytes(6).toString("hex")}`;
     await sandbox.fs.uploadFile(Buffer.from(launch.stdin), file);
-    return daytonaCommand({ argv: launch.argv, stdin: undefined }, { timeoutSec, stdinFile: file, removeFirst });
+    return daytonaCommand(
+      { argv: launch.argv, stdin: undefined },
+      { timeoutSec, stdinFile: file, removeFirst, ...copies },
+    );
   }
 
   async #stopSandbox(sandbox: DaytonaSandbox | undefined): Promise<void> {

@@ -21,13 +21,17 @@ export interface CliOptions {
   trace?: ((call: DockerCall) => void) | undefined;
   /** @default 120000 (a `docker run` may have to unpack an image) */
   timeoutMs?: number | undefined;
+  /** The engine's socket, as the backend's `socketPath`: the CLI talks to the same engine. @default the CLI's own (DOCKER_HOST, its context) */
+  socketPath?: string | undefined;
 }
 
 export function runDockerCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const docker = options.dockerPath ?? "docker";
   options.trace?.({ via: "cli", argv: [docker, ...args] });
   return new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(docker, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const env =
+      options.socketPath === undefined ? process.env : { ...process.env, DOCKER_HOST: `unix://${options.socketPath}` };
+    const child = spawn(docker, args, { stdio: ["ignore", "pipe", "pipe"], env });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));

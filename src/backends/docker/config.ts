@@ -15,7 +15,8 @@ import {
   stringRecord,
   variableName,
 } from "../../core/options.js";
-import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
+import { portList } from "../shared/port-list.js";
 import { spelling } from "../shared/resource-options.js";
 import type { DockerCall } from "./engine.js";
 import { DOCKER_LABEL } from "./labels.js";
@@ -63,6 +64,8 @@ export interface DockerConfig extends CommonConfig {
   init?: boolean;
   /** Network access; false runs with `--network none`. @default true */
   network?: boolean;
+  /** Container ports published on this machine's 127.0.0.1 (a free host port each), for `portUrl(env, port)`. */
+  ports?: number[];
   /** More `docker run` arguments, placed before the image. */
   extraArgs?: string[];
   /** Reuse the container of this name (started if stopped), or create it with this name. */
@@ -99,6 +102,7 @@ export const DOCKER_KEYS = optionKeys<DockerConfig>()([
   "runAsHostUser",
   "init",
   "network",
+  "ports",
   "extraArgs",
   "containerName",
   "keepContainer",
@@ -127,6 +131,7 @@ export interface DockerTransportOptions {
   runAsHostUser: boolean;
   init: boolean;
   network: boolean;
+  ports: number[];
   extraArgs: string[];
   containerName: string | undefined;
   keepContainer: boolean;
@@ -200,6 +205,10 @@ export function normalizeDockerConfig(
   if (trace !== undefined && typeof trace !== "function")
     throw new InvalidOptionError("trace", `trace must be a function, got ${describe(trace)}`);
 
+  const network = bool("network", raw.network, true);
+  const ports = portList("ports", raw.ports);
+  if (ports.length > 0 && !network)
+    throw new InvalidOptionError("ports", "ports needs a network: a container with network: false can publish none");
   return {
     image,
     forwardEnv,
@@ -215,7 +224,8 @@ export function normalizeDockerConfig(
     noNewPrivileges: bool("noNewPrivileges", raw.noNewPrivileges, true),
     runAsHostUser,
     init: bool("init", raw.init, true),
-    network: bool("network", raw.network, true),
+    network,
+    ports,
     extraArgs: stringList("extraArgs", raw.extraArgs),
     containerName,
     keepContainer: bool("keepContainer", raw.keepContainer, containerName !== undefined),
@@ -292,3 +302,9 @@ function stringRecordOfLabels(value: unknown): Record<string, string> {
 
 /** What this backend cannot open without, with a value a user would give (the CLI words a missing one with it). */
 export const DOCKER_REQUIRED: Readonly<Record<string, string>> = { image: "debian:bookworm" };
+
+/** What a warm pool refuses of a docker config (docs/pools.md). */
+export const DOCKER_POOL_REFUSED: readonly PoolRefusal[] = [
+  { key: "containerName", why: "every member needs a container of its own" },
+  { key: "keepContainer", why: "a released member's container is removed, never kept" },
+];

@@ -11,6 +11,7 @@ import { runDockerCli } from "./cli.js";
 import { ApiError, engineMessage, type EngineApi } from "./engine.js";
 import type { DockerTransportOptions } from "./config.js";
 import { execText } from "./fast-path.js";
+import { removeContainer } from "./removal.js";
 import { dockerRunArgs } from "./run-args.js";
 
 const BACKEND = "docker";
@@ -71,11 +72,16 @@ export class DockerContainer {
   }
 
   async #create(name: string): Promise<void> {
-    const cli = { dockerPath: this.#options.dockerPath, trace: this.#options.trace };
+    const cli = {
+      dockerPath: this.#options.dockerPath,
+      trace: this.#options.trace,
+      socketPath: this.#options.socketPath,
+    };
     const result = await runDockerCli(dockerRunArgs(this.#options, name), cli);
     if (result.code !== 0) {
-      // A failed run can leave a "Created" container behind.
-      await runDockerCli(["rm", "-f", name], cli).catch(() => undefined);
+      // A failed run can leave a container behind, created or even started (the engine was cut off after it
+      // made it): removed by its name, retried while the engine cannot be reached.
+      await removeContainer(this.#engine, name, name).catch(() => undefined);
       throw new BackendUnavailableError(
         `docker run failed (exit ${result.code}) for image ${this.#options.image}: ${result.stderr.trim() || result.stdout.trim()}`,
         { backend: BACKEND },
@@ -85,15 +91,10 @@ export class DockerContainer {
     this.#name = name;
   }
 
-  /** Removes the container, whatever its state; throws when the engine refuses. */
+  /** Removes the container, whatever its state, retried through an engine outage (removal.ts); throws when it could not. */
   async remove(): Promise<void> {
     if (this.#id === "") return;
-    const response = await this.#engine.request("DELETE", `/containers/${this.#id}?force=true`);
-    if (response.status === 204 || response.status === 404) return;
-    throw new BackendUnavailableError(
-      `Could not remove docker container ${this.#name}: ${engineMessage(response.text)}`,
-      { backend: BACKEND },
-    );
+    await removeContainer(this.#engine, this.#id, this.#name);
   }
 
   /** Throws (and remembers) that the container is gone, if the engine says it stopped or was removed. */

@@ -11,6 +11,7 @@
  * container was killed).
  */
 
+import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
 import type { ProcessHandle } from "../../core/transport.js";
@@ -24,11 +25,16 @@ export interface ExecRequest {
   /** `NAME=value` entries; sent in the request body over the socket, never on a command line. */
   env?: string[] | undefined;
   stdin?: Uint8Array | undefined;
+  /**
+   * Hand the command's stderr back apart (the handle's `stderr`). With reportExit, the command's own
+   * stderr then shares the exec's stderr stream with the waiter's exit line, which is keyed by a
+   * nonce the waiter reads from stdin first (the command never sees it), so no command can forge it.
+   */
+  separateStreams?: boolean | undefined;
 }
 
 /** The line the waiting `sh` prints on stderr when the command exits. */
 const EXIT_TAG = "\n__SHELLWRIGHT_EXIT__";
-const EXIT_LINE = /\n?__SHELLWRIGHT_EXIT__(\d+)__\n/;
 /**
  * The waiter runs the command in a session of its own when `setsid` exists,
  * so the command's process group (the unit a timeout kills) excludes the
@@ -38,11 +44,20 @@ const EXIT_LINE = /\n?__SHELLWRIGHT_EXIT__(\d+)__\n/;
 const WAITER =
   `exec 3>&2 2>/dev/null; (exec 2>&3 3>&-; if command -v setsid >/dev/null; then exec setsid "$@"; else exec "$@"; fi); ` +
   `printf '${EXIT_TAG.replace("\n", "\\n")}%d__\\n' "$?" >&3`;
+/** The same, for a command whose stderr is its own: the exit line carries the nonce read from stdin's first line. */
+const KEYED_WAITER =
+  `IFS= read -r __k; exec 3>&2 2>/dev/null; (exec 2>&3 3>&-; if command -v setsid >/dev/null; then exec setsid "$@"; else exec "$@"; fi); ` +
+  `printf '\\n__SHELLWRIGHT_EXIT_%s_%d__\\n' "$__k" "$?" >&3`;
 /** Exit code reported when the engine has none (the process or its container was killed). */
 const KILLED = 137;
 
 export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandle {
   const output = new PassThrough();
+  const apart = request.separateStreams === true;
+  const stderr = apart ? new PassThrough() : undefined;
+  const nonce = apart && request.reportExit ? randomBytes(12).toString("hex") : undefined;
+  const stdin =
+    nonce === undefined ? request.stdin : Buffer.concat([Buffer.from(`${nonce}\n`), request.stdin ?? new Uint8Array()]);
   let socket: Duplex | undefined;
   let execId: string | undefined;
   let killed = false;
@@ -57,8 +72,8 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
   exited.catch(() => undefined);
 
   // After kill() the stream may still flush a last frame: never write past the end.
-  const emit = (bytes: Buffer): void => {
-    if (bytes.length > 0 && !output.writableEnded) output.write(bytes);
+  const emit = (bytes: Buffer, to: PassThrough = output): void => {
+    if (bytes.length > 0 && !to.writableEnded) to.write(bytes);
   };
   const finish = (code: number): void => {
     if (settled) return;
@@ -71,6 +86,7 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
     if (settled) return;
     settled = true;
     output.end();
+    stderr?.end();
     rejectExit(error);
   };
 
@@ -93,11 +109,13 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
 
   void (async () => {
     const body = {
-      AttachStdin: request.stdin !== undefined,
+      AttachStdin: stdin !== undefined,
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
-      Cmd: request.reportExit ? ["sh", "-c", WAITER, "shellwright", ...request.cmd] : request.cmd,
+      Cmd: request.reportExit
+        ? ["sh", "-c", nonce === undefined ? WAITER : KEYED_WAITER, "shellwright", ...request.cmd]
+        : request.cmd,
       ...(request.env === undefined || request.env.length === 0 ? {} : { Env: request.env }),
     };
     const created = await engine.request("POST", `/containers/${request.containerId}/exec`, body);
@@ -112,34 +130,37 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
       return;
     }
     const decoder = new MultiplexDecoder();
-    const exitLine = new ExitLineScanner();
+    const exitLine = new ExitLineScanner(nonce);
     stream.on("data", (chunk: Buffer) => {
       for (const frame of decoder.push(chunk)) {
+        const to = frame.stream === 2 && stderr !== undefined ? stderr : output;
         if (frame.stream !== 2 || !request.reportExit) {
-          emit(frame.payload);
+          emit(frame.payload, to);
           continue;
         }
-        emit(exitLine.push(frame.payload));
+        emit(exitLine.push(frame.payload), to);
         if (exitLine.code !== undefined) finish(exitLine.code);
       }
     });
     stream.on("error", () => undefined); // the end decides
     stream.once("close", () => {
-      emit(exitLine.flush());
+      emit(exitLine.flush(), stderr ?? output);
       output.end();
+      stderr?.end();
       if (!killed) pollUntilExit().catch(fail);
     });
-    if (request.stdin !== undefined)
-      stream.end(Buffer.from(request.stdin.buffer, request.stdin.byteOffset, request.stdin.length));
+    if (stdin !== undefined) stream.end(Buffer.from(stdin.buffer, stdin.byteOffset, stdin.length));
   })().catch(fail);
 
   return {
     output,
+    ...(stderr === undefined ? {} : { stderr }),
     wait: () => exited,
     kill: () => {
       killed = true;
       socket?.destroy();
       output.end();
+      stderr?.end();
       finish(KILLED);
     },
   };
@@ -154,21 +175,32 @@ export function startExec(engine: EngineApi, request: ExecRequest): ProcessHandl
  */
 export class ExitLineScanner {
   #held: Buffer = Buffer.alloc(0);
+  readonly #tag: string;
+  readonly #line: RegExp;
+  readonly #partial: RegExp;
   code: number | undefined;
+
+  /** `nonce`: the exit line is the keyed one (KEYED_WAITER): an unkeyed line is the command's own text. */
+  constructor(nonce?: string) {
+    const name = nonce === undefined ? "__SHELLWRIGHT_EXIT__" : `__SHELLWRIGHT_EXIT_${nonce}_`;
+    this.#tag = `\n${name}`;
+    this.#line = new RegExp(`\\n?${name}(\\d+)__\\n`);
+    this.#partial = new RegExp(`^\\n${name}\\d*_{0,2}$`);
+  }
 
   push(payload: Buffer): Buffer {
     if (this.code !== undefined) return payload;
     const data = this.#held.length > 0 ? Buffer.concat([this.#held, payload]) : payload;
     this.#held = Buffer.alloc(0);
     const text = data.toString("latin1"); // one char per byte: indexes match
-    const match = EXIT_LINE.exec(text);
+    const match = this.#line.exec(text);
     if (match) {
       this.code = Number(match[1]);
       return Buffer.concat([data.subarray(0, match.index), data.subarray(match.index + match[0].length)]);
     }
     const lastNewline = text.lastIndexOf("\n");
     const tail = lastNewline < 0 ? "" : text.slice(lastNewline);
-    if (tail.length >= 2 && (EXIT_TAG.startsWith(tail) || /^\n__SHELLWRIGHT_EXIT__\d*_{0,2}$/.test(tail))) {
+    if (tail.length >= 2 && (this.#tag.startsWith(tail) || this.#partial.test(tail))) {
       this.#held = data.subarray(lastNewline);
       return data.subarray(0, lastNewline);
     }

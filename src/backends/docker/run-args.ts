@@ -29,6 +29,8 @@ export function dockerRunArgs(options: DockerTransportOptions, name: string): st
   if (options.memoryMiB !== undefined) args.push("--memory", `${options.memoryMiB}m`);
   if (options.diskMiB !== undefined) args.push("--storage-opt", `size=${options.diskMiB}m`);
   if (!options.network) args.push("--network", "none");
+  // Loopback only: a server in the session is this machine's to reach, not its network's.
+  for (const port of options.ports) args.push("-p", `127.0.0.1::${port}`);
   if (options.runAsHostUser) args.push("--user", `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`);
   if (options.mountCwd !== undefined) args.push("-v", `${options.mountCwd}:/workspace`);
   for (const volume of options.volumes) args.push("-v", volume);

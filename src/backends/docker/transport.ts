@@ -10,6 +10,8 @@
  * session snapshot carries them forward).
  */
 
+import type { PortUrl } from "../../core/environment.js";
+import { publishedPortUrl } from "./ports.js";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
@@ -98,6 +100,7 @@ export class DockerTransport implements Transport {
     try {
       await this.#container.assertWritable(this.tempDir);
     } catch (error) {
+      // What this open created goes with it (Session.open stops the transport when a later step fails).
       await this.stop().catch(() => undefined);
       throw error;
     }
@@ -168,6 +171,7 @@ export class DockerTransport implements Transport {
     this.#fail.set(call, fail);
     return {
       output: call.output,
+      ...(call.stderr === undefined ? {} : { stderr: call.stderr }),
       end: call.end,
       kill: () => call.kill(),
       // A helper that died with its container shows up as a killed call: only then is it worth asking.
@@ -212,8 +216,10 @@ export class DockerTransport implements Transport {
     this.#watchdog = undefined;
     if (this.#options.keepContainer || this.#container.id === "") return;
     const docker = shellQuote(this.#options.dockerPath ?? "docker");
+    const socket = this.#options.socketPath;
     this.#watchdog = new OwnerWatchdog({
       cleanup: `${docker} rm -f ${shellQuote(this.#container.id)} >/dev/null 2>&1`,
+      ...(socket === undefined ? {} : { env: { DOCKER_HOST: `unix://${socket}` } }),
     });
   }
 
@@ -250,6 +256,7 @@ export class DockerTransport implements Transport {
     const { failed, fail } = failable();
     const result: ProcessHandle = {
       output: this.#leaders.watch(handle.output),
+      ...(handle.stderr === undefined ? {} : { stderr: handle.stderr }),
       kill: () => handle.kill(),
       wait: () =>
         (checked ??= Promise.race([
@@ -283,6 +290,7 @@ export class DockerTransport implements Transport {
       reportExit: true,
       env: options.cleanEnv ? undefined : this.#initEnv(),
       stdin: options.stdin,
+      separateStreams: options.separateStreams,
     });
   }
 
@@ -290,6 +298,7 @@ export class DockerTransport implements Transport {
   #runStaged(script: string, options: RunOptions, marks: CallMarks): ProcessHandle {
     const file = `${this.tempDir}/shellwright-script-${randomBytes(6).toString("hex")}.sh`;
     const output = new PassThrough();
+    const stderr = options.separateStreams === true ? new PassThrough() : undefined;
     let current: ProcessHandle | undefined;
     let killed = false;
     const exited = (async () => {
@@ -303,6 +312,7 @@ export class DockerTransport implements Transport {
       const uploaded = await upload.wait();
       if (uploaded !== 0 || killed) {
         output.end();
+        stderr?.end();
         return uploaded === 0 ? 137 : uploaded;
       }
       // The same bash runs the script (so $$ is the wrapper's PID), after removing the file.
@@ -313,11 +323,18 @@ export class DockerTransport implements Transport {
       })()
         .catch(() => undefined)
         .finally(() => output.end());
+      if (stderr !== undefined)
+        void (async () => {
+          for await (const chunk of run.stderr ?? []) if (!stderr.writableEnded) stderr.write(chunk);
+        })()
+          .catch(() => undefined)
+          .finally(() => stderr.end());
       return run.wait();
     })();
-    exited.catch(() => output.end());
+    exited.catch(() => (output.end(), stderr?.end()));
     return {
       output,
+      ...(stderr === undefined ? {} : { stderr }),
       wait: () => exited,
       kill: () => {
         killed = true;
@@ -397,6 +414,10 @@ export class DockerTransport implements Transport {
     return output;
   }
 
+  portUrl(port: number): Promise<PortUrl> {
+    return publishedPortUrl(this.#engine, this.#container, port);
+  }
+
   async stop(): Promise<void> {
     // The helper and its launcher first: nothing new may start while the session's processes are killed.
     this.#fast?.stop();
@@ -424,10 +445,11 @@ export class DockerTransport implements Transport {
           () => undefined,
         );
       if (!this.#options.keepContainer) await this.#container.remove();
-    } finally {
-      this.#engine.close();
+      // Released only once the container is gone: one the engine could not remove is removed when this process exits.
       this.#watchdog?.release();
       this.#watchdog = undefined;
+    } finally {
+      this.#engine.close();
     }
   }
 

@@ -12,13 +12,24 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { StringDecoder } from "node:string_decoder";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { ExecuteOptions, ExecuteResult, SessionState } from "../../core/environment.js";
+import {
+  checkPort,
+  type ExecuteOptions,
+  type ExecuteResult,
+  type PortUrl,
+  type SessionState,
+} from "../../core/environment.js";
 import { EnvironmentBase } from "../../core/environment-base.js";
-import { BackendUnavailableError, InvalidOptionError, SessionClosedError } from "../../core/errors.js";
-import { OutputCollector } from "../../core/output.js";
+import {
+  BackendUnavailableError,
+  InvalidOptionError,
+  SessionClosedError,
+  UnsupportedError,
+} from "../../core/errors.js";
+import { connectionLost, gatewayError } from "./client-errors.js";
+import { readStream, StreamedOutput } from "./stream-events.js";
 import {
   API_PREFIX,
   NDJSON,
@@ -28,7 +39,6 @@ import {
   type ExecuteRequest,
   type ExecutionResult,
   type SessionInfo,
-  type StreamEvent,
 } from "./protocol.js";
 
 export interface GatewayClientOptions {
@@ -66,6 +76,8 @@ export class GatewayEnvironment extends EnvironmentBase {
   readonly backend = "gateway";
   readonly #client: GatewayClient;
   readonly #options: GatewayClientOptions;
+  /** The gateway is older than `longLived` and refused it: such a gateway counts every execution alike. */
+  #sendsLongLived = true;
 
   private constructor(client: GatewayClient, options: GatewayClientOptions, info: SessionInfo) {
     super(
@@ -99,29 +111,33 @@ export class GatewayEnvironment extends EnvironmentBase {
     return new GatewayEnvironment(client, options, info);
   }
 
+  /** The port is on the server's backend, which the gateway's API does not forward (docs/sdk.md). */
+  async portUrl(port: number): Promise<PortUrl> {
+    throw new UnsupportedError(
+      `No URL for port ${checkPort(port)}: the gateway forwards commands, not ports; the port is on the gateway server's backend (reach it from there, or forward it, e.g. ssh -L)`,
+      { backend: this.backend },
+    );
+  }
+
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = performance.now();
-    const { cwd, timeoutMs, stdin, signal, onOutput, isolated } = this.checkExecute(command, options);
+    const checked = this.checkExecute(command, options);
+    const { cwd, timeoutMs, stdin, signal, isolated, longLived, separateStreams } = checked;
     // What was streamed, bounded like any output, for when the answer itself is lost.
-    const streamed = new OutputCollector(this.#options.maxOutputBytes, this.#options.outputHeadFraction);
-    const interrupted = (): ExecuteResult => {
-      const { text, truncated } = streamed.finish();
-      return {
-        output: text === "" ? "[Command interrupted]" : `${text}\n[Command interrupted]`,
-        exitCode: 130,
-        cwd: this.cwd,
-        timedOut: false,
-        interrupted: true,
-        truncated,
-        durationMs: Math.round(performance.now() - started),
-      };
-    };
+    const streamed = new StreamedOutput(this.#options, checked);
+    const interrupted = (): ExecuteResult => ({
+      ...streamed.interrupted(),
+      cwd: this.cwd,
+      durationMs: Math.round(performance.now() - started),
+    });
     if (signal?.aborted) return interrupted();
 
     const executionId = randomBytes(8).toString("hex");
-    const body: ExecuteRequest = { command, executionId, timeoutMs, stream: onOutput !== undefined };
+    const body: ExecuteRequest = { command, executionId, timeoutMs, stream: streamed.wanted };
     if (cwd !== undefined) body.cwd = cwd;
     if (isolated) body.isolated = true;
+    if (longLived && this.#sendsLongLived) body.longLived = true;
+    if (separateStreams) body.separateStreams = true;
     if (stdin !== undefined && stdin.length > 0) body.stdinBase64 = Buffer.from(stdin).toString("base64");
 
     const path = `/sessions/${this.id}/executions`;
@@ -151,17 +167,29 @@ export class GatewayEnvironment extends EnvironmentBase {
             return probe.statusCode === 404;
           },
         });
-        if (response.statusCode === 429 && Date.now() + wait < busyUntil) {
+        // Only a 429 with a retry hint clears soon (executions in flight); a long-lived bound does not.
+        if (
+          response.statusCode === 429 &&
+          response.headers["retry-after"] !== undefined &&
+          Date.now() + wait < busyUntil
+        ) {
           response.resume();
           await sleep(wait + Math.random() * wait);
           continue;
         }
         let result: ExecutionResult;
         if (response.statusCode === 200 && body.stream) {
-          result = await readStream(response, this.#options.url, (text) => {
-            streamed.push(Buffer.from(text));
-            onOutput!(text);
-          });
+          result = await readStream(response, this.#options.url, (text, stream) => streamed.push(text, stream));
+        } else if (response.statusCode === 400 && body.longLived === true) {
+          try {
+            result = await this.#client.answer<ExecutionResult>(response);
+          } catch (error) {
+            // Refused before anything ran (a 400 comes before the execution starts): send it again without.
+            if (!(error instanceof InvalidOptionError && error.option === "longLived")) throw error;
+            this.#sendsLongLived = false;
+            delete body.longLived;
+            continue;
+          }
         } else {
           result = await this.#client.answer<ExecutionResult>(response);
         }
@@ -174,6 +202,7 @@ export class GatewayEnvironment extends EnvironmentBase {
           interrupted: result.interrupted,
           truncated: result.truncated,
           durationMs: Math.round(performance.now() - started),
+          ...(separateStreams ? { stdout: result.stdout ?? "", stderr: result.stderr ?? "" } : {}),
         };
       } catch (error) {
         // Interrupted and then cut off: the gateway kills a command whose client went away.
@@ -336,28 +365,6 @@ function why(error: Error & { code?: string }): string {
   return `${error.code ?? "error"}: ${error.message}`;
 }
 
-function gatewayError(status: number, error: ErrorBody["error"] | undefined, url: URL): Error {
-  const message = error?.message ?? `HTTP ${status}`;
-  switch (error?.code) {
-    case "SESSION_NOT_FOUND":
-      return new SessionClosedError(`The gateway session is gone: ${message}`);
-    case "INVALID_OPTION":
-    case "FORBIDDEN":
-      if (error.option !== undefined) return new InvalidOptionError(error.option, message);
-      break;
-    case "UNAUTHORIZED":
-      return new BackendUnavailableError(
-        `The gateway at ${url.origin} refused the token (401); pass token or set $SHELLWRIGHT_GATEWAY_TOKEN to the gateway's token`,
-        { backend: "gateway" },
-      );
-    default:
-  }
-  return new BackendUnavailableError(
-    `The gateway at ${url.origin} answered ${status}${error ? ` ${error.code}` : ""}: ${message}`,
-    { backend: "gateway" },
-  );
-}
-
 async function readAll(response: IncomingMessage, url: URL): Promise<string> {
   const chunks: Buffer[] = [];
   try {
@@ -367,41 +374,6 @@ async function readAll(response: IncomingMessage, url: URL): Promise<string> {
   }
   if (!response.complete) throw connectionLost(undefined, url);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/** Reads NDJSON events, passing output on, until the result (or an error) arrives. */
-async function readStream(
-  response: IncomingMessage,
-  url: URL,
-  onOutput: (text: string) => void,
-): Promise<ExecutionResult> {
-  const decoder = new StringDecoder("utf8");
-  let pending = "";
-  let last: StreamEvent | undefined;
-  try {
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      pending += decoder.write(chunk);
-      let newline: number;
-      while ((newline = pending.indexOf("\n")) >= 0) {
-        const event = JSON.parse(pending.slice(0, newline)) as StreamEvent;
-        pending = pending.slice(newline + 1);
-        if (event.type === "output") onOutput(event.text);
-        else last = event;
-      }
-    }
-  } catch (error) {
-    throw connectionLost(error, url);
-  }
-  if (last?.type === "result") return last.result;
-  if (last?.type === "error") throw gatewayError(500, last.error, url);
-  throw connectionLost(undefined, url);
-}
-
-function connectionLost(cause: unknown, url: URL): BackendUnavailableError {
-  return new BackendUnavailableError(
-    `The connection to the gateway at ${url.origin} was lost mid-request (the gateway stopped or restarted); the command's outcome is unknown`,
-    { cause, backend: "gateway" },
-  );
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

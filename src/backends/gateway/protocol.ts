@@ -27,6 +27,7 @@ export type GatewayErrorCode =
   | "DUPLICATE_EXECUTION"
   | "TOO_MANY_SESSIONS"
   | "TOO_MANY_EXECUTIONS"
+  | "TOO_MANY_LONG_LIVED_EXECUTIONS"
   | "BACKEND_ERROR"
   | "SHUTTING_DOWN"
   | "INTERNAL";
@@ -62,7 +63,10 @@ export interface SessionInfo {
   /** ISO 8601. */
   createdAt: string;
   lastActiveAt: string;
+  /** Executions in flight (long-lived ones not counted). */
   runningExecutions: number;
+  /** Long-lived executions (background processes' followers and watchers). Absent from older gateways. */
+  longLivedExecutions?: number;
 }
 
 export interface CreateSessionResponse extends SessionInfo {
@@ -86,6 +90,10 @@ export interface ExecuteRequest {
   stream?: boolean;
   /** Run from the session's state but leave its env and cwd untouched (execute()'s `isolated`). */
   isolated?: boolean;
+  /** Keep stdout and stderr apart (execute()'s `separateStreams`): the result and each output event say which. */
+  separateStreams?: boolean;
+  /** Lasts as long as a background process (execute()'s `longLived`): counted apart from the executions in flight. */
+  longLived?: boolean;
 }
 
 export type ExecutionResult = ExecuteResult & { executionId: string };
@@ -93,7 +101,8 @@ export type ExecutionResult = ExecuteResult & { executionId: string };
 /** One line of a streaming execution (NDJSON). */
 export type StreamEvent =
   | { type: "started"; executionId: string }
-  | { type: "output"; text: string }
+  /** `stream` only for an execution with separateStreams. */
+  | { type: "output"; text: string; stream?: "stdout" | "stderr" }
   | { type: "result"; result: ExecutionResult }
   | ({ type: "error" } & ErrorBody);
 

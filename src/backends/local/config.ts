@@ -4,7 +4,7 @@
  */
 
 import { optionalBoolean, optionalShellString, rejectUnknown, stringRecord } from "../../core/options.js";
-import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
 import type { LocalTransportOptions } from "./transport.js";
 import { normalizeSandbox, type SandboxConfig } from "./sandbox/config.js";
 
@@ -68,3 +68,9 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
     reuseLoginSnapshot: optionalBoolean("reuseLoginSnapshot", raw.reuseLoginSnapshot),
   };
 }
+
+/** What a warm pool refuses of a local config (docs/pools.md). */
+export const LOCAL_POOL_REFUSED: readonly PoolRefusal[] = [
+  { key: "stateDir", why: "every member needs a state directory of its own" },
+  { key: "outliveOwner", why: "a pool's members end with their owner" },
+];

@@ -43,6 +43,7 @@ import { localHelperPath } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { helperCommand, joinCgroupFirst, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastPath } from "../../core/transport.js";
+import { localPortUrl } from "./port-url.js";
 import { originKey } from "../../core/login-snapshots.js";
 
 export interface LocalTransportOptions {
@@ -300,7 +301,7 @@ export class LocalTransport implements Transport {
     // after the spawn (below) can lose that race, this line cannot. A builtin,
     // so it costs one write, and first, so nothing of the user's runs before it.
     if (this.#cgroup !== undefined)
-      script = `builtin echo $$ > ${shellQuote(`${this.#cgroup.path}/cgroup.procs`)} 2>/dev/null
+      script = `builtin echo $$ 2>/dev/null > ${shellQuote(`${this.#cgroup.path}/cgroup.procs`)}
 ${script}`;
     let scriptFile: string | undefined;
     let args: string[];
@@ -322,7 +323,7 @@ ${script}`;
     const launch = this.#sandbox?.wrap([this.#bash, ...args], env) ?? { argv: [this.#bash, ...args], env };
     const child = spawn(launch.argv[0]!, launch.argv.slice(1), {
       detached: true, // its own process group: the unit a timeout kills
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "ignore"],
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", options.separateStreams ? "pipe" : "ignore"],
       env: launch.env,
     });
     const pid = child.pid;
@@ -354,6 +355,7 @@ ${script}`;
         // A backgrounded child may hold the pipe open for hours: let it, without
         // keeping this process alive for it.
         stdout.unref();
+        (child.stderr as unknown as { unref(): void } | null)?.unref();
         resolve(code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0));
       });
     });
@@ -362,6 +364,7 @@ ${script}`;
       pid,
       marks,
       output: stdout,
+      ...(child.stderr ? { stderr: child.stderr as unknown as AsyncIterable<Uint8Array> } : {}),
       wait: () => exited,
       kill: () => {
         try {
@@ -433,6 +436,10 @@ ${script}`;
     this.#unhideStateDir();
     this.#watchdog?.release();
     this.#watchdog = undefined;
+  }
+
+  portUrl(port: number) {
+    return localPortUrl(port, this.#options.sandbox);
   }
 
   /** Groups of ended fast-path jobs that still had a process at their end (tests and diagnostics). */

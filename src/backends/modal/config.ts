@@ -17,6 +17,7 @@ import {
 } from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { portList } from "../shared/port-list.js";
 import { optionalCpus, spelling } from "../shared/resource-options.js";
 import { sdkClient } from "../shared/sdk-client.js";
 import type { ModalApi, ModalTransportOptions } from "./transport.js";
@@ -47,6 +48,8 @@ export interface ModalConfig extends CommonConfig {
   sync?: SyncConfig;
   /** Run calls through the fast-path helper, one long-lived exec in the sandbox (docs/fast-path.md); false: one exec per call. @default true */
   fastPath?: boolean;
+  /** Ports given a public HTTPS tunnel when the sandbox is created, for `portUrl(env, port)`. @default none */
+  ports?: number[];
 }
 
 export const MODAL_KEYS = optionKeys<ModalConfig>()([
@@ -62,6 +65,7 @@ export const MODAL_KEYS = optionKeys<ModalConfig>()([
   "client",
   "sync",
   "fastPath",
+  "ports",
 ]);
 
 export function normalizeModalConfig(
@@ -89,6 +93,7 @@ export function normalizeModalConfig(
     execTimeoutMarginMs: 30_000,
     sync: normalizeSyncConfig("sync", raw.sync),
     fastPath: optionalBoolean("fastPath", raw.fastPath),
+    ports: portList("ports", raw.ports),
     warn,
   };
 }

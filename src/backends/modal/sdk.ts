@@ -45,6 +45,8 @@ export interface ModalSandboxParams {
   idleTimeoutMs?: number;
   env?: Record<string, string>;
   tags?: Record<string, string>;
+  /** Ports reachable from outside through an HTTPS tunnel. */
+  encryptedPorts?: number[];
 }
 export interface ModalSandbox {
   readonly sandboxId: string;
@@ -53,6 +55,8 @@ export interface ModalSandbox {
   terminate(): Promise<unknown>;
   /** null while the sandbox runs, else its exit code. */
   poll(): Promise<number | null>;
+  /** The public tunnels of the ports declared at creation (`encryptedPorts`), by container port. */
+  tunnels?(timeoutMs?: number): Promise<Record<number, { url: string }>>;
 }
 export interface ModalApi {
   readonly apps: {

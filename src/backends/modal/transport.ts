@@ -10,6 +10,8 @@
  * fails is the sandbox terminated, and the next command then creates a new one.
  */
 
+import type { PortUrl } from "../../core/environment.js";
+import { modalTunnelUrl } from "./tunnels.js";
 import type * as ModalSdk from "modal";
 import { BackendUnavailableError } from "../../core/errors.js";
 import type { ProcessHandle, RunOptions } from "../../core/transport.js";
@@ -64,6 +66,8 @@ export interface ModalTransportOptions {
   execTimeoutMarginMs: number;
   /** Files and directories mirrored into the sandbox before commands, through its filesystem API. */
   sync?: NormalizedSyncConfig | undefined;
+  /** Ports tunnelled to the outside, declared at creation. */
+  ports?: number[] | undefined;
   warn: (message: string) => void;
 }
 
@@ -128,7 +132,8 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
     const marks = this.newCallMarks();
     const handle = sdkProcessHandle({
       backend: this.name,
-      run: async (sink) => {
+      separateStreams: options.separateStreams,
+      run: async (sink, errors) => {
         const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT, marks);
         const params: ModalExecParams = { mode: "binary", stdout: "pipe", stderr: "pipe" };
         // A server-side backstop for when this process dies; the session's own
@@ -156,12 +161,21 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
           await process.stdin.close();
         })();
         input.catch(() => undefined); // a command may exit without reading its stdin
-        pumpStreams([process.stdout, process.stderr], sink);
+        if (errors === sink) pumpStreams([process.stdout, process.stderr], sink);
+        else {
+          pumpStreams([process.stdout], sink);
+          pumpStreams([process.stderr], errors);
+        }
         return process.wait();
       },
       cancel: () => this.#terminate(sandbox),
     });
     return this.guard(handle, marks);
+  }
+
+  /** The sandbox's tunnel for `port`, which must have been declared (`ports`) when it was created. */
+  async portUrl(port: number): Promise<PortUrl> {
+    return modalTunnelUrl(port, this.#options.ports ?? [], await this.#ensureSandbox());
   }
 
   protected override async writeFiles(sandbox: ModalSandbox, files: readonly SandboxWrite[]): Promise<void> {
@@ -204,6 +218,7 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
       if (options.memoryMiB !== undefined) params.memoryMiB = options.memoryMiB;
       if (options.idleTimeoutMs !== undefined) params.idleTimeoutMs = options.idleTimeoutMs;
       if (Object.keys(options.env).length > 0) params.env = { ...options.env };
+      if (options.ports !== undefined && options.ports.length > 0) params.encryptedPorts = [...options.ports];
       this.sandbox = await client.sandboxes.create(app, image, params);
       this.fileSync?.invalidate(); // a new sandbox has none of the synced files
       return this.sandbox;

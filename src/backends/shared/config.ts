@@ -64,6 +64,21 @@ export function withOutputCap<T extends object>(config: T, maxOutputBytes: numbe
   return capped as T;
 }
 
+/**
+ * An option of a backend that a warm pool must refuse: one that would make
+ * its members share what a fresh session must not (a container, a state dir,
+ * a named sandbox, processes that outlive the session). Each backend declares
+ * its own (backends/pool-refusals.ts), so another backend's option of the
+ * same name is not refused for it.
+ */
+export interface PoolRefusal {
+  key: string;
+  /** Why, for the error: "every member needs a container of its own". */
+  why: string;
+  /** Whether this value is refused. @default anything but undefined and false */
+  refuses?: (value: unknown) => boolean;
+}
+
 /** The common options that tune the session itself (what a gateway client passes on to the server). */
 export const SESSION_KEYS = [
   "cwd",

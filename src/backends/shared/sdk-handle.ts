@@ -25,8 +25,13 @@ export interface OutputSink {
 export interface SdkCallOptions {
   /** Backend name, for error messages ("modal", "daytona"). */
   backend: string;
-  /** Starts the command, pushes its output into the sink and resolves with its exit code. */
-  run(sink: OutputSink): Promise<number>;
+  /**
+   * Starts the command, pushes its output into the sink and resolves with its exit code. With
+   * separateStreams, its stderr goes into `errors` (else `errors` is the sink itself).
+   */
+  run(sink: OutputSink, errors: OutputSink): Promise<number>;
+  /** The call keeps stderr apart: the handle's `stderr` carries what the call pushes into `errors`. */
+  separateStreams?: boolean | undefined;
   /** Last resort: stop the whole thing (sandbox.terminate(), sandbox.stop()). Errors are swallowed. */
   cancel?: () => unknown;
 }
@@ -41,14 +46,18 @@ const KILLED_EXIT = 137;
 
 export function sdkProcessHandle(options: SdkCallOptions): SdkProcessHandle {
   const queue = new ChunkQueue();
+  const errorQueue = options.separateStreams === true ? new ChunkQueue() : undefined;
   let cancelled = false;
   const sink: OutputSink = { push: (chunk) => queue.push(chunk), end: () => queue.end() };
+  const errors: OutputSink =
+    errorQueue === undefined ? sink : { push: (chunk) => errorQueue.push(chunk), end: () => errorQueue.end() };
 
   const exit = (async () => {
     try {
-      return await options.run(sink);
+      return await options.run(sink, errors);
     } catch (error) {
       queue.end();
+      errorQueue?.end();
       // After our own kill the call is expected to fail: the sandbox is gone.
       if (cancelled) return KILLED_EXIT;
       if (isShellwrightError(error)) throw error;
@@ -65,6 +74,7 @@ export function sdkProcessHandle(options: SdkCallOptions): SdkProcessHandle {
 
   return {
     output: queue,
+    ...(errorQueue === undefined ? {} : { stderr: errorQueue }),
     wait: () => exit,
     get cancelled() {
       return cancelled;

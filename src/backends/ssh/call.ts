@@ -6,10 +6,12 @@
  */
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { PassThrough } from "node:stream";
 import { constants as osConstants } from "node:os";
 import { SpawnError } from "../../core/errors.js";
 import type { ProcessHandle } from "../../core/transport.js";
 import { EXIT_PATTERN, GROUP_PATTERN } from "./command.js";
+import { KeyedStderr } from "./keyed-stderr.js";
 
 /** ssh's own messages are kept up to this size, for error messages. */
 const STDERR_LIMIT = 8192;
@@ -39,10 +41,14 @@ export interface SshCallOptions {
   onOuterExit(group: number): void;
   /** Decides the exit code (or throws a typed error) when the call ends without a reported code. */
   settle(end: CallEnd): Promise<number>;
+  /** The call keeps stderr apart: its wrapper keys the group and exit lines with this nonce (command.ts). */
+  nonce?: string | undefined;
 }
 
 export class SshCall implements ProcessHandle {
   readonly output: AsyncIterable<Uint8Array>;
+  /** With a nonce: the command's stderr, the keyed lines taken out. */
+  readonly stderr: PassThrough | undefined;
   #child: ChildProcess | undefined;
   #killed = false;
   #group: number | undefined;
@@ -67,6 +73,7 @@ export class SshCall implements ProcessHandle {
         return undefined;
       },
     );
+    this.stderr = options.nonce === undefined ? undefined : new PassThrough();
     const spawned = this.#spawned;
     this.output = (async function* () {
       const child = await spawned;
@@ -123,15 +130,18 @@ export class SshCall implements ProcessHandle {
       child.stdin.end(options.stdin);
     }
     let pending = "";
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (text: string) => {
-      pending += text;
-      let newline;
-      while ((newline = pending.indexOf("\n")) >= 0) {
-        this.#stderrLine(pending.slice(0, newline), options);
-        pending = pending.slice(newline + 1);
-      }
-    });
+    const apart = this.#keyedStderr(child, options);
+    if (apart === undefined) {
+      child.stderr!.setEncoding("utf8");
+      child.stderr!.on("data", (text: string) => {
+        pending += text;
+        let newline;
+        while ((newline = pending.indexOf("\n")) >= 0) {
+          this.#stderrLine(pending.slice(0, newline), options);
+          pending = pending.slice(newline + 1);
+        }
+      });
+    }
     child.once("error", (error: NodeJS.ErrnoException) => {
       const hint =
         error.code === "ENOENT"
@@ -146,6 +156,7 @@ export class SshCall implements ProcessHandle {
     });
     child.once("close", (code, signal) => {
       if (pending) this.#stderrLine(pending, options);
+      apart?.();
       if (this.#group !== undefined && this.#reported === undefined) options.onOuterExit(this.#group);
       if (this.#reported !== undefined) return;
       const clientCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0);
@@ -162,29 +173,61 @@ export class SshCall implements ProcessHandle {
     return child;
   }
 
+  /**
+   * A call that keeps stderr apart: the channel's stderr, raw, goes to `stderr` without the keyed lines
+   * (keyed-stderr.ts), and its start to the error messages. Returns what ends it when the client closes.
+   */
+  #keyedStderr(child: ChildProcess, options: SshCallOptions): (() => void) | undefined {
+    const stderr = this.stderr;
+    if (options.nonce === undefined || stderr === undefined) return undefined;
+    const scanner = new KeyedStderr(options.nonce, (kind, value) =>
+      kind === "group" ? this.#onGroup(value, options) : this.#onExit(value, options),
+    );
+    const pass = (bytes: Buffer): void => {
+      if (bytes.length === 0) return;
+      if (this.#stderr.length < STDERR_LIMIT) this.#stderr += bytes.toString("utf8");
+      if (!stderr.writableEnded) stderr.write(bytes);
+    };
+    child.stderr!.on("data", (chunk: Buffer) => pass(scanner.push(chunk)));
+    return () => {
+      pass(scanner.flush());
+      stderr.end();
+    };
+  }
+
+  #onGroup(group: number, options: SshCallOptions): void {
+    if (this.#group !== undefined) return;
+    this.#group = group;
+    options.onGroup(group);
+    for (const waiter of this.#groupWaiters.splice(0)) waiter(group);
+  }
+
   #stderrLine(line: string, options: SshCallOptions): void {
     const group = GROUP_PATTERN.exec(line);
     if (group && this.#group === undefined) {
-      this.#group = Number(group[1]);
-      options.onGroup(this.#group);
-      for (const waiter of this.#groupWaiters.splice(0)) waiter(this.#group);
+      this.#onGroup(Number(group[1]), options);
       return;
     }
     const exit = EXIT_PATTERN.exec(line);
     if (exit && this.#reported === undefined) {
-      this.#reported = Number(exit[1]);
-      this.#resolveExit(this.#reported);
-      if (this.#group !== undefined) options.onOuterExit(this.#group);
-      // A backgrounded child may keep the channel (and this client) open for
-      // hours: let it, without keeping this Node process alive for it.
-      const child = this.#child;
-      if (child) {
-        child.unref();
-        (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
-        (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
-      }
+      this.#onExit(Number(exit[1]), options);
       return;
     }
     if (this.#stderr.length < STDERR_LIMIT) this.#stderr += `${line}\n`;
+  }
+
+  #onExit(code: number, options: SshCallOptions): void {
+    if (this.#reported !== undefined) return;
+    this.#reported = code;
+    this.#resolveExit(code);
+    if (this.#group !== undefined) options.onOuterExit(this.#group);
+    // A backgrounded child may keep the channel (and this client) open for
+    // hours: let it, without keeping this Node process alive for it.
+    const child = this.#child;
+    if (child) {
+      child.unref();
+      (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+      (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+    }
   }
 }

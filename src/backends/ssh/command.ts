@@ -98,6 +98,20 @@ export interface WrapOptions {
   marks?: readonly string[] | undefined;
   /** Append the call's process group here, for a later process to close the session (a CLI named session). */
   groupsFile?: string | undefined;
+  /**
+   * The call keeps its stderr apart, so the command's own stderr shares the channel's stderr with the
+   * group and exit lines: the wrapper reads a nonce from stdin's first line (the command never sees
+   * it) and keys both lines with it (keyedPatterns).
+   */
+  keyed?: boolean | undefined;
+}
+
+/** The group and exit lines of a keyed wrapper (WrapOptions.keyed): only the holder of the nonce prints them. */
+export function keyedPatterns(nonce: string): { group: RegExp; exit: RegExp } {
+  return {
+    group: new RegExp(`__SHELLWRIGHT_GROUP_${nonce}_(\\d+)__\\n`),
+    exit: new RegExp(`\\n?__SHELLWRIGHT_EXIT_${nonce}_(\\d+)__\\n`),
+  };
 }
 
 /**
@@ -121,6 +135,8 @@ export function wrapScript(script: string, options: WrapOptions): string {
   }
   const cleanup = options.scriptFile === undefined ? "" : `; rm -f ${shellQuote(options.scriptFile)}`;
   const record = options.groupsFile === undefined ? "" : ` echo "$$" >> ${shellQuote(options.groupsFile)} 2>/dev/null;`;
+  if (options.keyed === true)
+    return `IFS= read -r __sw_k; printf '__SHELLWRIGHT_GROUP_%s_%s__\\n' "$__sw_k" "$$" >&2;${record} ${run}; __sw_rc=$?${cleanup}; printf '\\n__SHELLWRIGHT_EXIT_%s_%s__\\n' "$__sw_k" "$__sw_rc" >&2`;
   return `printf '__SHELLWRIGHT_GROUP_%s__\\n' "$$" >&2;${record} ${run}; __sw_rc=$?${cleanup}; printf '__SHELLWRIGHT_EXIT_%s__\\n' "$__sw_rc" >&2`;
 }
 

@@ -17,7 +17,7 @@ import {
   stringRecord,
 } from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
-import { optionKeys, type CommonConfig } from "../shared/config.js";
+import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
 import type { SshTransportOptions } from "./transport.js";
 
 export interface SshConfig extends CommonConfig {
@@ -211,3 +211,8 @@ function remoteDir(value: unknown): string | undefined {
 
 /** What this backend cannot open without, with a value a user would give (the CLI words a missing one with it). */
 export const SSH_REQUIRED: Readonly<Record<string, string>> = { host: "example.com" };
+
+/** What a warm pool refuses of an ssh config (docs/pools.md). */
+export const SSH_POOL_REFUSED: readonly PoolRefusal[] = [
+  { key: "outliveOwner", why: "a pool's members end with their owner" },
+];

@@ -7,6 +7,8 @@
  * leave the remote command running.
  */
 
+import type { PortUrl } from "../../core/environment.js";
+import { PortForwards } from "./port-forward.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -76,6 +78,7 @@ export class SshTransport implements Transport {
   readonly needsRemotePid = true;
   readonly #options: SshTransportOptions;
   #target!: SshTarget;
+  readonly #forwards = new PortForwards((args) => this.#spawnCollect(args, undefined, CONTROL_TIMEOUT_MS));
   #controlDir = "";
   #tempDir = "";
   #ownsTempDir = false;
@@ -266,7 +269,15 @@ export class SshTransport implements Transport {
 
   runBash(script: string, options: RunOptions): ProcessHandle {
     const marks = callMarks(this.#sessionMark);
-    const wrap = { ...options, envFile: this.#envFile, marks: markAssignments(marks), groupsFile: this.#groupsFile };
+    // stderr apart: the wrapper's group and exit lines share it with the command's, keyed by a nonce on stdin.
+    const nonce = options.separateStreams === true ? randomBytes(12).toString("hex") : undefined;
+    const wrap = {
+      ...options,
+      envFile: this.#envFile,
+      marks: markAssignments(marks),
+      groupsFile: this.#groupsFile,
+      keyed: nonce !== undefined,
+    };
     let command = wrapScript(script, wrap);
     let args: Promise<string[]>;
     if (Buffer.byteLength(command) <= MAX_INLINE_SCRIPT_BYTES) {
@@ -282,7 +293,11 @@ export class SshTransport implements Transport {
     const call = new SshCall({
       sshPath: this.#options.sshPath,
       args,
-      stdin: options.stdin,
+      stdin:
+        nonce === undefined
+          ? options.stdin
+          : Buffer.concat([Buffer.from(`${nonce}\n`), options.stdin ?? Buffer.alloc(0)]),
+      nonce,
       backend: this.name,
       onGroup: (group) => {
         this.#activeGroups.add(group);
@@ -354,8 +369,14 @@ export class SshTransport implements Transport {
     this.#activeGroups.clear();
     this.#finishedGroups.clear();
     await this.#closeMaster();
+    this.#forwards.forget();
     this.#watchdog?.release();
     this.#watchdog = undefined;
+  }
+
+  /** A local forward on the session's master (port-forward.ts); stop() ends it with the master. */
+  portUrl(port: number): Promise<PortUrl> {
+    return this.#forwards.url(this.#target, port);
   }
 
   /** The owner watchdog's pid, while the session is open. */

@@ -42,7 +42,13 @@ const GZIP_ABOVE = 32768;
 export async function probeForWrite(
   session: Environment,
   path: string,
-  options: { guard: WriteGuardOptions; readAll: boolean; signal?: AbortSignal | undefined },
+  options: {
+    guard: WriteGuardOptions;
+    readAll: boolean;
+    /** Without readAll, how much of an existing file to bring back (the style sample). @default 65536 */
+    sampleBytes?: number;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<WriteProbe> {
   const root = options.guard.safeRoot;
   const producer = [
@@ -64,7 +70,7 @@ export async function probeForWrite(
     // A big file travels gzipped (source text shrinks 4-10x): fewer and smaller replies.
     options.readAll
       ? `  if [ -s "$__sw_r" ] && [ $(wc -c < "$__sw_r") -gt ${GZIP_ABOVE} ] && command -v gzip >/dev/null 2>&1; then printf 'encoding gzip\\n--\\n'; gzip -1 -c -- "$__sw_r" || exit 1; else printf -- '--\\n'; cat -- "$__sw_r" || exit 1; fi`
-      : `  printf -- '--\\n'; head -c ${SAMPLE_BYTES} -- "$__sw_r" || exit 1`,
+      : `  printf -- '--\\n'; head -c ${options.sampleBytes ?? SAMPLE_BYTES} -- "$__sw_r" || exit 1`,
     `elif [ -e "$__sw_r" ]; then echo 'kind special'`,
     `else echo 'kind new'; if [ -d "\${__sw_r%/*}/" ]; then echo 'parent yes'; fi; fi`,
   ]

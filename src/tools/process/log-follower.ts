@@ -9,26 +9,29 @@ import type { Environment } from "../../core/environment.js";
 import { shellQuote } from "../../core/script.js";
 import type { BackgroundProcess } from "./background-process.js";
 import { followScript } from "./log-bound.js";
+import { runLongLived } from "./long-lived.js";
 
 /** The longest a timer may wait in Node (about 24.8 days). */
 const FOREVER_MS = 2 ** 31 - 1;
 
-/** Starts following; the controller ends it (the registry aborts it a little after the process ended). */
+/**
+ * Starts following; the controller ends it (the registry aborts it a little
+ * after the process ended). `started` rejects when the backend refused it
+ * (a gateway at its bound of long-lived executions).
+ */
 export function followLog(
   session: Environment,
   process: BackgroundProcess,
   sink: (text: string) => void,
   ended: () => void,
-): AbortController {
-  const follower = new AbortController();
-  session
-    .execute(followScript(shellQuote(process.files.dir), process.pid), {
-      isolated: true,
-      timeoutMs: FOREVER_MS,
-      signal: follower.signal,
-      onOutput: sink,
-    })
-    .catch(() => undefined)
-    .finally(ended);
-  return follower;
+): { controller: AbortController; started: Promise<void> } {
+  const controller = new AbortController();
+  const { started, result } = runLongLived(session, followScript(shellQuote(process.files.dir), process.pid), {
+    isolated: true,
+    timeoutMs: FOREVER_MS,
+    signal: controller.signal,
+    onOutput: sink,
+  });
+  result.catch(() => undefined).finally(ended);
+  return { controller, started };
 }

@@ -18,6 +18,7 @@ import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-s
 import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
+import { runLongLivedPoll } from "./long-lived.js";
 import { checkPtySize } from "./pty-size.js";
 import { PtyTerminal, type PatternSource, type PatternWait, type ScreenShot } from "./pty-terminal.js";
 import type { SecretFinder } from "./screen-text.js";
@@ -178,18 +179,31 @@ export class ProcessRegistry {
         writes: Promise.resolve(),
       };
     }
+    const started: Promise<void>[] = [];
     if (process.pty !== undefined || options.onOutput !== undefined) {
       const terminal = process.pty?.terminal;
       const listener = options.onOutput;
-      process.follower = followLog(
+      const follower = followLog(
         this.#session,
         process,
         (text) => (terminal?.feed(text), listener?.(text)),
         () => terminal?.end(),
       );
+      process.follower = follower.controller;
+      started.push(follower.started);
     }
     this.#processes.set(id, process);
-    if (process.notifyOnComplete) this.#watch(process);
+    if (process.notifyOnComplete) started.push(this.#watch(process));
+    // Nothing could show its output or its end (a gateway at its bound of long-lived executions): end it now.
+    await Promise.all(started).catch(async (error: unknown) => {
+      await this.kill(process).catch(() => undefined);
+      this.#processes.delete(id);
+      process.follower?.abort();
+      process.pty?.terminal.dispose();
+      throw new ProcessError(
+        `The process was ended at once: its output cannot be followed. ${(error as Error).message ?? String(error)}`,
+      );
+    });
     return process;
   }
 
@@ -422,21 +436,25 @@ export class ProcessRegistry {
     if (process.notifyOnComplete) this.#events.push(completionEvent(process, this.redactor));
   }
 
-  /** One waiting command inside the backend per watched process; it ends when the process does. */
-  #watch(process: BackgroundProcess): void {
+  /**
+   * One waiting command inside the backend per watched process; it ends when
+   * the process does. Resolves once the first one runs; rejects when the
+   * backend refused it (a gateway at its bound of long-lived executions).
+   */
+  #watch(process: BackgroundProcess): Promise<void> {
     const controller = new AbortController();
     this.#watchers.set(process.id, controller);
+    let first: Promise<void> | undefined;
     const loop = async (): Promise<void> => {
       let failures = 0;
       while (process.status === "running" && !controller.signal.aborted && !this.#session.closed) {
-        const answers = await this.#runPoll(
+        const waiting = runLongLivedPoll(
+          this.#session,
           waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined),
-          {
-            isolated: true,
-            timeoutMs: FOREVER_MS,
-            signal: controller.signal,
-          },
+          { isolated: true, timeoutMs: FOREVER_MS, signal: controller.signal },
         );
+        first ??= waiting.started;
+        const answers = await waiting.answers;
         for (const answer of answers) this.#apply(process, answer);
         // A backend that ends the wait without an answer (an exec time limit,
         // a hiccup) is retried after a pause, a few times, never in a hot loop.
@@ -446,7 +464,8 @@ export class ProcessRegistry {
       }
     };
     // A watcher that fails (the backend went away) leaves the process to poll.
-    loop().catch(() => undefined);
+    const running = loop().catch(() => undefined);
+    return first ?? running;
   }
 
   /** Drops finished processes past their time to live, then the oldest finished ones over the limit. */

@@ -88,6 +88,19 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
   }
 }
 
+/**
+ * What is wrong with `args` as `tool`'s arguments, in the words a call gets
+ * (for a check made before any call, such as a plan's); empty when nothing is.
+ * `unknownKeysOnly` keeps only arguments the tool does not take.
+ */
+export function argumentProblems(tool: ToolDefinition, args: unknown, unknownKeysOnly = false): string[] {
+  const parsed = tool.inputSchema.safeParse(withoutNullArguments(tool.inputSchema, args ?? {}));
+  if (parsed.success) return [];
+  return parsed.error.issues
+    .filter((issue) => !unknownKeysOnly || issue.code === "unrecognized_keys")
+    .map((issue) => describeIssue(tool, issue, args));
+}
+
 async function runRaw(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolResult> {
   const parsed = tool.inputSchema.safeParse(withoutNullArguments(tool.inputSchema, args ?? {}));
   if (!parsed.success) {

@@ -21,6 +21,7 @@ import {
   type Environment,
 } from "../../../src/index.js";
 import { FakeDaytona } from "../../fakes/fake-daytona.js";
+import { InitlessBox } from "../../fakes/initless-box.js";
 import { eventually } from "../../helpers/processes.js";
 
 const work = mkdtempSync(join(tmpdir(), "sw-daytona-test-"));
@@ -234,6 +235,20 @@ describe("daytona backend (fake SDK client)", () => {
     });
   });
 
+  it("fetches stderr's own copy for stderr kept apart that is not UTF-8, and removes it", async () => {
+    const client = new FakeDaytona();
+    await withDaytona(client, { fastPath: false }, async (env) => {
+      const r = await env.execute("echo out; printf 'e\\377\\376\\n' >&2; echo err >&2", { separateStreams: true });
+      expect(r).toMatchObject({ stdout: "out\n", exitCode: 0 });
+      expect(Buffer.from(r.stderr!)).toEqual(Buffer.from("e\ufffd\ufffd\nerr\n"));
+      const downloads = client.last.fs.calls.filter((c) => c.startsWith("downloadFile"));
+      expect(downloads).toHaveLength(1);
+      expect(downloads[0]).toMatch(/\.err$/);
+      await env.execute("true");
+      expect(existsSync(downloads[0]!.slice("downloadFile ".length))).toBe(false);
+    });
+  });
+
   it("keeps output that is not UTF-8 when its logs arrive after the exit code (issue 22.16)", async () => {
     const client = new FakeDaytona();
     await withDaytona(client, { fastPath: false }, async (env) => {
@@ -294,6 +309,28 @@ describe("daytona backend (fake SDK client)", () => {
     });
   });
 
+  it.for([false, true])(
+    "leaves no zombie after 12 commands in a sandbox whose init does not reap (fastPath %s)",
+    async (fastPath, context) => {
+      const why = InitlessBox.unavailable();
+      if (why !== undefined) context.skip(why);
+      const client = new FakeDaytona({ initlessBox: true });
+      await withDaytona(client, { fastPath }, async (env) => {
+        const box = client.last.box!;
+        for (let i = 0; i < 12; i++) {
+          const result = await env.execute(i % 3 === 0 ? `printf 'n${i}\\377\\n'` : `echo n${i}; cd /tmp`, {
+            ...(i % 4 === 1 ? { stdin: "in" } : {}),
+          });
+          expect(result.exitCode).toBe(0);
+        }
+        // Exact bytes still come through the copy.
+        expect((await env.execute("printf 'ok\\377\\376\\n'")).output).toBe("[binary output, 5 bytes]");
+        // What a call started for its output ends before the call does: nothing is left to be adopted.
+        expect(box.zombies()).toEqual([]);
+      });
+    },
+  );
+
   it("rejects bad options, naming the option and the value", async () => {
     const client = new FakeDaytona();
     await expect(createEnvironment({ backend: "daytona", client, image: "a", snapshot: "b" })).rejects.toThrow(
@@ -323,6 +360,22 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
       { stdinFile: "/tmp/in", removeFirst: ["/tmp/old"] },
     );
     expect(withFile).toBe("rm -f '/tmp/old'; { rm -f '/tmp/in'; 'bash' '-c' 'S'; } < '/tmp/in' & wait $! 2>/dev/null");
+    // With an output copy: the job writes the file, a tail of it that ends with the job is what the logs get.
+    const withCopy = daytonaCommand({ argv: ["bash", "-c", "S"], stdin: "aGk=" }, { timeoutSec: 9, copy: "/tmp/out" });
+    expect(withCopy).toBe(
+      ": > '/tmp/out'; printf %s 'aGk=' | base64 -d | timeout -k 5s 9s 'bash' '-c' 'S' > '/tmp/out' & " +
+        "__sw_job=$!; tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out' 2>/dev/null; wait $__sw_job 2>/dev/null",
+    );
+    // stderr kept apart: a copy of its own, tailed to the logs' stderr beside stdout's; the job's status last.
+    const apart = daytonaCommand(
+      { argv: ["bash", "-c", "S"], stdin: undefined },
+      { stdinFile: "/tmp/in", copy: "/tmp/out", errCopy: "/tmp/out.err" },
+    );
+    expect(apart).toBe(
+      ": > '/tmp/out'; : > '/tmp/out.err'; { rm -f '/tmp/in'; 'bash' '-c' 'S' > '/tmp/out' 2> '/tmp/out.err'; } < '/tmp/in' & " +
+        "__sw_job=$!; tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out.err' >&2 2>/dev/null & __sw_etail=$!; " +
+        "tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out' 2>/dev/null; wait $__sw_etail 2>/dev/null; wait $__sw_job 2>/dev/null",
+    );
   });
 
   it("passes exit codes through, and when it fires the session stays consistent", async () => {
@@ -349,7 +402,7 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
     try {
       expect((await session.execute(`export SW_SET=before; cd ${work}; exit 7`)).exitCode).toBe(7);
       expect(client.last.process.sessionCommands.at(-1)).toMatch(
-        /^(rm -f [^;]*; )?(printf %s '[A-Za-z0-9+/=]+' \| base64 -d \| )?timeout -k 5s 2s /,
+        /^(rm -f [^;]*; )?(: > '[^']+'; )?(printf %s '[A-Za-z0-9+/=]+' \| base64 -d \| )?timeout -k 5s 2s /,
       );
       const fired = await session.execute("echo started; sleep 30");
       // The backstop's own exit code (124) arrives as a normal exit, before the session's deadline.

@@ -69,6 +69,14 @@ describe("docker options", () => {
     expect(args.slice(-5)).toEqual(["--hostname", "box", "img:1", "sleep", "infinity"]);
   });
 
+  it("publishes the ports named on 127.0.0.1 only, and refuses them without a network or out of range", () => {
+    expect(values(argsFor({ ports: [8080, 3000, 8080] }), "-p")).toEqual(["127.0.0.1::8080", "127.0.0.1::3000"]);
+    expect(values(argsFor({}), "-p")).toEqual([]);
+    expect(() => argsFor({ ports: [8080], network: false })).toThrow(/ports needs a network/);
+    expect(() => argsFor({ ports: [0] })).toThrow(/ports entries must be integers from 1 to 65535, got 0/);
+    expect(() => argsFor({ ports: 8080 })).toThrow(/ports must be an array of port numbers, got 8080/);
+  });
+
   it("still takes the deprecated memoryMb, as the same number of MiB, with one warning", () => {
     const warnings: string[] = [];
     expect(
@@ -180,6 +188,23 @@ describe("exit line on stderr", () => {
       // Cut right after the line's leading newline, that newline has already gone out.
       const expected = cut === other.length + 1 ? Buffer.concat([other, Buffer.from("\n")]) : other;
       expect(passed.equals(expected)).toBe(true);
+    }
+  });
+
+  it("keyed (stderr apart): only the line with the call's nonce ends it, a look-alike is the command's text", () => {
+    const nonce = "00112233445566778899aabb";
+    const own = Buffer.from("\n__SHELLWRIGHT_EXIT__0__\n__SHELLWRIGHT_EXIT_ffffffffffffffffffffffff_1__\nerr\n");
+    const wire = Buffer.concat([own, Buffer.from(`\n__SHELLWRIGHT_EXIT_${nonce}_42__\n`)]);
+    for (let cut = 0; cut <= wire.length; cut++) {
+      const scanner = new ExitLineScanner(nonce);
+      const passed = Buffer.concat([
+        scanner.push(wire.subarray(0, cut)),
+        scanner.push(wire.subarray(cut)),
+        scanner.flush(),
+      ]);
+      expect(scanner.code).toBe(42);
+      const expected = cut === own.length + 1 ? Buffer.concat([own, Buffer.from("\n")]) : own;
+      expect(passed.toString()).toBe(expected.toString());
     }
   });
 

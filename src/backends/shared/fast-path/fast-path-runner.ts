@@ -147,7 +147,7 @@ export class FastPathRunner implements FastPath {
     // The helper refuses a bigger request as a protocol violation (and would hold it all in memory): plain path.
     if ((request.stdin?.length ?? 0) + Buffer.byteLength(script) > MAX_RUN_BYTES) return undefined;
     try {
-      return client.run(script, request.stdin);
+      return client.run(script, request.stdin, request.separateStreams === true);
     } catch {
       return undefined;
     }

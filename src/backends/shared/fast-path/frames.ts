@@ -59,15 +59,15 @@ export class FrameWriter {
     header.writeUInt32BE(id, 1);
     header.writeUInt32BE(payload.length, 5);
     header.writeUInt32BE(this.#seq++ >>> 0, 9);
-    const tagged = type !== "O" || this.#direction !== FROM_HELPER;
+    const tagged = (type !== "O" && type !== "e") || this.#direction !== FROM_HELPER;
     tagOf(this.#key, this.#direction, header, 0, tagged ? payload : undefined).copy(header, TAGGED_HEADER_BYTES);
     return payload.length === 0 ? header : Buffer.concat([header, payload]);
   }
 
   /** A run request: u8 hasStdin, u32be stdin length, stdin, then the job script. */
-  run(id: number, script: string, stdin: Uint8Array | undefined): Buffer {
+  run(id: number, script: string, stdin: Uint8Array | undefined, separateStreams = false): Buffer {
     const head = Buffer.alloc(5);
-    head[0] = stdin === undefined ? 0 : 1;
+    head[0] = (stdin === undefined ? 0 : 1) | (separateStreams ? 2 : 0);
     head.writeUInt32BE(stdin?.length ?? 0, 1);
     return this.frame(REQUEST.run, id, Buffer.concat([head, stdin ?? new Uint8Array(0), Buffer.from(script)]));
   }
@@ -76,7 +76,7 @@ export class FrameWriter {
 /**
  * Splits the helper's byte stream into frames and checks each: a known type,
  * a length within its bounds, the next number, the right tag (checked before
- * any of it is handed on). An output frame ('O') is handed on in pieces as
+ * any of it is handed on). An output frame ('O', or 'e' for stderr apart) is handed on in pieces as
  * its bytes arrive, each a view of the chunk it came in: a big output frame
  * is never copied together. Every other frame is small and is handed on whole.
  */
@@ -116,13 +116,13 @@ export class FrameDecoder {
       const piece = chunk.subarray(offset, offset + take);
       offset += take;
       this.#remaining -= take;
-      if (this.#type === "O") {
-        if (take > 0) onFrame({ type: "O", id: this.#id, payload: piece });
+      if (this.#type === "O" || this.#type === "e") {
+        if (take > 0) onFrame({ type: this.#type, id: this.#id, payload: piece });
       } else if (take > 0) {
         this.#pieces.push(piece);
       }
       if (this.#remaining > 0) return;
-      if (this.#type !== "O") {
+      if (this.#type !== "O" && this.#type !== "e") {
         const payload = this.#pieces.length === 1 ? this.#pieces[0]! : Buffer.concat(this.#pieces as Uint8Array[]);
         const tag = tagOf(this.#key, FROM_HELPER, this.#headerCopy, 0, payload);
         if (!tag.equals(this.#tag)) throw new ProtocolViolation(`frame ${this.#seq - 1} has a wrong tag`);
@@ -148,7 +148,7 @@ export class FrameDecoder {
     header.copy(this.#tag, 0, TAGGED_HEADER_BYTES, HEADER_BYTES);
     header.copy(this.#headerCopy);
     // An output frame's header is checked now; its payload is the command's own bytes.
-    if (type === "O" && !tagOf(this.#key, FROM_HELPER, header, 0, undefined).equals(this.#tag))
+    if ((type === "O" || type === "e") && !tagOf(this.#key, FROM_HELPER, header, 0, undefined).equals(this.#tag))
       throw new ProtocolViolation(`frame ${seq} has a wrong tag`);
     this.#type = type;
     this.#id = header.readUInt32BE(1);

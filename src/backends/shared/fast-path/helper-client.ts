@@ -66,6 +66,8 @@ const DEFAULT_TIMING: HelperTiming = {
 export class FastCall implements FastCallHandle {
   readonly id: number;
   readonly output: CallOutput;
+  /** Its stderr, when the call asked for it apart ('e' frames). */
+  readonly stderr: CallOutput | undefined;
   readonly end: Promise<FastCallEnd>;
   /** The job's pid (its process group), once the helper reported it. */
   pid: number | undefined;
@@ -77,10 +79,12 @@ export class FastCall implements FastCallHandle {
   #done = false;
   readonly #client: HelperClient;
 
-  constructor(id: number, client: HelperClient, onBacklog: (full: boolean) => void) {
+  constructor(id: number, client: HelperClient, onBacklog: (full: boolean, stream: number) => void, apart = false) {
     this.id = id;
     this.#client = client;
-    this.output = new CallOutput(onBacklog);
+    this.output = new CallOutput((full) => onBacklog(full, id));
+    // Its own backlog key: either stream's reader falling behind pauses the helper, and both must catch up.
+    this.stderr = apart ? new CallOutput((full) => onBacklog(full, -id)) : undefined;
     this.end = new Promise((resolve) => (this.#resolve = resolve));
   }
 
@@ -92,6 +96,7 @@ export class FastCall implements FastCallHandle {
     if (this.#done) return;
     this.#done = true;
     this.output.end();
+    this.stderr?.end();
     this.#resolve(end);
   }
 
@@ -245,15 +250,15 @@ export class HelperClient {
     return this.#requestsSent;
   }
 
-  run(script: string, stdin: Uint8Array | undefined): FastCall {
+  run(script: string, stdin: Uint8Array | undefined, separateStreams = false): FastCall {
     const id = this.#nextId++;
-    const call = new FastCall(id, this, (full) => this.#backlog(id, full));
+    const call = new FastCall(id, this, (full, key) => this.#backlog(key, full), separateStreams);
     this.#calls.set(id, call);
     if (this.#calls.size === 1) {
       this.#stream.hold?.(true);
       this.#lastFrameAt = Date.now();
     }
-    call.sent = this.send(this.writer.run(id, script, stdin));
+    call.sent = this.send(this.writer.run(id, script, stdin, separateStreams));
     void call.sent.then((sent) => {
       if (sent) this.#requestsSent++;
     });
@@ -318,12 +323,20 @@ export class HelperClient {
         call.output.push(frame.payload);
         return;
       }
+      case "e": {
+        const call = this.#calls.get(frame.id);
+        if (call?.stderr === undefined)
+          throw new ProtocolViolation(`stderr for call ${frame.id}, which did not ask for it`);
+        call.stderr.push(frame.payload);
+        return;
+      }
       case "X": {
         const call = this.#calls.get(frame.id);
         if (call === undefined) throw new ProtocolViolation(`an exit for call ${frame.id}, which is not open`);
         this.#calls.delete(frame.id);
         if (this.#calls.size === 0) this.#stream.hold?.(false);
         this.#backlog(frame.id, false);
+        this.#backlog(-frame.id, false);
         const text = frame.payload.toString("utf8");
         const [status, committed, killed, started, group] = text.split(" ", 5);
         const cwd = text.split(" ").slice(5).join(" ");

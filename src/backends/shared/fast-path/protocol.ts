@@ -10,8 +10,8 @@
  * reordered frame is seen. `tag` is the first 8 bytes of
  * HMAC-SHA256(key, direction, the 13 header bytes before it, payload), with
  * a 32-byte key Node makes per helper and sends first (raw; a base64 line in
- * text mode). An output frame's payload is not tagged: it is the command's
- * own bytes, and any byte injected into the stream shifts the next header,
+ * text mode). An output frame's payload ('O', and 'e' for stderr apart) is
+ * not tagged: it is the command's own bytes, and any byte injected into the stream shifts the next header,
  * whose tag then fails. A process that can write into the channel (root
  * with CAP_SYS_PTRACE, docs/guarantees.md) cannot forge a frame without the
  * key, which it could read only by tracing the helper.
@@ -30,7 +30,7 @@ export const FROM_HELPER = 0x48; // 'H'
 
 /** Node -> helper. */
 export const REQUEST = {
-  /** Run a call: u8 hasStdin, u32be stdin length, stdin, the job script. */
+  /** Run a call: u8 flags (1: it has stdin, 2: its stderr apart), u32be stdin length, stdin, the job script. */
   run: "R",
   /** Signal a call's job group: u8 signal number. */
   kill: "K",
@@ -47,8 +47,10 @@ export const REPLY = {
   restarting: "B",
   /** A call's job started: u32be pid. */
   started: "S",
-  /** A call's output bytes. */
+  /** A call's output bytes (its stdout alone when it asked for stderr apart). */
   output: "O",
+  /** The stderr bytes of a call that asked for them apart; untagged payload, as output's. */
+  stderr: "e",
   /** A call ended: "STATUS COMMITTED KILLED STARTED GROUP CWD". */
   exit: "X",
   pong: "P",
@@ -81,6 +83,7 @@ export const REPLY_LIMITS: Record<ReplyType, readonly [number, number]> = {
   B: [0, 0],
   S: [4, 4],
   O: [1, MAX_OUTPUT_FRAME],
+  e: [1, MAX_OUTPUT_FRAME],
   X: [10, MAX_EXIT_FRAME],
   P: [0, 0],
   A: [0, 0],

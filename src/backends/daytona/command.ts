@@ -1,0 +1,65 @@
+/**
+ * The shell command line of one Daytona session command (daytonaCommand):
+ * pure text, so its composition is tested as text.
+ */
+
+import { shellQuote } from "../../core/script.js";
+
+/**
+ * The shell command that runs one `bash -c` in a Daytona session. Pure, so the
+ * timeout composition can be tested as text: `timeout` wraps the whole launch,
+ * the session snapshot is sourced inside it, and its exit code passes through.
+ *
+ * With `copy`, the call's stdout goes to that file (the exact bytes) and a
+ * `tail --pid` of it, run in the foreground, is what the logs get: it ends on
+ * its own once the call's bash has ended and its last bytes are read, and the
+ * session command waits for it. No helper outlives the command. (A `tee` in a
+ * process substitution did: orphaned when bash exited, it was left a zombie in a
+ * box whose init does not reap, one per command.)
+ */
+export function daytonaCommand(
+  launch: { argv: string[]; stdin: string | undefined },
+  options: {
+    timeoutSec?: number | undefined;
+    stdinFile?: string | undefined;
+    removeFirst?: readonly string[] | undefined;
+    copy?: string | undefined;
+    /** With `copy`: the call's stderr kept apart goes to this file, tailed to the logs' stderr the same way. */
+    errCopy?: string | undefined;
+  },
+): string {
+  const argv = launch.argv.map(shellQuote);
+  if (options.timeoutSec !== undefined) argv.unshift("timeout", "-k", "5s", `${options.timeoutSec}s`);
+  const run = argv.join(" ");
+  const cleanup =
+    options.removeFirst !== undefined && options.removeFirst.length > 0
+      ? `rm -f ${options.removeFirst.map(shellQuote).join(" ")}; `
+      : "";
+  const copy = options.copy === undefined ? undefined : shellQuote(options.copy);
+  const errCopy = copy === undefined || options.errCopy === undefined ? undefined : shellQuote(options.errCopy);
+  const toCopy = copy === undefined ? "" : ` > ${copy}${errCopy === undefined ? "" : ` 2> ${errCopy}`}`;
+  // A session's own stdin is a pipe nobody ever closes: never let a command read it. A stdin file is opened
+  // for the group, then unlinked before the command starts: what it holds (a password for `read -s`) is on
+  // the sandbox's disk only until then, whether the call ends, times out or is killed.
+  const stdinFile = options.stdinFile === undefined ? undefined : shellQuote(options.stdinFile);
+  const job =
+    stdinFile !== undefined
+      ? `{ rm -f ${stdinFile}; ${run}${toCopy}; } < ${stdinFile}`
+      : launch.stdin === undefined
+        ? `${run} < /dev/null${toCopy}`
+        : `printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run}${toCopy}`;
+  // Run in the background and waited for with `wait`'s stderr dropped: a shell
+  // reports a job killed by a signal ("Terminated") on its own stderr, which
+  // would land in the output after a timeout. The job's stderr is kept.
+  const tail = (file: string): string => `tail -s 0.02 -c +1 --pid=$__sw_job -f ${file}`;
+  // stderr's tail runs beside stdout's and is waited for before the job, whose status is the command's.
+  const wait =
+    copy === undefined
+      ? "wait $! 2>/dev/null"
+      : errCopy === undefined
+        ? `__sw_job=$!; ${tail(copy)} 2>/dev/null; wait $__sw_job 2>/dev/null`
+        : `__sw_job=$!; ${tail(errCopy)} >&2 2>/dev/null & __sw_etail=$!; ${tail(copy)} 2>/dev/null; ` +
+          `wait $__sw_etail 2>/dev/null; wait $__sw_job 2>/dev/null`;
+  const create = copy === undefined ? "" : `: > ${copy}; ${errCopy === undefined ? "" : `: > ${errCopy}; `}`;
+  return `${cleanup}${create}${job} & ${wait}`;
+}

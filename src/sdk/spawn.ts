@@ -1,0 +1,223 @@
+/**
+ * `spawn(env, command)`: a background process from a program, with a handle
+ * to wait for it, kill it, write to its stdin and read its output. It is one
+ * of the session's background processes (tools/process/process-registry.ts),
+ * the registry the `process` tool uses: started through the session's
+ * snapshot (its cwd, variables, functions), killed with everything it
+ * started, ended with the session, and visible to a model by its id.
+ */
+
+import type { Environment } from "../core/environment.js";
+import { InvalidOptionError, ProcessError } from "../core/errors.js";
+import { describe, plainObject, rejectUnknown, shellString } from "../core/options.js";
+import { followLog } from "../tools/process/log-follower.js";
+import {
+  processRegistry,
+  type BackgroundProcess,
+  type ProcessStatus,
+  type PtySize,
+} from "../tools/process/process-registry.js";
+
+export interface SpawnOptions {
+  /** Where it runs; the session's cwd does not move. @default the session's cwd */
+  cwd?: string;
+  /** Its output as it arrives (stdout and stderr merged, as the process wrote them). */
+  onOutput?: (text: string) => void;
+  /** Run it under a pseudo-terminal of this size (an interactive program). */
+  pty?: PtySize;
+}
+
+export interface ProcessResult {
+  /** undefined when no exit code could be learnt (killed with SIGKILL, or lost with its backend). */
+  exitCode: number | undefined;
+  status: Exclude<ProcessStatus, "running">;
+  /** The tail of its output (the registry keeps the last 200 000 characters). */
+  output: string;
+}
+
+export interface SpawnedProcess {
+  /** The registry's id (`proc_…`): the `session_id` the process tool takes. */
+  readonly id: string;
+  /** Its process group inside the backend. */
+  readonly pid: number;
+  readonly command: string;
+  /** As of the last look (wait, logs, kill). */
+  readonly status: ProcessStatus;
+  readonly exitCode: number | undefined;
+  /** Resolves when it ended; with `timeoutMs`, undefined if it still runs then. An abort stops the wait, not the process. */
+  wait(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ProcessResult | undefined>;
+  /** Kills it and everything it started (TERM, a grace, then KILL); of an ended process, what it left running. */
+  kill(): Promise<void>;
+  /** Writes to its stdin (its terminal, under a pty). Throws a ProcessError once its stdin is closed. */
+  write(data: string): Promise<void>;
+  /** Closes its stdin: it reads end-of-file after what was written. */
+  closeStdin(): Promise<void>;
+  /** The output kept so far (the last 200 000 characters), refreshed now. */
+  logs(): Promise<string>;
+  /**
+   * Its output from the start, as it arrives, until it ended; each call reads it from the start again.
+   * Throws a ProcessError when the backend refuses to follow it (a gateway at its long-lived bound).
+   */
+  output(): AsyncIterable<string>;
+}
+
+/** A wait without a limit goes in slices of this: a backend's own exec limits never see one call that long. */
+const WAIT_SLICE_MS = 10 * 60_000;
+/** After the end, how long a stream keeps reading (a `tail` that cannot watch the pid never ends by itself). */
+const FOLLOW_AFTER_END_MS = 2000;
+
+export async function spawn(env: Environment, command: string, options: SpawnOptions = {}): Promise<SpawnedProcess> {
+  shellString("command", command);
+  const raw = plainObject("options", options);
+  rejectUnknown("spawn", raw, ["cwd", "onOutput", "pty"]);
+  if (options.cwd !== undefined) shellString("cwd", options.cwd);
+  if (options.onOutput !== undefined && typeof options.onOutput !== "function")
+    throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
+  if (options.pty !== undefined) checkSize(options.pty);
+  const process = await processRegistry(env).spawn(command, {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
+    ...(options.pty === undefined ? {} : { pty: options.pty }),
+  });
+  return new Handle(env, process);
+}
+
+function checkSize(size: unknown): void {
+  const { cols, rows } = (size ?? {}) as Partial<PtySize>;
+  for (const [name, value] of [
+    ["pty.cols", cols],
+    ["pty.rows", rows],
+  ] as const)
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 1000)
+      throw new InvalidOptionError(name, `${name} must be an integer from 1 to 1000, got ${describe(value)}`);
+}
+
+class Handle implements SpawnedProcess {
+  readonly #env: Environment;
+  readonly #process: BackgroundProcess;
+
+  constructor(env: Environment, process: BackgroundProcess) {
+    this.#env = env;
+    this.#process = process;
+  }
+
+  get id(): string {
+    return this.#process.id;
+  }
+  get pid(): number {
+    return this.#process.pid;
+  }
+  get command(): string {
+    return this.#process.command;
+  }
+  get status(): ProcessStatus {
+    return this.#process.status;
+  }
+  get exitCode(): number | undefined {
+    return this.#process.exitCode;
+  }
+
+  get #registry() {
+    return processRegistry(this.#env);
+  }
+
+  #result(): ProcessResult | undefined {
+    const { status, exitCode, output } = this.#process;
+    return status === "running" ? undefined : { status, exitCode, output };
+  }
+
+  async wait(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ProcessResult | undefined> {
+    const { timeoutMs, signal } = options;
+    if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !(timeoutMs >= 0)))
+      throw new InvalidOptionError(
+        "timeoutMs",
+        `timeoutMs must be a number of milliseconds, got ${describe(timeoutMs)}`,
+      );
+    const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
+    while (this.#process.status === "running" && signal?.aborted !== true) {
+      const slice = Math.min(WAIT_SLICE_MS, deadline - Date.now());
+      if (slice <= 0) break;
+      await this.#registry.wait(this.#process, slice, signal);
+    }
+    return this.#result();
+  }
+
+  async kill(): Promise<void> {
+    if (this.#process.status === "running") await this.#registry.kill(this.#process);
+    else await this.#registry.reap(this.#process);
+  }
+
+  async write(data: string): Promise<void> {
+    if (typeof data !== "string") throw new InvalidOptionError("data", `data must be a string, got ${describe(data)}`);
+    if (!(await this.#registry.write(this.#process, data)))
+      throw new ProcessError(
+        `Cannot write to ${this.id}: ${this.#process.status === "running" ? "its stdin was closed" : `it has ${this.#process.status}`}`,
+        { backend: this.#env.backend },
+      );
+  }
+
+  async closeStdin(): Promise<void> {
+    await this.#registry.closeStdin(this.#process);
+  }
+
+  async logs(): Promise<string> {
+    await this.#registry.refresh([this.#process]);
+    return this.#process.output;
+  }
+
+  output(): AsyncIterable<string> {
+    const env = this.#env;
+    const process = this.#process;
+    const wait = (signal: AbortSignal) => this.wait({ signal });
+    return {
+      async *[Symbol.asyncIterator]() {
+        const queue: string[] = [];
+        let ended = false;
+        let wake: (() => void) | undefined;
+        const { controller: follower, started } = followLog(
+          env,
+          process,
+          (text) => {
+            queue.push(text);
+            wake?.();
+          },
+          () => {
+            ended = true;
+            wake?.();
+          },
+        );
+        // A tail that cannot watch the pid (busybox) never ends: a wait learns the end, and the
+        // follower reads on a little after it, for the last bytes.
+        const waiting = new AbortController();
+        wait(waiting.signal)
+          .then((result) => {
+            if (result !== undefined) setTimeout(() => follower.abort(), FOLLOW_AFTER_END_MS).unref();
+          })
+          .catch(() => undefined);
+        try {
+          for (;;) {
+            const next = queue.shift();
+            if (next !== undefined) {
+              yield next;
+              continue;
+            }
+            if (ended) {
+              // Refused (a gateway at its bound of long-lived executions): the stream says so instead of ending empty.
+              await started.catch((error: unknown) => {
+                throw new ProcessError(`Cannot follow the output of ${process.id}: ${(error as Error).message}`, {
+                  backend: env.backend,
+                });
+              });
+              return;
+            }
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+          }
+        } finally {
+          follower.abort();
+          waiting.abort();
+        }
+      },
+    };
+  }
+}
