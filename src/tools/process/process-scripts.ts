@@ -80,8 +80,9 @@ export function launchScript(
   const wrapper = [
     "builtin trap : TERM INT",
     `builtin export ${MARKER_VARIABLE}=${shellQuote(id)}`,
-    // The wrapper's fd 9 holds the lock until the wrapper is gone: nothing it starts keeps fd 9.
-    `exec 9> ${shellQuote(files.lock)} && { command flock -x 9 || exec 9>&-; } 2>/dev/null`,
+    // The wrapper's fd 9 holds the lock until the wrapper is gone: nothing it starts keeps fd 9. The lock file
+    // gets its name only once it is held, so a wait that finds it never takes it before the wrapper did.
+    `exec 9> ${shellQuote(files.lock)}.tmp && { command flock -x 9 && command mv -f ${shellQuote(files.lock)}.tmp ${shellQuote(files.lock)} || exec 9>&-; } 2>/dev/null`,
     bound.before,
     `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- 9>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
     // The command's stderr reaches the log through fd 3; the wrapper's own is
@@ -218,6 +219,9 @@ function waitLoop(request: PollRequest, intervalMs: number, maxChecks: number | 
   const lock = shellQuote(request.files.lock);
   // flock's -E code tells its timeout from a flock without -w or -E (busybox), which falls back to the checks.
   return [
+    // A wait that starts before the wrapper holds its lock (a busy machine) looks for it a little (5 s at most)
+    // instead of falling back to the checks at once.
+    `for ((__sw_i = 0; __sw_i < 250; __sw_i++)); do [[ ! -f ${d}/exit && ! -f ${lock} ]] && ${alive} || break; command sleep 0.02; done`,
     `__sw_f=0; [[ ! -f ${d}/exit && -f ${lock} ]] && ${alive} && { command flock -s -E ${FLOCK_TIMEOUT}${timeout} ${lock} true 2>/dev/null; __sw_f=$?; }`,
     `__sw_n=0\n[[ $__sw_f == ${FLOCK_TIMEOUT} ]] || while [[ ! -f ${d}/exit ]] && ${alive}${bound}; do command sleep ${seconds} 2>/dev/null || command sleep 1; done`,
   ].join("\n");

@@ -65,11 +65,13 @@ describe("waitScript", () => {
   /** Stands for the wrapper's pid in the script, replaced by the stand-in's. */
   const PID = 987654321;
   /** Runs a stand-in wrapper (its own group, the lock held while it lives, ends after 0.3 s) and waits for it. */
-  function waitFor(prelude: string, intervalMs: number, checks: number): string {
+  function waitFor(prelude: string, intervalMs: number, checks: number, lockAfter = ""): string {
     const dir = mkdtempSync(join(tmpdir(), "sw-wait-"));
     try {
       const files = processFiles(dir);
-      const wrapper = `exec 9> ${shellQuote(files.lock)}; flock -x 9; sleep 0.3; echo 4 > ${shellQuote(files.exit)}`;
+      const lock = shellQuote(files.lock);
+      // As the launch script does: the lock gets its name once it is held.
+      const wrapper = `${lockAfter}exec 9> ${lock}.tmp; flock -x 9; mv ${lock}.tmp ${lock}; sleep 0.3; echo 4 > ${shellQuote(files.exit)}`;
       const script = [
         prelude,
         `: > ${shellQuote(files.log)}`,
@@ -88,6 +90,12 @@ describe("waitScript", () => {
 
   it("is woken by the wrapper's end through its lock: checks every 10 minutes never come", () => {
     expect(waitFor("", 600_000, 6)).toMatch(/^__SW_PROC 0 exited 4 0 0$/m);
+  });
+
+  it("is woken by the end when it started before the wrapper held its lock (a busy machine)", () => {
+    // The wrapper takes its lock 0.5 s after the wait began: the wait looks for it instead of falling back to
+    // checks every 10 minutes (the process registry's test on the sandbox waited past its timeout).
+    expect(waitFor("", 600_000, 6, "sleep 0.5; ")).toMatch(/^__SW_PROC 0 exited 4 0 0$/m);
   });
 
   it("without a flock that can wait (busybox's has no -w), the checks find the end", () => {
