@@ -37,9 +37,7 @@ export function freeze(pid: number): Frozen {
     return {
       thaw() {
         writeFileSync(`${dir}/freezer.state`, "THAWED");
-        for (const p of readFileSync(`${dir}/cgroup.procs`, "utf8").split("\n").filter(Boolean))
-          writeFileSync(`${V1}/cgroup.procs`, p);
-        rmdirSync(dir);
+        emptyAndRemove(dir, `${V1}/cgroup.procs`);
       },
     };
   }
@@ -51,9 +49,32 @@ export function freeze(pid: number): Frozen {
   return {
     thaw() {
       writeFileSync(`${dir}/cgroup.freeze`, "0");
-      for (const p of readFileSync(`${dir}/cgroup.procs`, "utf8").split("\n").filter(Boolean))
-        writeFileSync(`${V2}${home === "/" ? "" : home}/cgroup.procs`, p);
-      rmdirSync(dir);
+      emptyAndRemove(dir, `${V2}${home === "/" ? "" : home}/cgroup.procs`);
     },
   };
+}
+
+/**
+ * Moves every process of the cgroup `dir` to `home` and removes it. A thawed
+ * process may fork while it is moved (the launcher starts the next job), so
+ * the move is repeated until the cgroup is empty; a pid gone meanwhile is
+ * skipped.
+ */
+function emptyAndRemove(dir: string, home: string): void {
+  for (let round = 0; ; round++) {
+    const pids = readFileSync(`${dir}/cgroup.procs`, "utf8").split("\n").filter(Boolean);
+    for (const pid of pids) {
+      try {
+        writeFileSync(home, pid);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      }
+    }
+    try {
+      rmdirSync(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EBUSY" || round >= 100) throw error;
+    }
+  }
 }
