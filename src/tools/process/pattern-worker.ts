@@ -146,7 +146,7 @@ export class PatternWorker {
     };
     thread.on("error", failed);
     thread.on("exit", (code) => failed(new Error(`the pattern worker exited with code ${code}`)));
-    // Held only while a watch is pending (#hold): an idle thread must not keep the owner alive (a CLI
+    // Held only while a watch is pending (ref in watch, unref in #forget): an idle thread must not keep the owner alive (a CLI
     // that left its named session open never exited). After the listeners, which ref the port again.
     thread.unref();
     this.#thread = thread;

@@ -217,11 +217,12 @@ function waitLoop(request: PollRequest, intervalMs: number, maxChecks: number | 
   const bound = maxChecks === undefined ? "" : ` && (( __sw_n++ < ${maxChecks} ))`;
   const timeout = maxChecks === undefined ? "" : ` -w ${((Math.max(intervalMs, 10) * maxChecks) / 1000).toFixed(3)}`;
   const lock = shellQuote(request.files.lock);
+  const lookups = Math.min(250, maxChecks === undefined ? 250 : Math.ceil((Math.max(intervalMs, 10) * maxChecks) / 20));
   // flock's -E code tells its timeout from a flock without -w or -E (busybox), which falls back to the checks.
   return [
-    // A wait that starts before the wrapper holds its lock (a busy machine) looks for it a little (5 s at most)
-    // instead of falling back to the checks at once.
-    `for ((__sw_i = 0; __sw_i < 250; __sw_i++)); do [[ ! -f ${d}/exit && ! -f ${lock} ]] && ${alive} || break; command sleep 0.02; done`,
+    // A wait that starts before the wrapper holds its lock (a busy machine) looks for it a little (5 s at most,
+    // never past the wait's own bound) instead of falling back to the checks at once.
+    `for ((__sw_i = 0; __sw_i < ${lookups}; __sw_i++)); do [[ ! -f ${d}/exit && ! -f ${lock} ]] && ${alive} || break; command sleep 0.02; done`,
     `__sw_f=0; [[ ! -f ${d}/exit && -f ${lock} ]] && ${alive} && { command flock -s -E ${FLOCK_TIMEOUT}${timeout} ${lock} true 2>/dev/null; __sw_f=$?; }`,
     `__sw_n=0\n[[ $__sw_f == ${FLOCK_TIMEOUT} ]] || while [[ ! -f ${d}/exit ]] && ${alive}${bound}; do command sleep ${seconds} 2>/dev/null || command sleep 1; done`,
   ].join("\n");
