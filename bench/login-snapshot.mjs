@@ -12,26 +12,16 @@
 import { spawnSync } from "node:child_process";
 import os from "node:os";
 import { createEnvironment } from "../dist/index.js";
+import { sshBenchConfig } from "./test-env.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const AT_ONCE = 4;
 const env = process.env;
 
 const backends = [{ name: "local", config: { backend: "local", cwd: "/tmp" } }];
-if (env.SHELLWRIGHT_TEST_SSH === "1")
-  backends.push({
-    name: "ssh",
-    config: {
-      backend: "ssh",
-      cwd: "/tmp",
-      host: env.SHELLWRIGHT_TEST_SSH_HOST,
-      port: Number(env.SHELLWRIGHT_TEST_SSH_PORT),
-      user: env.SHELLWRIGHT_TEST_SSH_USER,
-      keyPath: env.SHELLWRIGHT_TEST_SSH_KEY,
-      knownHostsFile: env.SHELLWRIGHT_TEST_SSH_KNOWN_HOSTS,
-      strictHostKeyChecking: "yes",
-    },
-  });
+const ssh = sshBenchConfig(env);
+if (env.SHELLWRIGHT_TEST_SSH === "1" && ssh !== undefined)
+  backends.push({ name: "ssh", config: { ...ssh, cwd: "/tmp" } });
 
 function loginFloor() {
   const started = performance.now();
