@@ -5,7 +5,7 @@
  * (an escape sequence, a `\r` before its `\n`) held for the next (PtyTextStream).
  */
 
-import { stripAnsi } from "../shared/text.js";
+import { ANSI } from "../shared/text.js";
 
 /** The newest `limit` characters (about) of a stream of pieces, without copying the whole on each push. */
 export class TextTail {
@@ -99,12 +99,14 @@ export class PtyTextStream {
 }
 
 /**
- * What full-screen programs send besides CSI and OSC (stripAnsi's part):
- * charset designations (ESC ( B) and the one-character escapes of the keypad
- * modes (ESC = and ESC >), cursor save/restore (ESC 7, ESC 8) and reset (ESC c).
+ * Every escape a terminal hides: stripAnsi's (CSI, OSC, two-character escapes) and what full-screen programs
+ * send besides: charset designations (ESC ( B) and the one-character escapes of the keypad modes (ESC = and
+ * ESC >), cursor save/restore (ESC 7, ESC 8) and reset (ESC c). One pass, left to right as a terminal reads:
+ * removing one kind first could join an OSC with text after an escape inside it, and the result would then
+ * depend on where the output was cut into pieces.
  */
 // eslint-disable-next-line no-control-regex
-const TERMINAL_ESCAPES = /\x1b[()*+\-./][\x20-\x7e]|\x1b[0-9:;<=>?`a-z{|}~]/g;
+const TERMINAL_ESCAPES = new RegExp(`${ANSI.source}|\\x1b[()*+\\-./][\\x20-\\x7e]|\\x1b[0-9:;<=>?\`a-z{|}~]`, "g");
 
 /**
  * A terminal's output as a model reads it: no control sequences, and line ends
@@ -112,6 +114,6 @@ const TERMINAL_ESCAPES = /\x1b[()*+\-./][\x20-\x7e]|\x1b[0-9:;<=>?`a-z{|}~]/g;
  * nothing) as `\n`.
  */
 export function shownPtyText(text: string): string {
-  const plain = text.includes("\x1b") ? stripAnsi(text.replace(TERMINAL_ESCAPES, "")) : text;
+  const plain = text.includes("\x1b") ? text.replace(TERMINAL_ESCAPES, "") : text;
   return plain.replace(/\r*\n\r*/g, "\n");
 }

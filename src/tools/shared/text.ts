@@ -35,9 +35,10 @@ export function cutHeadTail(
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
-// CSI sequences, OSC sequences (ended by BEL or ST), and two-character escapes.
+// CSI sequences, OSC sequences (ended by BEL or ST, or cut short by the next escape, as a terminal does), and
+// two-character escapes.
 // eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+export const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|(?=\x1b))|\x1b[@-Z\\-_]/g;
 
 /** Removes terminal colour and cursor sequences: they cost tokens and mean nothing to a model. */
 export function stripAnsi(text: string): string {

@@ -29,6 +29,16 @@ describe("PtyTextStream", () => {
     expect(new PtyTextStream().push("\x1b[1mA\x1b[0m\r\n")).toBe("A\n");
   });
 
+  it("ends an OSC at the next escape, as a terminal does, wherever the output is cut", () => {
+    // An OSC without its terminator, an ESC 1 inside it, the BEL only in the next piece: once, the ESC 1 was
+    // removed first and the OSC then ran on to that BEL when read whole, but not when read in pieces.
+    const raw = "a\x1b]title\x1b1 b|c\x07d";
+    expect(shownPtyText(raw.replace("|", ""))).toBe("a bc\x07d");
+    const stream = new PtyTextStream();
+    const [first, second] = raw.split("|");
+    expect(stream.push(first!) + stream.push(second!) + stream.flush()).toBe("a bc\x07d");
+  });
+
   it("shows the last line of random bytes before the output ends, and the same text as on the whole", () => {
     for (let round = 0; round < 20; round++) {
       // The BEL ends an OSC the random bytes may have opened: a terminal, too, would take the rest for its title.
