@@ -105,7 +105,6 @@ export class PtyTextStream {
  * removing one kind first could join an OSC with text after an escape inside it, and the result would then
  * depend on where the output was cut into pieces.
  */
-// eslint-disable-next-line no-control-regex
 const TERMINAL_ESCAPES = new RegExp(`${ANSI.source}|\\x1b[()*+\\-./][\\x20-\\x7e]|\\x1b[0-9:;<=>?\`a-z{|}~]`, "g");
 
 /**
