@@ -16,13 +16,14 @@
  * background child that keeps writing cannot hold the call open or reach
  * another call (each call has a fresh FIFO, closed and unlinked here).
  *
- * State: the job dumps the session state into DIR/ID.s, ending with a line
- * "#OK status cwd" (or only "#SAME status" when the command cannot have
- * changed the state). The job exits with that status; only a job without
+ * State: the job dumps the session state into DIR/ID.s, a FIFO we read as it
+ * comes (a pipe is never cut by the command's `ulimit -f`, nor by a full
+ * disk), ending with a line "#OK status cwd" (or only "#SAME status" when
+ * the command cannot have changed the state). The job exits with that status; only a job without
  * such a line (it `exec`ed, was killed, its dump failed) makes us ask its
  * launcher, the only process that can reap it (`W`, answered by `E`). When
  * the dump is complete, the call was not killed and the dump differs from the
- * committed state, we rename it over the snapshot (the atomic commit) and
+ * committed state, we write it to a file and rename that over the snapshot (the atomic commit) and
  * start a fresh launcher from it. The snapshot file stays the durable truth:
  * if anyone else replaces it (the plain path), we notice on the next request
  * and restart too.
@@ -110,8 +111,10 @@ struct call {
   uint32_t id, gen;
   /* errfd: the call's stderr FIFO when it asked for stderr apart (REQ_RUN flag 2), else -1. */
   int outfd, errfd, pidfd, killed, has_stdin, asked;
-  /* Its dump file got no room (a state dir full before the call): a dump that left nothing says so. */
-  int noroom;
+  /* The dump FIFO, and what came through it so far (dump_over: more than MAX_DUMP_BYTES; the rest was dropped). */
+  int dumpfd, dump_over;
+  char *dump;
+  size_t dump_len, dump_cap;
   /* 1 + the status, when the job became ours (its launcher died) and we reaped it. */
   int reaped;
   pid_t pid;
@@ -428,6 +431,34 @@ static char *slurp_fd(int fd, size_t *len) {
   return b;
 }
 
+/* The most of one dump we hold: a state this large is not saved (the call says so), the session goes on. */
+#define MAX_DUMP_BYTES ((size_t)512 << 20)
+/* The dump FIFO's size: what a job writes at once without waiting for us (the most an unprivileged process may ask). */
+#define DUMP_PIPE_BYTES (1 << 20)
+
+/* What the dump FIFO holds now (non-blocking), appended to the call's dump; up to `cap` bytes when cap is not 0. */
+static void read_dump(struct call *k, size_t cap) {
+  static char buf[65536];
+  size_t got = 0;
+  for (;;) {
+    ssize_t r = read(k->dumpfd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+    if (k->dump_len + (size_t)r > MAX_DUMP_BYTES) k->dump_over = 1;
+    if (!k->dump_over) {
+      if (k->dump_len + (size_t)r + 1 > k->dump_cap) {
+        while (k->dump_len + (size_t)r + 1 > k->dump_cap) k->dump_cap = k->dump_cap ? k->dump_cap * 2 : 65536;
+        k->dump = xrealloc(k->dump, k->dump_cap);
+      }
+      memcpy(k->dump + k->dump_len, buf, (size_t)r);
+      k->dump_len += (size_t)r;
+      k->dump[k->dump_len] = 0;
+    }
+    if (cap && got >= cap) break;
+  }
+}
+
 static void path(char *out, uint32_t id, const char *ext) { snprintf(out, CALL_PATH_MAX, "%s/%u.%s", dir, id, ext); }
 
 static struct launcher *launcher_of(uint32_t gen) {
@@ -479,6 +510,15 @@ static int write_file(const char *p, const char *b, size_t n) {
   if (fd < 0) return -1;
   int written = wr_all(fd, b, n);
   close(fd);
+  return written;
+}
+
+/* A file that did not exist (never one a command put there, nor a link), with all of b, or -1. */
+static int write_new_file(const char *p, const char *b, size_t n) {
+  int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  int written = wr_all(fd, b, n);
+  if (close(fd) != 0) written = -1;
   return written;
 }
 
@@ -670,6 +710,9 @@ static void release(struct call *k) {
   if (k->outfd >= 0) close(k->outfd);
   if (k->errfd >= 0) close(k->errfd);
   if (k->pidfd >= 0) close(k->pidfd);
+  if (k->dumpfd >= 0) close(k->dumpfd);
+  free(k->dump);
+  k->dump = NULL;
   remove_files(k->id);
   k->state = CALL_FREE;
 }
@@ -696,21 +739,21 @@ static void finish(struct call *k, int wstatus) {
   int status = k->killed ? 128 + k->killed : wstatus >= 0 ? wstatus : 137, committed = 0, restart = 0;
   static char cwd[3 * MAX_CWD_BYTES + 1];
   cwd[0] = 0;
-  int fd = open(sp, O_RDONLY | O_CLOEXEC);
-  char *s = NULL;
-  size_t n = 0, ok = 0;
+  /* The call's own buffer: it stays there while a `W` is answered, and becomes the state on a commit. */
+  char *s = k->dump_over ? NULL : k->dump;
+  size_t n = s ? k->dump_len : 0, ok = 0;
   const char *after = NULL;
   int same = 0, failed = 0;
-  if (fd >= 0) {
-    s = slurp_fd(fd, &n);
-    close(fd);
+  if (n > 0) {
     /* "#OK STATUS CWD" ends a complete dump; "#SAME STATUS" replaces one for
      * a command that cannot have changed the state (the cwd stays, too).
-     * "#F STATUS WHY" at the start: the dump failed (written over what it got
-     * to, untruncated); WHY goes to Node in the cwd field, uncommitted. */
+     * "#F STATUS WHY": the dump failed (at the start when its FIFO could not
+     * be opened, else after what it got to); WHY goes to Node in the cwd
+     * field, uncommitted. */
     const char *o = last_line(s, n, &ok);
     failed = n > 3 && memcmp(s, "#F ", 3) == 0 && memchr(s, '\n', n);
     if (failed) o = s;
+    else if (o && strncmp(o, "#OK ", 4) != 0 && strncmp(o, "#SAME ", 6) != 0 && (o = strstr(o, "#F "))) failed = 1;
     same = !failed && o && strncmp(o, "#SAME ", 6) == 0;
     char *end = NULL;
     long ec = 0;
@@ -732,7 +775,6 @@ static void finish(struct call *k, int wstatus) {
       int m = snprintf(line, sizeof line, "W %u %d\n", k->id, (int)k->pid);
       wr_all(l->ctl, line, (size_t)m);
       k->asked = 1;
-      free(s);
       return;
     }
   }
@@ -752,28 +794,27 @@ static void finish(struct call *k, int wstatus) {
     }
     committed = 1;
     if (!same && (ok != state_len || memcmp(s, state, ok) != 0)) {
-      /* The commit: one rename; the body (without the last line) becomes the state. */
-      int tfd = open(sp, O_WRONLY | O_CLOEXEC);
-      int cut = tfd >= 0 && ftruncate(tfd, (off_t)ok) == 0;
-      if (tfd >= 0) close(tfd);
-      if (cut && rename(sp, snap) == 0) {
+      /* The commit: the body (without the last line) written to a new file in the FIFO's place, then one rename. */
+      unlink(sp);
+      int written = write_new_file(sp, s, ok) == 0;
+      if (written && rename(sp, snap) == 0) {
         struct stat st;
         if (stat(snap, &st) == 0) remember_snapshot(&st);
         free(state);
         state = s;
         state_len = ok;
-        s = NULL;
+        k->dump = NULL;
         restart = 1;
       } else {
         /* Not saved: Node says so (an uncommitted call with a cwd field). */
+        unlink(sp);
         committed = 0;
-        strcpy(cwd, "rename");
+        strcpy(cwd, written ? "rename" : "write");
       }
     }
   }
-  /* No dump line at all, and it had no room: not "nothing changed" but "could not be saved". */
-  if (!after && !k->killed && k->noroom) strcpy(cwd, "write");
-  free(s);
+  /* A dump over MAX_DUMP_BYTES: not "nothing changed" but "could not be saved". */
+  if (!after && !k->killed && k->dump_over) strcpy(cwd, "size");
   int waited = wstatus >= 0;
   int group = k->pid > 0 && group_left(k->pid);
   remove_inputs(k->id);
@@ -794,6 +835,9 @@ static void finish(struct call *k, int wstatus) {
 static void job_exited(struct call *k) {
   int psz = fcntl(k->outfd, F_GETPIPE_SZ);
   drain(k, psz > 0 ? (size_t)psz : 65536); /* the stderr FIFO, when apart, has the same size */
+  /* The dump was written before the job exited: all of it is in the FIFO now, and a pipe size is all we take
+   * (a background child that holds the FIFO open and writes on cannot make us read for ever). */
+  read_dump(k, (size_t)DUMP_PIPE_BYTES);
   if (k->pidfd >= 0) close(k->pidfd);
   k->pidfd = -1;
   k->state = CALL_WAITING;
@@ -857,28 +901,28 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   /* Flags: 1 the call has stdin, 2 it wants its stderr apart. */
   int has = p[0] & 1, apart = (p[0] & 2) != 0;
   const char *body = (const char *)p + 5;
-  /* The dump file exists before the job, private: it becomes the snapshot (mode 0600) by a rename. */
-  /* With room for the job's "#F" line even if its command fills the disk (SAVE_FAILED in script.ts). */
-  static const char reserve[4096];
   /* A stdin or script cut short by a full disk must not run: not started, so Node takes the plain path. */
   if ((has && write_file(ip, body, sl)) || write_file(cp, body + sl, len - 5 - sl)) {
     remove_files(id);
     answer(id, 125, 0, 0, 0, 0, "");
     return;
   }
-  /* Without that room the command still runs (it may be the `rm` that frees space); the call then says its
-   * state was not saved. */
-  int noroom = write_file(sp, reserve, sizeof reserve) != 0;
-  if (noroom && access(sp, F_OK) != 0) {
+  /* The dump's FIFO, read as the job writes it: its size is no file's, so neither the command's
+   * `ulimit -f` nor a disk it filled can cut the dump short (we write the file on a commit). */
+  unlink(sp);
+  int dfd = mkfifo(sp, 0600) == 0 ? open(sp, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
+  if (dfd < 0) {
     remove_files(id);
     answer(id, 125, 0, 0, 0, 0, "");
     return;
   }
+  fcntl(dfd, F_SETPIPE_SZ, DUMP_PIPE_BYTES);
   /* A fresh FIFO per call, opened read-write and non-blocking before the
    * job exists: its open never blocks and no EOF is ever needed. */
   unlink(op);
   int ofd = mkfifo(op, 0600) == 0 ? open(op, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
   if (ofd < 0) {
+    close(dfd);
     remove_files(id);
     answer(id, 125, 0, 0, 0, 0, "");
     return;
@@ -892,6 +936,7 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
     efd = mkfifo(ep, 0600) == 0 ? open(ep, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
     if (efd < 0) {
       close(ofd);
+      close(dfd);
       remove_files(id);
       answer(id, 125, 0, 0, 0, 0, "");
       return;
@@ -905,7 +950,7 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   k->errfd = efd;
   k->pidfd = -1;
   k->has_stdin = has;
-  k->noroom = noroom;
+  k->dumpfd = dfd;
   k->gen = cur->gen;
   k->sent_ms = now_ms();
   if (getrandom(&k->token, sizeof k->token, 0) != (ssize_t)sizeof k->token) die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
@@ -1243,7 +1288,7 @@ int main(int argc, char **argv) {
   load_snapshot();
   start_launcher();
   take_frames(); /* what came with the key */
-  enum { MAX_FDS = MAX_CALLS * 3 + MAX_LAUNCHERS + 1 };
+  enum { MAX_FDS = MAX_CALLS * 4 + MAX_LAUNCHERS + 1 };
   static struct pollfd f[MAX_FDS];
   static struct call *who[MAX_FDS];
   static uint32_t ids[MAX_FDS];
@@ -1265,6 +1310,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < MAX_CALLS; i++)
       if (calls[i].state == CALL_SENT || calls[i].state == CALL_RUNNING) {
         f[nf].fd = calls[i].outfd;
+        f[nf].events = POLLIN;
+        ids[nf] = calls[i].id;
+        who[nf++] = &calls[i];
+        f[nf].fd = calls[i].dumpfd;
         f[nf].events = POLLIN;
         ids[nf] = calls[i].id;
         who[nf++] = &calls[i];
@@ -1299,6 +1348,7 @@ int main(int argc, char **argv) {
       if (!f[i].revents || k->state == CALL_FREE || k->id != ids[i]) continue;
       if (f[i].fd == k->outfd) drain_fd(k, k->outfd, REP_OUTPUT, 1 << 20);
       else if (f[i].fd == k->errfd) drain_fd(k, k->errfd, REP_STDERR, 1 << 20);
+      else if (f[i].fd == k->dumpfd) read_dump(k, 1 << 20);
       else if (f[i].fd == k->pidfd) {
         serve_requests();
         if (k->state == CALL_RUNNING && k->id == ids[i]) job_exited(k);

@@ -496,16 +496,20 @@ for (const backend of compatBackends) {
         });
       });
 
-      it("says when a call's state could not be saved under a file size limit, and keeps the state from before", async () => {
+      it("keeps a file size limit the command set, as a terminal does; the plain path says it could not save", async () => {
         await withSession({}, async (session) => {
           await session.execute("export KEPT=1; kept() { echo fine; }");
-          // Root with CAP_SYS_RESOURCE can lift a hard limit for the dump: the state is then saved.
+          // Root with CAP_SYS_RESOURCE can lift a hard limit for the dump: every path saves the state then.
           const liftable = (await session.execute("(ulimit -f 2; ulimit -f unlimited) 2>/dev/null && echo yes")).output;
           // Two 1 KiB blocks, hard: room for the dump's first lines, not the rest. The command ignores SIGXFSZ
-          // itself, so the dump's writes fail one by one: a snapshot cut short must still not be committed.
+          // itself, so a dump written to a file fails write by write: a snapshot cut short must not be committed.
           const cut = await session.execute("trap '' XFSZ; ulimit -f 2; export LOST=1; echo did");
-          if (liftable === "yes\n") {
+          // The fast path's helper takes the dump through a pipe, which no `ulimit -f` cuts (issue 37).
+          if (liftable === "yes\n" || !backend.name.endsWith("-plain")) {
             expect(cut).toMatchObject({ output: "did\n", exitCode: 0 });
+            // And it holds: a file stops at two blocks.
+            const next = "echo $KEPT $LOST; kept; ulimit -f; (d=$(mktemp -d); head -c 4096 /dev/zero > $d/big; stat -c %s $d/big; rm -r $d) 2>/dev/null";
+            expect((await session.execute(next)).output).toBe("1 1\nfine\n2\n2048\n");
             return;
           }
           expect(cut).toMatchObject({
