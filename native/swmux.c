@@ -432,7 +432,7 @@ static char *slurp_fd(int fd, size_t *len) {
 }
 
 /* The most of one dump we hold: a state this large is not saved (the call says so), the session goes on. */
-#define MAX_DUMP_BYTES ((size_t)512 << 20)
+#define MAX_DUMP_BYTES ((size_t)64 << 20)
 /* The dump FIFO's size: what a job writes at once without waiting for us (the most an unprivileged process may ask). */
 #define DUMP_PIPE_BYTES (1 << 20)
 

@@ -15,13 +15,14 @@ export interface MarkerPayload {
 
 /**
  * Why a dump failed, from what SAVE_FAILED wrote after `#F STATUS ` (or
- * the helper's `rename`): `open`, `limit` or `write`, then the hard `ulimit -f`.
+ * the helper's `rename`, `write` or `size`): `open`, `limit` or `write`, then the hard `ulimit -f`.
  */
 export function describeSaveFailure(code: string): string {
   const [why, hardLimit] = code.split(" ");
   if (why === "open") return "its file could not be opened (too few open files under `ulimit -n`?)";
   if (why === "limit") return "the file size limit (`ulimit -f`) is too small for it";
   if (why === "rename") return "it could not be moved into place";
+  if (why === "size") return "it is over the fast path's limit of 64 MiB";
   if (hardLimit !== undefined && /^[0-9]+$/.test(hardLimit))
     return `the file size limit (\`ulimit -f ${hardLimit}\`) is too small for it`;
   return "writing it failed (is the state directory full?)";

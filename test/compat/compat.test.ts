@@ -508,7 +508,8 @@ for (const backend of compatBackends) {
           if (liftable === "yes\n" || !backend.name.endsWith("-plain")) {
             expect(cut).toMatchObject({ output: "did\n", exitCode: 0 });
             // And it holds: a file stops at two blocks.
-            const next = "echo $KEPT $LOST; kept; ulimit -f; (d=$(mktemp -d); head -c 4096 /dev/zero > $d/big; stat -c %s $d/big; rm -r $d) 2>/dev/null";
+            const next =
+              "echo $KEPT $LOST; kept; ulimit -f; (d=$(mktemp -d); head -c 4096 /dev/zero > $d/big; stat -c %s $d/big; rm -r $d) 2>/dev/null";
             expect((await session.execute(next)).output).toBe("1 1\nfine\n2\n2048\n");
             return;
           }

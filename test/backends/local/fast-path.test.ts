@@ -395,6 +395,18 @@ describe("local fast path", () => {
     expect((await session.execute("fn_0; al_0")).output).toBe("f0 \na0\n");
   });
 
+  it("keeps a state of 8 MiB, and says so when a state is over the helper's 64 MiB, keeping the one before", async () => {
+    const { session } = await openSession();
+    // Bigger than the dump FIFO (1 MiB): the helper reads it while the job writes.
+    await session.execute("BIG=$(head -c 8388608 /dev/zero | tr '\\0' a)");
+    expect((await session.execute("echo ${#BIG}")).output).toBe("8388608\n");
+    const over = await session.execute("HUGE=$(head -c 70000000 /dev/zero | tr '\\0' b); echo did");
+    expect(over.output).toBe(
+      "did\n\n[shellwright: this call's state could not be saved: it is over the fast path's limit of 64 MiB; the session keeps the state it had before this call]",
+    );
+    expect((await session.execute("echo ${#BIG} ${#HUGE}")).output).toBe("8388608 0\n");
+  });
+
   it("kills what a timed-out call started, however it detached", async () => {
     const { session } = await openSession();
     const r = await session.execute("setsid sleep 300 & echo $!; sleep 30", { timeoutMs: 400 });
