@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +48,20 @@
 #define PTY_EXIT_USAGE 2
 #define PTY_EXIT_FAILED 125
 #define PTY_EXIT_EXEC 127
+/* A status for a program a signal ended, as a shell gives it: this plus the signal's number. */
+#define SIGNAL_STATUS_BASE 128
+/* The grace between SIGTERM and SIGKILL when the session ends: the default and the most -g takes. */
+#define DEFAULT_GRACE_MS 1000
+#define MAX_GRACE_MS 600000
+/* The largest terminal side we set, in columns or rows. */
+#define MAX_SIDE 10000
+/* How long end_session sleeps between its looks at what is left. */
+#define END_POLL_MS 20
+/* One read of our stdin, and the longest control line ("COLS ROWS"). */
+#define IN_CHUNK 4096
+#define CTL_LINE_MAX 256
+/* The EOF character when the terminal has none set (^D). */
+#define DEFAULT_VEOF 4
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_changed;
@@ -134,7 +149,7 @@ static void end_session(pid_t sid, int master, int grace_ms) {
     drain_master(master);
     /* A zombie counts as gone: the leader, our child, is reaped by the caller. */
     if (signal_session(sid, 0) == 0) return;
-    struct timespec pause = {0, 20 * 1000000L};
+    struct timespec pause = {0, END_POLL_MS * 1000000L};
     nanosleep(&pause, NULL);
   }
   signal_session(sid, SIGKILL);
@@ -142,7 +157,7 @@ static void end_session(pid_t sid, int master, int grace_ms) {
 
 static void apply_size(int master, const char *line) {
   int cols, rows;
-  if (sscanf(line, "%d %d", &cols, &rows) != 2 || cols < 1 || cols > 10000 || rows < 1 || rows > 10000) return;
+  if (sscanf(line, "%d %d", &cols, &rows) != 2 || cols < 1 || cols > MAX_SIDE || rows < 1 || rows > MAX_SIDE) return;
   struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
   ioctl(master, TIOCSWINSZ, &ws);
 }
@@ -184,42 +199,47 @@ static void child_exec(const char *slave_name, char **argv, int master, int ctl)
   _exit(PTY_EXIT_EXEC);
 }
 
-int pty_main(int argc, char **argv) {
-  const char *ctl_path = NULL;
-  int grace_ms = 1000, opt;
+struct pty_args {
+  const char *ctl_path;
+  int grace_ms, cols, rows;
+  char **program;
+};
+
+/* [-c CTL-FIFO] [-g GRACE-MS] COLS ROWS -- ARGV...; -1 after the usage line. */
+static int parse_pty_args(int argc, char **argv, struct pty_args *a) {
+  int opt;
+  a->ctl_path = NULL;
+  a->grace_ms = DEFAULT_GRACE_MS;
   optind = 1;
   while ((opt = getopt(argc, argv, "+c:g:")) != -1) {
-    if (opt == 'c') ctl_path = optarg;
-    else if (opt != 'g' || parse_int(optarg, 0, 600000, &grace_ms) < 0) opt = '?';
+    if (opt == 'c') a->ctl_path = optarg;
+    else if (opt != 'g' || parse_int(optarg, 0, MAX_GRACE_MS, &a->grace_ms) < 0) opt = '?';
     if (opt == '?') break;
   }
-  int cols, rows;
-  if (opt == '?' || argc - optind < 4 || parse_int(argv[optind], 1, 10000, &cols) < 0 ||
-      parse_int(argv[optind + 1], 1, 10000, &rows) < 0 || strcmp(argv[optind + 2], "--") != 0) {
+  if (opt == '?' || argc - optind < 4 || parse_int(argv[optind], 1, MAX_SIDE, &a->cols) < 0 ||
+      parse_int(argv[optind + 1], 1, MAX_SIDE, &a->rows) < 0 || strcmp(argv[optind + 2], "--") != 0) {
     fprintf(stderr, "usage: swmux -p [-c CTL-FIFO] [-g GRACE-MS] COLS ROWS -- ARGV...\n");
-    return PTY_EXIT_USAGE;
+    return -1;
   }
-  char **program = argv + optind + 3;
+  a->program = argv + optind + 3;
+  return 0;
+}
 
+/* The master of a new pseudo-terminal of the given size, its slave's name in `slave`; -1 after saying why. */
+static int open_master(int cols, int rows, char *slave, size_t cap) {
   int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-  char slave_name[128];
-  if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
-      ptsname_r(master, slave_name, sizeof slave_name) != 0) {
+  if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 || ptsname_r(master, slave, cap) != 0) {
     fprintf(stderr, "swmux: no pseudo-terminal: %s\n", strerror(errno));
-    return PTY_EXIT_FAILED;
+    return -1;
   }
   struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
   ioctl(master, TIOCSWINSZ, &ws);
-  int ctl = -1;
-  if (ctl_path) {
-    /* Read-write, so the FIFO never reports EOF when a writer leaves. */
-    ctl = open(ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    if (ctl < 0) {
-      fprintf(stderr, "swmux: %s: %s\n", ctl_path, strerror(errno));
-      return PTY_EXIT_FAILED;
-    }
-  }
+  return master;
+}
 
+/* The signals that end us, and SIGCHLD, are taken only inside ppoll, so none is lost between a check and the
+ * wait. Returns the mask ppoll waits with. */
+static sigset_t catch_signals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sigemptyset(&sa.sa_mask);
@@ -230,7 +250,6 @@ int pty_main(int argc, char **argv) {
   sa.sa_handler = on_child;
   sigaction(SIGCHLD, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
-  /* The signals are taken only inside ppoll, so none is lost between a check and the wait. */
   sigset_t blocked, unblocked;
   sigemptyset(&blocked);
   sigaddset(&blocked, SIGTERM);
@@ -238,70 +257,98 @@ int pty_main(int argc, char **argv) {
   sigaddset(&blocked, SIGINT);
   sigaddset(&blocked, SIGCHLD);
   sigprocmask(SIG_BLOCK, &blocked, &unblocked);
+  return unblocked;
+}
 
+/* The relay between our stdin, the control FIFO and the master, while the program runs. */
+struct relay {
+  int master, ctl, stdin_open, master_open;
+  char in[IN_CHUNK], pending[CTL_LINE_MAX];
+  size_t in_len, in_off, pending_len;
+};
+
+/* What came on our stdin: the next bytes for the master, or at its end the terminal's EOF character, once. */
+static void take_stdin(struct relay *r) {
+  ssize_t n = read(0, r->in, sizeof r->in);
+  if (n > 0) {
+    r->in_len = (size_t)n;
+    r->in_off = 0;
+  } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+    /* The caller closed our stdin: the program reads end-of-file, as at a terminal. */
+    r->stdin_open = 0;
+    struct termios t;
+    r->in[0] = tcgetattr(r->master, &t) == 0 && t.c_cc[VEOF] != 0 ? (char)t.c_cc[VEOF] : DEFAULT_VEOF;
+    r->in_len = 1;
+    r->in_off = 0;
+  }
+}
+
+/* One round: waits for the master, our stdin (when what it gave is written) and the control FIFO. */
+static void relay_once(struct relay *r, const sigset_t *unblocked) {
+  struct pollfd f[3];
+  int nf = 0, in_at = -1, ctl_at = -1;
+  /* Once no process holds the slave open, the master reports a hangup forever: it leaves the poll set. */
+  short master_events = (short)(POLLIN | (r->in_len > r->in_off ? POLLOUT : 0));
+  f[nf++] = (struct pollfd){.fd = r->master_open ? r->master : -1, .events = master_events};
+  if (r->stdin_open && r->in_len == r->in_off) {
+    in_at = nf;
+    f[nf++] = (struct pollfd){.fd = 0, .events = POLLIN};
+  }
+  if (r->ctl >= 0) {
+    ctl_at = nf;
+    f[nf++] = (struct pollfd){.fd = r->ctl, .events = POLLIN};
+  }
+  if (ppoll(f, (nfds_t)nf, NULL, unblocked) <= 0) return;
+  if ((f[0].revents & (POLLIN | POLLHUP | POLLERR)) && drain_master(r->master) < 0) {
+    r->master_open = 0;
+    r->in_len = r->in_off = 0; /* nobody reads the terminal any more */
+  }
+  if (f[0].revents & POLLOUT) {
+    ssize_t w = write(r->master, r->in + r->in_off, r->in_len - r->in_off);
+    if (w > 0) r->in_off += (size_t)w;
+  }
+  if (in_at >= 0 && f[in_at].revents) take_stdin(r);
+  if (ctl_at >= 0 && f[ctl_at].revents) read_control(r->ctl, r->master, r->pending, &r->pending_len, sizeof r->pending);
+}
+
+int pty_main(int argc, char **argv) {
+  struct pty_args a;
+  if (parse_pty_args(argc, argv, &a) < 0) return PTY_EXIT_USAGE;
+  char slave_name[PATH_MAX];
+  static struct relay r;
+  r.master = open_master(a.cols, a.rows, slave_name, sizeof slave_name);
+  if (r.master < 0) return PTY_EXIT_FAILED;
+  r.ctl = -1;
+  /* Read-write, so the FIFO never reports EOF when a writer leaves. */
+  if (a.ctl_path && (r.ctl = open(a.ctl_path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+    fprintf(stderr, "swmux: %s: %s\n", a.ctl_path, strerror(errno));
+    return PTY_EXIT_FAILED;
+  }
+  sigset_t unblocked = catch_signals();
   pid_t child = fork();
   if (child < 0) {
     fprintf(stderr, "swmux: fork: %s\n", strerror(errno));
     return PTY_EXIT_FAILED;
   }
-  if (child == 0) child_exec(slave_name, program, master, ctl);
-
-  fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
-  char in[4096], pending[256];
-  size_t in_len = 0, in_off = 0, pending_len = 0;
-  int stdin_open = 1, status = 0, exited = 0, master_open = 1;
+  if (child == 0) child_exec(slave_name, a.program, r.master, r.ctl);
+  fcntl(r.master, F_SETFL, fcntl(r.master, F_GETFL) | O_NONBLOCK);
+  r.stdin_open = r.master_open = 1;
+  int status = 0, exited = 0;
   while (!exited && !stop_signal) {
-    struct pollfd f[3];
-    int nf = 0;
-    /* Once no process holds the slave open, the master reports a hangup forever: it leaves the poll set. */
-    f[nf++] = (struct pollfd){.fd = master_open ? master : -1, .events = (short)(POLLIN | (in_len > in_off ? POLLOUT : 0))};
-    int in_at = -1, ctl_at = -1;
-    if (stdin_open && in_len == in_off) {
-      in_at = nf;
-      f[nf++] = (struct pollfd){.fd = 0, .events = POLLIN};
-    }
-    if (ctl >= 0) {
-      ctl_at = nf;
-      f[nf++] = (struct pollfd){.fd = ctl, .events = POLLIN};
-    }
-    int ready = ppoll(f, (nfds_t)nf, NULL, &unblocked);
+    relay_once(&r, &unblocked);
     if (child_changed) {
       child_changed = 0;
       if (waitpid(child, &status, WNOHANG) == child) exited = 1;
     }
-    if (ready <= 0) continue;
-    if ((f[0].revents & (POLLIN | POLLHUP | POLLERR)) && drain_master(master) < 0) {
-      master_open = 0;
-      in_len = in_off = 0; /* nobody reads the terminal any more */
-    }
-    if (f[0].revents & POLLOUT) {
-      ssize_t w = write(master, in + in_off, in_len - in_off);
-      if (w > 0) in_off += (size_t)w;
-    }
-    if (in_at >= 0 && f[in_at].revents) {
-      ssize_t n = read(0, in, sizeof in);
-      if (n > 0) {
-        in_len = (size_t)n;
-        in_off = 0;
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        /* The caller closed our stdin: the program reads end-of-file, as at a terminal. */
-        stdin_open = 0;
-        struct termios t;
-        in[0] = tcgetattr(master, &t) == 0 && t.c_cc[VEOF] != 0 ? (char)t.c_cc[VEOF] : 4;
-        in_len = 1;
-        in_off = 0;
-      }
-    }
-    if (ctl_at >= 0 && f[ctl_at].revents) read_control(ctl, master, pending, &pending_len, sizeof pending);
   }
   if (!exited) {
-    end_session(child, master, grace_ms);
+    end_session(child, r.master, a.grace_ms);
     waitpid(child, &status, 0);
   } else {
-    drain_master(master);
-    end_session(child, master, grace_ms);
+    drain_master(r.master);
+    end_session(child, r.master, a.grace_ms);
   }
-  drain_master(master);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  drain_master(r.master);
+  if (WIFSIGNALED(status)) return SIGNAL_STATUS_BASE + WTERMSIG(status);
   return WEXITSTATUS(status);
 }

@@ -94,6 +94,21 @@
 #define SLOW_LAUNCHER_MS 30000
 /* While a request is still arriving, `A` this often at most (Node gives up a helper silent for 10 s). */
 #define ALIVE_EVERY_MS 250
+/* A call's FIFOs (output, stderr apart, dump) are this size (the most an unprivileged process may ask), and one
+ * round of the loop takes at most this much of one FIFO, so that one chatty call cannot starve the others. */
+#define CALL_FIFO_BYTES (1 << 20)
+/* The most of one dump we hold: a state this large is not saved (the call says so), the session goes on. */
+#define MAX_DUMP_BYTES ((size_t)64 << 20)
+/* A growing buffer's first size. */
+#define CHUNK_BYTES 65536
+/* A status for a process a signal ended, as a shell gives it: this plus the signal's number. */
+#define SIGNAL_STATUS_BASE 128
+/* The status of a launcher whose exec failed (as a shell's for a command it cannot run). */
+#define STATUS_EXEC_FAILED 127
+/* Every file and FIFO we make is ours alone. */
+#define PRIVATE_MODE 0600
+/* The channel's descriptors are moved at or above this one, out of the way of those a launcher is given. */
+#define CHANNEL_FD_MIN 10
 /* A path under our directory: DIR/ID.ext. */
 #define CALL_PATH_MAX (PATH_MAX + 32)
 /* The exit frame's text: five small numbers and the %-encoded cwd. */
@@ -106,13 +121,20 @@ enum call_state {
   CALL_WAITING, /* its job exited without a status in its dump: `W` sent, `E` awaited */
 };
 
+enum call_flag {
+  CALL_ASKED = 1 << 0,     /* its job left no status: `W` went to its launcher */
+  CALL_DUMP_OVER = 1 << 1, /* its dump passed MAX_DUMP_BYTES: the rest was dropped, nothing is saved */
+};
+
 struct call {
   enum call_state state;
   uint32_t id, gen;
-  /* errfd: the call's stderr FIFO when it asked for stderr apart (REQ_RUN flag 2), else -1. */
-  int outfd, errfd, pidfd, killed, has_stdin, asked;
-  /* The dump FIFO, and what came through it so far (dump_over: more than MAX_DUMP_BYTES; the rest was dropped). */
-  int dumpfd, dump_over;
+  unsigned flags; /* enum call_flag */
+  /* errfd: the call's stderr FIFO when it asked for stderr apart (RUN_FLAG_STDERR_APART), else -1. */
+  int outfd, errfd, pidfd, dumpfd;
+  /* The signal Node sent it (0: none). */
+  int killed;
+  /* What came through the dump FIFO so far. */
   char *dump;
   size_t dump_len, dump_cap;
   /* 1 + the status, when the job became ours (its launcher died) and we reaped it. */
@@ -337,7 +359,8 @@ static void frame(char t, uint32_t id, const void *b, uint32_t n) {
 static void answer(uint32_t id, int status, int committed, int killed, int started, int group, const char *cwd) {
   static char text[EXIT_TEXT_MAX];
   int m = snprintf(text, sizeof text, "%d %d %d %d %d %s", status, committed, killed, started, group, cwd);
-  if (m < 0 || (size_t)m >= sizeof text) m = snprintf(text, sizeof text, "%d %d %d %d %d ", status, committed, killed, started, group);
+  if (m < 0 || (size_t)m >= sizeof text)
+    m = snprintf(text, sizeof text, "%d %d %d %d %d ", status, committed, killed, started, group);
   frame(REP_EXIT, id, text, (uint32_t)m);
 }
 
@@ -351,7 +374,7 @@ static size_t in_len, in_cap, raw_len, raw_cap;
 
 static void in_reserve(size_t more) {
   if (in_len + more <= in_cap) return;
-  while (in_len + more > in_cap) in_cap = in_cap ? in_cap * 2 : 65536;
+  while (in_len + more > in_cap) in_cap = in_cap ? in_cap * 2 : CHUNK_BYTES;
   in_buf = xrealloc(in_buf, in_cap);
 }
 
@@ -396,11 +419,11 @@ static int fill_input(void) {
   unsigned char *to;
   size_t room;
   if (text_mode) {
-    if (raw_cap - raw_len < 65536) raw_in = xrealloc(raw_in, raw_cap += 65536 + raw_cap);
+    if (raw_cap - raw_len < CHUNK_BYTES) raw_in = xrealloc(raw_in, raw_cap += CHUNK_BYTES + raw_cap);
     to = raw_in + raw_len;
     room = raw_cap - raw_len;
   } else {
-    in_reserve(65536);
+    in_reserve(CHUNK_BYTES);
     to = in_buf + in_len;
     room = in_cap - in_len;
   }
@@ -417,7 +440,7 @@ static int fill_input(void) {
 }
 
 static char *slurp_fd(int fd, size_t *len) {
-  size_t cap = 65536, n = 0;
+  size_t cap = CHUNK_BYTES, n = 0;
   char *b = xmalloc(cap + 1);
   for (;;) {
     if (n == cap) b = xrealloc(b, (cap *= 2) + 1);
@@ -431,24 +454,19 @@ static char *slurp_fd(int fd, size_t *len) {
   return b;
 }
 
-/* The most of one dump we hold: a state this large is not saved (the call says so), the session goes on. */
-#define MAX_DUMP_BYTES ((size_t)64 << 20)
-/* The dump FIFO's size: what a job writes at once without waiting for us (the most an unprivileged process may ask). */
-#define DUMP_PIPE_BYTES (1 << 20)
-
 /* What the dump FIFO holds now (non-blocking), appended to the call's dump; up to `cap` bytes when cap is not 0. */
 static void read_dump(struct call *k, size_t cap) {
-  static char buf[65536];
+  static char buf[CHUNK_BYTES];
   size_t got = 0;
   for (;;) {
     ssize_t r = read(k->dumpfd, buf, sizeof buf);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
     got += (size_t)r;
-    if (k->dump_len + (size_t)r > MAX_DUMP_BYTES) k->dump_over = 1;
-    if (!k->dump_over) {
+    if (k->dump_len + (size_t)r > MAX_DUMP_BYTES) k->flags |= CALL_DUMP_OVER;
+    if (!(k->flags & CALL_DUMP_OVER)) {
       if (k->dump_len + (size_t)r + 1 > k->dump_cap) {
-        while (k->dump_len + (size_t)r + 1 > k->dump_cap) k->dump_cap = k->dump_cap ? k->dump_cap * 2 : 65536;
+        while (k->dump_len + (size_t)r + 1 > k->dump_cap) k->dump_cap = k->dump_cap ? k->dump_cap * 2 : CHUNK_BYTES;
         k->dump = xrealloc(k->dump, k->dump_cap);
       }
       memcpy(k->dump + k->dump_len, buf, (size_t)r);
@@ -506,7 +524,7 @@ static void close_if_done(struct launcher *l) {
 }
 
 static int write_file(const char *p, const char *b, size_t n) {
-  int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, PRIVATE_MODE);
   if (fd < 0) return -1;
   int written = wr_all(fd, b, n);
   close(fd);
@@ -515,7 +533,7 @@ static int write_file(const char *p, const char *b, size_t n) {
 
 /* A file that did not exist (never one a command put there, nor a link), with all of b, or -1. */
 static int write_new_file(const char *p, const char *b, size_t n) {
-  int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, PRIVATE_MODE);
   if (fd < 0) return -1;
   int written = wr_all(fd, b, n);
   if (close(fd) != 0) written = -1;
@@ -612,7 +630,7 @@ static void start_launcher(void) {
     int n = open("/dev/null", O_WRONLY);
     if (n >= 0) dup2(n, 2);
     execvp(launcher_argv[0], launcher_argv);
-    _exit(127);
+    _exit(STATUS_EXEC_FAILED);
   }
   close(c[0]);
   close(r[1]);
@@ -685,7 +703,7 @@ static int group_left(pid_t pgid) {
   return left;
 }
 
-static int exit_status(int ws) { return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws); }
+static int exit_status(int ws) { return WIFEXITED(ws) ? WEXITSTATUS(ws) : SIGNAL_STATUS_BASE + WTERMSIG(ws); }
 
 static void remove_files(uint32_t id) {
   const char *exts[] = {"s", "c", "i", "o", "e"};
@@ -726,6 +744,83 @@ static const char *last_line(const char *s, size_t n, size_t *start) {
   return s + i;
 }
 
+/* What a dump's end says (parse_dump). */
+struct dump_end {
+  /* Where the text after the status starts (the cwd, or WHY for a failed dump); NULL: no valid end line. */
+  const char *after;
+  /* The length of the body: the dump without its last line (the state to commit). */
+  size_t body;
+  int same, failed;
+  long status;
+};
+
+#define STARTS_WITH(s, lit) (strncmp((s), (lit), sizeof(lit) - 1) == 0)
+
+/* "#OK STATUS CWD" ends a complete dump; "#SAME STATUS" replaces one for a command that cannot have changed the
+ * state (the cwd stays, too). "#F STATUS WHY": the dump failed (at the start when its FIFO could not be opened,
+ * else after what it got to); WHY goes to Node in the cwd field, uncommitted. */
+static void parse_dump(const char *s, size_t n, struct dump_end *d) {
+  memset(d, 0, sizeof *d);
+  if (n == 0) return;
+  const char *o = last_line(s, n, &d->body);
+  d->failed = n > 3 && STARTS_WITH(s, "#F ") && memchr(s, '\n', n);
+  if (d->failed) o = s;
+  else if (o && !STARTS_WITH(o, "#OK ") && !STARTS_WITH(o, "#SAME ") && (o = strstr(o, "#F "))) d->failed = 1;
+  d->same = !d->failed && o && STARTS_WITH(o, "#SAME ");
+  if (!o || !(d->failed || d->same || STARTS_WITH(o, "#OK "))) return;
+  char *end = NULL;
+  d->status = strtol(o + (d->failed ? sizeof "#F " : d->same ? sizeof "#SAME " : sizeof "#OK ") - 1, &end, 10);
+  if (end && *end == (d->same ? '\n' : ' ')) d->after = end;
+}
+
+/* Copies the text from after+1 up to `stop` into cwd (none when it is longer than any cwd we carry: Node then
+ * keeps the one it knew). */
+static void copy_field(char *cwd, size_t cap, const char *after, const char *stop) {
+  size_t cl = (size_t)(stop - (after + 1));
+  if (cl >= cap) cl = 0;
+  memcpy(cwd, after + 1, cl);
+  cwd[cl] = 0;
+}
+
+/* The commit of a complete dump that differs from the state: its body written to a new file in the FIFO's place,
+ * then one rename over the snapshot. 1: committed, the launcher must be replaced; 0: not saved, and cwd says why. */
+static int commit_dump(struct call *k, size_t body, char *cwd) {
+  char sp[CALL_PATH_MAX];
+  path(sp, k->id, "s");
+  unlink(sp);
+  int written = write_new_file(sp, k->dump, body) == 0;
+  if (written && rename(sp, snap) == 0) {
+    struct stat st;
+    if (stat(snap, &st) == 0) remember_snapshot(&st);
+    free(state);
+    state = k->dump;
+    state_len = body;
+    k->dump = NULL;
+    return 1;
+  }
+  unlink(sp);
+  strcpy(cwd, written ? "rename" : "write");
+  return 0;
+}
+
+/* A job that left no status: its status is what we reaped (its launcher died: the job became ours), else we ask
+ * its launcher (`W`). 1: asked, the call waits for `E`. */
+static int ask_status(struct call *k, int *status) {
+  int ws;
+  if (!k->reaped && k->pid > 0 && waitpid(k->pid, &ws, WNOHANG) == k->pid) k->reaped = 1 + exit_status(ws);
+  struct launcher *l = launcher_of(k->gen);
+  if (k->reaped) {
+    *status = k->reaped - 1;
+    return 0;
+  }
+  if ((k->flags & CALL_ASKED) || !l || l->ctl < 0) return 0;
+  char line[64];
+  int m = snprintf(line, sizeof line, "W %u %d\n", k->id, (int)k->pid);
+  wr_all(l->ctl, line, (size_t)m);
+  k->flags |= CALL_ASKED;
+  return 1;
+}
+
 /*
  * The call's end, once its job has exited. Its status: what the dump's last
  * line records (the job exits with it), else what its launcher's `wait`
@@ -734,93 +829,35 @@ static const char *last_line(const char *s, size_t n, size_t *start) {
  * no report yet: then it asks, and the call goes on until `E`.
  */
 static void finish(struct call *k, int wstatus) {
-  char sp[CALL_PATH_MAX];
-  path(sp, k->id, "s");
-  int status = k->killed ? 128 + k->killed : wstatus >= 0 ? wstatus : 137, committed = 0, restart = 0;
+  int status = k->killed ? SIGNAL_STATUS_BASE + k->killed : wstatus >= 0 ? wstatus : SIGNAL_STATUS_BASE + SIGKILL;
+  int committed = 0, restart = 0, waited = wstatus >= 0;
   static char cwd[3 * MAX_CWD_BYTES + 1];
   cwd[0] = 0;
   /* The call's own buffer: it stays there while a `W` is answered, and becomes the state on a commit. */
-  char *s = k->dump_over ? NULL : k->dump;
-  size_t n = s ? k->dump_len : 0, ok = 0;
-  const char *after = NULL;
-  int same = 0, failed = 0;
-  if (n > 0) {
-    /* "#OK STATUS CWD" ends a complete dump; "#SAME STATUS" replaces one for
-     * a command that cannot have changed the state (the cwd stays, too).
-     * "#F STATUS WHY": the dump failed (at the start when its FIFO could not
-     * be opened, else after what it got to); WHY goes to Node in the cwd
-     * field, uncommitted. */
-    const char *o = last_line(s, n, &ok);
-    failed = n > 3 && memcmp(s, "#F ", 3) == 0 && memchr(s, '\n', n);
-    if (failed) o = s;
-    else if (o && strncmp(o, "#OK ", 4) != 0 && strncmp(o, "#SAME ", 6) != 0 && (o = strstr(o, "#F "))) failed = 1;
-    same = !failed && o && strncmp(o, "#SAME ", 6) == 0;
-    char *end = NULL;
-    long ec = 0;
-    if (o && (failed || same || strncmp(o, "#OK ", 4) == 0)) ec = strtol(o + (failed ? 3 : same ? 6 : 4), &end, 10);
-    if (end && *end == (same ? '\n' : ' ')) {
-      after = end;
-      if (!k->killed && wstatus < 0) status = (int)ec;
-    }
+  const char *s = k->flags & CALL_DUMP_OVER ? NULL : k->dump;
+  size_t n = s ? k->dump_len : 0;
+  struct dump_end d;
+  parse_dump(s, n, &d);
+  if (d.after && !k->killed && !waited) status = (int)d.status;
+  if (!d.after && !k->killed && !waited) {
+    if (ask_status(k, &status)) return;
+    waited = k->reaped != 0;
   }
-  if (!after && !k->killed && wstatus < 0) {
-    int ws;
-    /* Its launcher died first: the job is ours now (we are the subreaper). */
-    if (!k->reaped && k->pid > 0 && waitpid(k->pid, &ws, WNOHANG) == k->pid) k->reaped = 1 + exit_status(ws);
-    struct launcher *l = launcher_of(k->gen);
-    if (k->reaped) {
-      wstatus = status = k->reaped - 1;
-    } else if (!k->asked && l && l->ctl >= 0) {
-      char line[64];
-      int m = snprintf(line, sizeof line, "W %u %d\n", k->id, (int)k->pid);
-      wr_all(l->ctl, line, (size_t)m);
-      k->asked = 1;
-      return;
-    }
-  }
-  if (after && !k->killed && failed) {
-    const char *nl = memchr(after, '\n', (size_t)(s + n - after));
-    size_t cl = (size_t)(nl - (after + 1));
-    if (cl >= sizeof cwd) cl = 0;
-    memcpy(cwd, after + 1, cl);
-    cwd[cl] = 0;
-  } else if (after && !k->killed) {
-    if (!same) {
-      size_t cl = (size_t)(s + n - 1 - (after + 1));
-      /* Longer than any cwd we carry: none, and Node keeps the one it knew. */
-      if (cl >= sizeof cwd) cl = 0;
-      memcpy(cwd, after + 1, cl);
-      cwd[cl] = 0;
-    }
+  if (d.after && !k->killed && d.failed) {
+    copy_field(cwd, sizeof cwd, d.after, memchr(d.after, '\n', (size_t)(s + n - d.after)));
+  } else if (d.after && !k->killed) {
+    if (!d.same) copy_field(cwd, sizeof cwd, d.after, s + n - 1);
     committed = 1;
-    if (!same && (ok != state_len || memcmp(s, state, ok) != 0)) {
-      /* The commit: the body (without the last line) written to a new file in the FIFO's place, then one rename. */
-      unlink(sp);
-      int written = write_new_file(sp, s, ok) == 0;
-      if (written && rename(sp, snap) == 0) {
-        struct stat st;
-        if (stat(snap, &st) == 0) remember_snapshot(&st);
-        free(state);
-        state = s;
-        state_len = ok;
-        k->dump = NULL;
-        restart = 1;
-      } else {
-        /* Not saved: Node says so (an uncommitted call with a cwd field). */
-        unlink(sp);
-        committed = 0;
-        strcpy(cwd, written ? "rename" : "write");
-      }
-    }
+    if (!d.same && (d.body != state_len || memcmp(s, state, d.body) != 0))
+      committed = restart = commit_dump(k, d.body, cwd);
   }
   /* A dump over MAX_DUMP_BYTES: not "nothing changed" but "could not be saved". */
-  if (!after && !k->killed && k->dump_over) strcpy(cwd, "size");
-  int waited = wstatus >= 0;
+  if (!d.after && !k->killed && (k->flags & CALL_DUMP_OVER)) strcpy(cwd, "size");
   int group = k->pid > 0 && group_left(k->pid);
   remove_inputs(k->id);
   uint32_t id = k->id, gen = k->gen;
   pid_t pid = k->pid;
-  answer(id, status, committed, k->killed ? 1 : 0, pid > 0, group, cwd);
+  answer(id, status, committed, k->killed ? 1 : 0, pid > 0 ? STARTED_YES : STARTED_NO, group, cwd);
   debug("call %u ended: status %d committed %d", id, status, committed);
   /* After the answer: removing the call's files is not on its way. */
   release(k);
@@ -834,10 +871,10 @@ static void finish(struct call *k, int wstatus) {
  * keeps writing cannot hold the call open). */
 static void job_exited(struct call *k) {
   int psz = fcntl(k->outfd, F_GETPIPE_SZ);
-  drain(k, psz > 0 ? (size_t)psz : 65536); /* the stderr FIFO, when apart, has the same size */
+  drain(k, psz > 0 ? (size_t)psz : CHUNK_BYTES); /* the stderr FIFO, when apart, has the same size */
   /* The dump was written before the job exited: all of it is in the FIFO now, and a pipe size is all we take
    * (a background child that holds the FIFO open and writes on cannot make us read for ever). */
-  read_dump(k, (size_t)DUMP_PIPE_BYTES);
+  read_dump(k, (size_t)CALL_FIFO_BYTES);
   if (k->pidfd >= 0) close(k->pidfd);
   k->pidfd = -1;
   k->state = CALL_WAITING;
@@ -880,82 +917,69 @@ static void check_snapshot(void) {
   replace_launcher();
 }
 
+/* A fresh FIFO for one of a call's streams (ext), opened read-write and non-blocking before the job exists: its
+ * open never blocks and no EOF is ever needed. -1 when it could not be made. */
+static int call_fifo(uint32_t id, const char *ext) {
+  char p[CALL_PATH_MAX];
+  path(p, id, ext);
+  unlink(p);
+  int fd = mkfifo(p, PRIVATE_MODE) == 0 ? open(p, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
+  if (fd >= 0) fcntl(fd, F_SETPIPE_SZ, CALL_FIFO_BYTES);
+  return fd;
+}
+
+/* The files a call's job opens: its stdin and script (a stdin or script cut short by a full disk must not run),
+ * and its FIFOs: output, stderr when apart, and the dump, read as the job writes it (a pipe's size is no file's,
+ * so neither the command's `ulimit -f` nor a disk it filled can cut the dump short; we write the file on a
+ * commit). 0, or -1 with nothing left open. */
+static int make_call_files(struct call *k, const unsigned char *p, uint32_t len, int flags) {
+  char cp[CALL_PATH_MAX], ip[CALL_PATH_MAX];
+  path(cp, k->id, "c");
+  path(ip, k->id, "i");
+  uint32_t sl = get32(p + 1);
+  const char *body = (const char *)p + 5;
+  if (((flags & RUN_FLAG_STDIN) && write_file(ip, body, sl)) || write_file(cp, body + sl, len - 5 - sl)) return -1;
+  k->dumpfd = call_fifo(k->id, "s");
+  k->outfd = call_fifo(k->id, "o");
+  k->errfd = flags & RUN_FLAG_STDERR_APART ? call_fifo(k->id, "e") : -1;
+  if (k->dumpfd >= 0 && k->outfd >= 0 && (k->errfd >= 0 || !(flags & RUN_FLAG_STDERR_APART))) return 0;
+  if (k->dumpfd >= 0) close(k->dumpfd);
+  if (k->outfd >= 0) close(k->outfd);
+  if (k->errfd >= 0) close(k->errfd);
+  return -1;
+}
+
 static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   if (find(id)) die(EXIT_PROTOCOL, "protocol violation: call %u is already running", id);
   struct call *k = NULL;
   for (int i = 0; i < MAX_CALLS && !k; i++)
     if (calls[i].state == CALL_FREE) k = &calls[i];
   uint32_t sl = get32(p + 1);
-  if (sl > len - 5) die(EXIT_PROTOCOL, "protocol violation: call %u's stdin (%u bytes) is longer than its frame", id, sl);
+  if (sl > len - 5)
+    die(EXIT_PROTOCOL, "protocol violation: call %u's stdin (%u bytes) is longer than its frame", id, sl);
   /* Not started, said so: Node runs it on the plain path. */
   if (!k) {
-    answer(id, 125, 0, 0, 0, 0, "");
+    answer(id, NOT_STARTED_STATUS, 0, 0, STARTED_NO, 0, "");
     return;
   }
   check_snapshot();
-  char cp[CALL_PATH_MAX], ip[CALL_PATH_MAX], op[CALL_PATH_MAX], sp[CALL_PATH_MAX];
-  path(cp, id, "c");
-  path(ip, id, "i");
-  path(op, id, "o");
-  path(sp, id, "s");
-  /* Flags: 1 the call has stdin, 2 it wants its stderr apart. */
-  int has = p[0] & 1, apart = (p[0] & 2) != 0;
-  const char *body = (const char *)p + 5;
-  /* A stdin or script cut short by a full disk must not run: not started, so Node takes the plain path. */
-  if ((has && write_file(ip, body, sl)) || write_file(cp, body + sl, len - 5 - sl)) {
-    remove_files(id);
-    answer(id, 125, 0, 0, 0, 0, "");
-    return;
-  }
-  /* The dump's FIFO, read as the job writes it: its size is no file's, so neither the command's
-   * `ulimit -f` nor a disk it filled can cut the dump short (we write the file on a commit). */
-  unlink(sp);
-  int dfd = mkfifo(sp, 0600) == 0 ? open(sp, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
-  if (dfd < 0) {
-    remove_files(id);
-    answer(id, 125, 0, 0, 0, 0, "");
-    return;
-  }
-  fcntl(dfd, F_SETPIPE_SZ, DUMP_PIPE_BYTES);
-  /* A fresh FIFO per call, opened read-write and non-blocking before the
-   * job exists: its open never blocks and no EOF is ever needed. */
-  unlink(op);
-  int ofd = mkfifo(op, 0600) == 0 ? open(op, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
-  if (ofd < 0) {
-    close(dfd);
-    remove_files(id);
-    answer(id, 125, 0, 0, 0, 0, "");
-    return;
-  }
-  fcntl(ofd, F_SETPIPE_SZ, 1 << 20);
-  int efd = -1;
-  if (apart) {
-    char ep[CALL_PATH_MAX];
-    path(ep, id, "e");
-    unlink(ep);
-    efd = mkfifo(ep, 0600) == 0 ? open(ep, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
-    if (efd < 0) {
-      close(ofd);
-      close(dfd);
-      remove_files(id);
-      answer(id, 125, 0, 0, 0, 0, "");
-      return;
-    }
-    fcntl(efd, F_SETPIPE_SZ, 1 << 20);
-  }
+  int flags = p[0] & (RUN_FLAG_STDIN | RUN_FLAG_STDERR_APART);
   memset(k, 0, sizeof *k);
-  k->state = CALL_SENT;
   k->id = id;
-  k->outfd = ofd;
-  k->errfd = efd;
+  if (make_call_files(k, p, len, flags)) {
+    remove_files(id);
+    answer(id, NOT_STARTED_STATUS, 0, 0, STARTED_NO, 0, "");
+    return;
+  }
+  k->state = CALL_SENT;
   k->pidfd = -1;
-  k->has_stdin = has;
-  k->dumpfd = dfd;
   k->gen = cur->gen;
   k->sent_ms = now_ms();
-  if (getrandom(&k->token, sizeof k->token, 0) != (ssize_t)sizeof k->token) die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
+  if (getrandom(&k->token, sizeof k->token, 0) != (ssize_t)sizeof k->token)
+    die(EXIT_INTERNAL, "getrandom: %s", strerror(errno));
   char line[64];
-  int m = snprintf(line, sizeof line, "C %u %d %016llx\n", id, has | (apart ? 2 : 0), k->token);
+  /* The launcher reads the same flag bits (buildLauncherScript). */
+  int m = snprintf(line, sizeof line, "C %u %d %016llx\n", id, flags, k->token);
   wr_all(cur->ctl, line, (size_t)m);
   debug("call %u sent to launcher %d", id, (int)cur->pid);
 }
@@ -986,6 +1010,8 @@ static void dispatch(unsigned char type, uint32_t id, const unsigned char *p, ui
     break;
   case REQ_QUIT:
     quit(EXIT_OK);
+    break;
+  default: /* take_frames refused every other type (request_bounds) */
     break;
   }
 }
@@ -1131,14 +1157,15 @@ static void launcher_gone(struct launcher *l) {
     release(k);
     /* A ready launcher may have forked the job before dying without reporting
      * it: "2" (maybe started) is never run again; "0" (certainly not) is. */
-    answer(id, 125, 0, 0, was_ready ? 2 : 0, 0, "");
+    answer(id, NOT_STARTED_STATUS, 0, 0, was_ready ? STARTED_MAYBE : STARTED_NO, 0, "");
   }
   /* Unless a commit above already replaced it (and maybe reused its slot). */
   if (cur != l || l->state != LAUNCHER_FREE) return;
   cur = NULL;
   frame(REP_RESTARTING, 0, NULL, 0);
   failed_starts = was_ready ? 0 : failed_starts + 1;
-  if (failed_starts >= MAX_FAILED_STARTS) die(EXIT_LAUNCHER_FAILED, "the launcher died %d times before it was ready", failed_starts);
+  if (failed_starts >= MAX_FAILED_STARTS)
+    die(EXIT_LAUNCHER_FAILED, "the launcher died %d times before it was ready", failed_starts);
   start_launcher();
 }
 
@@ -1160,7 +1187,7 @@ static void on_report(struct launcher *l) {
       on_started(l, id, pid, token);
     } else if (sscanf(l->buf, "E %u %d", &id, &pid) == 2) {
       struct call *k = find(id);
-      if (k && k->state == CALL_WAITING && k->asked && k->gen == l->gen) finish(k, pid);
+      if (k && k->state == CALL_WAITING && (k->flags & CALL_ASKED) && k->gen == l->gen) finish(k, pid);
     } else if (strcmp(l->buf, "H") == 0 && l->state == LAUNCHER_STARTING) {
       l->state = LAUNCHER_READY;
       l->was_ready = 1;
@@ -1214,8 +1241,8 @@ static void on_chld(int sig) { (void)sig; }
 
 /* The channel moves off 0 and 1 to descriptors no child inherits; 0 and 1 become /dev/null. */
 static void move_channel(void) {
-  chan_in = fcntl(0, F_DUPFD_CLOEXEC, 10);
-  chan_out = fcntl(1, F_DUPFD_CLOEXEC, 10);
+  chan_in = fcntl(0, F_DUPFD_CLOEXEC, CHANNEL_FD_MIN);
+  chan_out = fcntl(1, F_DUPFD_CLOEXEC, CHANNEL_FD_MIN);
   if (chan_in < 0 || chan_out < 0) die(EXIT_INTERNAL, "moving the channel: %s", strerror(errno));
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0) die(EXIT_INTERNAL, "/dev/null: %s", strerror(errno));
@@ -1224,11 +1251,9 @@ static void move_channel(void) {
   if (fl < 0 || fcntl(chan_in, F_SETFL, fl | O_NONBLOCK) < 0) die(EXIT_INTERNAL, "channel: %s", strerror(errno));
 }
 
-int main(int argc, char **argv) {
-  /* First: from here on no process of our uid without CAP_SYS_PTRACE opens our fds or traces us. */
-  prctl(PR_SET_DUMPABLE, 0);
-  /* PTY mode (native/pty.c): one program under a pseudo-terminal, no protocol. */
-  if (argc > 1 && strcmp(argv[1], "-p") == 0) return pty_main(argc - 1, argv + 1);
+/* The options, then SNAPSHOT WORKDIR -- LAUNCHER-ARGV...: the launcher's argv with our directory appended. A
+ * return value of 0 or more is the exit status to end with now. */
+static int parse_args(int argc, char **argv) {
   int opt;
   while ((opt = getopt(argc, argv, "+tvV")) != -1) {
     if (opt == 't') text_mode = 1;
@@ -1244,12 +1269,26 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: swmux [-t] [-v] SNAPSHOT WORKDIR -- LAUNCHER-ARGV...\n");
     return EXIT_USAGE;
   }
-  if (strlen(argv[1]) >= sizeof snap || strlen(argv[2]) + 16 >= sizeof dir) {
+  if (strlen(argv[1]) >= sizeof snap || strlen(argv[2]) + sizeof "/swmux.XXXXXX" > sizeof dir) {
     fprintf(stderr, "swmux: path too long\n");
     return EXIT_USAGE;
   }
+  snprintf(snap, sizeof snap, "%s", argv[1]);
+  snprintf(dir, sizeof dir, "%s/swmux.XXXXXX", argv[2]);
+  int n = argc - 4;
+  launcher_argv = calloc((size_t)n + 2, sizeof *launcher_argv);
+  if (!launcher_argv) die(EXIT_INTERNAL, "out of memory");
+  for (int i = 0; i < n; i++) launcher_argv[i] = argv[4 + i];
+  launcher_argv[n] = dir;
+  return -1;
+}
+
+/* Signals, the subreaper bit, our directory and the pidfd probe. Returns the signal mask ppoll waits with, or
+ * exits. */
+static sigset_t set_up(void) {
   /* What commands send by habit (`kill $PPID`, `kill -HUP 0`, Ctrl-C to the group) is not for us. */
-  const int ignored[] = {SIGPIPE, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU};
+  const int ignored[] = {SIGPIPE, SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1,
+                         SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU};
   for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
   move_channel();
   /* A job whose launcher died becomes our child, not init's: its exit status
@@ -1264,95 +1303,102 @@ int main(int argc, char **argv) {
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   sigprocmask(SIG_BLOCK, &chld, &unblocked);
-  snprintf(snap, sizeof snap, "%s", argv[1]);
-  snprintf(dir, sizeof dir, "%s/swmux.XXXXXX", argv[2]);
   if (!mkdtemp(dir)) {
     fprintf(stderr, "swmux: mkdtemp %s: %s\n", dir, strerror(errno));
     dir[0] = 0;
-    return EXIT_INTERNAL;
+    exit(EXIT_INTERNAL);
   }
   /* Probe pidfd support now: without it (Linux < 5.3) there is no fast path. */
   int probe = (int)syscall(SYS_pidfd_open, getpid(), 0);
   if (probe < 0) {
     fprintf(stderr, "swmux: pidfd_open unavailable (Linux 5.3 or later is needed)\n");
     cleanup_dir();
-    return EXIT_NO_PIDFD;
+    exit(EXIT_NO_PIDFD);
   }
   close(probe);
-  int n = argc - 4;
-  launcher_argv = calloc((size_t)n + 2, sizeof *launcher_argv);
-  if (!launcher_argv) die(EXIT_INTERNAL, "out of memory");
-  for (int i = 0; i < n; i++) launcher_argv[i] = argv[4 + i];
-  launcher_argv[n] = dir;
+  return unblocked;
+}
+
+/* What one round of the loop waits on: the channel, every launcher's reports, and each live call's FIFOs and
+ * pidfd. `who` and `ids` say whose each one is (a slot may be finished and reused while the round runs). */
+enum { MAX_FDS = MAX_CALLS * 4 + MAX_LAUNCHERS + 1 };
+struct watch {
+  struct pollfd f[MAX_FDS];
+  struct call *who[MAX_FDS];
+  uint32_t ids[MAX_FDS];
+  struct launcher *lw[MAX_LAUNCHERS];
+  int nf, nl, first_call;
+};
+
+static void watch_fd(struct watch *w, int fd, uint32_t id, struct call *k) {
+  w->f[w->nf].fd = fd;
+  w->f[w->nf].events = POLLIN;
+  w->ids[w->nf] = id;
+  w->who[w->nf++] = k;
+}
+
+static void build_watch(struct watch *w) {
+  w->nf = w->nl = 0;
+  watch_fd(w, chan_in, 0, NULL);
+  for (int i = 0; i < MAX_LAUNCHERS; i++)
+    if (launchers[i].state != LAUNCHER_FREE) {
+      w->lw[w->nl++] = &launchers[i];
+      watch_fd(w, launchers[i].rep, launchers[i].gen, NULL);
+    }
+  w->first_call = w->nf;
+  for (int i = 0; i < MAX_CALLS; i++) {
+    struct call *k = &calls[i];
+    if (k->state != CALL_SENT && k->state != CALL_RUNNING) continue;
+    watch_fd(w, k->outfd, k->id, k);
+    watch_fd(w, k->dumpfd, k->id, k);
+    if (k->errfd >= 0) watch_fd(w, k->errfd, k->id, k);
+    if (k->pidfd >= 0) watch_fd(w, k->pidfd, k->id, k);
+  }
+}
+
+static void serve_ready(struct watch *w) {
+  /* Requests first, all of them: a kill Node sent before it signalled the
+   * job must be seen before that job's exit (a killed call commits nothing). */
+  if (w->f[0].revents) serve_requests();
+  for (int i = 0; i < w->nl; i++) {
+    struct launcher *l = w->lw[i];
+    if (w->f[1 + i].revents && l->state != LAUNCHER_FREE && l->gen == w->ids[1 + i]) on_report(l);
+  }
+  for (int i = w->first_call; i < w->nf; i++) {
+    struct call *k = w->who[i];
+    int fd = w->f[i].fd;
+    if (!w->f[i].revents || k->state == CALL_FREE || k->id != w->ids[i]) continue;
+    if (fd == k->outfd) drain_fd(k, k->outfd, REP_OUTPUT, CALL_FIFO_BYTES);
+    else if (fd == k->errfd) drain_fd(k, k->errfd, REP_STDERR, CALL_FIFO_BYTES);
+    else if (fd == k->dumpfd) read_dump(k, CALL_FIFO_BYTES);
+    else if (fd == k->pidfd) {
+      serve_requests();
+      if (k->state == CALL_RUNNING && k->id == w->ids[i]) job_exited(k);
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  /* First: from here on no process of our uid without CAP_SYS_PTRACE opens our fds or traces us. */
+  prctl(PR_SET_DUMPABLE, 0);
+  /* PTY mode (native/pty.c): one program under a pseudo-terminal, no protocol. */
+  if (argc > 1 && strcmp(argv[1], "-p") == 0) return pty_main(argc - 1, argv + 1);
+  int early = parse_args(argc, argv);
+  if (early >= 0) return early;
+  sigset_t unblocked = set_up();
   wait_for_key();
   load_snapshot();
   start_launcher();
   take_frames(); /* what came with the key */
-  enum { MAX_FDS = MAX_CALLS * 4 + MAX_LAUNCHERS + 1 };
-  static struct pollfd f[MAX_FDS];
-  static struct call *who[MAX_FDS];
-  static uint32_t ids[MAX_FDS];
+  static struct watch w;
   for (;;) {
-    int nf = 0, nl = 0;
-    struct launcher *lw[MAX_LAUNCHERS];
-    f[nf].fd = chan_in;
-    f[nf].events = POLLIN;
-    who[nf++] = NULL;
-    for (int i = 0; i < MAX_LAUNCHERS; i++)
-      if (launchers[i].state != LAUNCHER_FREE) {
-        lw[nl++] = &launchers[i];
-        f[nf].fd = launchers[i].rep;
-        f[nf].events = POLLIN;
-        ids[nf] = launchers[i].gen;
-        who[nf++] = NULL;
-      }
-    int first_call = nf;
-    for (int i = 0; i < MAX_CALLS; i++)
-      if (calls[i].state == CALL_SENT || calls[i].state == CALL_RUNNING) {
-        f[nf].fd = calls[i].outfd;
-        f[nf].events = POLLIN;
-        ids[nf] = calls[i].id;
-        who[nf++] = &calls[i];
-        f[nf].fd = calls[i].dumpfd;
-        f[nf].events = POLLIN;
-        ids[nf] = calls[i].id;
-        who[nf++] = &calls[i];
-        if (calls[i].errfd >= 0) {
-          f[nf].fd = calls[i].errfd;
-          f[nf].events = POLLIN;
-          ids[nf] = calls[i].id;
-          who[nf++] = &calls[i];
-        }
-        if (calls[i].pidfd >= 0) {
-          f[nf].fd = calls[i].pidfd;
-          f[nf].events = POLLIN;
-          ids[nf] = calls[i].id;
-          who[nf++] = &calls[i];
-        }
-      }
+    build_watch(&w);
     int wait_ms = check_stuck();
     struct timespec limit = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
     /* SIGCHLD is blocked except inside ppoll: an orphan's exit wakes us to reap it (no zombie lingers). */
-    int ready = ppoll(f, (nfds_t)nf, wait_ms >= 0 ? &limit : NULL, &unblocked);
+    int ready = ppoll(w.f, (nfds_t)w.nf, wait_ms >= 0 ? &limit : NULL, &unblocked);
     if (ready < 0 && errno != EINTR) die(EXIT_INTERNAL, "ppoll: %s", strerror(errno));
     reap();
-    if (ready <= 0) continue;
-    /* Requests first, all of them: a kill Node sent before it signalled the
-     * job must be seen before that job's exit (a killed call commits nothing). */
-    if (f[0].revents) serve_requests();
-    for (int i = 0; i < nl; i++)
-      if (f[1 + i].revents && lw[i]->state != LAUNCHER_FREE && lw[i]->gen == ids[1 + i]) on_report(lw[i]);
-    for (int i = first_call; i < nf; i++) {
-      struct call *k = who[i];
-      /* The slot may have been finished and reused while this round ran. */
-      if (!f[i].revents || k->state == CALL_FREE || k->id != ids[i]) continue;
-      if (f[i].fd == k->outfd) drain_fd(k, k->outfd, REP_OUTPUT, 1 << 20);
-      else if (f[i].fd == k->errfd) drain_fd(k, k->errfd, REP_STDERR, 1 << 20);
-      else if (f[i].fd == k->dumpfd) read_dump(k, 1 << 20);
-      else if (f[i].fd == k->pidfd) {
-        serve_requests();
-        if (k->state == CALL_RUNNING && k->id == ids[i]) job_exited(k);
-      }
-    }
+    if (ready > 0) serve_ready(&w);
   }
 }

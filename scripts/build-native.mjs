@@ -25,7 +25,19 @@ mkdirSync(outDir, { recursive: true });
 const { protocolHeader } = await import(pathToFileURL(`${root}dist/backends/shared/fast-path/protocol.js`).href);
 writeFileSync(`${outDir}/protocol.h`, protocolHeader());
 
-const FLAGS = ["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wformat=2", `-I${outDir}`];
+// The stack protector and fortified libc calls: the helper reads frames from a channel a command may reach.
+const FLAGS = [
+  "-O2",
+  "-std=gnu11",
+  "-Wall",
+  "-Wextra",
+  "-Werror",
+  "-Wshadow",
+  "-Wformat=2",
+  "-fstack-protector-strong",
+  "-D_FORTIFY_SOURCE=2",
+  `-I${outDir}`,
+];
 
 /** Builds one variant; false (after one line saying why) when the compiler could not. */
 function build(cc, target, extraFlags, what) {

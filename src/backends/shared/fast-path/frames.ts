@@ -13,6 +13,7 @@ import {
   HEADER_BYTES,
   REPLY_LIMITS,
   REQUEST,
+  RUN_FLAG,
   TAG_BYTES,
   TAGGED_HEADER_BYTES,
   TO_HELPER,
@@ -67,7 +68,7 @@ export class FrameWriter {
   /** A run request: u8 hasStdin, u32be stdin length, stdin, then the job script. */
   run(id: number, script: string, stdin: Uint8Array | undefined, separateStreams = false): Buffer {
     const head = Buffer.alloc(5);
-    head[0] = (stdin === undefined ? 0 : 1) | (separateStreams ? 2 : 0);
+    head[0] = (stdin === undefined ? 0 : RUN_FLAG.stdin) | (separateStreams ? RUN_FLAG.stderrApart : 0);
     head.writeUInt32BE(stdin?.length ?? 0, 1);
     return this.frame(REQUEST.run, id, Buffer.concat([head, stdin ?? new Uint8Array(0), Buffer.from(script)]));
   }

@@ -13,7 +13,7 @@ import { constants as osConstants } from "node:os";
 import type { FastCallEnd, FastCallHandle } from "../../../core/transport.js";
 import { CallOutput } from "./call-output.js";
 import { FrameDecoder, FrameWriter, ProtocolViolation, type Frame } from "./frames.js";
-import { KEY_BYTES, REQUEST } from "./protocol.js";
+import { KEY_BYTES, REQUEST, STARTED } from "./protocol.js";
 
 /** The byte stream to a helper, however the backend carries it. */
 export interface HelperStream {
@@ -344,8 +344,8 @@ export class HelperClient {
           status: Number(status),
           committed: committed === "1",
           killed: killed === "1",
-          started: started === "1",
-          ...(started === "2" ? { uncertain: true } : {}),
+          started: started === String(STARTED.yes),
+          ...(started === String(STARTED.maybe) ? { uncertain: true } : {}),
           groupLeft: group === "1",
           cwd,
         });

@@ -30,7 +30,7 @@ export const FROM_HELPER = 0x48; // 'H'
 
 /** Node -> helper. */
 export const REQUEST = {
-  /** Run a call: u8 flags (1: it has stdin, 2: its stderr apart), u32be stdin length, stdin, the job script. */
+  /** Run a call: u8 flags (RUN_FLAG), u32be stdin length, stdin, the job script. */
   run: "R",
   /** Signal a call's job group: u8 signal number. */
   kill: "K",
@@ -38,6 +38,20 @@ export const REQUEST = {
   /** Are you there: answered by a `pong` frame with the same id. */
   ping: "P",
 } as const;
+
+/** A run request's flag bits. */
+export const RUN_FLAG = {
+  /** Its stdin is in the frame. */
+  stdin: 1,
+  /** Its stderr comes apart, as 'e' frames. */
+  stderrApart: 2,
+} as const;
+
+/** An exit frame's STARTED field: whether the call's job ran (a call not started runs again on the plain path). */
+export const STARTED = { no: 0, yes: 1, maybe: 2 } as const;
+
+/** The status of a call the helper did not start (with STARTED no or maybe). */
+export const NOT_STARTED_STATUS = 125;
 
 /** Helper -> Node. */
 export const REPLY = {
@@ -123,6 +137,9 @@ export function protocolHeader(): string {
     ...Object.entries(REQUEST).map(([name, type]) => `#define REQ_${name.toUpperCase()} '${type}'`),
     ...Object.entries(REPLY).map(([name, type]) => `#define REP_${name.toUpperCase()} '${type}'`),
     ...Object.entries(HELPER_EXIT).map(([name, code]) => `#define EXIT_${snake(name)} ${code}`),
+    ...Object.entries(RUN_FLAG).map(([name, bit]) => `#define RUN_FLAG_${snake(name)} ${bit}`),
+    ...Object.entries(STARTED).map(([name, value]) => `#define STARTED_${snake(name)} ${value}`),
+    `#define NOT_STARTED_STATUS ${NOT_STARTED_STATUS}`,
     "/* Request payload bounds: the switch the reader validates with. */",
     "static inline int request_bounds(unsigned char type, unsigned long *min, unsigned long *max) {",
     "  switch (type) {",
