@@ -12,7 +12,7 @@ export type { ModalConfig } from "./backends/modal/config.js";
 export type { ModalApi, ModalSandbox } from "./backends/modal/transport.js";
 export type { DaytonaApi, DaytonaSandbox } from "./backends/daytona/transport.js";
 export { Session } from "./core/session.js";
-export type { SessionOptions } from "./core/session.js";
+export type { SessionOptions } from "./core/session-options.js";
 export type { ExecuteOptions, ExecuteResult, SessionState } from "./core/environment.js";
 export type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } from "./core/transport.js";
 export {

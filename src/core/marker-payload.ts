@@ -28,11 +28,16 @@ export function describeSaveFailure(code: string): string {
   return "writing it failed (is the state directory full?)";
 }
 
+/** A cwd as the marker and the helper's exit frame carry it: only `%` and newline are %-encoded. */
+export function decodeCwd(encoded: string): string {
+  return encoded.replace(/%(25|0A)/g, (_, code: string) => (code === "25" ? "%" : "\n"));
+}
+
 export function parseMarkerPayload(payload: string): MarkerPayload {
   if (payload.startsWith("F")) return { committed: false, saveFailed: describeSaveFailure(payload.slice(1)) };
   const match = /^C([0-9.,]*):([\s\S]*)$/.exec(payload);
   if (match === null) return { committed: false };
-  const cwd = match[2]!.replace(/%(25|0A)/g, (_, code: string) => (code === "25" ? "%" : "\n"));
+  const cwd = decodeCwd(match[2]!);
   // EPOCHREALTIME follows the locale's decimal separator.
   const stamp = match[1] === "" ? undefined : Number(match[1]!.replace(",", "."));
   return { committed: true, cwd, ...(stamp === undefined || Number.isNaN(stamp) ? {} : { stamp }) };

@@ -13,49 +13,18 @@
 import { isShellwrightError, SessionClosedError, SpawnError, UnsupportedError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
 import { buildCommandScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
-import { describeSaveFailure } from "./marker-payload.js";
+import { decodeCwd, describeSaveFailure } from "./marker-payload.js";
+import type { SessionOptions } from "./session-options.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { expandsShellPid } from "./shell-pid.js";
 import { buildFastCallScript } from "./fast-script.js";
-import {
-  checkPort,
-  normalizeExecuteOptions,
-  type ExecuteOptions,
-  type ExecuteResult,
-  type PortUrl,
-  type SessionState,
-} from "./environment.js";
+import { checkPort, type ExecuteOptions, type ExecuteResult, type PortUrl } from "./environment.js";
 import { EnvironmentBase } from "./environment-base.js";
 import { collectCall, type CallLimits, type CollectSettings, type RunOutcome } from "./collect-call.js";
 import { initSession } from "./session-init.js";
 import { newId, newSecret, withSecret } from "./call-secret.js";
 import { FastEndDetector } from "./fast-end-detector.js";
 import { withInitSlot } from "./init-gate.js";
-
-/** @deprecated Import these from ./environment.js, the contract module; kept so older import paths still compile. */
-export type { ExecuteOptions, ExecuteResult, SessionState };
-/** @deprecated Import it from ./environment.js, the contract module. */
-export { normalizeExecuteOptions };
-
-export interface SessionOptions {
-  /** The session's first cwd; `~` is expanded by bash on the backend. */
-  cwd: string;
-  /** Default per-command timeout. */
-  timeoutMs: number;
-  /** Output kept in memory per command (head + tail), in UTF-8 bytes. */
-  maxOutputBytes: number;
-  /** Share of maxOutputBytes kept from the start of the output. */
-  outputHeadFraction: number;
-  /** Wait between SIGTERM and SIGKILL when a command is stopped. */
-  killGraceMs: number;
-  /** Limit for the one-time snapshot bootstrap. */
-  initTimeoutMs: number;
-  warn: (message: string) => void;
-  /** Reattach to a session whose snapshot already exists (the CLI's named sessions). */
-  resume?: SessionState;
-  /** Values the tools mask in what a model sees (Environment.secretValues). @default none */
-  secretValues?: readonly string[];
-}
 
 /** A fast-path call whose launcher died as it started: it may have run, and is not run again. */
 const MAYBE_RAN =
@@ -419,10 +388,6 @@ export class Session extends EnvironmentBase {
       this.#running.delete(controller);
     }
   }
-}
-
-function decodeCwd(encoded: string): string {
-  return encoded.replace(/%(25|0A)/g, (_, code: string) => (code === "25" ? "%" : "\n"));
 }
 
 function appendNotice(output: string, notice: string): string {

@@ -16,7 +16,7 @@ import {
   positiveNumber,
 } from "../../core/options.js";
 import type { SessionState } from "../../core/environment.js";
-import type { SessionOptions } from "../../core/session.js";
+import type { SessionOptions } from "../../core/session-options.js";
 import { spelling } from "./resource-options.js";
 import { writeStderr } from "../../core/stderr.js";
 
