@@ -9,12 +9,11 @@
  * stderr so that stdout is the command's output alone.
  */
 
-import { withOutputCap } from "../backends/shared/config.js";
 import { commandOf } from "./command-words.js";
 import { envFlag, exportCall } from "./env-flag.js";
 import { INTERACTIVE_SHELL } from "./interactive-shell.js";
 import { fstatSync, readFileSync } from "node:fs";
-import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import { BACKENDS, createEnvironment, withOutputCap, type EnvironmentConfig } from "../backends/index.js";
 import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
 import {
   integerValue,
