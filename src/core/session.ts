@@ -25,7 +25,7 @@ import {
   type PortUrl,
   type SessionState,
 } from "./environment.js";
-import { EnvironmentBase } from "./environment-base.js";
+import { EnvironmentBase, type HostTraits } from "./environment-base.js";
 import { collectCall, type CallLimits, type CollectSettings, type RunOutcome } from "./collect-call.js";
 import { initSession } from "./session-init.js";
 import { newId, newSecret, withSecret } from "./call-secret.js";
@@ -113,8 +113,8 @@ export class Session extends EnvironmentBase {
     return this.#transport.name;
   }
 
-  override get actsOnHost(): boolean {
-    return this.#transport.actsOnHost === true;
+  protected override host(): HostTraits {
+    return this.#transport;
   }
 
   /**
