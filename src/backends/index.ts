@@ -105,7 +105,7 @@ function blameMissingBackend(error: unknown, raw: Record<string, unknown>): unkn
   if (!(error instanceof InvalidOptionError) || !error.message.startsWith(`Unknown ${DEFAULT_BACKEND} backend option`))
     return error;
   const key = error.option;
-  const takers = BACKENDS.filter((name) => name !== DEFAULT_BACKEND && MODULES[name].keys.includes(key));
+  const takers = backendsTaking(key).filter((name) => name !== DEFAULT_BACKEND);
   if (takers.length === 0 || !(key in raw)) return error;
   const names =
     takers.length === 1
@@ -115,6 +115,11 @@ function blameMissingBackend(error: unknown, raw: Record<string, unknown>): unkn
     key,
     `${describe(key)} is an option of ${names}, but the config names no "backend" and the default, ${DEFAULT_BACKEND}, takes no ${describe(key)}; add "backend": ${JSON.stringify(takers[0])}${takers.length > 1 ? " (or another of those)" : ""}`,
   );
+}
+
+/** The backends that take option `key`, in the table's order. */
+export function backendsTaking(key: string): BackendName[] {
+  return BACKENDS.filter((name) => MODULES[name].keys.includes(key));
 }
 
 /** What `backend` keeps for a named CLI session; a backend that declares nothing keeps its config as given. */
