@@ -131,7 +131,9 @@ export function namedSessionPolicy(
 
 /** An example value for `option` when `backend` cannot open without it; undefined when it can. */
 export function requiredOptionExample(backend: string, option: string): string | undefined {
-  return backendOf({ backend })?.required?.[option];
+  const required = backendOf({ backend })?.required;
+  // Own keys only: "constructor" is no option.
+  return required !== undefined && Object.hasOwn(required, option) ? required[option] : undefined;
 }
 
 /** The first option of `config` a pool must refuse for its backend, with why; undefined when there is none. */

@@ -2,7 +2,14 @@
 
 import { describe, expect, it } from "vitest";
 import { createEnvironment, InvalidOptionError } from "../../src/index.js";
-import { BACKENDS, backendsTaking, DEFAULT_BACKEND, poolRefusal, sharesHostFiles } from "../../src/backends/index.js";
+import {
+  BACKENDS,
+  backendsTaking,
+  DEFAULT_BACKEND,
+  poolRefusal,
+  requiredOptionExample,
+  sharesHostFiles,
+} from "../../src/backends/index.js";
 
 describe("createEnvironment", () => {
   it("blames a config with another backend's option and no `backend` on the missing backend", async () => {
@@ -44,5 +51,8 @@ describe("the table of backend records", () => {
     expect(backendsTaking("sandbox")).toEqual(["local"]);
     expect(BACKENDS.filter((name) => sharesHostFiles({ backend: name }))).toEqual(["local"]);
     expect(sharesHostFiles({})).toBe(true);
+    expect(requiredOptionExample("docker", "image")).toBe("debian:bookworm");
+    expect(requiredOptionExample("docker", "constructor")).toBeUndefined();
+    expect(requiredOptionExample("__proto__", "image")).toBeUndefined();
   });
 });
