@@ -17,6 +17,33 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
     },
   },
+  // The backend boundary: outside src/backends/, a backend is reached through src/backends/index.ts (its record in
+  // the one table) or the Environment contract in src/core/, never through its own folder or backends/shared/.
+  // The package's entry (src/index.ts) re-exports the backends' public config types.
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/backends/**", "src/index.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/backends/*/**"],
+              message: "Reach a backend through src/backends/index.ts (its record) or the Environment contract.",
+            },
+          ],
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ImportExpression[source.value=/backends\\/[^/]+\\//]",
+          message: "Reach a backend through src/backends/index.ts (its record) or the Environment contract.",
+        },
+      ],
+    },
+  },
   {
     files: ["**/*.mjs", "**/*.js"],
     languageOptions: { globals: globals.node },

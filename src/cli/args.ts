@@ -7,6 +7,7 @@
  */
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { backendsTaking, DEFAULT_BACKEND } from "../backends/index.js";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -216,8 +217,12 @@ export function positiveValue(values: Values, name: string, unit: string): numbe
  */
 export function sandboxFlag(values: Values, backend: string | undefined): { sandbox?: true } {
   if (values.sandbox !== true) return {};
-  if (backend !== undefined && backend !== "local") {
-    throw new UsageError(`--sandbox is for the local backend; the ${backend} backend already runs elsewhere`);
+  const takers: readonly string[] = backendsTaking("sandbox");
+  const name = backend ?? DEFAULT_BACKEND;
+  if (!takers.includes(name)) {
+    throw new UsageError(
+      `--sandbox is for the ${takers.join(", ")} backend; the ${name} backend already runs elsewhere`,
+    );
   }
   return { sandbox: true };
 }

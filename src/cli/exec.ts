@@ -9,12 +9,18 @@
  * stderr so that stdout is the command's output alone.
  */
 
-import { withOutputCap } from "../backends/shared/config.js";
 import { commandOf } from "./command-words.js";
 import { envFlag, exportCall } from "./env-flag.js";
 import { INTERACTIVE_SHELL } from "./interactive-shell.js";
 import { fstatSync, readFileSync } from "node:fs";
-import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import {
+  BACKENDS,
+  backendsTaking,
+  createEnvironment,
+  DEFAULT_BACKEND,
+  withOutputCap,
+  type EnvironmentConfig,
+} from "../backends/index.js";
 import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
 import {
   integerValue,
@@ -37,7 +43,7 @@ import { StdoutStream } from "./stdout-stream.js";
 import { writeStderr } from "../core/stderr.js";
 
 /** The backends whose config has an `image`. */
-const IMAGE_BACKENDS = ["docker", "apptainer", "modal", "daytona"];
+const IMAGE_BACKENDS: readonly string[] = backendsTaking("image");
 
 /** `shellwright exec`. */
 export function run(parsed: ParsedCommand): Promise<number> {
@@ -70,7 +76,8 @@ async function runIn(parsed: ParsedCommand, command: string, pty: boolean): Prom
   const fileConfig = readConfigFile(configPath);
   const image = stringValue(values, "image");
   // `--image` alone means a container.
-  const backend = stringValue(values, "backend") ?? fileConfig.backend ?? (image === undefined ? "local" : "docker");
+  const backend =
+    stringValue(values, "backend") ?? fileConfig.backend ?? (image === undefined ? DEFAULT_BACKEND : "docker");
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }

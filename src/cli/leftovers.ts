@@ -6,14 +6,13 @@
  * on disk, a docker engine that did not answer), and the first command of a
  * new named session killed before it saved the session.
  *
- * Each backend finds its own (backends/leftovers.ts); only things that name
+ * Each backend finds its own (its record's `leftovers`); only things that name
  * their owner are touched, when that owner is gone. Directories from before
  * owners were recorded are left alone.
  */
 
 import { join } from "node:path";
-import { LEFTOVER_SOURCES, type Leftover } from "../backends/leftovers.js";
-import { endLeftoverJobs } from "../backends/local/leftover-jobs.js";
+import { LEFTOVER_SOURCES, type Leftover } from "../backends/index.js";
 import type { SessionStore } from "./session-store.js";
 
 export type { Leftover };
@@ -34,8 +33,7 @@ export async function pruneLeftovers(store: SessionStore, leftovers: Leftover[])
   const removed: Leftover[] = [];
   for (const item of leftovers.filter((l) => l.kind === UNFINISHED)) {
     // Its recorded process groups and what carries its mark (local), and whatever its backend made for it (a container).
-    await endLeftoverJobs(join(store.root, item.what));
-    for (const source of LEFTOVER_SOURCES) await source.removeUnfinished?.(item.what);
+    for (const source of LEFTOVER_SOURCES) await source.removeUnfinished?.(item.what, join(store.root, item.what));
     store.remove(item.what);
     removed.push(item);
   }

@@ -9,11 +9,16 @@
  * line.
  */
 
-import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import {
+  BACKENDS,
+  checkStart,
+  createEnvironment,
+  DEFAULT_BACKEND,
+  hideFromSandboxes,
+  type EnvironmentConfig,
+} from "../backends/index.js";
 import { MCP_TOKEN_ENV_VAR, scrubCredentials } from "../core/credentials.js";
 import { loadToken } from "../http/token-source.js";
-import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
-import { checkLocalStart } from "../backends/local/start-check.js";
 import { serveHttp } from "../mcp/http.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { MAX_MESSAGE_BYTES } from "../mcp/stdio-transport.js";
@@ -42,7 +47,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
   const config = readConfigFile(configPath);
   // The flags below are written into the file's object: what the file itself said is kept apart.
   const fileConfig = { ...config };
-  const backend = stringValue(values, "backend") ?? (config.backend as string | undefined) ?? "local";
+  const backend = stringValue(values, "backend") ?? (config.backend as string | undefined) ?? DEFAULT_BACKEND;
   if (!(BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`unknown backend ${JSON.stringify(backend)}; available: ${BACKENDS.join(", ")}`);
   }
@@ -88,7 +93,7 @@ export async function run(parsed: ParsedCommand): Promise<number> {
 
   // Checked before the server says it is ready: a session opened at the first tool call would fail where only the
   // model reads it, and the MCP host would show "Connected".
-  if ((config.backend ?? "local") === "local") await checkLocalStart(config).catch(cliWords);
+  await checkStart(config, config).catch(cliWords);
 
   if (values.http !== true) {
     // One session per process on stdio: a pool would only keep a second one open.

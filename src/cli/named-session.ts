@@ -4,8 +4,7 @@
  * process), and what closing one for good means.
  */
 
-import { createEnvironment, type EnvironmentConfig } from "../backends/index.js";
-import { namedSessionPolicy } from "../backends/named-session.js";
+import { createEnvironment, namedSessionPolicy, type EnvironmentConfig } from "../backends/index.js";
 import type { Environment } from "../core/environment.js";
 import type { SessionStore, StoredSession } from "./session-store.js";
 

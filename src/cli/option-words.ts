@@ -6,7 +6,7 @@
  * missing one comes with the JSON that supplies it.
  */
 
-import { requiredOptionExample } from "../backends/required-options.js";
+import { DEFAULT_BACKEND, requiredOptionExample } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { UsageError, type Values } from "./args.js";
 
@@ -35,7 +35,7 @@ export function inCliWords(error: unknown, sources: ConfigSources): unknown {
     return new UsageError(`${sources.plan.path}, "environment": ${error.message}`);
   const config = sources.config as Record<string, unknown>;
   if (key !== error.option || config[key] !== undefined) return error;
-  const backend = typeof config.backend === "string" ? config.backend : "local";
+  const backend = typeof config.backend === "string" ? config.backend : DEFAULT_BACKEND;
   // Only a backend's declared required option is worded as missing: another (the gateway server's own host, say)
   // keeps the library's message.
   const example = requiredOptionExample(backend, key);

@@ -6,11 +6,10 @@
  * the running step and exit 130, 143 and 129.
  */
 
-import { withOutputCap } from "../backends/shared/config.js";
 import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import { createEnvironment, withOutputCap, type EnvironmentConfig } from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
 import { inCliWords } from "./option-words.js";
 import { jsonSyntaxProblem } from "../core/json-error.js";

@@ -22,11 +22,10 @@ import { readConfigFile } from "./config-file.js";
 import { noTokenCheck } from "./no-token.js";
 import { inCliWords, type ConfigSources } from "./option-words.js";
 import { poolSizeFlag } from "./pool-flag.js";
-import type { EnvironmentConfig } from "../backends/index.js";
+import { backendName, hideFromSandboxes, type EnvironmentConfig } from "../backends/index.js";
 import { scrubCredentials } from "../core/credentials.js";
 import { loadToken, TokenSourceError } from "../http/token-source.js";
-import { hideFromSandboxes } from "../backends/local/sandbox/private-paths.js";
-import { TOKEN_ENV_VAR } from "../backends/gateway/protocol.js";
+import { TOKEN_ENV_VAR } from "../http/gateway-protocol.js";
 import { startGateway, type GatewayOptions } from "../gateway/server.js";
 import { redactText } from "./secrets.js";
 import { serve as spec } from "./specs.js";
@@ -139,7 +138,7 @@ async function serveParsed(args: ParsedCommand, io: ServeIo): Promise<number> {
     throw error;
   }
   io.stderr(
-    `shellwright serve: listening on ${gateway.url} (backend ${options.backend?.backend ?? "local"}${options.insecureNoAuth ? ", NO AUTH" : ""})\n`,
+    `shellwright serve: listening on ${gateway.url} (backend ${backendName(options.backend)}${options.insecureNoAuth ? ", NO AUTH" : ""})\n`,
   );
   io.stdout(`${gateway.url}\n`);
   if (!io.signal.aborted) await new Promise((resolve) => io.signal.addEventListener("abort", resolve, { once: true }));

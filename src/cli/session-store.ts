@@ -7,10 +7,8 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import type { EnvironmentConfig } from "../backends/index.js";
+import { ownerAliveHere, readOwner, shellwrightHome, writeOwner, type EnvironmentConfig } from "../backends/index.js";
 import type { SessionState } from "../core/environment.js";
-import { ownerAliveHere, readOwner, writeOwner } from "../backends/shared/owner.js";
-import { shellwrightHome } from "../backends/shared/shellwright-home.js";
 import { UsageError } from "./args.js";
 
 export interface StoredSession {

@@ -1,10 +1,6 @@
 /** `shellwright sessions [--json] [--prune]` and `shellwright close NAME` (flags: specs.ts). */
 
-import {
-  listDockerContainers,
-  removeDockerContainers,
-  type DockerContainerInfo,
-} from "../backends/docker/containers.js";
+import { KEPT_THINGS, type KeptThing, type KeptThings } from "../backends/index.js";
 import { SessionNotFoundError } from "../core/errors.js";
 import type { ParsedCommand } from "./args.js";
 import { findLeftovers, pruneLeftovers, type Leftover } from "./leftovers.js";
@@ -22,7 +18,8 @@ export async function list(parsed: ParsedCommand): Promise<number> {
   }
   // A stored config may carry env values and a gateway token: names are shown, values never.
   const sessions = store.list().map((s) => (s.config ? { ...s, config: redactConfig(s.config) } : s));
-  const containers = await dockerContainers();
+  const kept = await Promise.all(KEPT_THINGS.map(async (source) => ({ source, things: await keptBy(source) })));
+  const containers = kept.flatMap((k) => k.things);
   if (parsed.values.json === true) {
     process.stdout.write(`${JSON.stringify({ sessions, containers, leftovers, ...(pruned ? { pruned } : {}) })}\n`);
     return 0;
@@ -30,9 +27,10 @@ export async function list(parsed: ParsedCommand): Promise<number> {
   for (const p of pruned ?? []) process.stdout.write(`removed ${p.kind} ${p.what} (owner ${p.owner} is gone)\n`);
   if (sessions.length === 0) process.stdout.write("no sessions\n");
   for (const s of sessions) process.stdout.write(`${s.name}\t${s.backend}\t${s.state.cwd}\tlast used ${s.updatedAt}\n`);
-  if (containers.length > 0) {
-    process.stdout.write("\nDocker containers labelled by Shellwright (`shellwright close NAME` removes one):\n");
-    for (const c of containers) process.stdout.write(`${c.name}\t${c.image}\t${c.status}${c.keep ? "\tkept" : ""}\n`);
+  for (const { source, things } of kept) {
+    if (things.length === 0) continue;
+    process.stdout.write(`\n${source.heading}:\n`);
+    for (const c of things) process.stdout.write(`${c.name}\t${c.image}\t${c.status}${c.keep ? "\tkept" : ""}\n`);
   }
   if (leftovers.length > 0) {
     process.stdout.write("\nLeft behind by processes that are gone (`shellwright sessions --prune` removes them):\n");
@@ -48,9 +46,11 @@ export async function close(parsed: ParsedCommand): Promise<number> {
   rememberSecrets(stored?.config);
   if (stored === undefined) {
     // A leftover container (of a library session) can be closed by its name too.
-    if ((await dockerContainers()).some((c) => c.name === name) && (await removeDockerContainers([name])).length > 0) {
-      process.stdout.write(`removed container ${name}\n`);
-      return 0;
+    for (const source of KEPT_THINGS) {
+      if ((await keptBy(source)).some((c) => c.name === name) && (await source.remove([name])).length > 0) {
+        process.stdout.write(`removed ${source.noun} ${name}\n`);
+        return 0;
+      }
     }
     throw new SessionNotFoundError(name);
   }
@@ -65,10 +65,10 @@ export async function close(parsed: ParsedCommand): Promise<number> {
   return 0;
 }
 
-/** Shellwright's containers, when a Docker engine answers; none otherwise. */
-async function dockerContainers(): Promise<DockerContainerInfo[]> {
+/** What `source` keeps (Shellwright's containers), when its engine answers; none otherwise. */
+async function keptBy(source: KeptThings): Promise<KeptThing[]> {
   try {
-    return await listDockerContainers({ timeoutMs: 5000 });
+    return await source.list({ timeoutMs: 5000 });
   } catch {
     return [];
   }

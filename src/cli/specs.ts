@@ -9,7 +9,7 @@
  * type; a size flag ends in `-bytes`. Old spellings stay as aliases.
  */
 
-import { DEFAULT_GATEWAY_PORT } from "../backends/gateway/protocol.js";
+import { DEFAULT_GATEWAY_PORT } from "../http/gateway-protocol.js";
 import type { CommandSpec, OptionSpec, ParsedCommand } from "./args.js";
 
 export interface Subcommand {

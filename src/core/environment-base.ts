@@ -19,8 +19,12 @@ import {
 } from "./environment.js";
 import { SessionClosedError } from "./errors.js";
 import { shellString } from "./options.js";
+import type { Transport } from "./transport.js";
 
 type CloseHook = () => Promise<void> | void;
+
+/** Where a backend's commands act (Transport declares both). */
+export type HostTraits = Pick<Transport, "actsOnHost" | "sharesHostFiles">;
 
 export abstract class EnvironmentBase implements Environment {
   abstract readonly backend: string;
@@ -36,9 +40,17 @@ export abstract class EnvironmentBase implements Environment {
 
   readonly #secretValues: readonly string[];
 
-  /** False unless the backend says a command acts on a real machine. */
+  /** What the backend says of the machine its commands run on; each is false unless it says so. */
+  protected host(): HostTraits {
+    return {};
+  }
+
   get actsOnHost(): boolean {
-    return false;
+    return this.host().actsOnHost === true;
+  }
+
+  get sharesHostFiles(): boolean {
+    return this.host().sharesHostFiles === true;
   }
 
   protected constructor(

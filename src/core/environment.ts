@@ -112,6 +112,11 @@ export interface Environment {
    * consulted there.
    */
   readonly actsOnHost: boolean;
+  /**
+   * True where the session sees the files of the process that opened it
+   * (local): a file this process writes on the host, the tools can read.
+   */
+  readonly sharesHostFiles: boolean;
   /** The session's cwd after the last command that finished. */
   readonly cwd: string;
   /** False when init failed and commands run as `bash -l -c` without a snapshot. */

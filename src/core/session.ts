@@ -19,7 +19,7 @@ import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { expandsShellPid } from "./shell-pid.js";
 import { buildFastCallScript } from "./fast-script.js";
 import { checkPort, type ExecuteOptions, type ExecuteResult, type PortUrl } from "./environment.js";
-import { EnvironmentBase } from "./environment-base.js";
+import { EnvironmentBase, type HostTraits } from "./environment-base.js";
 import { collectCall, type CallLimits, type CollectSettings, type RunOutcome } from "./collect-call.js";
 import { initSession } from "./session-init.js";
 import { newId, newSecret, withSecret } from "./call-secret.js";
@@ -82,8 +82,8 @@ export class Session extends EnvironmentBase {
     return this.#transport.name;
   }
 
-  override get actsOnHost(): boolean {
-    return this.#transport.actsOnHost === true;
+  protected override host(): HostTraits {
+    return this.#transport;
   }
 
   /**

@@ -81,6 +81,8 @@ export interface Transport {
   readonly loginOrigin?: string | undefined;
   /** True where a command acts on a real machine (Environment.actsOnHost). */
   readonly actsOnHost?: boolean;
+  /** True where the session sees this process's files (Environment.sharesHostFiles). */
+  readonly sharesHostFiles?: boolean;
   /** How stdin data reaches the command: on the process's pipe, or embedded in the script. */
   readonly stdinMode: "pipe" | "heredoc";
   /** Where the session learns the new cwd: the cwd file (needs `files`) or the in-band marker. */

@@ -4,7 +4,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ErrorBody, GatewayErrorCode } from "../backends/gateway/protocol.js";
+import type { ErrorBody, GatewayErrorCode } from "../http/gateway-protocol.js";
 import { jsonSyntaxProblem } from "../core/json-error.js";
 import { readBody, TOO_LARGE } from "../http/body-limit.js";
 

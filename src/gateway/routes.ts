@@ -19,9 +19,9 @@ import {
   type CreateSessionResponse,
   type ExecutionResult,
   type StreamEvent,
-} from "../backends/gateway/protocol.js";
+} from "../http/gateway-protocol.js";
 import type { SessionRegistry } from "./sessions.js";
-import { SESSION_KEYS } from "../backends/shared/config.js";
+import { SESSION_KEYS } from "../backends/index.js";
 import type { TokenMask } from "./token-mask.js";
 
 export interface RouteContext {

@@ -8,10 +8,16 @@
  * server that runs shell commands.
  */
 
-import { withOutputCap } from "../backends/shared/config.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { BACKENDS, createEnvironment, type EnvironmentConfig } from "../backends/index.js";
+import {
+  backendOf,
+  BACKENDS,
+  createEnvironment,
+  DEFAULT_BACKEND,
+  withOutputCap,
+  type EnvironmentConfig,
+} from "../backends/index.js";
 import { InvalidOptionError } from "../core/errors.js";
 import {
   describe,
@@ -26,8 +32,7 @@ import { checkTokenOption, MIN_TOKEN_LENGTH, TokenCheck } from "../http/bearer-t
 import { hostHeaderCheck } from "../http/host-header.js";
 import { canonicalHost, isLoopbackHost } from "../http/loopback.js";
 import { PathPolicy } from "./paths.js";
-import { checkLocalStart } from "../backends/local/start-check.js";
-import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "../backends/gateway/protocol.js";
+import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "../http/gateway-protocol.js";
 import { SessionRegistry } from "./sessions.js";
 import { handle, type RouteContext } from "./routes.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
@@ -111,13 +116,13 @@ const KNOWN = [
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const raw = plainObject("options", options);
   rejectUnknown("gateway", raw, KNOWN);
-  const backend = { ...plainObject("backend", options.backend ?? { backend: "local" }) } as EnvironmentConfig &
+  const backend = { ...plainObject("backend", options.backend ?? { backend: DEFAULT_BACKEND }) } as EnvironmentConfig &
     Record<string, unknown>;
-  const backendName = (backend.backend as string | undefined) ?? "local";
-  if (!(BACKENDS as readonly unknown[]).includes(backendName)) {
+  const chosen = backendOf(backend);
+  if (chosen === undefined) {
     throw new InvalidOptionError(
       "backend.backend",
-      `Unknown backend ${describe(backendName)}; available: ${BACKENDS.join(", ")}`,
+      `Unknown backend ${describe(backend.backend)}; available: ${BACKENDS.join(", ")}`,
     );
   }
   const host = options.host ?? "127.0.0.1";
@@ -155,19 +160,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     );
   let paths: PathPolicy;
   try {
-    paths = new PathPolicy(roots, backendName === "local");
+    paths = new PathPolicy(roots, chosen.sharesHostFiles);
     paths.check("cwd", defaultCwd);
   } catch (error) {
     throw new InvalidOptionError(error instanceof TypeError ? "allowedRoots" : "cwd", (error as Error).message);
   }
   // This machine's paths and sandbox, checked before the server listens: a session that cannot open fails
   // only when a client asks for one.
-  if (backendName === "local")
-    await checkLocalStart({
-      cwd: defaultCwd,
-      sandbox: backend.sandbox,
-      dirs: (options.allowedRoots ?? []).map((path) => ({ option: "allowedRoots", path })),
-    });
+  await chosen.checkStart?.({
+    cwd: defaultCwd,
+    sandbox: backend.sandbox,
+    dirs: (options.allowedRoots ?? []).map((path) => ({ option: "allowedRoots", path })),
+  });
 
   const log = options.log ?? ((message: string) => writeStderr(`shellwright serve: ${message}\n`));
   const poolSize = optionalPositiveInteger("poolSize", options.poolSize);

@@ -13,7 +13,7 @@
 
 import type { Environment, ExecuteOptions, ExecuteResult } from "../core/environment.js";
 import { HttpError } from "./http.js";
-import type { SessionInfo } from "../backends/gateway/protocol.js";
+import type { SessionInfo } from "../http/gateway-protocol.js";
 
 export interface RegistryLimits {
   maxSessions: number;

@@ -6,7 +6,7 @@
 
 import { InvalidOptionError } from "../core/errors.js";
 import { describe, plainObject, positiveInteger, positiveNumber, rejectUnknown } from "../core/options.js";
-import { poolRefusal } from "../backends/pool-refusals.js";
+import { poolRefusal } from "../backends/index.js";
 import { writeStderr } from "../core/stderr.js";
 
 export interface PoolOptions {
@@ -54,7 +54,7 @@ export function normalizePoolOptions(raw: unknown): NormalizedPoolOptions {
 
 /**
  * Backend options that would make members share what a fresh session must
- * not see, as the config's backend declares them (backends/pool-refusals.ts).
+ * not see, as the config's backend declares them (its record's `poolRefuses`).
  * Everything else is the backend's to check.
  */
 export function rejectSharedConfig(config: Record<string, unknown>): void {

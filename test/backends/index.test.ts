@@ -2,6 +2,14 @@
 
 import { describe, expect, it } from "vitest";
 import { createEnvironment, InvalidOptionError } from "../../src/index.js";
+import {
+  BACKENDS,
+  backendsTaking,
+  DEFAULT_BACKEND,
+  poolRefusal,
+  requiredOptionExample,
+  sharesHostFiles,
+} from "../../src/backends/index.js";
 
 describe("createEnvironment", () => {
   it("blames a config with another backend's option and no `backend` on the missing backend", async () => {
@@ -23,5 +31,28 @@ describe("createEnvironment", () => {
     await expect(createEnvironment({ backend: "local", host: "x" } as never)).rejects.toThrow(
       'Unknown local backend option "host"',
     );
+  });
+});
+
+describe("the table of backend records", () => {
+  it("asks only the config's own backend what a pool refuses: docker labels pass, Daytona's do not", () => {
+    const labels = { team: "a" };
+    expect(poolRefusal({ backend: "docker", image: "debian:bookworm", labels })).toBeUndefined();
+    expect(poolRefusal({ backend: "daytona", labels })).toMatchObject({ key: "labels", value: labels });
+    expect(poolRefusal({ backend: "docker", containerName: "c" })).toMatchObject({ key: "containerName" });
+    // The default backend's record answers for a config without `backend`.
+    expect(poolRefusal({ stateDir: "/tmp/x" })).toMatchObject({ key: "stateDir" });
+  });
+
+  it("answers from the records: the default written once, who takes an option, who sees this machine's files", () => {
+    expect(DEFAULT_BACKEND).toBe("local");
+    expect(BACKENDS[0]).toBe(DEFAULT_BACKEND);
+    expect(backendsTaking("image")).toEqual(["docker", "apptainer", "modal", "daytona"]);
+    expect(backendsTaking("sandbox")).toEqual(["local"]);
+    expect(BACKENDS.filter((name) => sharesHostFiles({ backend: name }))).toEqual(["local"]);
+    expect(sharesHostFiles({})).toBe(true);
+    expect(requiredOptionExample("docker", "image")).toBe("debian:bookworm");
+    expect(requiredOptionExample("docker", "constructor")).toBeUndefined();
+    expect(requiredOptionExample("__proto__", "image")).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { namedSessionPolicy } from "../../src/backends/named-session.js";
+import { namedSessionPolicy } from "../../src/backends/index.js";
 import type { Environment } from "../../src/core/environment.js";
 
 const env = { paths: { snapshot: "/tmp/shellwright-ssh-abc/snapshot.sh" } } as unknown as Environment;

@@ -1,14 +1,11 @@
-/**
- * Opens an apptainer session: bash in an apptainer instance on this machine,
- * starting in the container's home.
- */
+/** The apptainer backend: bash in an apptainer instance on this machine. */
 
-import type { Environment } from "../../core/environment.js";
-import { Session } from "../../core/session.js";
-import { sessionOptions } from "../shared/config.js";
-import { normalizeApptainerConfig } from "./config.js";
-import { ApptainerTransport } from "./transport.js";
+import type { BackendModule } from "../shared/backend-module.js";
+import { APPTAINER_KEYS, APPTAINER_REQUIRED } from "./config.js";
 
-export function openApptainer(raw: Record<string, unknown>): Promise<Environment> {
-  return Session.open(new ApptainerTransport(normalizeApptainerConfig(raw)), sessionOptions(raw, "~"));
-}
+export const apptainerBackend: BackendModule = {
+  open: async (raw) => (await import("./open.js")).openApptainer(raw),
+  keys: APPTAINER_KEYS,
+  required: APPTAINER_REQUIRED,
+  sharesHostFiles: false,
+};

@@ -1,16 +1,11 @@
-/**
- * Opens a Daytona session: bash in a Daytona sandbox (created, or resumed by
- * name or label), starting in its home. `@daytonaio/sdk` is loaded only when
- * the first sandbox is needed.
- */
+/** The daytona backend: bash in a Daytona sandbox (`@daytonaio/sdk` is loaded by `open`, on first use). */
 
-import type { Environment } from "../../core/environment.js";
-import { Session } from "../../core/session.js";
-import { sessionOptions, warningSink } from "../shared/config.js";
-import { normalizeDaytonaConfig } from "./config.js";
-import { DaytonaTransport } from "./transport.js";
+import type { BackendModule } from "../shared/backend-module.js";
+import { DAYTONA_KEYS, DAYTONA_POOL_REFUSED } from "./config.js";
 
-export function openDaytona(raw: Record<string, unknown>): Promise<Environment> {
-  const transport = new DaytonaTransport(normalizeDaytonaConfig(raw, warningSink(raw)));
-  return Session.open(transport, sessionOptions(raw, "~"));
-}
+export const daytonaBackend: BackendModule = {
+  open: async (raw) => (await import("./open.js")).openDaytona(raw),
+  keys: DAYTONA_KEYS,
+  poolRefuses: DAYTONA_POOL_REFUSED,
+  sharesHostFiles: false,
+};

@@ -1,18 +1,22 @@
-/**
- * Opens a docker session: a long-running container, every command a
- * `docker exec`; it starts in /root, or /workspace when a directory is mounted.
- */
+/** The docker backend: a long-running container, every command a `docker exec`. */
 
-import type { Environment } from "../../core/environment.js";
-import { Session } from "../../core/session.js";
-import { sessionOptions, warningSink } from "../shared/config.js";
-import { normalizeDockerConfig } from "./config.js";
-import { DockerTransport } from "./transport.js";
+import type { BackendModule } from "../shared/backend-module.js";
+import { DOCKER_KEYS, DOCKER_POOL_REFUSED, DOCKER_REQUIRED } from "./config.js";
+import { dockerLeftovers } from "./leftovers.js";
+import { dockerNamed } from "./named.js";
 
-export function openDocker(raw: Record<string, unknown>): Promise<Environment> {
-  const docker = normalizeDockerConfig(raw, warningSink(raw));
-  return Session.open(
-    new DockerTransport(docker),
-    sessionOptions(raw, docker.mountCwd === undefined ? "/root" : "/workspace"),
-  );
-}
+export const dockerBackend: BackendModule = {
+  open: async (raw) => (await import("./open.js")).openDocker(raw),
+  keys: DOCKER_KEYS,
+  required: DOCKER_REQUIRED,
+  named: dockerNamed,
+  leftovers: dockerLeftovers,
+  kept: {
+    noun: "container",
+    heading: "Docker containers labelled by Shellwright (`shellwright close NAME` removes one)",
+    list: async (options) => (await import("./containers.js")).listDockerContainers(options),
+    remove: async (names) => (await import("./containers.js")).removeDockerContainers(names),
+  },
+  poolRefuses: DOCKER_POOL_REFUSED,
+  sharesHostFiles: false,
+};

@@ -1,4 +1,4 @@
-/** A named docker session (backends/named-session.ts): a container of its own, kept until `close`. */
+/** A named docker session (its record's `named`): a container of its own, kept until `close`. */
 
 import type { NamedSessionPolicy } from "../shared/named-policy.js";
 

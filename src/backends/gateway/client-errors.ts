@@ -1,7 +1,7 @@
 /** The gateway client's errors: what the gateway answered, and a connection lost mid-request. */
 
 import { BackendUnavailableError, InvalidOptionError, SessionClosedError } from "../../core/errors.js";
-import type { ErrorBody } from "./protocol.js";
+import type { ErrorBody } from "../../http/gateway-protocol.js";
 
 export function gatewayError(status: number, error: ErrorBody["error"] | undefined, url: URL): Error {
   const message = error?.message ?? `HTTP ${status}`;

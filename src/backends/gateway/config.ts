@@ -6,7 +6,7 @@
 import { InvalidOptionError } from "../../core/errors.js";
 import { describe, positiveNumber, rejectUnknown, shellString, stringRecord } from "../../core/options.js";
 import { optionKeys, type CommonConfig } from "../shared/config.js";
-import { TOKEN_ENV_VAR } from "./protocol.js";
+import { TOKEN_ENV_VAR } from "../../http/gateway-protocol.js";
 
 export interface GatewayConfig extends CommonConfig {
   backend: "gateway";

@@ -39,7 +39,7 @@ import {
   type ExecuteRequest,
   type ExecutionResult,
   type SessionInfo,
-} from "./protocol.js";
+} from "../../http/gateway-protocol.js";
 
 export interface GatewayClientOptions {
   /** Base URL of the gateway, e.g. http://127.0.0.1:7420 */

@@ -1,44 +1,13 @@
-/**
- * Opens a gateway session: one hosted by `shellwright serve` and reached over
- * HTTP (a GatewayEnvironment, not a Session: the server runs the session).
- */
+/** The gateway backend: a session hosted by `shellwright serve`, reached over HTTP. */
 
-import type { Environment } from "../../core/environment.js";
-import { SESSION_KEYS, sessionOptions } from "../shared/config.js";
-import { normalizeGatewayConfig } from "./config.js";
-import { GatewayEnvironment } from "./environment.js";
-import type { CreateSessionRequest } from "./protocol.js";
-import { isLoopbackHost } from "../../http/loopback.js";
+import type { BackendModule } from "../shared/backend-module.js";
+import { GATEWAY_KEYS, GATEWAY_REQUIRED } from "./config.js";
 
-export function openGateway(raw: Record<string, unknown>): Promise<Environment> {
-  const gateway = normalizeGatewayConfig(raw);
-  const session = sessionOptions(raw, "~");
-  if (gateway.url.protocol === "http:" && gateway.token !== undefined && !isLoopbackHost(gateway.url.hostname)) {
-    session.warn(`the gateway token is sent unencrypted to ${gateway.url.host}; use https:// or a loopback address`);
-  }
-  // Only what the caller chose goes to the gateway; the gateway's config fills the rest.
-  const request: CreateSessionRequest = {};
-  for (const key of SESSION_KEYS) {
-    // maxOutputChars, the deprecated spelling, was read into maxOutputBytes: it is the caller's choice too.
-    const chosen = raw[key] !== undefined || (key === "maxOutputBytes" && raw.maxOutputChars !== undefined);
-    if (chosen) Object.assign(request, { [key]: session[key] });
-  }
-  if (gateway.env !== undefined) request.env = gateway.env;
-  return GatewayEnvironment.open(
-    {
-      url: gateway.url,
-      token: gateway.token,
-      connectRetryMs: gateway.connectRetryMs,
-      requestTimeoutMs: gateway.requestTimeoutMs,
-      busyTimeoutMs: gateway.busyTimeoutMs,
-      timeoutMs: session.timeoutMs,
-      killGraceMs: session.killGraceMs,
-      maxOutputBytes: session.maxOutputBytes,
-      outputHeadFraction: session.outputHeadFraction,
-      warn: session.warn,
-      secretValues: session.secretValues ?? [],
-    },
-    request,
-    session.resume,
-  );
-}
+export const gatewayBackend: BackendModule = {
+  open: async (raw) => (await import("./open.js")).openGateway(raw),
+  keys: GATEWAY_KEYS,
+  required: GATEWAY_REQUIRED,
+  // Its server decides whether a call takes the fast path, so a one-command CLI process keeps it.
+  named: { keepsFastPath: true },
+  sharesHostFiles: false,
+};

@@ -11,7 +11,7 @@ import type { ExecuteResult } from "../../core/environment.js";
 import { OutputCollector } from "../../core/output.js";
 import { StreamsCollector, type StreamName } from "../../core/stream-output.js";
 import { connectionLost, gatewayError } from "./client-errors.js";
-import type { ExecutionResult, StreamEvent } from "./protocol.js";
+import type { ExecutionResult, StreamEvent } from "../../http/gateway-protocol.js";
 
 /** Reads NDJSON events, passing output on (with its stream, when apart), until the result (or an error) arrives. */
 export async function readStream(

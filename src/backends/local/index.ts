@@ -1,16 +1,19 @@
-/**
- * Opens a local session: bash on this machine, starting in this process's cwd.
- */
+/** The local backend: bash on this machine, optionally in a bubblewrap sandbox. */
 
-import type { Environment } from "../../core/environment.js";
-import { Session } from "../../core/session.js";
-import { sessionOptions } from "../shared/config.js";
-import { normalizeLocalConfig } from "./config.js";
-import { LocalTransport } from "./transport.js";
+import type { BackendModule } from "../shared/backend-module.js";
+import { LOCAL_KEYS, LOCAL_POOL_REFUSED } from "./config.js";
+import { localLeftovers } from "./leftovers.js";
+import { localNamed } from "./named.js";
+import { hideFromSandboxes } from "./sandbox/private-paths.js";
+import { checkLocalStart } from "./start-check.js";
 
-export function openLocal(raw: Record<string, unknown>): Promise<Environment> {
-  const local = normalizeLocalConfig(raw);
-  const options = sessionOptions(raw, process.cwd());
-  const transport = new LocalTransport({ ...local, cwd: options.cwd });
-  return Session.open(transport, options);
-}
+export const localBackend: BackendModule = {
+  open: async (raw) => (await import("./open.js")).openLocal(raw),
+  keys: LOCAL_KEYS,
+  named: localNamed,
+  leftovers: localLeftovers,
+  poolRefuses: LOCAL_POOL_REFUSED,
+  sharesHostFiles: true,
+  checkStart: checkLocalStart,
+  hideFromSandboxes,
+};

@@ -19,4 +19,6 @@ export const localLeftovers: LeftoverSource = {
     }
     return mine;
   },
+  // Its recorded process groups and what carries its mark, from the store's dir (its state dir).
+  removeUnfinished: (_name, dir) => endLeftoverJobs(dir),
 };

@@ -1,4 +1,4 @@
-/** A named local session (backends/named-session.ts): its state dir is the store's directory for it. */
+/** A named local session (its record's `named`): its state dir is the store's directory for it. */
 
 import type { NamedSessionPolicy } from "../shared/named-policy.js";
 

@@ -77,6 +77,7 @@ interface LocalHandle extends ProcessHandle {
 export class LocalTransport implements Transport {
   readonly name = "local";
   readonly actsOnHost = true;
+  readonly sharesHostFiles = true;
   /** Every local session runs its login profile on this machine's CPU. */
   readonly initGroup = "local";
   readonly stdinMode = "pipe";

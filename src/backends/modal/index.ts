@@ -1,15 +1,10 @@
-/**
- * Opens a Modal session: bash in a Modal sandbox, starting in its home.
- * The `modal` SDK is loaded only when the first sandbox is created.
- */
+/** The modal backend: bash in a Modal sandbox (the `modal` SDK is loaded by `open`, on first use). */
 
-import type { Environment } from "../../core/environment.js";
-import { Session } from "../../core/session.js";
-import { sessionOptions, warningSink } from "../shared/config.js";
-import { normalizeModalConfig } from "./config.js";
-import { ModalTransport } from "./transport.js";
+import type { BackendModule } from "../shared/backend-module.js";
+import { MODAL_KEYS } from "./config.js";
 
-export function openModal(raw: Record<string, unknown>): Promise<Environment> {
-  const transport = new ModalTransport(normalizeModalConfig(raw, warningSink(raw)));
-  return Session.open(transport, sessionOptions(raw, "~"));
-}
+export const modalBackend: BackendModule = {
+  open: async (raw) => (await import("./open.js")).openModal(raw),
+  keys: MODAL_KEYS,
+  sharesHostFiles: false,
+};

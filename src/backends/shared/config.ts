@@ -68,7 +68,7 @@ export function withOutputCap<T extends object>(config: T, maxOutputBytes: numbe
  * An option of a backend that a warm pool must refuse: one that would make
  * its members share what a fresh session must not (a container, a state dir,
  * a named sandbox, processes that outlive the session). Each backend declares
- * its own (backends/pool-refusals.ts), so another backend's option of the
+ * its own (its record's `poolRefuses`), so another backend's option of the
  * same name is not refused for it.
  */
 export interface PoolRefusal {

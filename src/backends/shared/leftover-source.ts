@@ -1,7 +1,7 @@
 /**
  * What a backend's sessions of dead owners can leave on this machine, as
- * the backend itself finds and removes it (backends/leftovers.ts lists the
- * backends that declare one; `shellwright sessions` shows them). Only things
+ * the backend itself finds and removes it (each backend's record declares
+ * its own; `shellwright sessions` shows them). Only things
  * that name their owner are touched, and only when that owner is gone.
  */
 
@@ -24,8 +24,11 @@ export interface LeftoverSource {
   find(): Promise<Leftover[]>;
   /** Removes those of `found` that are this source's; returns what was removed. */
   remove(found: Leftover[]): Promise<Leftover[]>;
-  /** What an unfinished named session of this backend may have made (its container), removed by its name. */
-  removeUnfinished?(name: string): Promise<void>;
+  /**
+   * What an unfinished named session may have made with this backend (its container, its jobs), removed by
+   * its name; `dir` is the session's own directory in the CLI's store.
+   */
+  removeUnfinished?(name: string, dir: string): Promise<void>;
 }
 
 /** Where local state dirs and ssh control dirs are made (local/transport.ts, ssh/transport.ts). */

@@ -1,11 +1,13 @@
-/** What a backend declares about a named CLI session (backends/named-session.ts holds the list). */
+/** What a backend declares about a named CLI session (its record's `named`). */
 
 import type { Environment } from "../../core/environment.js";
-import type { EnvironmentConfig } from "../index.js";
 
-export type Config = EnvironmentConfig & Record<string, unknown>;
-
-export interface NamedSessionPolicy {
+/**
+ * `Config`: a backend's config as the CLI stores it. The table
+ * (backends/index.ts) hands the policy out typed with EnvironmentConfig,
+ * which a backend's own folder cannot import without a cycle.
+ */
+export interface NamedSessionPolicy<Config extends object = Record<string, unknown>> {
   /** A new named session's options; `dir` is the session's own directory in the CLI's store. */
   create?(config: Config, name: string, dir: string): Config;
   /** A stored one's options when a later process reopens it; `forClose`: it may remove what it kept. */

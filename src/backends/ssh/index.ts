@@ -1,15 +1,16 @@
-/**
- * Opens an SSH session: bash on a remote host over one private master
- * connection, starting in the remote user's home.
- */
+/** The ssh backend: bash on a remote host over one private master connection. */
 
-import type { Environment } from "../../core/environment.js";
-import { Session } from "../../core/session.js";
-import { sessionOptions, warningSink } from "../shared/config.js";
-import { normalizeSshConfig } from "./config.js";
-import { SshTransport } from "./transport.js";
+import type { BackendModule } from "../shared/backend-module.js";
+import { SSH_KEYS, SSH_POOL_REFUSED, SSH_REQUIRED } from "./config.js";
+import { sshLeftovers } from "./leftovers.js";
+import { sshNamed } from "./named.js";
 
-export function openSsh(raw: Record<string, unknown>): Promise<Environment> {
-  const transport = new SshTransport(normalizeSshConfig(raw, warningSink(raw)));
-  return Session.open(transport, sessionOptions(raw, "~"));
-}
+export const sshBackend: BackendModule = {
+  open: async (raw) => (await import("./open.js")).openSsh(raw),
+  keys: SSH_KEYS,
+  required: SSH_REQUIRED,
+  named: sshNamed,
+  leftovers: sshLeftovers,
+  poolRefuses: SSH_POOL_REFUSED,
+  sharesHostFiles: false,
+};

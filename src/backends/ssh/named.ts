@@ -1,4 +1,4 @@
-/** A named ssh session (backends/named-session.ts): its snapshot stays in the directory it made on the host. */
+/** A named ssh session (its record's `named`): its snapshot stays in the directory it made on the host. */
 
 import { dirname } from "node:path";
 import type { NamedSessionPolicy } from "../shared/named-policy.js";

@@ -13,7 +13,7 @@ import { posix } from "node:path";
 import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
-import { staticHelperFor } from "../../backends/shared/fast-path/helper-path.js";
+import { staticHelperFor } from "../../backends/index.js";
 
 const installs = new WeakMap<Environment, Promise<string>>();
 

@@ -112,7 +112,7 @@ function formatSize(chars: number): string {
 
 /** Where the full text is, said so that a model knows how to get at it. */
 export function locationNote(saved: SavedText, session: Environment): string {
-  if (saved.where === "backend" || session.backend === "local") {
+  if (saved.where === "backend" || session.sharesHostFiles) {
     return `Full output saved to: ${saved.path}\nUse the read_file tool with offset and limit to access specific sections of this output.`;
   }
   return `Full output saved on the host, outside the backend (writing it into the backend failed: ${saved.backendError ?? "unknown error"}): ${saved.path}\nThe tools cannot read it there; ask the user if you need more than this preview.`;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEnvironment, type Environment } from "../../../src/index.js";
 import {
   enforceTurnBudget,
+  locationNote,
   persistedMessage,
   persistLargeResult,
   previewOf,
@@ -106,6 +107,21 @@ describe("layer 2", () => {
       const saved = await saveText(remote, text, { id: "remote" });
       expect(saved).toEqual({ path: `${resultsDir(remote)}/remote.txt`, where: "backend" });
       expect(readFileSync(saved!.path, "utf8")).toBe(text);
+    } finally {
+      await remote.close();
+    }
+  });
+
+  it("points the model at a file saved on the host only where the session shares this machine's files", async () => {
+    const onHost = { path: "/h/r.txt", where: "host" as const, backendError: "disk full" };
+    expect(session.sharesHostFiles).toBe(true);
+    expect(locationNote(onHost, session)).toMatch(/^Full output saved to: \/h\/r\.txt\nUse the read_file tool/);
+    const remote = await remoteStyleBackend.create();
+    try {
+      expect(remote.sharesHostFiles).toBe(false);
+      expect(locationNote(onHost, remote)).toMatch(
+        /^Full output saved on the host, outside the backend \(writing it into the backend failed: disk full\): \/h\/r\.txt\nThe tools cannot read it there/,
+      );
     } finally {
       await remote.close();
     }

@@ -1,11 +1,11 @@
 /**
- * The gateway's wire format, shared by `shellwright serve` and the `gateway`
- * backend. docs/gateway.md describes it for people; this file is the truth.
+ * The gateway's wire format, shared by `shellwright serve` (src/gateway/) and
+ * the `gateway` backend (src/backends/gateway/), so neither side owns it.
+ * docs/gateway.md describes it for people; this file is the truth.
  */
 
-import { GATEWAY_TOKEN_ENV_VAR } from "../../core/credentials.js";
-import type { ExecuteResult } from "../../core/environment.js";
-import type { CommonConfig } from "../shared/config.js";
+import { GATEWAY_TOKEN_ENV_VAR } from "../core/credentials.js";
+import type { ExecuteResult } from "../core/environment.js";
 
 export const API_PREFIX = "/v1";
 export const DEFAULT_GATEWAY_PORT = 7420;
@@ -44,10 +44,15 @@ export interface ErrorBody {
 }
 
 /** POST /v1/sessions. Every field is optional; the server's config decides the backend. */
-export interface CreateSessionRequest extends Pick<
-  CommonConfig,
-  "timeoutMs" | "maxOutputBytes" | "maxOutputChars" | "outputHeadFraction" | "killGraceMs" | "initTimeoutMs"
-> {
+export interface CreateSessionRequest {
+  // The session options a client may choose, as in CommonConfig; the server's config fills the rest.
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  /** @deprecated maxOutputBytes's old spelling, still accepted. */
+  maxOutputChars?: number;
+  outputHeadFraction?: number;
+  killGraceMs?: number;
+  initTimeoutMs?: number;
   /** Absolute path inside the backend, under one of the server's allowed roots. */
   cwd?: string;
   /** Variables added to the session's starting environment. */
