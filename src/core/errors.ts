@@ -14,7 +14,6 @@ export type ErrorCode =
   | "SPAWN_FAILED"
   | "SESSION_CLOSED"
   | "SESSION_NOT_FOUND"
-  | "INIT_FAILED"
   | "SYNC_FAILED"
   | "PROCESS_FAILED"
   | "MISSING_DEPENDENCY"

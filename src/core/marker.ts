@@ -19,7 +19,7 @@ export class MarkerScanner {
   #pidPrefix: Buffer | undefined;
   #held: Buffer = Buffer.alloc(0);
   #captured: Buffer | undefined;
-  #cwd: string | undefined;
+  #payload: string | undefined;
   #pid: number | undefined;
 
   /**
@@ -35,17 +35,12 @@ export class MarkerScanner {
 
   /** True once the whole end marker has been seen. */
   get done(): boolean {
-    return this.#cwd !== undefined;
+    return this.#payload !== undefined;
   }
 
   /** The end marker's payload (see parseMarkerPayload); undefined until it is seen. */
   get payload(): string | undefined {
-    return this.#cwd;
-  }
-
-  /** @deprecated The marker now carries a payload, not a bare cwd: use `payload`. */
-  get cwd(): string | undefined {
-    return this.#cwd;
+    return this.#payload;
   }
 
   get pid(): number | undefined {
@@ -97,7 +92,7 @@ export class MarkerScanner {
     const captured = this.#captured!;
     const at = captured.indexOf(this.#close);
     if (at >= 0) {
-      this.#cwd = captured.subarray(0, at).toString("utf8");
+      this.#payload = captured.subarray(0, at).toString("utf8");
       this.#captured = undefined;
     }
   }

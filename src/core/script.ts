@@ -71,8 +71,6 @@ export interface ScriptPlan {
    * costs no extra process.
    */
   renameInScript: boolean;
-  /** @deprecated The snapshot carries the cwd; no cwd file is written any more. Ignored. */
-  writeCwdFile?: boolean;
 }
 
 /**

@@ -87,7 +87,7 @@ async function login(host: InitHost, key: string | undefined): Promise<LoginRun>
   });
   const outcome = await host.run(
     script,
-    { login: false, cleanEnv: false, ...(embedded ? {} : { stdin: withSecret(secret, cached?.bytes) }) },
+    { cleanEnv: false, ...(embedded ? {} : { stdin: withSecret(secret, cached?.bytes) }) },
     { timeoutMs: host.options.initTimeoutMs, secret },
   );
   const { text, fingerprint } = takeFingerprint(outcome.text, secret);
@@ -105,7 +105,7 @@ async function capture(host: InitHost, key: string, fingerprint: string): Promis
   });
   const outcome = await host.run(
     script,
-    { login: false, cleanEnv: true, stdin: withSecret(secret, undefined) },
+    { cleanEnv: true, stdin: withSecret(secret, undefined) },
     { timeoutMs: host.options.initTimeoutMs, secret },
     { maxOutputBytes: MAX_CAPTURE_BYTES, outputHeadFraction: 1 },
   );

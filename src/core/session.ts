@@ -271,7 +271,6 @@ export class Session extends EnvironmentBase {
       script,
       // The inner shell is the login shell after a failed init; the outer one never is.
       {
-        login: false,
         cleanEnv: ready,
         ...(embedded ? {} : { stdin: stdinBytes }),
         ...(limits.separateStreams === true ? { separateStreams: true } : {}),

@@ -7,8 +7,6 @@
 import type { PortUrl } from "./environment.js";
 
 export interface RunOptions {
-  /** Run as a login shell (`bash -l -c`). The session no longer asks for it (its inner shell is the login one); kept for callers of a transport. */
-  login: boolean;
   /** Bytes for the command's stdin; absent means an empty stdin (never an open pipe). */
   stdin?: Uint8Array;
   /**
@@ -85,8 +83,6 @@ export interface Transport {
   readonly sharesHostFiles?: boolean;
   /** How stdin data reaches the command: on the process's pipe, or embedded in the script. */
   readonly stdinMode: "pipe" | "heredoc";
-  /** Where the session learns the new cwd: the cwd file (needs `files`) or the in-band marker. */
-  readonly cwdSource: "file" | "marker";
   /** Directory inside the backend for the snapshot and cwd files; valid after start(). */
   readonly tempDir: string;
   /** When set, the session renames and reads its files directly instead of with `mv` in the script. */

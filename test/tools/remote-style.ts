@@ -15,7 +15,6 @@ import { backendSelected, type CompatBackend } from "../compat/backends.js";
 class RemoteStyleTransport implements Transport {
   readonly name = "remote-style";
   readonly stdinMode = "heredoc";
-  readonly cwdSource = "marker";
   readonly needsRemotePid = true;
   readonly #inner = new LocalTransport({ env: {} });
 

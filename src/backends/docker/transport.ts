@@ -44,7 +44,6 @@ import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } fro
 export class DockerTransport implements Transport {
   readonly name = "docker";
   readonly stdinMode = "pipe";
-  readonly cwdSource = "marker";
   readonly tempDir = "/tmp";
   readonly needsRemotePid = true;
   /** Every container of one engine runs its login profile on the engine's CPU. */
@@ -279,7 +278,7 @@ export class DockerTransport implements Transport {
   }
 
   #exec(script: string, options: RunOptions, marks: CallMarks): ProcessHandle {
-    const bash = options.login ? ["bash", "-l", "-c", script] : ["bash", "-c", script];
+    const bash = ["bash", "-c", script];
     // cleanEnv: the snapshot is the whole truth about the environment, so the
     // container's own variables must not come back behind an `unset`. The
     // marks go on env's command line, so the waiter (exec.ts) never carries them.

@@ -81,7 +81,6 @@ export class LocalTransport implements Transport {
   /** Every local session runs its login profile on this machine's CPU. */
   readonly initGroup = "local";
   readonly stdinMode = "pipe";
-  readonly cwdSource = "file";
   readonly files: BackendFiles = localFiles;
   readonly #options: LocalTransportOptions;
   #stateDir = "";
@@ -313,7 +312,6 @@ ${script}`;
     } else {
       args = ["-c", script];
     }
-    if (options.login) args.unshift("-l");
     const marks = callMarks(this.#sessionMark);
 
     // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run

@@ -248,7 +248,7 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
 
   protected override async control(script: string): Promise<{ exitCode: number; output: string }> {
     const sandbox = this.runningSandbox();
-    const launch = bashLaunch(script, { login: false, cleanEnv: false }, MAX_INLINE_SCRIPT);
+    const launch = bashLaunch(script, { cleanEnv: false }, MAX_INLINE_SCRIPT);
     return withDeadline(
       runInSandbox(sandbox, launch.argv, launch.stdin, CONTROL_TIMEOUT_MS),
       CONTROL_TIMEOUT_MS,

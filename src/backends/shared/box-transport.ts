@@ -21,7 +21,6 @@ import { sweepScript } from "../../core/sweep-script.js";
 export abstract class BoxTransport implements Transport {
   readonly name: string;
   readonly stdinMode = "pipe";
-  readonly cwdSource = "marker";
   readonly needsRemotePid = true;
   readonly tempDir = "/tmp";
   readonly #killer: RemoteTreeKiller;

@@ -19,7 +19,7 @@ export interface Launch {
 
 export function bashLaunch(
   script: string,
-  options: Pick<RunOptions, "login" | "cleanEnv" | "stdin">,
+  options: Pick<RunOptions, "cleanEnv" | "stdin">,
   maxInlineBytes: number,
   marks?: CallMarks,
 ): Launch {
@@ -36,7 +36,6 @@ export function bashLaunch(
     : assignments.length > 0
       ? ["env", ...assignments, "bash"]
       : ["bash"];
-  if (options.login) prefix.push("-l");
   const scriptBytes = Buffer.from(script, "utf8");
   if (scriptBytes.length <= maxInlineBytes) {
     return { argv: [...prefix, "-c", script], stdin: options.stdin };

@@ -20,16 +20,6 @@ export type ControlExec = (script: string) => Promise<{ exitCode: number; output
 
 export const DEFAULT_GRACE_MS = 1000;
 
-/**
- * The sweep for one call's tree from its wrapper's PID (no marks: the form
- * older callers used). `extra` are PIDs an earlier round hit.
- * @deprecated Use sweepScript from ./sweep-script.js, which also takes the call's marks.
- */
-export function killTreeScript(rootPid: number, signal: KillSignal, extra: readonly number[] = []): string {
-  void extra;
-  return sweepScript({ marks: [], root: rootPid }, signal, DEFAULT_GRACE_MS);
-}
-
 /** The PIDs a kill script reports it signalled. */
 export function parseKilled(output: string): number[] {
   const fromSweep = parseSweep(output).hit.map((entry) => Number(entry.split(":")[0]));

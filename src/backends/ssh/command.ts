@@ -88,7 +88,6 @@ export function describeTarget(target: Pick<SshTarget, "host" | "user" | "port">
 }
 
 export interface WrapOptions {
-  login: boolean;
   cleanEnv: boolean;
   /** A private file of `export NAME='value'` lines, sourced by shells that do not start clean. */
   envFile?: string | undefined;
@@ -121,14 +120,14 @@ export function keyedPatterns(nonce: string): { group: RegExp; exit: RegExp } {
  * or PATH as the caller set them, without a value ever reaching a command line.
  */
 export function wrapScript(script: string, options: WrapOptions): string {
-  const bashArgs = `${options.login ? "-l " : ""}${options.scriptFile === undefined ? `-c ${shellQuote(script)}` : shellQuote(options.scriptFile)}`;
+  const bashArgs = `${options.scriptFile === undefined ? `-c ${shellQuote(script)}` : shellQuote(options.scriptFile)}`;
   const marks = (options.marks ?? []).map((mark) => `${shellQuote(mark)} `).join("");
   const env = marks === "" ? "" : `env ${marks}`;
   let run: string;
   if (options.cleanEnv) {
     run = `env -i ${marks}bash ${bashArgs}`;
   } else if (options.envFile !== undefined) {
-    const inner = `set -a && . ${shellQuote(options.envFile)} && set +a && exec bash ${options.login ? "-l " : ""}${options.scriptFile === undefined ? '-c "$0"' : '"$0"'}`;
+    const inner = `set -a && . ${shellQuote(options.envFile)} && set +a && exec bash ${options.scriptFile === undefined ? '-c "$0"' : '"$0"'}`;
     run = `${env}bash -c ${shellQuote(inner)} ${options.scriptFile === undefined ? shellQuote(script) : shellQuote(options.scriptFile)}`;
   } else {
     run = `${env}bash ${bashArgs}`;

@@ -74,7 +74,6 @@ export class SshTransport implements Transport {
   readonly name = "ssh";
   readonly actsOnHost = true;
   readonly stdinMode = "pipe";
-  readonly cwdSource = "marker";
   readonly needsRemotePid = true;
   readonly #options: SshTransportOptions;
   #target!: SshTarget;

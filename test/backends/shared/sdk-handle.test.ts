@@ -7,7 +7,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { killTreeScript, parseKilled, RemoteTreeKiller } from "../../../src/backends/shared/remote-tree.js";
+import { DEFAULT_GRACE_MS, parseKilled, RemoteTreeKiller } from "../../../src/backends/shared/remote-tree.js";
+import { sweepScript } from "../../../src/core/sweep-script.js";
 import { sdkProcessHandle, type OutputSink } from "../../../src/backends/shared/sdk-handle.js";
 import { BackendUnavailableError } from "../../../src/index.js";
 
@@ -104,7 +105,9 @@ async function startTree(script: string): Promise<ChildProcess> {
 describe("the in-backend tree kill", () => {
   it("kills a process, its children and grandchildren, and says which", async () => {
     const root = await startTree("sleep 300 & (sleep 300 & sleep 300 & echo ready; wait) & wait");
-    const run = spawn("bash", ["-c", killTreeScript(root.pid!, "TERM")], { stdio: ["ignore", "pipe", "pipe"] });
+    const run = spawn("bash", ["-c", sweepScript({ marks: [], root: root.pid! }, "TERM", DEFAULT_GRACE_MS)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     run.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const exitCode = await new Promise<number | null>((resolve) => run.on("close", resolve));
@@ -127,7 +130,9 @@ describe("the in-backend tree kill", () => {
 
   it("follows TERM with KILL for what ignores TERM", async () => {
     const root = await startTree("trap '' TERM; sleep 300 & echo ready; wait");
-    const run = spawn("bash", ["-c", killTreeScript(root.pid!, "TERM")], { stdio: ["ignore", "pipe", "ignore"] });
+    const run = spawn("bash", ["-c", sweepScript({ marks: [], root: root.pid! }, "TERM", DEFAULT_GRACE_MS)], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     let output = "";
     run.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     await new Promise((resolve) => run.on("close", resolve));

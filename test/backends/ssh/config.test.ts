@@ -131,7 +131,7 @@ describe("ssh command lines", () => {
 
   it("wraps a script so the shell reports its group first and the exit code last, on stderr", () => {
     const script = `exec 2>&1; printf '%s\\n' "it's \\"quoted\\" \\$x"; echo "[\${HOME-unset}]"; exit 3`;
-    const clean = runLine(wrapScript(script, { login: false, cleanEnv: true }));
+    const clean = runLine(wrapScript(script, { cleanEnv: true }));
     expect(clean.stdout).toBe(`it's "quoted" $x\n[unset]\n`);
     const lines = clean.stderr.trim().split("\n");
     expect(lines[0]).toMatch(GROUP_PATTERN);
@@ -146,12 +146,12 @@ describe("ssh command lines", () => {
     try {
       await writeFile(join(dir, "env"), "export SW_FROM_FILE='a b'\\''c'\n", { mode: 0o600 });
       const viaEnv = runLine(
-        wrapScript('echo "$SW_FROM_FILE|$0"', { login: false, cleanEnv: false, envFile: join(dir, "env") }),
+        wrapScript('echo "$SW_FROM_FILE|$0"', { cleanEnv: false, envFile: join(dir, "env") }),
       );
       expect(viaEnv.stdout).toBe("a b'c|bash\n");
       await writeFile(join(dir, "script.sh"), "echo from-file; exit 4");
       const viaFile = runLine(
-        wrapScript("ignored", { login: false, cleanEnv: true, scriptFile: join(dir, "script.sh") }),
+        wrapScript("ignored", { cleanEnv: true, scriptFile: join(dir, "script.sh") }),
       );
       expect(viaFile.stdout).toBe("from-file\n");
       expect(EXIT_PATTERN.exec(viaFile.stderr)?.[1]).toBe("4");
