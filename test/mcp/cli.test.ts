@@ -13,12 +13,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOOLS } from "../../src/tools/registry.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { HELPER_PID } from "../helpers/fast-path-pids.js";
 import { noLocalHelper, noStaticHelper, skipUnless } from "../helpers/native-helper.js";
 import { childrenNamed } from "../helpers/proc-scan.js";
 import { answersOn, call, connect, fixture, writeLongLine } from "./helpers.js";
+import { TOOL_NAMES } from "../helpers/tools.js";
 
 /**
  * `shellwright mcp` spawned with plain pipes, so the test alone decides how the
@@ -48,16 +48,7 @@ describe("shellwright mcp (a real process)", () => {
 
   it("lists the Shellwright tools and names itself", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      "terminal",
-      "process",
-      "read_file",
-      "write_file",
-      "patch",
-      "search_files",
-      "execute_code",
-    ]);
-    expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     expect(client.getServerVersion()).toMatchObject({ name: "shellwright" });
     expect(client.getInstructions()).toMatch(/persistent bash session/);
   });
@@ -73,11 +64,7 @@ describe("shellwright mcp (a real process)", () => {
     const { client: codex } = await connect("run-mcp-cli.mjs", ["--unified-exec", "--cwd", scratch]);
     try {
       const { tools } = await codex.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual([
-        ...TOOLS.map((tool) => tool.name),
-        "exec_command",
-        "write_stdin",
-      ]);
+      expect(tools.map((tool) => tool.name)).toEqual([...TOOL_NAMES, "exec_command", "write_stdin"]);
       await call(codex, "terminal", { command: "export FROM_TERMINAL=yes" });
       const started = await call(codex, "exec_command", { cmd: 'read -r line; echo "$FROM_TERMINAL:$line:$PWD"' });
       expect(started.isError, JSON.stringify(started.content)).toBe(false);

@@ -16,6 +16,7 @@ import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { GIVE_UP_AFTER_MS } from "../../../src/backends/shared/fast-path/helper-client.js";
 import { HELPER_PID, LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { eventually } from "../../helpers/processes.js";
 
 const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
@@ -33,14 +34,6 @@ async function openSession(
 
 function docker(...args: string[]): string {
   return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 afterEach(async () => {
@@ -88,9 +81,9 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     const helper = (await session.execute(HELPER_PID)).output.trim();
     expect(Number(helper)).toBeGreaterThan(1);
     docker("exec", transport.containerId, "kill", "-9", helper);
-    await until(() => transport.fastPathRunner!.running === false);
+    await eventually(() => transport.fastPathRunner!.running === false);
     expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
-    await until(async () => (await transport.fastPathRunner!.whenReady()) === true);
+    await eventually(async () => (await transport.fastPathRunner!.whenReady()) === true);
     expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
     expect((await session.execute("echo $KEPT")).output).toBe("after\n");
     expect(transport.fastPathRunner!.ready).toBe(true);
@@ -192,7 +185,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     expect((await session.execute("echo [${BEFORE-unset}]")).output).toBe("[unset]\n");
     expect(transport.containerId).not.toBe(old);
     docker("rm", "-f", old);
-    await until(() => transport.fastPathRunner!.ready);
+    await eventually(() => transport.fastPathRunner!.ready);
     await session.execute("export AFTER=2");
     const pid = (await session.execute(LAUNCHER_PID)).output;
     expect(await session.execute(`echo $AFTER; ${LAUNCHER_PID}`)).toMatchObject({ output: `2\n${pid}` });

@@ -24,6 +24,7 @@ import { FakeDaytona } from "../../../fakes/fake-daytona.js";
 import { FakeModalClient } from "../../../fakes/fake-modal.js";
 import { HELPER_PID, LAUNCHER_PID } from "../../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../../helpers/native-helper.js";
+import { alive, eventually } from "../../../helpers/processes.js";
 
 const standIn = fileURLToPath(new URL("../../../fixtures/apptainer-standin/apptainer", import.meta.url));
 const open: Session[] = [];
@@ -64,14 +65,6 @@ async function openSession(
   open.push(session);
   await transport.fastPathRunner?.whenReady();
   return { session, transport };
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Processes on this machine whose command line has `word` (the boxes run here). */
@@ -135,9 +128,9 @@ for (const box of boxes) {
       const helper = (await session.execute(HELPER_PID)).output.trim();
       expect(Number(helper)).toBeGreaterThan(1);
       process.kill(Number(helper), "SIGKILL");
-      await until(() => transport.fastPathRunner!.running === false);
+      await eventually(() => transport.fastPathRunner!.running === false);
       expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
-      await until(async () => (await transport.fastPathRunner!.whenReady()) === true);
+      await eventually(async () => (await transport.fastPathRunner!.whenReady()) === true);
       expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
       expect((await session.execute("echo $KEPT")).output).toBe("after\n");
       expect(transport.fastPathRunner!.ready).toBe(true);
@@ -150,7 +143,7 @@ for (const box of boxes) {
         timeoutMs: 700,
       });
       expect(r).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/tmp" });
-      await until(() => processesWith(word).length === 0, 5000);
+      await eventually(() => processesWith(word).length === 0);
       expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/tmp\n");
     });
 
@@ -171,18 +164,11 @@ for (const box of boxes) {
       const unmarked = `6${process.pid}${Math.floor(Math.random() * 1000)}`;
       await session.execute(`env -i sleep ${unmarked} &`);
       // The call answers once its job exits, which can be before a background child has exec'd its sleep.
-      await until(() => processesWith(word).length === 1 && processesWith(unmarked).length === 1, 5000);
+      await eventually(() => processesWith(word).length === 1 && processesWith(unmarked).length === 1);
       open.splice(open.indexOf(session), 1);
       await session.close();
-      await until(() => processesWith(word).length === 0 && processesWith(unmarked).length === 0, 5000);
-      await until(() => {
-        try {
-          process.kill(helper, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      }, 5000);
+      await eventually(() => processesWith(word).length === 0 && processesWith(unmarked).length === 0);
+      await eventually(() => !alive(helper), "the helper to be gone");
     });
   });
 }
