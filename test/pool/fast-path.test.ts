@@ -24,8 +24,8 @@ import { SshTransport } from "../../src/backends/ssh/transport.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { HELPER_PID, LAUNCHER_PID } from "../helpers/fast-path-pids.js";
 import { alive, eventually } from "../helpers/processes.js";
-import { createEnvironment, type Environment } from "../../src/index.js";
 import { noLocalHelper, noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
+import { recordingPool } from "../helpers/recording-pool.js";
 
 const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
 const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
@@ -80,16 +80,7 @@ describe("pool: fast-path readiness", () => {
 
   it("local: a member whose helper died while idle is closed and replaced, never handed out", async () => {
     const warnings: string[] = [];
-    const opened: Environment[] = [];
-    const pool = poolOf(
-      async () => {
-        const env = await createEnvironment({ backend: "local" });
-        opened.push(env);
-        return env;
-      },
-      { size: 2, onWarning: (m) => warnings.push(m) },
-    );
-    pools.push(pool);
+    const { pool, opened } = recordingPool(2, pools, warnings);
     await pool.ready();
     // The oldest idle member is the next one handed out: its helper is killed as a crash (or the OOM killer) would.
     const victim = opened[0]!;

@@ -14,7 +14,7 @@ import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { GIVE_UP_AFTER_MS } from "../../../src/backends/shared/fast-path/helper-client.js";
-import { HELPER_PID, LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { HELPER_PID, LAUNCHER_PID, expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually } from "../../helpers/processes.js";
 
@@ -56,17 +56,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
   it("runs calls in one launcher inside the container and keeps their state", async () => {
     const { session, transport } = await openSession();
     expect(transport.fastPathRunner?.ready).toBe(true);
-    await session.execute("true");
-    const pid = (await session.execute(LAUNCHER_PID)).output;
-    expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
-    await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
-    expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
-      exitCode: 0,
-      output: "1\nfn\n/\n0027\n",
-      cwd: "/",
-    });
-    // The session's and the call's marks are on every job, for the kill sweeps.
-    expect((await session.execute("env | grep -c '^SHELLWRIGHT_\\(SESSION\\|CALL\\)='")).output).toBe("2\n");
+    await expectOneLauncherKeepingState(session);
   });
 
   it("false runs every call as its own exec", async () => {

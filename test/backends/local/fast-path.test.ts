@@ -15,7 +15,7 @@ import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { alive, eventually, startSpinners } from "../../helpers/processes.js";
-import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { LAUNCHER_PID, expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
 import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { MAX_RUN_BYTES } from "../../../src/backends/shared/fast-path/protocol.js";
 
@@ -114,16 +114,7 @@ describe("local fast path", () => {
   skipAllUnless(noLocalHelper);
   it("runs calls in one launcher and keeps the state a call changes", async () => {
     const { session } = await openSession();
-    // The first call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.
-    await session.execute("true");
-    const pid = await launcherPid(session);
-    expect(await launcherPid(session)).toBe(pid);
-    await session.execute("export A=1; f() { echo fn; }; alias al='echo alias'; cd /; umask 027; set -o pipefail");
-    expect(await session.execute("echo $A; f; al; pwd; umask; set -o | grep -c 'pipefail.*on'")).toMatchObject({
-      exitCode: 0,
-      output: "1\nfn\nalias\n/\n0027\n1\n",
-      cwd: "/",
-    });
+    await expectOneLauncherKeepingState(session);
   });
 
   it("survives its helper being killed: the next calls work, the state is kept", async () => {

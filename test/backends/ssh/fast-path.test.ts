@@ -16,7 +16,7 @@ import { SshTransport } from "../../../src/backends/ssh/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { helperRemoteCommand, installWorked, parseProbe } from "../../../src/backends/ssh/fast-path-commands.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
-import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { alive, eventually } from "../../helpers/processes.js";
 
@@ -108,14 +108,7 @@ describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
   skipAllUnless(noStaticHelper);
   it("runs calls in one launcher on the host and keeps the state a call changes", async () => {
     const { session } = await openSession();
-    const pid = (await session.execute(LAUNCHER_PID)).output;
-    expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
-    await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
-    expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
-      exitCode: 0,
-      output: "1\nfn\n/\n0027\n",
-      cwd: "/",
-    });
+    await expectOneLauncherKeepingState(session);
   });
 
   it("false runs every call as its own ssh command", async () => {

@@ -22,7 +22,7 @@ import { ModalTransport } from "../../../../src/backends/modal/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import { FakeDaytona } from "../../../fakes/fake-daytona.js";
 import { FakeModalClient } from "../../../fakes/fake-modal.js";
-import { HELPER_PID, LAUNCHER_PID } from "../../../helpers/fast-path-pids.js";
+import { HELPER_PID, expectOneLauncherKeepingState } from "../../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../../helpers/native-helper.js";
 import { alive, eventually } from "../../../helpers/processes.js";
 
@@ -103,17 +103,7 @@ for (const box of boxes) {
     it("runs calls in one launcher in the box and keeps their state", async () => {
       const { session, transport } = await openSession(box.transport);
       expect(transport.fastPathRunner?.ready).toBe(true);
-      await session.execute("true");
-      const pid = (await session.execute(LAUNCHER_PID)).output;
-      expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
-      await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
-      expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
-        exitCode: 0,
-        output: "1\nfn\n/\n0027\n",
-        cwd: "/",
-      });
-      // The session's and the call's marks are on every job, for the kill sweeps.
-      expect((await session.execute("env | grep -c '^SHELLWRIGHT_\\(SESSION\\|CALL\\)='")).output).toBe("2\n");
+      await expectOneLauncherKeepingState(session);
     });
 
     it("false runs every call as its own exec", async () => {
