@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { eventually } from "./processes.js";
 
 /**
  * Commands that print the fast path's processes from inside a call. `$$`
@@ -34,4 +35,31 @@ export async function expectOneLauncherKeepingState(session: Caller): Promise<vo
   });
   // The session's and the call's marks are on every job, for the kill sweeps.
   expect((await session.execute("env | grep -c '^SHELLWRIGHT_\\(SESSION\\|CALL\\)='")).output).toBe("2\n");
+}
+
+interface Runner {
+  readonly running: boolean;
+  readonly ready: boolean;
+  whenReady(): Promise<boolean>;
+}
+
+/**
+ * A helper killed under a session (as a crash or the OOM killer would): the next calls work on the plain
+ * path with the state kept, then the fast path comes back with it. `kill` gets the helper's pid.
+ */
+export async function expectHelperDeathKeepsState(
+  session: Caller,
+  runner: () => Runner,
+  kill: (helper: string) => void,
+): Promise<void> {
+  await session.execute("export KEPT=before; cd /");
+  const helper = (await session.execute(HELPER_PID)).output.trim();
+  expect(Number(helper)).toBeGreaterThan(1);
+  kill(helper);
+  await eventually(() => runner().running === false, "the helper's death to be seen");
+  expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
+  await eventually(async () => (await runner().whenReady()) === true, "a new helper");
+  expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
+  expect((await session.execute("echo $KEPT")).output).toBe("after\n");
+  expect(runner().ready).toBe(true);
 }

@@ -33,6 +33,20 @@ async function spawnServer(args: string[]): Promise<{ client: Client; child: Chi
   return { client, child };
 }
 
+/** Runs `body` against a server of its own, and ends that server after it, whatever happened. */
+async function withServer(
+  args: string[],
+  body: (server: { client: Client; child: ChildProcess }) => Promise<void>,
+): Promise<void> {
+  const server = await spawnServer(args);
+  try {
+    await body(server);
+  } finally {
+    await server.client.close();
+    if (server.child.exitCode === null) server.child.kill("SIGKILL");
+  }
+}
+
 describe("shellwright mcp (a real process)", () => {
   let client: Client;
   let scratch: string;
@@ -310,8 +324,7 @@ describe("shellwright mcp: a message over the limit (a real process on pipes)", 
     Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
   it("answers a 12 MB write_file with an error naming the limit and the flag, and serves the next call", async () => {
-    const server = await spawnServer(["--backend", "local", "--cwd", scratch]);
-    try {
+    await withServer(["--backend", "local", "--cwd", scratch], async (server) => {
       const failure = await server.client
         .callTool({ name: "write_file", arguments: { path: join(scratch, "big"), content: "x".repeat(12_000_000) } })
         .catch((error: unknown) => error as Error);
@@ -322,16 +335,12 @@ describe("shellwright mcp: a message over the limit (a real process on pipes)", 
       expect((await call(server.client, "terminal", { command: "echo next" })).structuredContent).toMatchObject({
         output: "next\n",
       });
-    } finally {
-      await server.client.close();
-      if (server.child.exitCode === null) server.child.kill("SIGKILL");
-    }
+    });
   });
 
   it("drops a 512 MiB line that is not JSON without holding it, answers it, and serves the next call", async () => {
     const LINE_BYTES = 512 * 1024 * 1024;
-    const server = await spawnServer(["--backend", "local", "--cwd", scratch]);
-    try {
+    await withServer(["--backend", "local", "--cwd", scratch], async (server) => {
       const { answers } = answersOn(server.child.stdout!);
       // A first call, so the session and the tools' code are in memory before the peak is read.
       await call(server.client, "terminal", { command: "true" });
@@ -349,24 +358,17 @@ describe("shellwright mcp: a message over the limit (a real process on pipes)", 
       expect((await call(server.client, "terminal", { command: "echo after" })).structuredContent).toMatchObject({
         output: "after\n",
       });
-    } finally {
-      await server.client.close();
-      if (server.child.exitCode === null) server.child.kill("SIGKILL");
-    }
+    });
   });
 
   it("takes the 12 MB write_file with --max-message-bytes raised, and refuses a bad value with exit 2", async () => {
-    const server = await spawnServer(["--backend", "local", "--cwd", scratch, "--max-message-bytes", "16777216"]);
-    try {
+    await withServer(["--backend", "local", "--cwd", scratch, "--max-message-bytes", "16777216"], async (server) => {
       const written = await call(server.client, "write_file", {
         path: join(scratch, "big"),
         content: "x".repeat(12_000_000),
       });
       expect(written.isError, JSON.stringify(written.structuredContent)).toBe(false);
-    } finally {
-      await server.client.close();
-      if (server.child.exitCode === null) server.child.kill("SIGKILL");
-    }
+    });
     for (const bad of ["0", "ten", "999999999999"]) {
       let failure: { status: number; stderr: string } | undefined;
       try {

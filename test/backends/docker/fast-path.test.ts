@@ -14,7 +14,12 @@ import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { GIVE_UP_AFTER_MS } from "../../../src/backends/shared/fast-path/helper-client.js";
-import { HELPER_PID, LAUNCHER_PID, expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
+import {
+  HELPER_PID,
+  LAUNCHER_PID,
+  expectHelperDeathKeepsState,
+  expectOneLauncherKeepingState,
+} from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually } from "../../helpers/processes.js";
 
@@ -67,16 +72,11 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
 
   it("survives its helper being killed inside the container: the next calls work, the state is kept", async () => {
     const { session, transport } = await openSession();
-    await session.execute("export KEPT=before; cd /");
-    const helper = (await session.execute(HELPER_PID)).output.trim();
-    expect(Number(helper)).toBeGreaterThan(1);
-    docker("exec", transport.containerId, "kill", "-9", helper);
-    await eventually(() => transport.fastPathRunner!.running === false);
-    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
-    await eventually(async () => (await transport.fastPathRunner!.whenReady()) === true);
-    expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
-    expect((await session.execute("echo $KEPT")).output).toBe("after\n");
-    expect(transport.fastPathRunner!.ready).toBe(true);
+    await expectHelperDeathKeepsState(
+      session,
+      () => transport.fastPathRunner!,
+      (helper) => docker("exec", transport.containerId, "kill", "-9", helper),
+    );
   });
 
   it("keeps the session of a paused container: the call fails retryably, the helper and the state are there after", async () => {

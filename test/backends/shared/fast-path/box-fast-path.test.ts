@@ -22,7 +22,11 @@ import { ModalTransport } from "../../../../src/backends/modal/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import { FakeDaytona } from "../../../fakes/fake-daytona.js";
 import { FakeModalClient } from "../../../fakes/fake-modal.js";
-import { HELPER_PID, expectOneLauncherKeepingState } from "../../../helpers/fast-path-pids.js";
+import {
+  HELPER_PID,
+  expectHelperDeathKeepsState,
+  expectOneLauncherKeepingState,
+} from "../../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../../helpers/native-helper.js";
 import { alive, eventually } from "../../../helpers/processes.js";
 
@@ -114,16 +118,11 @@ for (const box of boxes) {
 
     it("survives its helper being killed in the box: the next calls work, the state is kept", async () => {
       const { session, transport } = await openSession(box.transport);
-      await session.execute("export KEPT=before; cd /");
-      const helper = (await session.execute(HELPER_PID)).output.trim();
-      expect(Number(helper)).toBeGreaterThan(1);
-      process.kill(Number(helper), "SIGKILL");
-      await eventually(() => transport.fastPathRunner!.running === false);
-      expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
-      await eventually(async () => (await transport.fastPathRunner!.whenReady()) === true);
-      expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
-      expect((await session.execute("echo $KEPT")).output).toBe("after\n");
-      expect(transport.fastPathRunner!.ready).toBe(true);
+      await expectHelperDeathKeepsState(
+        session,
+        () => transport.fastPathRunner!,
+        (helper) => process.kill(Number(helper), "SIGKILL"),
+      );
     });
 
     it("kills a timed-out call's whole tree, detached too, and commits nothing of it", async () => {
