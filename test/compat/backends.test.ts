@@ -7,6 +7,12 @@ async function freshEntries(): Promise<Array<{ name: string; enabled: boolean; o
   return (await import("./backends.js")).compatBackends;
 }
 
+/** The names of the entries enabled under `env`. */
+async function enabledWith(env: Record<string, string>): Promise<string[]> {
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  return (await freshEntries()).filter((entry) => entry.enabled).map((entry) => entry.name);
+}
+
 afterEach(() => {
   vi.unstubAllEnvs();
 });
@@ -27,20 +33,18 @@ describe("compat entries", () => {
   });
 
   it("are narrowed by SHELLWRIGHT_TEST_BACKENDS to the named ones (as .ci/run's second Node does)", async () => {
-    vi.stubEnv("SHELLWRIGHT_TEST_BACKENDS", "local, local-plain,gateway");
-    vi.stubEnv("SHELLWRIGHT_TEST_GATEWAY", "1");
-    const entries = await freshEntries();
-    expect(entries.filter((entry) => entry.enabled).map((entry) => entry.name)).toEqual([
-      "local",
-      "local-plain",
-      "gateway",
-    ]);
+    const names = await enabledWith({
+      SHELLWRIGHT_TEST_BACKENDS: "local, local-plain,gateway",
+      SHELLWRIGHT_TEST_GATEWAY: "1",
+    });
+    expect(names).toEqual(["local", "local-plain", "gateway"]);
   });
 
   it("keep a backend off when its own switch is off, even if named", async () => {
-    vi.stubEnv("SHELLWRIGHT_TEST_BACKENDS", "docker,docker-plain,modal");
-    vi.stubEnv("SHELLWRIGHT_TEST_DOCKER", "0");
-    const entries = await freshEntries();
-    expect(entries.filter((entry) => entry.enabled).map((entry) => entry.name)).toEqual(["modal"]);
+    const names = await enabledWith({
+      SHELLWRIGHT_TEST_BACKENDS: "docker,docker-plain,modal",
+      SHELLWRIGHT_TEST_DOCKER: "0",
+    });
+    expect(names).toEqual(["modal"]);
   });
 });
