@@ -26,9 +26,7 @@ import { HELPER_PID, LAUNCHER_PID } from "../helpers/fast-path-pids.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { noLocalHelper, noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
 import { recordingPool } from "../helpers/recording-pool.js";
-
-const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../helpers/docker-test.js";
 
 const pools: EnvironmentPool[] = [];
 const dirs: string[] = [];

@@ -22,9 +22,8 @@ import {
 } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually } from "../../helpers/processes.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as enabled } from "../../helpers/docker-test.js";
 
-const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const open: Session[] = [];
 
 async function openSession(

@@ -17,10 +17,9 @@ import { alive, eventually } from "../../helpers/processes.js";
 import { noLocalHelper, skipUnless } from "../../helpers/native-helper.js";
 import { sshTestConfig, sshTestEnabled } from "../ssh/ssh-env.js";
 import { startOwnerFixture } from "../../helpers/owner-fixture.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../../helpers/docker-test.js";
 
 const fixture = join(import.meta.dirname, "../../fixtures/owner-death.mjs");
-const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const started = new Set<number>();
 afterAll(() => killAll(started));
 
