@@ -33,6 +33,22 @@ async function spawnServer(args: string[]): Promise<{ client: Client; child: Chi
   return { client, child };
 }
 
+/** `shellwright mcp --http` with the token in its environment, once it has said its address. */
+async function startHttpServer(
+  args: string[],
+  token: string,
+): Promise<{ child: ChildProcess; exited: Promise<number | null>; url: string }> {
+  const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", ...args], {
+    env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: token },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  let stderr = "";
+  child.stderr!.on("data", (data: Buffer) => (stderr += data.toString()));
+  await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
+  return { child, exited, url: /MCP server on (\S+)/.exec(stderr)![1]! };
+}
+
 /** Runs `body` against a server of its own, and ends that server after it, whatever happened. */
 async function withServer(
   args: string[],
@@ -162,15 +178,7 @@ describe("shellwright mcp (a real process)", () => {
 
   it("serves HTTP with --http, the token from the environment, until SIGTERM", async () => {
     const token = "t".repeat(20) + Date.now();
-    const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0"], {
-      env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: token },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    let stderr = "";
-    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-    await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
-    const url = /MCP server on (\S+)/.exec(stderr)![1]!;
+    const { child, exited, url } = await startHttpServer([], token);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const transport = new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -287,20 +295,13 @@ describe("shellwright mcp (a real process)", () => {
   it("with --http --pool-size, a client's session is one the server opened before the client connected", async (context) => {
     skipUnless(context, noLocalHelper);
     const token = "p".repeat(20) + Date.now();
-    const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--pool-size", "1"], {
-      env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: token },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    let stderr = "";
-    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-    await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
+    const { child, exited, url } = await startHttpServer(["--pool-size", "1"], token);
     // The warm member's fast-path helper runs before any client has connected.
     await eventually(() => childrenNamed(child.pid!, "swmux").length === 1, "the warm member's helper");
     const warm = childrenNamed(child.pid!, "swmux");
     const http = new Client({ name: "cli-pool", version: "0" });
     await http.connect(
-      new StreamableHTTPClientTransport(new URL(/MCP server on (\S+)/.exec(stderr)![1]!), {
+      new StreamableHTTPClientTransport(new URL(url), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
       }),
     );
