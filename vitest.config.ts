@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { BackendSummaryReporter } from "./test/helpers/backend-summary.js";
+import { TimeSummaryReporter } from "./test/helpers/time-summary.js";
 
 export default defineConfig({
   test: {
@@ -19,7 +20,8 @@ export default defineConfig({
     env: { PYENV_REHASH_TIMEOUT: process.env.PYENV_REHASH_TIMEOUT ?? "2" },
     // ...and removes a lock left stale, so later login shells do not wait at all.
     globalSetup: ["test/helpers/pyenv-lock.ts"],
-    // Vitest's own output, then one line on which backends ran and how to run the others.
-    reporters: ["default", new BackendSummaryReporter()],
+    // Vitest's own output, then where the time went (seconds per folder and per compat
+    // entry), then one line on which backends ran and how to run the others.
+    reporters: ["default", new TimeSummaryReporter(), new BackendSummaryReporter()],
   },
 });

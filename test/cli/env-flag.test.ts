@@ -7,10 +7,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { exportCall } from "../../src/cli/env-flag.js";
 import { cli, cliHome } from "../helpers/cli.js";
+import { DOCKER_TEST_IMAGE as IMAGE } from "../helpers/docker-test.js";
 
 const home = cliHome();
 afterAll(() => home.remove());
-const IMAGE = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 
 describe("exec --env", () => {
   it("exports each variable for the command; NAME alone takes this process's value; stdin stays the command's", () => {

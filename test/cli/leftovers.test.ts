@@ -15,6 +15,7 @@ import { cli, cliHome, exited, spawnCli } from "../helpers/cli.js";
 import { killAll, pidsWithArgv, pidsWithCmdline } from "../helpers/proc-scan.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../helpers/docker-test.js";
 
 const where = cliHome();
 const started = new Set<number>();
@@ -22,8 +23,6 @@ afterAll(() => {
   killAll(started);
   where.remove();
 });
-const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 
 /** A pid that belonged to a process that has ended. */
 function deadPid(): number {

@@ -13,7 +13,7 @@
  * remote processes are visible here); docker.
  */
 
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,6 +23,7 @@ import { alive, eventually } from "../helpers/processes.js";
 import { noLocalHelper, skipUnless } from "../helpers/native-helper.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { SessionCgroup } from "../../src/backends/local/session-cgroup.js";
+import { startOwnerFixture } from "../helpers/owner-fixture.js";
 
 const fixture = join(import.meta.dirname, "../fixtures/owner-jobs.mjs");
 const where = cliHome();
@@ -85,21 +86,12 @@ function hostPid(nsPid: number, seconds: number): number {
 const running = (job: { pid: number; start: string }) => alive(job.pid) && statField(job.pid, 19) === job.start;
 
 async function startOwner(config: object, pidDir: string): Promise<{ child: ChildProcess; report: Report }> {
-  const child = spawn(process.execPath, [fixture, JSON.stringify(config), pidDir], {
-    env: where.env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  started.add(child.pid!);
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  const report = await new Promise<Report>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("\n")) resolve(JSON.parse(out) as Report);
-    });
-    child.once("exit", (code) => reject(new Error(`the owner exited (${code}) before reporting: ${err}`)));
-  });
+  const { child, report } = await startOwnerFixture<Report>(
+    fixture,
+    [JSON.stringify(config), pidDir],
+    started,
+    where.env,
+  );
   return { child, report };
 }
 

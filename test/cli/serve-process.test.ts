@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BackendUnavailableError, createEnvironment, SessionClosedError } from "../../src/index.js";
-import { alive, eventually, scratchDir, TOKEN } from "../gateway/helpers.js";
+import { scratchDir, TOKEN } from "../gateway/helpers.js";
+import { alive, eventually } from "../helpers/processes.js";
 
 const ENTRY = join(import.meta.dirname, "../../dist/cli/serve.js");
 

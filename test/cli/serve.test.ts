@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseServeArgs, serve, type ServeIo } from "../../src/cli/serve.js";
 import { createEnvironment } from "../../src/index.js";
-import { eventually, scratchDir, TOKEN } from "../gateway/helpers.js";
+import { scratchDir, TOKEN } from "../gateway/helpers.js";
+import { eventually } from "../helpers/processes.js";
 import { HELPER_PID } from "../helpers/fast-path-pids.js";
 import { noLocalHelper, skipUnless } from "../helpers/native-helper.js";
 import { childrenNamed } from "../helpers/proc-scan.js";
@@ -121,7 +122,7 @@ describe("shellwright serve", () => {
     writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 });
     const run = io();
     const exited = serve(["--port", "0", "--token-file", file, "--allow-root", scratch.path], run);
-    await eventually(() => run.out.length > 0, 15_000, "the URL on stdout");
+    await eventually(() => run.out.length > 0, "the URL on stdout");
     const url = run.out[0]!.trim();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const env = await createEnvironment({ backend: "gateway", url, token: TOKEN });
@@ -149,9 +150,9 @@ describe("shellwright serve", () => {
     skipUnless(context, noLocalHelper);
     const run = io({ SHELLWRIGHT_GATEWAY_TOKEN: TOKEN });
     const exited = serve(["--port", "0", "--pool-size", "1", "--allow-root", scratch.path], run);
-    await eventually(() => run.out.length > 0, 15_000, "the URL on stdout");
+    await eventually(() => run.out.length > 0, "the URL on stdout");
     // The warm member's fast-path helper runs before any client has connected.
-    await eventually(() => childrenNamed(process.pid, "swmux").length === 1, 15_000, "the warm member's helper");
+    await eventually(() => childrenNamed(process.pid, "swmux").length === 1, "the warm member's helper");
     const warm = childrenNamed(process.pid, "swmux");
     const env = await createEnvironment({ backend: "gateway", url: run.out[0]!.trim(), token: TOKEN });
     expect(Number((await env.execute(HELPER_PID)).output)).toBe(warm[0]);

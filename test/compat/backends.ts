@@ -1,7 +1,9 @@
 /**
- * The backends the compat suite runs on. Adding a backend is one entry here:
- * how to create a session with the suite's options, and whether it can run on
- * this machine (CI sets the variables that enable the real ones).
+ * The backends the compat suite runs on. Adding a backend is one row of the
+ * table here: how to create a session with the suite's options and a given
+ * fast-path setting, and whether it can run on this machine (CI sets the
+ * variables that enable the real ones). Each row gives two entries, with the
+ * fast path and without (`-plain`).
  */
 
 import { tmpdir } from "node:os";
@@ -56,101 +58,111 @@ export interface CompatBackend {
   ownPidNamespace?: true;
 }
 
-export const compatBackends: CompatBackend[] = [
+/**
+ * One backend of the table below. Each runs twice: with the fast path on (the default: calls run through the
+ * helper once it is ready, docs/fast-path.md) as `<name>`, and forced off (every call a fresh bash) as
+ * `<name>-plain`.
+ */
+interface BackendRow {
+  name: string;
+  enabled: boolean;
+  ownPidNamespace?: true;
+  create(options: CompatOptions, fastPath: boolean): Promise<Environment>;
+  poolConfig(fastPath: boolean): Promise<EnvironmentConfig>;
+}
+
+const backendTable: BackendRow[] = [
   {
-    // The fast path on (the default): calls run through the helper once it is ready (docs/fast-path.md).
     name: "local",
     enabled: true,
-    poolConfig: () => Promise.resolve({ backend: "local" }),
-    create: ({ home, env, ...rest } = {}) =>
-      createEnvironment({ backend: "local", ...rest, env: { ...env, ...(home === undefined ? {} : { HOME: home }) } }),
+    poolConfig: (fastPath) => Promise.resolve({ backend: "local", fastPath }),
+    create: ({ home, env, ...rest }, fastPath) =>
+      createEnvironment({ backend: "local", fastPath, ...rest, env: withHome(env, home) }),
   },
   {
-    // The same contract with the fast path forced off: every call a fresh bash.
-    name: "local-plain",
-    enabled: true,
-    poolConfig: () => Promise.resolve({ backend: "local", fastPath: false }),
-    create: ({ home, env, ...rest } = {}) =>
-      createEnvironment({
-        backend: "local",
-        fastPath: false,
-        ...rest,
-        env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
-      }),
-  },
-  {
-    // The local sandbox (docs/sandbox.md), the fast path on: each call runs inside the session's bwrap.
-    // The host's /tmp is writable there so that the suite's scratch dirs outlive one session, as on the host.
+    // The local sandbox (docs/sandbox.md): each call runs inside the session's bwrap (plain: each call enters
+    // it with nsenter itself).
     name: "local-sandbox",
     enabled: HAVE_BWRAP,
     ownPidNamespace: true,
-    poolConfig: () => Promise.resolve({ backend: "local", sandbox: true }),
-    create: (options) => createSandboxedSession(options, true),
+    poolConfig: (fastPath) => Promise.resolve({ backend: "local", sandbox: true, fastPath }),
+    create: createSandboxedSession,
   },
   {
-    // The same sandbox with the fast path off: each call enters it with nsenter itself.
-    name: "local-sandbox-plain",
-    enabled: HAVE_BWRAP,
-    ownPidNamespace: true,
-    poolConfig: () => Promise.resolve({ backend: "local", sandbox: true, fastPath: false }),
-    create: (options) => createSandboxedSession(options, false),
-  },
-  {
-    // gateway → serve → local, over real loopback HTTP (needs nothing external).
+    // gateway → serve → local, over real loopback HTTP (needs nothing external). The plain entry's server runs
+    // its local sessions with the fast path off (the server's operator chooses it; a client cannot).
     name: "gateway",
     enabled: process.env.SHELLWRIGHT_TEST_GATEWAY !== "0",
-    create: (options) => createGatewaySession(options, true),
-    poolConfig: () => gatewayConfig(true),
+    create: createGatewaySession,
+    poolConfig: gatewayConfig,
   },
   {
-    // A gateway whose server runs its local sessions with the fast path off
-    // (the server's operator chooses it; a client cannot).
-    name: "gateway-plain",
-    enabled: process.env.SHELLWRIGHT_TEST_GATEWAY !== "0",
-    create: (options) => createGatewaySession(options, false),
-    poolConfig: () => gatewayConfig(false),
-  },
-  {
-    // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it. The fast path is on (the default).
+    // A real sshd on loopback: scripts/test-env/sshd.sh (run by .ci/run) starts it. Plain: every call its own
+    // `ssh` command over the master.
     name: "ssh",
     enabled: sshTestEnabled,
-    poolConfig: () => Promise.resolve(sshTestConfig()),
-    create: ({ home, env, ...rest } = {}) =>
-      createEnvironment({
-        ...sshTestConfig(),
-        ...rest,
-        env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
-      }),
+    poolConfig: (fastPath) => Promise.resolve({ ...sshTestConfig(), fastPath }),
+    create: ({ home, env, ...rest }, fastPath) =>
+      createEnvironment({ ...sshTestConfig(), fastPath, ...rest, env: withHome(env, home) }),
   },
   {
-    // The same sshd with the fast path forced off: every call its own `ssh` command over the master.
-    name: "ssh-plain",
-    enabled: sshTestEnabled,
-    poolConfig: () => Promise.resolve({ ...sshTestConfig(), fastPath: false }),
-    create: ({ home, env, ...rest } = {}) =>
-      createEnvironment({
-        ...sshTestConfig(),
-        fastPath: false,
-        ...rest,
-        env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
-      }),
-  },
-  {
-    // A real Docker Engine: scripts/test-env/docker.sh (run by .ci/run) starts it and builds the image.
-    // The fast path on (the default): calls run through the helper copied into the container.
+    // A real Docker Engine: scripts/test-env/docker.sh (run by .ci/run) starts it and builds the image. Fast:
+    // calls run through the helper copied into the container; plain: every call its own Engine API exec.
     name: "docker",
     enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
-    create: (options) => createDockerSession(options),
-    poolConfig: () => Promise.resolve(dockerConfig(true)),
+    create: createDockerSession,
+    poolConfig: (fastPath) => Promise.resolve(dockerConfig(fastPath)),
   },
   {
-    // The same container setup with the fast path off: every call its own Engine API exec.
-    name: "docker-plain",
-    enabled: process.env.SHELLWRIGHT_TEST_DOCKER === "1",
-    create: (options) => createDockerSession(options, false),
-    poolConfig: () => Promise.resolve(dockerConfig(false)),
+    // Apptainer runs through a stand-in executable (Apptainer is not packaged for this OS): it records its argv
+    // and runs `exec` with bash on the host, so it needs nothing external. test/backends/apptainer.test.ts
+    // asserts the argv.
+    name: "apptainer",
+    enabled: true,
+    poolConfig: (fastPath) => Promise.resolve(apptainerConfig(fastPath)),
+    create: ({ home, ...rest }, fastPath) =>
+      createEnvironment({ ...apptainerConfig(fastPath), ...rest, ...(home === undefined ? {} : { homeDir: home }) }),
+  },
+  {
+    // Modal through its adapter, with a FAKE Modal client at the SDK boundary (test/fakes/fake-modal.ts): Modal's
+    // cloud cannot be reached from here, so each sandbox exec runs on this machine.
+    name: "modal",
+    enabled: true,
+    poolConfig: (fastPath) => Promise.resolve({ backend: "modal", client: new FakeModalClient(), fastPath }),
+    create: ({ home, env, ...rest }, fastPath) =>
+      createEnvironment({
+        backend: "modal",
+        client: new FakeModalClient(),
+        fastPath,
+        ports: [COMPAT_PORT],
+        ...rest,
+        env: withHome(env, home),
+      }),
+  },
+  {
+    // Daytona through its adapter, with a FAKE Daytona client at the SDK boundary (test/fakes/fake-daytona.ts):
+    // Daytona's cloud cannot be reached from here, so each session command runs with sh on this machine.
+    name: "daytona",
+    enabled: true,
+    poolConfig: (fastPath) => Promise.resolve({ backend: "daytona", client: new FakeDaytona(), fastPath }),
+    create: ({ home, env, ...rest }, fastPath) =>
+      createEnvironment({ backend: "daytona", client: new FakeDaytona(), fastPath, ...rest, env: withHome(env, home) }),
   },
 ];
+
+/** Each row twice, `<name>` and `<name>-plain`; an entry SHELLWRIGHT_TEST_BACKENDS leaves out is disabled. */
+export const compatBackends: CompatBackend[] = backendTable.flatMap((row) =>
+  [true, false].map((fastPath): CompatBackend => {
+    const name = fastPath ? row.name : `${row.name}-plain`;
+    return {
+      name,
+      enabled: row.enabled && backendSelected(name),
+      create: (options = {}) => row.create(options, fastPath),
+      poolConfig: () => row.poolConfig(fastPath),
+      ...(row.ownPidNamespace ? { ownPidNamespace: true as const } : {}),
+    };
+  }),
+);
 
 /**
  * SHELLWRIGHT_TEST_BACKENDS=a,b,… runs the per-backend suites on those
@@ -203,15 +215,11 @@ async function createGatewaySession(
     url: gateway.url,
     token: GATEWAY_TOKEN,
     ...rest,
-    env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+    env: withHome(env, home),
   });
 }
 
-/**
- * The suite's sessions share a filesystem (a profile written by one is loaded
- * by the next), so on docker they share one container: kept while any session
- * is open, removed when the last one closes.
- */
+/** The host's /tmp is writable in the sandbox so that the suite's scratch dirs outlive one session, as on the host. */
 function createSandboxedSession(
   { home, env, cwd, ...rest }: CompatOptions = {},
   fastPath: boolean,
@@ -222,10 +230,15 @@ function createSandboxedSession(
     ...rest,
     ...(cwd === undefined ? {} : { cwd }),
     sandbox: { writable: [cwd ?? ".", "/tmp", ...(home === undefined ? [] : [home])] },
-    env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+    env: withHome(env, home),
   });
 }
 
+/**
+ * The suite's sessions share a filesystem (a profile written by one is loaded
+ * by the next), so on docker they share one container: kept while any session
+ * is open, removed when the last one closes.
+ */
 const dockerCompat = { name: `shellwright-compat-${process.pid}`, open: 0 };
 
 /** The suite needs no network; sparing dockerd's bridge code sidesteps a teardown deadlock seen in 20.10. */
@@ -242,7 +255,7 @@ async function createDockerSession({ home, env, ...rest }: CompatOptions = {}, f
     containerName: dockerCompat.name,
     keepContainer: true,
     ...rest,
-    env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
+    env: withHome(env, home),
   });
   dockerCompat.open++;
   const close = session.close.bind(session);
@@ -256,10 +269,11 @@ async function createDockerSession({ home, env, ...rest }: CompatOptions = {}, f
   return session;
 }
 
-// Apptainer runs through a stand-in executable (Apptainer is not packaged for
-// this OS): it records its argv and runs `exec` with bash on the host. It
-// needs nothing external, so it always runs. test/backends/apptainer.test.ts
-// asserts the argv.
+/** The suite's HOME as the session's HOME variable, beside the suite's other variables. */
+function withHome(env: Record<string, string> | undefined, home: string | undefined): Record<string, string> {
+  return { ...env, ...(home === undefined ? {} : { HOME: home }) };
+}
+
 const apptainerStandIn = fileURLToPath(new URL("../fixtures/apptainer-standin/apptainer", import.meta.url));
 const apptainerConfig = (fastPath: boolean): EnvironmentConfig => ({
   backend: "apptainer",
@@ -268,97 +282,3 @@ const apptainerConfig = (fastPath: boolean): EnvironmentConfig => ({
   scratchDir: join(tmpdir(), "shellwright-compat-apptainer"),
   fastPath,
 });
-compatBackends.push({
-  name: "apptainer",
-  enabled: true,
-  poolConfig: () => Promise.resolve(apptainerConfig(true)),
-  create: ({ home, ...rest } = {}) =>
-    createEnvironment({
-      backend: "apptainer",
-      image: "docker://debian:bookworm-slim",
-      executable: apptainerStandIn,
-      scratchDir: join(tmpdir(), "shellwright-compat-apptainer"),
-      ...rest,
-      ...(home === undefined ? {} : { homeDir: home }),
-    }),
-});
-
-// Modal through its adapter, with a FAKE Modal client at the SDK boundary
-// (test/fakes/fake-modal.ts): Modal's cloud cannot be reached from here, so
-// each sandbox exec runs on this machine. Needs nothing external: always on.
-compatBackends.push({
-  name: "modal",
-  enabled: true,
-  poolConfig: () => Promise.resolve({ backend: "modal", client: new FakeModalClient() }),
-  create: ({ home, env, ...rest } = {}) =>
-    createEnvironment({
-      backend: "modal",
-      client: new FakeModalClient(),
-      ports: [COMPAT_PORT],
-      ...rest,
-      env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
-    }),
-});
-
-// The same two with the fast path off: every call its own exec, as before it existed.
-compatBackends.push({
-  name: "apptainer-plain",
-  enabled: true,
-  poolConfig: () => Promise.resolve(apptainerConfig(false)),
-  create: ({ home, ...rest } = {}) =>
-    createEnvironment({
-      backend: "apptainer",
-      image: "docker://debian:bookworm-slim",
-      executable: apptainerStandIn,
-      scratchDir: join(tmpdir(), "shellwright-compat-apptainer"),
-      fastPath: false,
-      ...rest,
-      ...(home === undefined ? {} : { homeDir: home }),
-    }),
-});
-compatBackends.push({
-  name: "modal-plain",
-  enabled: true,
-  poolConfig: () => Promise.resolve({ backend: "modal", client: new FakeModalClient(), fastPath: false }),
-  create: ({ home, env, ...rest } = {}) =>
-    createEnvironment({
-      backend: "modal",
-      client: new FakeModalClient(),
-      fastPath: false,
-      ports: [COMPAT_PORT],
-      ...rest,
-      env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
-    }),
-});
-
-// Daytona through its adapter, with a FAKE Daytona client at the SDK boundary
-// (test/fakes/fake-daytona.ts): Daytona's cloud cannot be reached from here, so
-// each session command runs with sh on this machine. Always on.
-compatBackends.push({
-  name: "daytona",
-  enabled: true,
-  poolConfig: () => Promise.resolve({ backend: "daytona", client: new FakeDaytona() }),
-  create: ({ home, env, ...rest } = {}) =>
-    createEnvironment({
-      backend: "daytona",
-      client: new FakeDaytona(),
-      ...rest,
-      env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
-    }),
-});
-compatBackends.push({
-  name: "daytona-plain",
-  enabled: true,
-  poolConfig: () => Promise.resolve({ backend: "daytona", client: new FakeDaytona(), fastPath: false }),
-  create: ({ home, env, ...rest } = {}) =>
-    createEnvironment({
-      backend: "daytona",
-      client: new FakeDaytona(),
-      fastPath: false,
-      ...rest,
-      env: { ...env, ...(home === undefined ? {} : { HOME: home }) },
-    }),
-});
-
-// Last: after every entry above, the stand-ins' too, was added.
-for (const backend of compatBackends) backend.enabled &&= backendSelected(backend.name);

@@ -243,13 +243,15 @@ for (const backend of compatBackends) {
             expect(r.output, attack).not.toContain("__SHELLWRIGHT");
             expect(r.output, attack).not.toContain(session.id);
             expect(r.cwd, attack).toBe(dir);
-            const check = await session.execute('echo "$IMM $PWD"');
+            // The next call still sees the state, then undoes the attack for the next round, itself still under
+            // it (one call, not two: the round's cost is calls). POSIX mode: the special builtin unset beats a
+            // function named unset.
+            const check = await session.execute(
+              'echo "$IMM $PWD"\n' +
+                "\\unalias -a; POSIXLY_CORRECT=1; \\unset -f eval builtin command cd printf unset declare trap mv read exit source; \\unset POSIXLY_CORRECT; set +xeu +o pipefail; PATH=/usr/local/bin:/usr/bin:/bin; unset IFS",
+            );
             expect(check.output, attack).toContain(`${i} ${dir}`);
             expect(check.cwd, attack).toBe(dir);
-            // Undo the attack for the next round (POSIX mode: the special builtin unset beats a function named unset).
-            await session.execute(
-              "\\unalias -a; POSIXLY_CORRECT=1; \\unset -f eval builtin command cd printf unset declare trap mv read exit source; \\unset POSIXLY_CORRECT; set +xeu +o pipefail; PATH=/usr/local/bin:/usr/bin:/bin; unset IFS",
-            );
           }
           const exitTrap = await session.execute("trap 'echo bye' EXIT; echo body");
           expect(exitTrap.output).toBe("body\nbye\n");

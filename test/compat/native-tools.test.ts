@@ -83,10 +83,13 @@ for (const backend of compatBackends) {
     it("answers a timeout the provider's way and kills the command's tree", async () => {
       // 3 s: time enough for the command to print and note its pid before the timeout, on a slow machine too.
       const command = "echo started; sleep 600 & echo $! > t.pid; sleep 600";
-      const timed = await shell({ commands: [command, "echo never"], timeout_ms: 3000 });
+      // The two providers' calls at once: each waits out its own 3 s.
+      const [timed, bashTimed] = await Promise.all([
+        shell({ commands: [command, "echo never"], timeout_ms: 3000 }),
+        call(impatientBash, { command: command.replace("t.pid", "b.pid") }),
+      ]);
       expect(timed).toEqual({ output: [{ stdout: "started\n", stderr: "", outcome: { type: "timeout" } }] });
       expect(await gone(`${dir}/t.pid`)).toBe("gone\n");
-      const bashTimed = await call(impatientBash, { command: command.replace("t.pid", "b.pid") });
       expect(bashTimed).toEqual({ error: "Error: Command timed out after 3 seconds\nstarted", exit_code: 124 });
       expect(await gone(`${dir}/b.pid`)).toBe("gone\n");
     });

@@ -13,8 +13,14 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BackendUnavailableError, createEnvironment, type LocalConfig, type SshConfig } from "../../src/index.js";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import {
+  BackendUnavailableError,
+  createEnvironment,
+  type Environment,
+  type LocalConfig,
+  type SshConfig,
+} from "../../src/index.js";
 import { noLocalHelper, noStaticHelper, skipUnless } from "../helpers/native-helper.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { eventually } from "../helpers/processes.js";
@@ -38,22 +44,31 @@ const BACKENDS: Array<[string, boolean, () => LocalConfig | SshConfig, string | 
   ["ssh", sshTestEnabled, () => ({ ...sshTestConfig(), remoteTempDir: dir }), noStaticHelper],
 ];
 
-describe
-  .skipIf(!mounted)
-  .each(
-    BACKENDS.flatMap(([name, enabled, config, noHelper]) =>
-      [true, false].map((fastPath) => ({ name, enabled, config, noHelper, fastPath })),
-    ),
-  )("a full state dir ($name, fastPath $fastPath)", ({ enabled, config, noHelper, fastPath }) => {
+/** Each backend on the fast path and on the plain one. */
+const PATHS = BACKENDS.flatMap(([name, enabled, config, noHelper]) =>
+  [true, false].map((fastPath) => ({ name, enabled, config, noHelper, fastPath })),
+);
+type PathCase = (typeof PATHS)[number];
+
+/** A session on the path under test, once a call has shown it runs there (the helper starts in the background). */
+async function openOnPath(
+  context: TestContext,
+  { enabled, config, noHelper, fastPath }: PathCase,
+): Promise<Environment> {
+  if (!enabled) context.skip('the test sshd is not running (eval "$(bash scripts/test-env/sshd.sh start)")');
+  if (fastPath) skipUnless(context, noHelper);
+  const session = await createEnvironment({ ...config(), cwd: "/", fastPath });
+  // The helper's process is the job's parent's parent: a call ran on the path under test.
+  const parent = async (): Promise<string> => (await session.execute("cat /proc/$PPID/comm")).output;
+  if (fastPath) await eventually(async () => /^swmux/.test(await parent()), "the fast path");
+  else expect(await parent()).toMatch(/^bash/);
+  return session;
+}
+
+describe.skipIf(!mounted).each(PATHS)("a full state dir ($name, fastPath $fastPath)", (path) => {
   it("says the state was not saved, keeps the exit status and the state from before", async (context) => {
-    if (!enabled) context.skip('the test sshd is not running (eval "$(bash scripts/test-env/sshd.sh start)")');
-    if (fastPath) skipUnless(context, noHelper);
-    const session = await createEnvironment({ ...config(), cwd: "/", fastPath });
+    const session = await openOnPath(context, path);
     try {
-      // The helper's process is the job's parent's parent: this call ran on the path under test.
-      const parent = async (): Promise<string> => (await session.execute("cat /proc/$PPID/comm")).output;
-      if (fastPath) await eventually(async () => /^swmux/.test(await parent()), "the fast path");
-      else expect(await parent()).toMatch(/^bash/);
       await session.execute("export KEPT=1; kept() { echo fine; }");
       const full = await session.execute(
         `head -c 10000000 /dev/zero > ${dir}/fill 2>/dev/null; export LOST=1; echo did`,
@@ -84,20 +99,10 @@ function fill(): () => void {
   return () => rmSync(file, { force: true });
 }
 
-describe
-  .skipIf(!mounted)
-  .each(
-    BACKENDS.flatMap(([name, enabled, config, noHelper]) =>
-      [true, false].map((fastPath) => ({ name, enabled, config, noHelper, fastPath })),
-    ),
-  )("a state dir full before the call ($name, fastPath $fastPath)", ({ enabled, config, noHelper, fastPath }) => {
+describe.skipIf(!mounted).each(PATHS)("a state dir full before the call ($name, fastPath $fastPath)", (path) => {
   it("runs the command, keeps its exit status, says the state was not saved, and commits none of it (issue 37.3)", async (context) => {
-    if (!enabled) context.skip('the test sshd is not running (eval "$(bash scripts/test-env/sshd.sh start)")');
-    if (fastPath) skipUnless(context, noHelper);
-    const session = await createEnvironment({ ...config(), cwd: "/", fastPath });
+    const session = await openOnPath(context, path);
     try {
-      const parent = async (): Promise<string> => (await session.execute("cat /proc/$PPID/comm")).output;
-      if (fastPath) await eventually(async () => /^swmux/.test(await parent()), "the fast path");
       await session.execute("export KEPT=1; cd /tmp");
       // The helper replaces its launcher after it answered a commit, and that frees the pages of the state before:
       // a call that commits nothing returns only after it, so the tmpfs is full for the call below.

@@ -5,7 +5,8 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Gateway } from "../../src/index.js";
-import { alive, api, eventually, scratchDir, startTestGateway, TOKEN } from "./helpers.js";
+import { api, scratchDir, startTestGateway, TOKEN } from "./helpers.js";
+import { alive, eventually } from "../helpers/processes.js";
 
 describe("gateway executions", () => {
   let gateway: Gateway;
@@ -178,7 +179,7 @@ describe("gateway executions", () => {
       const pids = readFileSync(pidFile, "utf8").trim().split("\n").map(Number);
       expect(pids.every(alive)).toBe(true);
       req.destroy();
-      await eventually(() => !pids.some(alive), 15_000, "the command's processes to be killed");
+      await eventually(() => !pids.some(alive), "the command's processes to be killed");
       await eventually(() => gateway.registry.runningExecutions === 0);
       // the session is still usable
       expect((await api(gateway, "POST", executions, { command: "echo usable" })).body.output).toBe("usable\n");

@@ -1,6 +1,6 @@
 /** A real gateway on a free loopback port, and raw HTTP calls to it. */
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,34 +44,6 @@ export async function api(
 export function scratchDir(): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), "sw-gw-test-"));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
-
-/** True while the process exists and is not a zombie. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
-}
-
-/** Polls until `check` holds; throws after `timeoutMs` (a hang detector, not a timing assertion). */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-  what = "condition",
-): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > giveUpAt) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** A request through node:http, for what fetch will not send (a Host header) or must cut mid-way. */

@@ -2,7 +2,8 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import { createEnvironment, SessionClosedError, type Gateway } from "../../src/index.js";
-import { api, eventually, startTestGateway, TOKEN } from "./helpers.js";
+import { api, startTestGateway, TOKEN } from "./helpers.js";
+import { eventually } from "../helpers/processes.js";
 
 let gateway: Gateway | undefined;
 afterEach(async () => {
@@ -36,7 +37,7 @@ describe("gateway limits", () => {
     gateway = await startTestGateway({ maxConcurrentExecutions: 1 });
     const { id } = (await api(gateway, "POST", "/v1/sessions", {})).body;
     const slow = api(gateway, "POST", `/v1/sessions/${id}/executions`, { command: "sleep 30", executionId: "slow" });
-    await eventually(() => gateway!.registry.runningExecutions === 1, 15_000, "the slow execution to start");
+    await eventually(() => gateway!.registry.runningExecutions === 1, "the slow execution to start");
     const refused = await api(gateway, "POST", `/v1/sessions/${id}/executions`, { command: "echo refused" });
     expect(refused).toMatchObject({ status: 429, body: { error: { code: "TOO_MANY_EXECUTIONS", retryAfterMs: 100 } } });
     expect(refused.headers.get("retry-after")).toBe("1");
@@ -79,7 +80,6 @@ describe("gateway limits", () => {
     const running = api(gateway, "POST", `/v1/sessions/${busy}/executions`, { command: "sleep 2; echo done" });
     await eventually(
       async () => (await api(gateway!, "GET", `/v1/sessions/${idle.id}`)).status === 404,
-      15_000,
       "the idle session to be reaped",
     );
     // The busy one ran all along: its command finished normally.

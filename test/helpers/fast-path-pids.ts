@@ -1,3 +1,6 @@
+import { expect } from "vitest";
+import { eventually } from "./processes.js";
+
 /**
  * Commands that print the fast path's processes from inside a call. `$$`
  * would do on the fast path alone, but a command that expands `$$` takes the
@@ -10,3 +13,53 @@ export const LAUNCHER_PID = "cut -d' ' -f4 /proc/$BASHPID/stat";
 
 /** The helper: the launcher's parent (a job inherits the launcher's `$PPID`). */
 export const HELPER_PID = "echo $PPID";
+
+interface Caller {
+  execute(command: string): Promise<{ output: string; exitCode: number; cwd: string }>;
+}
+
+/**
+ * The fast path's first promise on any transport: calls run in one launcher (the same
+ * pid twice) and the state a call changes is kept, with the kill sweeps' marks on the job.
+ */
+export async function expectOneLauncherKeepingState(session: Caller): Promise<void> {
+  // The first call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.
+  await session.execute("true");
+  const pid = (await session.execute(LAUNCHER_PID)).output;
+  expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
+  await session.execute("export A=1; f() { echo fn; }; alias al='echo alias'; cd /; umask 027; set -o pipefail");
+  expect(await session.execute("echo $A; f; al; pwd; umask; set -o | grep -c 'pipefail.*on'")).toMatchObject({
+    exitCode: 0,
+    output: "1\nfn\nalias\n/\n0027\n1\n",
+    cwd: "/",
+  });
+  // The session's and the call's marks are on every job, for the kill sweeps.
+  expect((await session.execute("env | grep -c '^SHELLWRIGHT_\\(SESSION\\|CALL\\)='")).output).toBe("2\n");
+}
+
+interface Runner {
+  readonly running: boolean;
+  readonly ready: boolean;
+  whenReady(): Promise<boolean>;
+}
+
+/**
+ * A helper killed under a session (as a crash or the OOM killer would): the next calls work on the plain
+ * path with the state kept, then the fast path comes back with it. `kill` gets the helper's pid.
+ */
+export async function expectHelperDeathKeepsState(
+  session: Caller,
+  runner: () => Runner,
+  kill: (helper: string) => void,
+): Promise<void> {
+  await session.execute("export KEPT=before; cd /");
+  const helper = (await session.execute(HELPER_PID)).output.trim();
+  expect(Number(helper)).toBeGreaterThan(1);
+  kill(helper);
+  await eventually(() => runner().running === false, "the helper's death to be seen");
+  expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
+  await eventually(async () => (await runner().whenReady()) === true, "a new helper");
+  expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
+  expect((await session.execute("echo $KEPT")).output).toBe("after\n");
+  expect(runner().ready).toBe(true);
+}

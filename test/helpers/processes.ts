@@ -3,20 +3,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 
+/** True while the process exists and is not a zombie (the tests run on the machine the processes run on). */
 export function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
     return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }
 }
 
-/** Waits until `check` holds; the limit only catches a hang, it measures nothing. */
+/**
+ * Polls until `check` holds. The limit only catches a hang, it measures nothing:
+ * it is generous enough for a machine several times slower than a loaded CI box.
+ */
 export async function eventually(
   check: () => boolean | Promise<boolean>,
-  what: string,
-  limitMs = 20_000,
+  what = "the condition",
+  limitMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await check())) {

@@ -13,12 +13,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOOLS } from "../../src/tools/registry.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { HELPER_PID } from "../helpers/fast-path-pids.js";
 import { noLocalHelper, noStaticHelper, skipUnless } from "../helpers/native-helper.js";
 import { childrenNamed } from "../helpers/proc-scan.js";
 import { answersOn, call, connect, fixture, writeLongLine } from "./helpers.js";
+import { TOOL_NAMES } from "../helpers/tools.js";
 
 /**
  * `shellwright mcp` spawned with plain pipes, so the test alone decides how the
@@ -31,6 +31,36 @@ async function spawnServer(args: string[]): Promise<{ client: Client; child: Chi
   const client = new Client({ name: "shellwright-test", version: "0.0.0" });
   await client.connect(new StdioServerTransport(child.stdout!, child.stdin!));
   return { client, child };
+}
+
+/** `shellwright mcp --http` with the token in its environment, once it has said its address. */
+async function startHttpServer(
+  args: string[],
+  token: string,
+): Promise<{ child: ChildProcess; exited: Promise<number | null>; url: string }> {
+  const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", ...args], {
+    env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: token },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  let stderr = "";
+  child.stderr!.on("data", (data: Buffer) => (stderr += data.toString()));
+  await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
+  return { child, exited, url: /MCP server on (\S+)/.exec(stderr)![1]! };
+}
+
+/** Runs `body` against a server of its own, and ends that server after it, whatever happened. */
+async function withServer(
+  args: string[],
+  body: (server: { client: Client; child: ChildProcess }) => Promise<void>,
+): Promise<void> {
+  const server = await spawnServer(args);
+  try {
+    await body(server);
+  } finally {
+    await server.client.close();
+    if (server.child.exitCode === null) server.child.kill("SIGKILL");
+  }
 }
 
 describe("shellwright mcp (a real process)", () => {
@@ -48,16 +78,7 @@ describe("shellwright mcp (a real process)", () => {
 
   it("lists the Shellwright tools and names itself", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      "terminal",
-      "process",
-      "read_file",
-      "write_file",
-      "patch",
-      "search_files",
-      "execute_code",
-    ]);
-    expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     expect(client.getServerVersion()).toMatchObject({ name: "shellwright" });
     expect(client.getInstructions()).toMatch(/persistent bash session/);
   });
@@ -73,11 +94,7 @@ describe("shellwright mcp (a real process)", () => {
     const { client: codex } = await connect("run-mcp-cli.mjs", ["--unified-exec", "--cwd", scratch]);
     try {
       const { tools } = await codex.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual([
-        ...TOOLS.map((tool) => tool.name),
-        "exec_command",
-        "write_stdin",
-      ]);
+      expect(tools.map((tool) => tool.name)).toEqual([...TOOL_NAMES, "exec_command", "write_stdin"]);
       await call(codex, "terminal", { command: "export FROM_TERMINAL=yes" });
       const started = await call(codex, "exec_command", { cmd: 'read -r line; echo "$FROM_TERMINAL:$line:$PWD"' });
       expect(started.isError, JSON.stringify(started.content)).toBe(false);
@@ -161,15 +178,7 @@ describe("shellwright mcp (a real process)", () => {
 
   it("serves HTTP with --http, the token from the environment, until SIGTERM", async () => {
     const token = "t".repeat(20) + Date.now();
-    const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0"], {
-      env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: token },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    let stderr = "";
-    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-    await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
-    const url = /MCP server on (\S+)/.exec(stderr)![1]!;
+    const { child, exited, url } = await startHttpServer([], token);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const transport = new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -286,20 +295,13 @@ describe("shellwright mcp (a real process)", () => {
   it("with --http --pool-size, a client's session is one the server opened before the client connected", async (context) => {
     skipUnless(context, noLocalHelper);
     const token = "p".repeat(20) + Date.now();
-    const child = spawn(process.execPath, [fixture("run-mcp-cli.mjs"), "--http", "--port", "0", "--pool-size", "1"], {
-      env: { ...process.env, SHELLWRIGHT_MCP_TOKEN: token },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    let stderr = "";
-    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-    await eventually(() => /MCP server on (\S+)/.test(stderr), "the server to say its address");
+    const { child, exited, url } = await startHttpServer(["--pool-size", "1"], token);
     // The warm member's fast-path helper runs before any client has connected.
     await eventually(() => childrenNamed(child.pid!, "swmux").length === 1, "the warm member's helper");
     const warm = childrenNamed(child.pid!, "swmux");
     const http = new Client({ name: "cli-pool", version: "0" });
     await http.connect(
-      new StreamableHTTPClientTransport(new URL(/MCP server on (\S+)/.exec(stderr)![1]!), {
+      new StreamableHTTPClientTransport(new URL(url), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
       }),
     );
@@ -323,8 +325,7 @@ describe("shellwright mcp: a message over the limit (a real process on pipes)", 
     Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
   it("answers a 12 MB write_file with an error naming the limit and the flag, and serves the next call", async () => {
-    const server = await spawnServer(["--backend", "local", "--cwd", scratch]);
-    try {
+    await withServer(["--backend", "local", "--cwd", scratch], async (server) => {
       const failure = await server.client
         .callTool({ name: "write_file", arguments: { path: join(scratch, "big"), content: "x".repeat(12_000_000) } })
         .catch((error: unknown) => error as Error);
@@ -335,16 +336,12 @@ describe("shellwright mcp: a message over the limit (a real process on pipes)", 
       expect((await call(server.client, "terminal", { command: "echo next" })).structuredContent).toMatchObject({
         output: "next\n",
       });
-    } finally {
-      await server.client.close();
-      if (server.child.exitCode === null) server.child.kill("SIGKILL");
-    }
+    });
   });
 
   it("drops a 512 MiB line that is not JSON without holding it, answers it, and serves the next call", async () => {
     const LINE_BYTES = 512 * 1024 * 1024;
-    const server = await spawnServer(["--backend", "local", "--cwd", scratch]);
-    try {
+    await withServer(["--backend", "local", "--cwd", scratch], async (server) => {
       const { answers } = answersOn(server.child.stdout!);
       // A first call, so the session and the tools' code are in memory before the peak is read.
       await call(server.client, "terminal", { command: "true" });
@@ -362,24 +359,17 @@ describe("shellwright mcp: a message over the limit (a real process on pipes)", 
       expect((await call(server.client, "terminal", { command: "echo after" })).structuredContent).toMatchObject({
         output: "after\n",
       });
-    } finally {
-      await server.client.close();
-      if (server.child.exitCode === null) server.child.kill("SIGKILL");
-    }
+    });
   });
 
   it("takes the 12 MB write_file with --max-message-bytes raised, and refuses a bad value with exit 2", async () => {
-    const server = await spawnServer(["--backend", "local", "--cwd", scratch, "--max-message-bytes", "16777216"]);
-    try {
+    await withServer(["--backend", "local", "--cwd", scratch, "--max-message-bytes", "16777216"], async (server) => {
       const written = await call(server.client, "write_file", {
         path: join(scratch, "big"),
         content: "x".repeat(12_000_000),
       });
       expect(written.isError, JSON.stringify(written.structuredContent)).toBe(false);
-    } finally {
-      await server.client.close();
-      if (server.child.exitCode === null) server.child.kill("SIGKILL");
-    }
+    });
     for (const bad of ["0", "ten", "999999999999"]) {
       let failure: { status: number; stderr: string } | undefined;
       try {

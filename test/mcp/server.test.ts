@@ -28,6 +28,7 @@ import { createMcpServer, type McpServerOptions, type ShellwrightMcpServer } fro
 import { testTools } from "../fixtures/agent-tools.mjs";
 import { alive, eventually } from "../helpers/processes.js";
 import { call, textOf } from "./helpers.js";
+import { TOOL_NAMES } from "../helpers/tools.js";
 
 /** A server and a connected client, linked in memory; `sent` is every message the server sent. */
 async function connect(
@@ -418,16 +419,7 @@ describe("MCP server with the Shellwright tools", () => {
 
   it("lists every Shellwright tool with the schema the other doors show", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      "terminal",
-      "process",
-      "read_file",
-      "write_file",
-      "patch",
-      "search_files",
-      "execute_code",
-    ]);
-    expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     const expected = toolDefinitions({ format: "anthropic" });
     for (const tool of tools) {
       const definition = expected.find((candidate) => candidate.name === tool.name)!;
@@ -522,7 +514,7 @@ describe("createMcpServer with the optional exec_command / write_stdin pair", ()
     });
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual([...TOOLS.map((tool) => tool.name), "exec_command", "write_stdin"]);
+      expect(names).toEqual([...TOOL_NAMES, "exec_command", "write_stdin"]);
       const started = await call(client, "exec_command", { cmd: "python3 -q", tty: true, yield_time_ms: 500 });
       expect(started.isError).toBe(false);
       const id = (started.structuredContent as { session_id: string }).session_id;

@@ -44,7 +44,7 @@ function startPty(argv: string[], size: [number, number] = [80, 24]): Pty {
   return { child, output: () => output, exited, ctl, dir };
 }
 
-const until = (pty: Pty, pattern: RegExp, what: string) => eventually(() => pattern.test(pty.output()), what);
+const waitForOutput = (pty: Pty, pattern: RegExp, what: string) => eventually(() => pattern.test(pty.output()), what);
 
 afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null && child.pid) process.kill(child.pid, "SIGKILL");
@@ -71,7 +71,7 @@ describe("swmux -p", () => {
 
   it("resizes the terminal through the control FIFO: stty size sees it", async () => {
     const pty = startPty(["bash", "--norc", "-i"]);
-    await until(pty, /\$ $/, "the prompt");
+    await waitForOutput(pty, /\$ $/, "the prompt");
     writeFileSync(pty.ctl, "101 33\n");
     // The resize is applied when the helper reads the FIFO, before the next stdin bytes are relayed or not:
     // the command is sent until it reports the new size.
@@ -88,16 +88,16 @@ describe("swmux -p", () => {
 
   it("delivers C-c to the foreground job: sleep ends, the shell goes on", async () => {
     const pty = startPty(["bash", "--norc", "-i"]);
-    await until(pty, /\$ $/, "the prompt");
+    await waitForOutput(pty, /\$ $/, "the prompt");
     pty.child.stdin.write("echo SH=$$; sleep 987654\r");
-    await until(pty, /SH=(\d+)/, "the shell's pid");
+    await waitForOutput(pty, /SH=(\d+)/, "the shell's pid");
     const shell = Number(/SH=(\d+)/.exec(pty.output())![1]);
     let sleeper = 0;
     await eventually(() => (sleeper = childrenOf(shell)[0] ?? 0) > 0, "the sleep to start");
     pty.child.stdin.write("\x03");
     await eventually(() => !alive(sleeper), "the sleep to end on C-c");
     pty.child.stdin.write("echo alive\r");
-    await until(pty, /[\r\n]alive\r\n/, "echo alive after C-c");
+    await waitForOutput(pty, /[\r\n]alive\r\n/, "echo alive after C-c");
     expect(alive(shell)).toBe(true);
     pty.child.stdin.write("exit 3\r");
     expect(await pty.exited).toBe(3);
@@ -110,7 +110,7 @@ describe("swmux -p", () => {
       "-c",
       'trap "" HUP TERM; sleep 987656 & echo BG=$!; echo SH=$$; sleep 987657; echo never',
     ]);
-    await until(pty, /SH=(\d+)/, "the pids");
+    await waitForOutput(pty, /SH=(\d+)/, "the pids");
     const sleeper = Number(/BG=(\d+)/.exec(pty.output())![1]);
     const shell = Number(/SH=(\d+)/.exec(pty.output())![1]);
     expect(alive(sleeper) && alive(shell)).toBe(true);

@@ -9,9 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createEnvironment, type Environment, type EnvironmentPool } from "../../src/index.js";
 import { listDockerContainers, removeDockerContainers } from "../../src/backends/docker/containers.js";
 import { createEnvironmentPool, poolOf } from "../../src/pool/create-pool.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../helpers/docker-test.js";
 
-const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const pools: EnvironmentPool[] = [];
 afterEach(async () => {
   await Promise.allSettled(pools.splice(0).map((pool) => pool.close()));

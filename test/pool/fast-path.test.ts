@@ -24,11 +24,9 @@ import { SshTransport } from "../../src/backends/ssh/transport.js";
 import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { HELPER_PID, LAUNCHER_PID } from "../helpers/fast-path-pids.js";
 import { alive, eventually } from "../helpers/processes.js";
-import { createEnvironment, type Environment } from "../../src/index.js";
 import { noLocalHelper, noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
-
-const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
+import { recordingPool } from "../helpers/recording-pool.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../helpers/docker-test.js";
 
 const pools: EnvironmentPool[] = [];
 const dirs: string[] = [];
@@ -80,16 +78,7 @@ describe("pool: fast-path readiness", () => {
 
   it("local: a member whose helper died while idle is closed and replaced, never handed out", async () => {
     const warnings: string[] = [];
-    const opened: Environment[] = [];
-    const pool = poolOf(
-      async () => {
-        const env = await createEnvironment({ backend: "local" });
-        opened.push(env);
-        return env;
-      },
-      { size: 2, onWarning: (m) => warnings.push(m) },
-    );
-    pools.push(pool);
+    const { pool, opened } = recordingPool(2, pools, warnings);
     await pool.ready();
     // The oldest idle member is the next one handed out: its helper is killed as a crash (or the OOM killer) would.
     const victim = opened[0]!;

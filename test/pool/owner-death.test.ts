@@ -7,7 +7,7 @@
  * of its own: each member is a session and ends with its owner like one.
  */
 
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,10 +16,10 @@ import { readOwner } from "../../src/backends/shared/owner.js";
 import { listDockerContainers } from "../../src/backends/docker/containers.js";
 import { killAll, pidsWithCmdline } from "../helpers/proc-scan.js";
 import { alive, eventually } from "../helpers/processes.js";
+import { startOwnerFixture } from "../helpers/owner-fixture.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../helpers/docker-test.js";
 
 const fixture = join(import.meta.dirname, "../fixtures/pool-owner-death.mjs");
-const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const started = new Set<number>();
 afterAll(() => killAll(started));
 
@@ -32,20 +32,7 @@ interface Report {
 }
 
 async function startOwner(config: object, size: number): Promise<{ child: ChildProcess; report: Report }> {
-  const child = spawn(process.execPath, [fixture, JSON.stringify({ config, size })], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  started.add(child.pid!);
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  const report = await new Promise<Report>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("\n")) resolve(JSON.parse(out) as Report);
-    });
-    child.once("exit", (code) => reject(new Error(`the owner exited (${code}) before reporting: ${err}`)));
-  });
+  const { child, report } = await startOwnerFixture<Report>(fixture, [JSON.stringify({ config, size })], started);
   return { child, report };
 }
 

@@ -7,36 +7,15 @@
 import { existsSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createEnvironment,
-  createEnvironmentPool,
-  SessionClosedError,
-  type Environment,
-  type EnvironmentPool,
-} from "../../src/index.js";
-import { poolOf } from "../../src/pool/create-pool.js";
+import { createEnvironmentPool, SessionClosedError, type Environment, type EnvironmentPool } from "../../src/index.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { startTestGateway, TOKEN } from "../gateway/helpers.js";
+import { recordingPool } from "../helpers/recording-pool.js";
 
 const pools: EnvironmentPool[] = [];
 afterEach(async () => {
   await Promise.allSettled(pools.splice(0).map((pool) => pool.close()));
 });
-
-/** A pool over local sessions that records every member it opens. */
-function recordingPool(size: number, warnings: string[] = []): { pool: EnvironmentPool; opened: Environment[] } {
-  const opened: Environment[] = [];
-  const pool = poolOf(
-    async () => {
-      const env = await createEnvironment({ backend: "local" });
-      opened.push(env);
-      return env;
-    },
-    { size, onWarning: (m) => warnings.push(m) },
-  );
-  pools.push(pool);
-  return { pool, opened };
-}
 
 const stateDir = (env: Environment): string => dirname(env.paths.snapshot);
 
@@ -73,7 +52,7 @@ describe("pool", () => {
   });
 
   it("an empty pool opens a session for each acquire, as createEnvironment would", async () => {
-    const { pool, opened } = recordingPool(1);
+    const { pool, opened } = recordingPool(1, pools);
     const sessions = await Promise.all([pool.acquire(), pool.acquire(), pool.acquire()]);
     expect(new Set(sessions.map((s) => s.id)).size).toBe(3);
     for (const s of sessions) expect((await s.execute("echo ok")).output).toBe("ok\n");
@@ -82,7 +61,7 @@ describe("pool", () => {
   });
 
   it("a warm hand-out starts no open beside the caller's first call; the refill follows", async () => {
-    const { pool, opened } = recordingPool(2);
+    const { pool, opened } = recordingPool(2, pools);
     await pool.ready();
     const member = await pool.acquire();
     // Started at once, the replacement's open would be in flight here, beside the caller's first call.
@@ -96,7 +75,7 @@ describe("pool", () => {
 
   it("a dead idle member is closed and replaced, never handed out", async () => {
     const warnings: string[] = [];
-    const { pool, opened } = recordingPool(2, warnings);
+    const { pool, opened } = recordingPool(2, pools, warnings);
     await pool.ready();
     const dead = opened[0]!;
     // Its state directory gone (a tmp cleaner, a wiped /dev/shm): every call fails.
@@ -114,7 +93,7 @@ describe("pool", () => {
   });
 
   it("close() ends every member, idle or handed out, and what they started", async () => {
-    const { pool, opened } = recordingPool(2);
+    const { pool, opened } = recordingPool(2, pools);
     await pool.ready();
     const out = await pool.acquire();
     const background = Number((await out.execute("sleep 4712 >/dev/null 2>&1 & echo $!")).output.trim());
@@ -132,7 +111,7 @@ describe("pool", () => {
   });
 
   it("close() while members are still opening ends them as they arrive", async () => {
-    const { pool, opened } = recordingPool(3);
+    const { pool, opened } = recordingPool(3, pools);
     await pool.close();
     // Every open that was in flight has finished, and what it brought is closed.
     expect(opened.length).toBeGreaterThan(0);

@@ -11,19 +11,16 @@ import { searchFilesTool } from "../../src/tools/files/search-files.js";
 import { writeFileTool } from "../../src/tools/files/write-file.js";
 import { patchTool } from "../../src/tools/patch/patch-tool.js";
 import { inputJsonSchema, type ToolDefinition } from "../../src/tools/shared/tool-definition.js";
+import { TOOL_NAMES } from "../helpers/tools.js";
 
 const fileOperationTools = [readFileTool, writeFileTool, patchTool, searchFilesTool] as ToolDefinition[];
 const fileTools = [...fileOperationTools, createExecuteCodeTool({ tools: fileOperationTools }) as ToolDefinition];
 
 describe("fileTools", () => {
-  it("lists the five tools of part 2", () => {
-    expect(fileTools.map((tool) => tool.name)).toEqual([
-      "read_file",
-      "write_file",
-      "patch",
-      "search_files",
-      "execute_code",
-    ]);
+  it("lists the registry's tools but the terminal and process ones, in its order", () => {
+    expect(fileTools.map((tool) => tool.name)).toEqual(
+      TOOL_NAMES.filter((name) => name !== "terminal" && name !== "process"),
+    );
   });
 
   it("exports JSON Schemas that models see (snapshot: review prompt changes)", () => {

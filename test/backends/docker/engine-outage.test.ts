@@ -19,9 +19,8 @@ import { dockerLeftovers } from "../../../src/backends/docker/leftovers.js";
 import { EngineProxy } from "../../helpers/engine-proxy.js";
 import { alive, eventually } from "../../helpers/processes.js";
 import { pidsWithCmdline } from "../../helpers/proc-scan.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as enabled } from "../../helpers/docker-test.js";
 
-const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const run = `${process.pid}-${Date.now()}`;
 const OUTAGE_MS = 1500;
 const timeout = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -14,11 +14,16 @@ import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { GIVE_UP_AFTER_MS } from "../../../src/backends/shared/fast-path/helper-client.js";
-import { HELPER_PID, LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import {
+  HELPER_PID,
+  LAUNCHER_PID,
+  expectHelperDeathKeepsState,
+  expectOneLauncherKeepingState,
+} from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { eventually } from "../../helpers/processes.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as enabled } from "../../helpers/docker-test.js";
 
-const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const open: Session[] = [];
 
 async function openSession(
@@ -33,14 +38,6 @@ async function openSession(
 
 function docker(...args: string[]): string {
   return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 afterEach(async () => {
@@ -63,17 +60,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
   it("runs calls in one launcher inside the container and keeps their state", async () => {
     const { session, transport } = await openSession();
     expect(transport.fastPathRunner?.ready).toBe(true);
-    await session.execute("true");
-    const pid = (await session.execute(LAUNCHER_PID)).output;
-    expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
-    await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
-    expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
-      exitCode: 0,
-      output: "1\nfn\n/\n0027\n",
-      cwd: "/",
-    });
-    // The session's and the call's marks are on every job, for the kill sweeps.
-    expect((await session.execute("env | grep -c '^SHELLWRIGHT_\\(SESSION\\|CALL\\)='")).output).toBe("2\n");
+    await expectOneLauncherKeepingState(session);
   });
 
   it("false runs every call as its own exec", async () => {
@@ -84,16 +71,11 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
 
   it("survives its helper being killed inside the container: the next calls work, the state is kept", async () => {
     const { session, transport } = await openSession();
-    await session.execute("export KEPT=before; cd /");
-    const helper = (await session.execute(HELPER_PID)).output.trim();
-    expect(Number(helper)).toBeGreaterThan(1);
-    docker("exec", transport.containerId, "kill", "-9", helper);
-    await until(() => transport.fastPathRunner!.running === false);
-    expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
-    await until(async () => (await transport.fastPathRunner!.whenReady()) === true);
-    expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
-    expect((await session.execute("echo $KEPT")).output).toBe("after\n");
-    expect(transport.fastPathRunner!.ready).toBe(true);
+    await expectHelperDeathKeepsState(
+      session,
+      () => transport.fastPathRunner!,
+      (helper) => docker("exec", transport.containerId, "kill", "-9", helper),
+    );
   });
 
   it("keeps the session of a paused container: the call fails retryably, the helper and the state are there after", async () => {
@@ -192,7 +174,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     expect((await session.execute("echo [${BEFORE-unset}]")).output).toBe("[unset]\n");
     expect(transport.containerId).not.toBe(old);
     docker("rm", "-f", old);
-    await until(() => transport.fastPathRunner!.ready);
+    await eventually(() => transport.fastPathRunner!.ready);
     await session.execute("export AFTER=2");
     const pid = (await session.execute(LAUNCHER_PID)).output;
     expect(await session.execute(`echo $AFTER; ${LAUNCHER_PID}`)).toMatchObject({ output: `2\n${pid}` });

@@ -7,9 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { createEnvironment, files, portUrl, spawn } from "../../../src/index.js";
-
-const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as enabled } from "../../helpers/docker-test.js";
 
 describe.skipIf(!enabled)("docker ports (real engine)", () => {
   it("publishes the ports named on 127.0.0.1 and gives their URL; another port says how to publish it", async () => {

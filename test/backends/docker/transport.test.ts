@@ -24,9 +24,7 @@ import {
   removeDockerContainers,
 } from "../../../src/backends/docker/containers.js";
 import { dockerLeftovers } from "../../../src/backends/docker/leftovers.js";
-
-const enabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as enabled } from "../../helpers/docker-test.js";
 
 /** The docker CLI, from outside the backend. */
 function docker(...args: string[]): string {

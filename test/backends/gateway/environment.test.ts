@@ -17,7 +17,8 @@ import {
   type Environment,
   type Gateway,
 } from "../../../src/index.js";
-import { eventually, startTestGateway, TOKEN } from "../../gateway/helpers.js";
+import { startTestGateway, TOKEN } from "../../gateway/helpers.js";
+import { eventually } from "../../helpers/processes.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -209,7 +210,7 @@ describe("gateway backend", () => {
     expect(r).toMatchObject({ exitCode: 130, interrupted: true });
     // (a trailing newline may still be held back by the marker scanner when the answer is lost)
     expect(r.output).toMatch(/^spawned\n{1,2}\[Command interrupted\]$/);
-    await eventually(() => gateway.registry.runningExecutions === 0, 15_000, "the command to be killed");
+    await eventually(() => gateway.registry.runningExecutions === 0, "the command to be killed");
     expect((await env.execute("echo after")).output).toBe("after\n");
   });
 

@@ -13,7 +13,8 @@ import { createEnvironment, spawn, type Environment, type Gateway } from "../../
 import { ProcessError } from "../../../src/core/errors.js";
 import { callTool } from "../../../src/tools/registry.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
-import { eventually, startTestGateway, TOKEN } from "../../gateway/helpers.js";
+import { startTestGateway, TOKEN } from "../../gateway/helpers.js";
+import { eventually } from "../../helpers/processes.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -69,7 +70,7 @@ describe("gateway backend: long-lived executions", () => {
     expect(started, JSON.stringify(started)).toMatchObject({ status: "running", pty: true });
     expect(older.refused()).toBe(1);
     // The older gateway counts it as any execution; the PTY works all the same.
-    await eventually(() => gateway.registry.runningExecutions === 1, 15_000, "the follower to run");
+    await eventually(() => gateway.registry.runningExecutions === 1, "the follower to run");
     expect(gateway.registry.longLivedExecutions).toBe(0);
     const id = started.session_id as string;
     await callTool("process", { action: "submit", session_id: id, data: "hello" }, { session: env });
@@ -90,7 +91,7 @@ describe("gateway backend: long-lived executions", () => {
     const env = await createEnvironment({ backend: "gateway", url: gateway.url, token: TOKEN });
     cleanups.push(() => env.close());
     await callTool("terminal", { command: "sleep 30", background: true, pty: true }, { session: env });
-    await eventually(() => gateway.registry.longLivedExecutions === 1, 15_000, "the follower to run");
+    await eventually(() => gateway.registry.longLivedExecutions === 1, "the follower to run");
     expect(gateway.registry.runningExecutions).toBe(0);
   });
 

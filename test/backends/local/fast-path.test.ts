@@ -14,8 +14,8 @@ import type { FastCallEnd, FastPath } from "../../../src/core/transport.js";
 import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
-import { alive, startSpinners } from "../../helpers/processes.js";
-import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { alive, eventually, startSpinners } from "../../helpers/processes.js";
+import { LAUNCHER_PID, expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
 import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { MAX_RUN_BYTES } from "../../../src/backends/shared/fast-path/protocol.js";
 
@@ -45,14 +45,6 @@ function parentName(pid: number): string {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const parent = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
   return readFileSync(`/proc/${parent}/comm`, "utf8").trim();
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 afterEach(async () => {
@@ -122,25 +114,16 @@ describe("local fast path", () => {
   skipAllUnless(noLocalHelper);
   it("runs calls in one launcher and keeps the state a call changes", async () => {
     const { session } = await openSession();
-    // The first call may restart the launcher once: the init's dump is not byte-for-byte the fast path's.
-    await session.execute("true");
-    const pid = await launcherPid(session);
-    expect(await launcherPid(session)).toBe(pid);
-    await session.execute("export A=1; f() { echo fn; }; alias al='echo alias'; cd /; umask 027; set -o pipefail");
-    expect(await session.execute("echo $A; f; al; pwd; umask; set -o | grep -c 'pipefail.*on'")).toMatchObject({
-      exitCode: 0,
-      output: "1\nfn\nalias\n/\n0027\n1\n",
-      cwd: "/",
-    });
+    await expectOneLauncherKeepingState(session);
   });
 
   it("survives its helper being killed: the next calls work, the state is kept", async () => {
     const { session, transport } = await openSession();
     await session.execute("export KEPT=before; cd /");
     transport.fastPathRunner!.killHelper();
-    await until(() => transport.fastPathRunner!.running === false);
+    await eventually(() => transport.fastPathRunner!.running === false);
     expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
-    await until(async () => (await transport.fastPathRunner!.whenReady()) === true, 15_000);
+    await eventually(async () => (await transport.fastPathRunner!.whenReady()) === true);
     expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
     expect((await session.execute("echo $KEPT")).output).toBe("after\n");
   });
@@ -153,7 +136,7 @@ describe("local fast path", () => {
     expect(parentName(pid)).toMatch(/^swmux/);
     const r = await session.execute(`kill -9 ${pid}; echo still-here`);
     expect(r).toMatchObject({ exitCode: 0, output: "still-here\n" });
-    await until(() => !alive(pid));
+    await eventually(() => !alive(pid));
     expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
     expect(await launcherPid(session)).not.toBe(pid);
   });
@@ -229,7 +212,7 @@ describe("local fast path", () => {
     // The retired launcher stays for its job: only it can `wait` for it.
     expect(alive(before)).toBe(true);
     expect((await slow).exitCode).toBe(9);
-    await until(() => !alive(before));
+    await eventually(() => !alive(before));
   });
 
   it("reports the status of a command that exec'd when its launcher was killed meanwhile", async () => {
@@ -245,7 +228,7 @@ describe("local fast path", () => {
     const { session } = await openSession();
     const orphan = Number((await session.execute("sleep 0.3 >/dev/null 2>&1 & echo $!")).output);
     // The helper adopts it when its job exits, and must reap it when it ends.
-    await until(() => !existsSync(`/proc/${orphan}`));
+    await eventually(() => !existsSync(`/proc/${orphan}`));
   });
 
   it("keeps the group of a call only when the call left a process in it, and ends that process at close", async () => {
@@ -331,7 +314,7 @@ describe("local fast path", () => {
     else expect(r.exitCode).toBe(137);
     expect(r.output).not.toContain("never");
     expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "yes\n/\n" });
-    await until(async () => (await transport.fastPathRunner!.whenReady()) === true, 15_000);
+    await eventually(async () => (await transport.fastPathRunner!.whenReady()) === true);
     expect(await session.execute("echo $KEPT")).toMatchObject({ exitCode: 0, output: "yes\n" });
   });
 
@@ -412,7 +395,7 @@ describe("local fast path", () => {
     const r = await session.execute("setsid sleep 300 & echo $!; sleep 30", { timeoutMs: 400 });
     const pid = Number(r.output.split("\n")[0]);
     expect(r.exitCode).toBe(124);
-    await until(() => !alive(pid));
+    await eventually(() => !alive(pid));
   });
 });
 

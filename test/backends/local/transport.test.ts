@@ -1,20 +1,11 @@
 /** What only the local backend does: its own process groups, files it renames itself. */
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createEnvironment } from "../../../src/index.js";
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
-};
+import { alive } from "../../helpers/processes.js";
 
 describe("local backend", () => {
   it("keeps its files in a private directory and removes them on close", async () => {

@@ -6,7 +6,7 @@
  * be gone within a bounded wait.
  */
 
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,10 +16,10 @@ import { killAll, pidsWithCmdline } from "../../helpers/proc-scan.js";
 import { alive, eventually } from "../../helpers/processes.js";
 import { noLocalHelper, skipUnless } from "../../helpers/native-helper.js";
 import { sshTestConfig, sshTestEnabled } from "../ssh/ssh-env.js";
+import { startOwnerFixture } from "../../helpers/owner-fixture.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../../helpers/docker-test.js";
 
 const fixture = join(import.meta.dirname, "../../fixtures/owner-death.mjs");
-const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const started = new Set<number>();
 afterAll(() => killAll(started));
 
@@ -30,18 +30,7 @@ interface Report {
 
 /** Starts the fixture and resolves once it has opened every session. */
 async function startOwner(configs: object[]): Promise<{ child: ChildProcess; report: Report }> {
-  const child = spawn(process.execPath, [fixture, JSON.stringify(configs)], { stdio: ["ignore", "pipe", "pipe"] });
-  started.add(child.pid!);
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  const report = await new Promise<Report>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("\n")) resolve(JSON.parse(out) as Report);
-    });
-    child.once("exit", (code) => reject(new Error(`the owner exited (${code}) before reporting: ${err}`)));
-  });
+  const { child, report } = await startOwnerFixture<Report>(fixture, [JSON.stringify(configs)], started);
   for (const s of report.sessions) if (s.backend !== "docker") s.pids.forEach((pid) => started.add(pid));
   return { child, report };
 }

@@ -145,14 +145,10 @@ describe("ssh command lines", () => {
     const dir = await mkdtemp(join(tmpdir(), "sw-wrap-"));
     try {
       await writeFile(join(dir, "env"), "export SW_FROM_FILE='a b'\\''c'\n", { mode: 0o600 });
-      const viaEnv = runLine(
-        wrapScript('echo "$SW_FROM_FILE|$0"', { cleanEnv: false, envFile: join(dir, "env") }),
-      );
+      const viaEnv = runLine(wrapScript('echo "$SW_FROM_FILE|$0"', { cleanEnv: false, envFile: join(dir, "env") }));
       expect(viaEnv.stdout).toBe("a b'c|bash\n");
       await writeFile(join(dir, "script.sh"), "echo from-file; exit 4");
-      const viaFile = runLine(
-        wrapScript("ignored", { cleanEnv: true, scriptFile: join(dir, "script.sh") }),
-      );
+      const viaFile = runLine(wrapScript("ignored", { cleanEnv: true, scriptFile: join(dir, "script.sh") }));
       expect(viaFile.stdout).toBe("from-file\n");
       expect(EXIT_PATTERN.exec(viaFile.stderr)?.[1]).toBe("4");
       await expect(access(join(dir, "script.sh"))).rejects.toThrow(); // removed after the run

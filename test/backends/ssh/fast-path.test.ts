@@ -6,7 +6,7 @@
  */
 
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/core/errors.js";
@@ -16,8 +16,9 @@ import { SshTransport } from "../../../src/backends/ssh/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { helperRemoteCommand, installWorked, parseProbe } from "../../../src/backends/ssh/fast-path-commands.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
-import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { alive, eventually } from "../../helpers/processes.js";
 
 const run = promisify(execFile);
 const open: Session[] = [];
@@ -33,11 +34,11 @@ async function openSession(
   const session = await Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
   open.push(session);
   // The helper is copied in the background; the first calls may take the plain path.
-  await until(async () => {
+  await eventually(async () => {
     await session.execute("true");
     return (await transport.fastPathRunner?.whenReady()) === true || transport.fastPath === undefined;
     // The copy and the first start are ssh round trips: on a loaded machine they take seconds.
-  }, 30_000);
+  });
   return { session, transport };
 }
 
@@ -55,22 +56,6 @@ async function onHost(transport: SshTransport, command: string): Promise<string>
     command,
   ]);
   return stdout;
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-};
-
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 afterEach(async () => {
@@ -123,14 +108,7 @@ describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
   skipAllUnless(noStaticHelper);
   it("runs calls in one launcher on the host and keeps the state a call changes", async () => {
     const { session } = await openSession();
-    const pid = (await session.execute(LAUNCHER_PID)).output;
-    expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
-    await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
-    expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
-      exitCode: 0,
-      output: "1\nfn\n/\n0027\n",
-      cwd: "/",
-    });
+    await expectOneLauncherKeepingState(session);
   });
 
   it("false runs every call as its own ssh command", async () => {
@@ -153,9 +131,9 @@ describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
     expect(helper).toBeGreaterThan(1);
     await onHost(transport, `kill -9 ${helper}`);
     // Not `running === false`: under load the restart (200 ms later) can come between two polls.
-    await until(() => transport.fastPathHelperPid !== helper);
+    await eventually(() => transport.fastPathHelperPid !== helper);
     expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
-    await until(async () => (await transport.fastPathRunner!.whenReady()) === true);
+    await eventually(async () => (await transport.fastPathRunner!.whenReady()) === true);
     expect(transport.fastPathHelperPid).not.toBe(helper);
     expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
     expect((await session.execute("echo $KEPT; pwd")).output).toBe("after\n/\n");
@@ -203,6 +181,6 @@ describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
     expect(alive(helper) && alive(bg)).toBe(true);
     await session.close();
     open.splice(open.indexOf(session), 1);
-    await until(() => !alive(helper) && !alive(bg), 5000);
+    await eventually(() => !alive(helper) && !alive(bg));
   });
 });

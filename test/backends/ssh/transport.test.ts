@@ -18,7 +18,7 @@ import { PrivateSshd } from "./private-sshd.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
 import { LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipUnless } from "../../helpers/native-helper.js";
-import { eventually } from "../../helpers/processes.js";
+import { alive, eventually } from "../../helpers/processes.js";
 
 const run = promisify(execFile);
 
@@ -64,15 +64,6 @@ function allCommandLines(): string[] {
   }
   return lines;
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
-};
 
 /** Waits until the session's calls take the fast path (the helper is copied to the host in the background). */
 async function fastPathReady(session: Session, transport: SshTransport): Promise<void> {

@@ -5,32 +5,20 @@
  * background processes (terminal's, exec_command's) too.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEnvironment, type Environment } from "../../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { anthropicBashTool } from "../../../src/tools/native/anthropic-bash.js";
 import { processRegistry } from "../../../src/tools/process/process-registry.js";
 import { callTool } from "../../../src/tools/registry.js";
-import type { ToolDefinition, ToolResult } from "../../../src/tools/shared/tool-definition.js";
-import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
+import type { ToolDefinition } from "../../../src/tools/shared/tool-definition.js";
+import { toolSettings } from "../../../src/tools/shared/tool-settings.js";
 import { terminalTool } from "../../../src/tools/terminal/terminal-tool.js";
+import { useLocalTool } from "../../helpers/local-tool.js";
 
 const tool = anthropicBashTool as ToolDefinition;
 
 describe("bash (Anthropic)", () => {
-  let session: Environment;
-  const bash = (args: unknown, settings?: ToolSettingsInput, signal?: AbortSignal): Promise<ToolResult> =>
-    callTool(tool, args, {
-      session,
-      ...(settings === undefined ? {} : { settings: toolSettings(settings) }),
-      ...(signal === undefined ? {} : { signal }),
-    });
-
-  beforeAll(async () => {
-    session = await createEnvironment({ backend: "local", cwd: "/tmp" });
-  });
-  afterAll(async () => {
-    await session.close();
-  });
+  const local = useLocalTool(tool);
+  const bash = local.call;
 
   it("answers a failing command with its output as the error, as Anthropic's documentation shows", async () => {
     expect(await bash({ command: "nonexistentcommand" })).toEqual({
@@ -50,9 +38,9 @@ describe("bash (Anthropic)", () => {
     const started = await callTool(
       terminalTool as ToolDefinition,
       { command: "sleep 600", background: true },
-      { session },
+      { session: local.session },
     );
-    const registry = processRegistry(session, toolSettings({}).processes);
+    const registry = processRegistry(local.session, toolSettings({}).processes);
     const process = registry.get(String(started.session_id))!;
     expect(process.status).toBe("running");
     expect(await bash({ restart: true })).toEqual({ content: "Bash session restarted" });

@@ -6,31 +6,17 @@
  * maximum refused, and no stderr file left behind.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEnvironment, type Environment } from "../../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { openaiShellTool } from "../../../src/tools/native/openai-shell.js";
 import { scratchDir } from "../../../src/tools/native/scratch-dir.js";
-import { callTool } from "../../../src/tools/registry.js";
-import type { ToolDefinition, ToolResult } from "../../../src/tools/shared/tool-definition.js";
-import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
+import type { ToolDefinition } from "../../../src/tools/shared/tool-definition.js";
+import { useLocalTool } from "../../helpers/local-tool.js";
 
 const tool = openaiShellTool as ToolDefinition;
 
 describe("shell (OpenAI)", () => {
-  let session: Environment;
-  const shell = (args: unknown, settings?: ToolSettingsInput, signal?: AbortSignal): Promise<ToolResult> =>
-    callTool(tool, args, {
-      session,
-      ...(settings === undefined ? {} : { settings: toolSettings(settings) }),
-      ...(signal === undefined ? {} : { signal }),
-    });
-
-  beforeAll(async () => {
-    session = await createEnvironment({ backend: "local", cwd: "/tmp" });
-  });
-  afterAll(async () => {
-    await session.close();
-  });
+  const local = useLocalTool(tool);
+  const shell = local.call;
 
   it("keeps stdout and stderr apart, a syntax error on stderr, and runs the next command after a failure", async () => {
     const result = await shell({ commands: ["echo a; echo b >&2; echo c", "if then", "echo after"] });
@@ -46,8 +32,8 @@ describe("shell (OpenAI)", () => {
       ],
     });
     // Each command's stderr file is read and removed at once.
-    const dir = await scratchDir(session);
-    expect((await session.execute(`ls -A ${dir} | grep -c stderr-`)).output.trim()).toBe("0");
+    const dir = await scratchDir(local.session);
+    expect((await local.session.execute(`ls -A ${dir} | grep -c stderr-`)).output.trim()).toBe("0");
   });
 
   it("splits max_output_length between the streams, each cut to its head and tail, and echoes it", async () => {

@@ -12,6 +12,10 @@ import { applyHunks, parseCreateDiff, parseUpdateDiff, parseV4a } from "../../..
 
 const lines = (...text: string[]): string => text.join("\n");
 
+/** Two classes with a method of one name; the subclass's method body is `last`. */
+const twoClasses = (last: string): string =>
+  lines("class BaseClass", "    def search():", "        pass", "", "class Subclass", "    def search():", last) + "\n";
+
 function update(input: string, diff: string): string {
   const applied = applyHunks(input, parseUpdateDiff(diff), "file");
   if (!applied.ok) throw new Error(applied.error);
@@ -287,27 +291,9 @@ describe("OpenAI's documented V4A update diffs", () => {
     },
     {
       name: "stacked @@ lines narrow down to the method of the right class",
-      input:
-        lines(
-          "class BaseClass",
-          "    def search():",
-          "        pass",
-          "",
-          "class Subclass",
-          "    def search():",
-          "        pass",
-        ) + "\n",
+      input: twoClasses("        pass"),
       diff: lines("@@ class Subclass", "@@     def search():", "-        pass", "+        raise NotImplementedError()"),
-      expected:
-        lines(
-          "class BaseClass",
-          "    def search():",
-          "        pass",
-          "",
-          "class Subclass",
-          "    def search():",
-          "        raise NotImplementedError()",
-        ) + "\n",
+      expected: twoClasses("        raise NotImplementedError()"),
     },
     {
       name: "a unified diff's line numbers after @@ are no anchor",

@@ -15,14 +15,17 @@ describe("pty key names", () => {
   });
 
   it("Ctrl and Alt: C-c is ETX, C-d EOT, C-[ ESC, M-x ESC x, C-M-a ESC ^A, C-Space NUL", () => {
-    expect(keyBytes("C-c")).toBe("\x03");
-    expect(keyBytes("C-C")).toBe("\x03");
-    expect(keyBytes("C-d")).toBe("\x04");
-    expect(keyBytes("C-[")).toBe("\x1b");
-    expect(keyBytes("C-Space")).toBe("\x00");
-    expect(keyBytes("M-x")).toBe("\x1bx");
-    expect(keyBytes("C-M-a")).toBe("\x1b\x01");
-    expect(keyBytes("M-Up")).toBe("\x1b\x1b[A");
+    for (const [given, wanted] of [
+      ["C-c", "\x03"],
+      ["C-C", "\x03"],
+      ["C-d", "\x04"],
+      ["C-[", "\x1b"],
+      ["C-Space", "\x00"],
+      ["M-x", "\x1bx"],
+      ["C-M-a", "\x1b\x01"],
+      ["M-Up", "\x1b\x1b[A"],
+    ] as const)
+      expect(keyBytes(given), given).toBe(wanted);
   });
 
   it("sends other text as is, as tmux does", () => {

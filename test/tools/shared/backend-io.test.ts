@@ -6,11 +6,14 @@ import { toolBackends, useToolFixture } from "../fixture.js";
 
 describe("quotePath", () => {
   it("leaves ~ for the backend and quotes the rest", () => {
-    expect(quotePath("~")).toBe("~");
-    expect(quotePath("~/a b")).toBe("~/'a b'");
-    expect(quotePath("~root/x")).toBe("~root/'x'");
-    expect(quotePath("/tmp/it's")).toBe("'/tmp/it'\\''s'");
-    expect(quotePath("~; rm -rf /")).toBe("'~; rm -rf /'");
+    for (const [given, wanted] of [
+      ["~", "~"],
+      ["~/a b", "~/'a b'"],
+      ["~root/x", "~root/'x'"],
+      ["/tmp/it's", "'/tmp/it'\\''s'"],
+      ["~; rm -rf /", "'~; rm -rf /'"],
+    ] as const)
+      expect(quotePath(given), given).toBe(wanted);
   });
 });
 

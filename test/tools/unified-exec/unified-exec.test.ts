@@ -26,7 +26,7 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
       callTool(execCommandTool, args, { session, ...(settings ? { settings } : {}) });
     const write = (args: Record<string, unknown>): Promise<ToolResult> => callTool(writeStdinTool, args, { session });
     /** Writes, then reads until `pattern` shows in what came back (each reply holds only what is new). */
-    const until = async (id: string, chars: string, pattern: RegExp): Promise<ToolResult & { seen: string }> => {
+    const writeUntil = async (id: string, chars: string, pattern: RegExp): Promise<ToolResult & { seen: string }> => {
       let seen = "";
       let reply = await write({ session_id: id, chars, yield_time_ms: 500 });
       for (let i = 0; i < 60; i++) {
@@ -63,14 +63,14 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
       const id = started.session_id as string;
       expect(id).toMatch(/^proc_/);
       // Typed before the prompt, the line would be echoed twice (by the terminal, then by the REPL).
-      if (!/>>> $/.test(String(started.output))) await until(id, "", />>> $/);
-      const answer = await until(id, "6*7\r", /42/);
+      if (!/>>> $/.test(String(started.output))) await writeUntil(id, "", />>> $/);
+      const answer = await writeUntil(id, "6*7\r", /42/);
       expect(answer.seen).toMatch(/^6\*7\n42\n/m);
       expect(answer.seen).not.toContain("\x1b");
-      const next = await until(id, "print('again')\r", /again\n>>> $/);
+      const next = await writeUntil(id, "print('again')\r", /again\n>>> $/);
       // Only what came after the previous reply: the earlier answer is not repeated.
       expect(next.seen).not.toContain("42");
-      const ended = await until(id, "\x04", /$^/);
+      const ended = await writeUntil(id, "\x04", /$^/);
       expect(ended).toMatchObject({ exit_code: 0 });
       expect(ended.session_id).toBeUndefined();
     });
@@ -79,14 +79,14 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
       const started = await exec({ cmd: "echo started; sleep 987654", tty: true, yield_time_ms: 300 });
       const id = started.session_id as string;
       expect(id).toBeDefined();
-      const ended = await until(id, "\x03", /$^/);
+      const ended = await writeUntil(id, "\x03", /$^/);
       expect(ended.exit_code).toBe(130);
     });
 
     it("without a terminal, Ctrl-C is SIGINT to the command: a sleep ends with 130, a trap sees it", async () => {
       const sleeper = await exec({ cmd: "echo READY; exec sleep 987652", tty: false, yield_time_ms: 250 });
       expect(sleeper).toMatchObject({ output: "READY\n" });
-      expect(await until(sleeper.session_id as string, "\x03", /$^/)).toMatchObject({ exit_code: 130 });
+      expect(await writeUntil(sleeper.session_id as string, "\x03", /$^/)).toMatchObject({ exit_code: 130 });
       // A trap runs, and the command goes on reading its stdin after it: the pipe stays open.
       const trapped = await exec({
         cmd: "trap 'echo got-INT' INT; echo READY; while read -r line; do echo \"read $line\"; done; echo eof; exit 5",
@@ -94,9 +94,9 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
         yield_time_ms: 250,
       });
       const id = trapped.session_id as string;
-      expect((await until(id, "\x03", /got-INT/)).seen).toContain("got-INT");
-      expect((await until(id, "after\n", /read after/)).seen).toContain("read after");
-      expect(await until(id, "\x04", /$^/)).toMatchObject({ exit_code: 5 });
+      expect((await writeUntil(id, "\x03", /got-INT/)).seen).toContain("got-INT");
+      expect((await writeUntil(id, "after\n", /read after/)).seen).toContain("read after");
+      expect(await writeUntil(id, "\x04", /$^/)).toMatchObject({ exit_code: 5 });
     });
 
     it("once its end was reported, a session_id is unknown to write_stdin, with Codex's words", async () => {
@@ -104,7 +104,7 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
       expect(quick).toMatchObject({ exit_code: 0 });
       const running = await exec({ cmd: 'read -r line; echo "got $line"', yield_time_ms: 250 });
       const id = running.session_id as string;
-      const ended = await until(id, "x\n", /$^/);
+      const ended = await writeUntil(id, "x\n", /$^/);
       expect(ended).toMatchObject({ exit_code: 0 });
       expect(ended.seen).toContain("got x");
       for (const chars of ["", "more\n"]) {
@@ -132,7 +132,7 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
           expect((await write({ session_id: id, chars: `${dir}${enter}` })).error).toMatch(/recursive delete/);
           if (tty) {
             // ^U erases the pending line on a terminal; then a harmless line goes through.
-            const echoed = await until(id, `\x15echo fine-tty${enter}`, /fine-tty/);
+            const echoed = await writeUntil(id, `\x15echo fine-tty${enter}`, /fine-tty/);
             expect(echoed.error, JSON.stringify(echoed)).toBeUndefined();
             await write({ session_id: id, chars: `exit${enter}` });
           } else {
@@ -151,10 +151,10 @@ for (const backend of compatBackends.filter((b) => NAMES.has(b.name))) {
       const started = await exec({ cmd: "test -t 0 || echo piped; cat", tty: false, yield_time_ms: 300 });
       const id = started.session_id as string;
       expect(String(started.output)).toContain("piped");
-      const echoed = await until(id, "abc\n", /abc/);
+      const echoed = await writeUntil(id, "abc\n", /abc/);
       expect(echoed.seen).toBe("abc\n");
       // Ctrl-D alone closes a pipe's stdin: cat reads the end and exits.
-      expect(await until(id, "\x04", /$^/)).toMatchObject({ exit_code: 0 });
+      expect(await writeUntil(id, "\x04", /$^/)).toMatchObject({ exit_code: 0 });
     });
 
     it("cuts output beyond max_output_tokens from the middle and says how much there was", async () => {

@@ -22,8 +22,13 @@ import { ModalTransport } from "../../../../src/backends/modal/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import { FakeDaytona } from "../../../fakes/fake-daytona.js";
 import { FakeModalClient } from "../../../fakes/fake-modal.js";
-import { HELPER_PID, LAUNCHER_PID } from "../../../helpers/fast-path-pids.js";
+import {
+  HELPER_PID,
+  expectHelperDeathKeepsState,
+  expectOneLauncherKeepingState,
+} from "../../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../../helpers/native-helper.js";
+import { alive, eventually } from "../../../helpers/processes.js";
 
 const standIn = fileURLToPath(new URL("../../../fixtures/apptainer-standin/apptainer", import.meta.url));
 const open: Session[] = [];
@@ -66,14 +71,6 @@ async function openSession(
   return { session, transport };
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Processes on this machine whose command line has `word` (the boxes run here). */
 function processesWith(word: string): number[] {
   const found: number[] = [];
@@ -110,17 +107,7 @@ for (const box of boxes) {
     it("runs calls in one launcher in the box and keeps their state", async () => {
       const { session, transport } = await openSession(box.transport);
       expect(transport.fastPathRunner?.ready).toBe(true);
-      await session.execute("true");
-      const pid = (await session.execute(LAUNCHER_PID)).output;
-      expect((await session.execute(LAUNCHER_PID)).output).toBe(pid);
-      await session.execute("export A=1; f() { echo fn; }; cd /; umask 027");
-      expect(await session.execute("echo $A; f; pwd; umask")).toMatchObject({
-        exitCode: 0,
-        output: "1\nfn\n/\n0027\n",
-        cwd: "/",
-      });
-      // The session's and the call's marks are on every job, for the kill sweeps.
-      expect((await session.execute("env | grep -c '^SHELLWRIGHT_\\(SESSION\\|CALL\\)='")).output).toBe("2\n");
+      await expectOneLauncherKeepingState(session);
     });
 
     it("false runs every call as its own exec", async () => {
@@ -131,16 +118,11 @@ for (const box of boxes) {
 
     it("survives its helper being killed in the box: the next calls work, the state is kept", async () => {
       const { session, transport } = await openSession(box.transport);
-      await session.execute("export KEPT=before; cd /");
-      const helper = (await session.execute(HELPER_PID)).output.trim();
-      expect(Number(helper)).toBeGreaterThan(1);
-      process.kill(Number(helper), "SIGKILL");
-      await until(() => transport.fastPathRunner!.running === false);
-      expect(await session.execute("echo $KEPT; pwd")).toMatchObject({ exitCode: 0, output: "before\n/\n" });
-      await until(async () => (await transport.fastPathRunner!.whenReady()) === true);
-      expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
-      expect((await session.execute("echo $KEPT")).output).toBe("after\n");
-      expect(transport.fastPathRunner!.ready).toBe(true);
+      await expectHelperDeathKeepsState(
+        session,
+        () => transport.fastPathRunner!,
+        (helper) => process.kill(Number(helper), "SIGKILL"),
+      );
     });
 
     it("kills a timed-out call's whole tree, detached too, and commits nothing of it", async () => {
@@ -150,7 +132,7 @@ for (const box of boxes) {
         timeoutMs: 700,
       });
       expect(r).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/tmp" });
-      await until(() => processesWith(word).length === 0, 5000);
+      await eventually(() => processesWith(word).length === 0);
       expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/tmp\n");
     });
 
@@ -171,18 +153,11 @@ for (const box of boxes) {
       const unmarked = `6${process.pid}${Math.floor(Math.random() * 1000)}`;
       await session.execute(`env -i sleep ${unmarked} &`);
       // The call answers once its job exits, which can be before a background child has exec'd its sleep.
-      await until(() => processesWith(word).length === 1 && processesWith(unmarked).length === 1, 5000);
+      await eventually(() => processesWith(word).length === 1 && processesWith(unmarked).length === 1);
       open.splice(open.indexOf(session), 1);
       await session.close();
-      await until(() => processesWith(word).length === 0 && processesWith(unmarked).length === 0, 5000);
-      await until(() => {
-        try {
-          process.kill(helper, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      }, 5000);
+      await eventually(() => processesWith(word).length === 0 && processesWith(unmarked).length === 0);
+      await eventually(() => !alive(helper), "the helper to be gone");
     });
   });
 }

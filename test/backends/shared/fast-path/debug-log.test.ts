@@ -24,9 +24,8 @@ import type { FastPathRunner } from "../../../../src/backends/shared/fast-path/f
 import { noLocalHelper, noStaticHelper, skipUnless } from "../../../helpers/native-helper.js";
 import { eventually } from "../../../helpers/processes.js";
 import { sshTestConfig, sshTestEnabled } from "../../ssh/ssh-env.js";
+import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../../../helpers/docker-test.js";
 
-const dockerEnabled = process.env.SHELLWRIGHT_TEST_DOCKER === "1";
-const image = process.env.SHELLWRIGHT_DOCKER_IMAGE ?? "shellwright-test:bookworm";
 const standIn = fileURLToPath(new URL("../../../fixtures/apptainer-standin/apptainer", import.meta.url));
 
 type WithRunner = Transport & { readonly fastPathRunner: FastPathRunner | undefined };
