@@ -55,7 +55,10 @@ export function checkBash(bash: string, fromOption: boolean, timeoutMs = PROBE_T
  */
 function probe(bash: string, fromOption: boolean, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    execFile(bash, ["-c", 'echo "$BASH_VERSION"'], { timeout: timeoutMs }, (error, stdout) => {
+    // SHLVL=1, as the transport starts bash: Node gives a child's stdin as a socket, and a bash that does not know
+    // it is nested then reads ~/.bashrc as if sshd ran it, whose output would come before the version.
+    const env = { ...process.env, SHLVL: "1" };
+    execFile(bash, ["-c", 'echo "$BASH_VERSION"'], { timeout: timeoutMs, env }, (error, stdout) => {
       if (error?.killed === true) return resolve(false);
       const version = stdout.trim();
       const match = /^(\d+)\.(\d+)/.exec(version);

@@ -59,6 +59,24 @@ describe("the local backend's preflight", () => {
     );
   });
 
+  it("takes a bash whose ~/.bashrc prints, run where SHLVL is unset (a container's node, a service)", async () => {
+    // Node gives a child's stdin as a socket; bash then reads ~/.bashrc as if sshd ran it, unless SHLVL says it
+    // is nested. The probe saw the .bashrc's line before the version and said "is not bash".
+    const home = mkdtempSync(join(tmpdir(), "sw-preflight-home-"));
+    const bash = join(home, "bash-with-home");
+    writeFileSync(join(home, ".bashrc"), "echo welcome\n");
+    writeFileSync(bash, `#!/bin/sh\nHOME=${home} exec bash "$@"\n`, { mode: 0o755 });
+    const shlvl = process.env.SHLVL;
+    process.env.SHLVL = "0";
+    try {
+      await expect(checkBash(bash, true)).resolves.toBeUndefined();
+    } finally {
+      if (shlvl === undefined) delete process.env.SHLVL;
+      else process.env.SHLVL = shlvl;
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it("checks a good bash once per process", async () => {
     const bash = "/bin/bash";
     const first = checkBash(bash, true);

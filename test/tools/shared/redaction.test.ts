@@ -11,7 +11,8 @@ import { REDACTED } from "../../../src/core/redact.js";
 import { callTool } from "../../../src/tools/registry.js";
 import { toolSettings, type ToolSettingsInput } from "../../../src/tools/shared/tool-settings.js";
 
-const TOKEN = "tok-9f8e7d6c5b4a3210-zyx";
+// No four characters of it in a row can be hex: the ids in the paths the tools print are, at random.
+const TOKEN = "tok-QXZV9WPMK7RTYU-zyx";
 const LISTED = "listed-secret-value-42";
 const SHORT = "abc12";
 const KEYS = {
