@@ -67,7 +67,7 @@ describe("the local backend's preflight", () => {
     writeFileSync(join(home, ".bashrc"), "echo welcome\n");
     writeFileSync(bash, `#!/bin/sh\nHOME=${home} exec bash "$@"\n`, { mode: 0o755 });
     const shlvl = process.env.SHLVL;
-    process.env.SHLVL = "0";
+    delete process.env.SHLVL;
     try {
       await expect(checkBash(bash, true)).resolves.toBeUndefined();
     } finally {
