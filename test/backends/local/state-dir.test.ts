@@ -45,7 +45,8 @@ describe("the local state dir", () => {
       const report = JSON.parse(run.stdout) as Record<string, unknown>;
       expect(report.error).toBeUndefined();
       expect(report.stateDir).not.toMatch(/^\/dev\/shm\//);
-      expect(report.repl).toMatchObject({ status: "matched" });
+      expect(report.prompt).toMatchObject({ status: "matched" });
+      expect(report.repl).toMatchObject({ status: "matched", output: "6*7\n42\n>>> " });
       expect(report.screen).toMatch(/^>>> 6\*7\n42\n>>> $/m);
       expect(report.execCommand).toMatchObject({ output: "on a terminal\n", exit_code: 0 });
     },
