@@ -55,6 +55,8 @@ export class DockerTransport implements Transport {
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Wrappers of this session's calls (each leads its own session): close() takes their orphans. */
   readonly #leaders = new WrapperPids();
+  /** Fast-path job groups that outlived their call (a background child): close() ends them, whether or not the helper still runs. */
+  readonly #endedGroups = new Set<number>();
   /** What an earlier kill round of a call hit (`pid:starttime`). */
   readonly #hit = new WeakMap<ProcessHandle | FastCall, string[]>();
   /** Removes the container if this process dies without close() (a kept one is meant to outlive it). */
@@ -168,6 +170,11 @@ export class DockerTransport implements Transport {
     let checked: Promise<number> | undefined;
     const { failed, fail } = failable();
     this.#fail.set(call, fail);
+    // A child without the session's mark (`env -i`) is found at close only by its group: the helper that
+    // adopted it may be gone by then (stopped first, or crashed), and with it the parent the sweep follows.
+    void call.end.then((end) => {
+      if (end.groupLeft && call.pid !== undefined) this.#endedGroups.add(call.pid);
+    });
     return {
       output: call.output,
       ...(call.stderr === undefined ? {} : { stderr: call.stderr }),
@@ -432,7 +439,7 @@ export class DockerTransport implements Transport {
           {
             marks: [`${SESSION_MARK}=${this.#sessionMark}`],
             sessions: this.#leaders.all,
-            groups: this.#leaders.all,
+            groups: [...this.#leaders.all, ...this.#endedGroups],
             deadLeadersOnly: true,
           },
           "KILL",

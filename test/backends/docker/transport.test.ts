@@ -25,6 +25,7 @@ import {
 } from "../../../src/backends/docker/containers.js";
 import { dockerLeftovers } from "../../../src/backends/docker/leftovers.js";
 import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as enabled } from "../../helpers/docker-test.js";
+import { eventually } from "../../helpers/processes.js";
 
 /** The docker CLI, from outside the backend. */
 function docker(...args: string[]): string {
@@ -508,6 +509,25 @@ for k in kids:
       expect(inspect(kept.container).State.Running).toBe(true);
       // The container stays; what the session started does not (docs/guarantees.md, "Processes").
       expect(docker("exec", kept.container, "ps", "-eo", "args=")).not.toContain("sleep 300");
+    });
+
+    it("keepContainer: close() ends a call's unmarked background child, even after the helper died", async () => {
+      const kept = await session({ keepContainer: true });
+      // The helper starts after the session opens; until then calls take the plain path (its own exec).
+      await eventually(
+        async () => /^swmux/.test((await kept.env.execute("cat /proc/$PPID/comm")).output),
+        "the fast path's helper",
+      );
+      // `env -i` drops the session's mark; its group (the call's job) is what is left to find it by.
+      await kept.env.execute("( env -i bash -c 'echo $$ > /tmp/unmarked.pid; exec sleep 4999' ) & sleep 0.2");
+      const child = docker("exec", kept.container, "cat", "/tmp/unmarked.pid").trim();
+      // The helper adopted the child; it dies (a crash, an OOM kill), and the child is init's.
+      const parent = docker("exec", kept.container, "sh", "-c", `cut -d' ' -f4 /proc/${child}/stat`).trim();
+      expect(docker("exec", kept.container, "cat", `/proc/${parent}/comm`)).toMatch(/^swmux/);
+      docker("exec", kept.container, "kill", "-KILL", parent);
+      await kept.env.close();
+      expect(inspect(kept.container).State.Running).toBe(true);
+      expect(docker("exec", kept.container, "ps", "-eo", "pid=,args=")).not.toContain("sleep 4999");
     });
 
     it("reuses a named container, starting it when stopped", async () => {
