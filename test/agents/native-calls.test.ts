@@ -5,29 +5,21 @@
  * from a native tool's text or any tool's JSON.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { anthropicToolResult, handleResponsesItem } from "../../src/agents/native-calls.js";
 import { handleToolCall } from "../../src/agents/definitions.js";
 import { ANTHROPIC_NATIVE_TOOLS } from "../../src/tools/native/native-tools.js";
-import { createEnvironment, InvalidOptionError, type Environment } from "../../src/index.js";
+import { createEnvironment, InvalidOptionError } from "../../src/index.js";
+import { useSession } from "../helpers/session.js";
 
 describe("handleResponsesItem", () => {
-  let session: Environment;
-  let dir: string;
-  beforeAll(async () => {
-    session = await createEnvironment({ backend: "local", cwd: "/tmp" });
-    dir = (await session.execute("mktemp -d")).output.trim();
-  });
-  afterAll(async () => {
-    await session.execute(`rm -rf ${dir}`);
-    await session.close();
-  });
+  const local = useSession(() => createEnvironment({ backend: "local", cwd: "/tmp" }), { scratch: true });
 
   it("answers a shell_call with its shell_call_output, the model's nulls read as not given", async () => {
-    const output = await handleResponsesItem(session, {
+    const output = await handleResponsesItem(local.session, {
       type: "shell_call",
       call_id: "call_1",
-      action: { commands: [`cd ${dir}`, "pwd; ls missing"], timeout_ms: null, max_output_length: 500 },
+      action: { commands: [`cd ${local.dir}`, "pwd; ls missing"], timeout_ms: null, max_output_length: 500 },
     });
     expect(output).toEqual({
       type: "shell_call_output",
@@ -36,7 +28,7 @@ describe("handleResponsesItem", () => {
       output: [
         { stdout: "", stderr: "", outcome: { type: "exit", exit_code: 0 } },
         {
-          stdout: `${dir}\n`,
+          stdout: `${local.dir}\n`,
           stderr: "ls: cannot access 'missing': No such file or directory\n",
           outcome: { type: "exit", exit_code: 2 },
         },
@@ -46,13 +38,17 @@ describe("handleResponsesItem", () => {
 
   it("answers apply_patch_call with apply_patch_call_output, failed with the reason", async () => {
     const create = { type: "create_file" as const, path: "a.txt", diff: "+one\n+" };
-    expect(await handleResponsesItem(session, { type: "apply_patch_call", call_id: "c2", operation: create })).toEqual({
+    expect(
+      await handleResponsesItem(local.session, { type: "apply_patch_call", call_id: "c2", operation: create }),
+    ).toEqual({
       type: "apply_patch_call_output",
       call_id: "c2",
       status: "completed",
       output: "Created a.txt",
     });
-    expect(await handleResponsesItem(session, { type: "apply_patch_call", call_id: "c3", operation: create })).toEqual({
+    expect(
+      await handleResponsesItem(local.session, { type: "apply_patch_call", call_id: "c3", operation: create }),
+    ).toEqual({
       type: "apply_patch_call_output",
       call_id: "c3",
       status: "failed",
@@ -62,7 +58,7 @@ describe("handleResponsesItem", () => {
   });
 
   it("answers a function_call with the tool's JSON, and throws for an item it cannot answer", async () => {
-    const output = await handleResponsesItem(session, {
+    const output = await handleResponsesItem(local.session, {
       type: "function_call",
       call_id: "c4",
       name: "terminal",
@@ -70,28 +66,30 @@ describe("handleResponsesItem", () => {
     });
     expect(output).toMatchObject({ type: "function_call_output", call_id: "c4" });
     expect(JSON.parse(output.output as string)).toEqual({ output: "hi\n", exit_code: 0 });
-    await expect(handleResponsesItem(session, { type: "web_search_call", call_id: "c5" } as never)).rejects.toThrow(
+    await expect(
+      handleResponsesItem(local.session, { type: "web_search_call", call_id: "c5" } as never),
+    ).rejects.toThrow(
       new InvalidOptionError(
         "item",
         'item.type must be shell_call, apply_patch_call or function_call, got "web_search_call"',
       ),
     );
     await expect(
-      handleResponsesItem(session, { type: "shell_call", action: { commands: [] } } as never),
+      handleResponsesItem(local.session, { type: "shell_call", action: { commands: [] } } as never),
     ).rejects.toThrow(/item\.call_id must be a non-empty string, got undefined/);
   });
 
   it("makes Anthropic tool_result blocks: a native tool's text as it is, another tool's JSON", async () => {
     const tools = ANTHROPIC_NATIVE_TOOLS;
-    expect(anthropicToolResult("t1", await handleToolCall(session, "bash", { command: "echo hi" }, { tools }))).toEqual(
-      {
-        type: "tool_result",
-        tool_use_id: "t1",
-        content: "hi",
-      },
-    );
+    expect(
+      anthropicToolResult("t1", await handleToolCall(local.session, "bash", { command: "echo hi" }, { tools })),
+    ).toEqual({
+      type: "tool_result",
+      tool_use_id: "t1",
+      content: "hi",
+    });
     const missing = await handleToolCall(
-      session,
+      local.session,
       "str_replace_based_edit_tool",
       { command: "view", path: "/nope" },
       { tools },

@@ -3,12 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { AI_INSTALL_HINT, loadAi } from "../../src/ai/load-ai.js";
 import { ShellwrightError } from "../../src/index.js";
-
-function failing(code: string, message: string): (id: string) => never {
-  return () => {
-    throw Object.assign(new Error(message), { code });
-  };
-}
+import { failingRequire, missingModule } from "../helpers/missing-module.js";
 
 describe("loadAi", () => {
   it("loads the installed AI SDK", () => {
@@ -16,7 +11,7 @@ describe("loadAi", () => {
   });
 
   it("says what to install when `ai` is missing", () => {
-    const load = () => loadAi(failing("MODULE_NOT_FOUND", "Cannot find module 'ai'\nRequire stack:\n- x.js"));
+    const load = () => loadAi(missingModule("ai"));
     expect(load).toThrow(ShellwrightError);
     expect(load).toThrow(AI_INSTALL_HINT);
     expect(AI_INSTALL_HINT).not.toContain("\n");
@@ -24,7 +19,9 @@ describe("loadAi", () => {
   });
 
   it("passes on any other failure as it is", () => {
-    expect(() => loadAi(failing("MODULE_NOT_FOUND", "Cannot find module 'zod'"))).toThrow("Cannot find module 'zod'");
-    expect(() => loadAi(failing("ERR_REQUIRE_ASYNC_MODULE", "async"))).toThrow("async");
+    expect(() => loadAi(failingRequire("MODULE_NOT_FOUND", "Cannot find module 'zod'"))).toThrow(
+      "Cannot find module 'zod'",
+    );
+    expect(() => loadAi(failingRequire("ERR_REQUIRE_ASYNC_MODULE", "async"))).toThrow("async");
   });
 });

@@ -66,6 +66,13 @@ function filesHolding(needle: string): string[] {
 const KEPT = `kept-${randomBytes(12).toString("hex")}`;
 const PROBE = 'echo "gw=${SHELLWRIGHT_GATEWAY_TOKEN-unset} mcp=${SHELLWRIGHT_MCP_TOKEN-unset}"; env';
 
+/** The session's own mark is in a file the session keeps; neither token is in any. */
+function expectOnDiskOnlyKept(gatewayToken: string, mcpToken: string): void {
+  expect(filesHolding(KEPT)).not.toEqual([]);
+  expect(filesHolding(gatewayToken)).toEqual([]);
+  expect(filesHolding(mcpToken)).toEqual([]);
+}
+
 describe("a server's token never reaches its sessions", () => {
   const children: ChildProcess[] = [];
   beforeAll(() => {
@@ -100,9 +107,7 @@ describe("a server's token never reaches its sessions", () => {
       expect(result.output).not.toContain(gatewayToken);
       expect(result.output).not.toContain(mcpToken);
       expect(readFileSync(session.paths.snapshot, "utf8")).toContain(KEPT);
-      expect(filesHolding(KEPT)).not.toEqual([]);
-      expect(filesHolding(gatewayToken)).toEqual([]);
-      expect(filesHolding(mcpToken)).toEqual([]);
+      expectOnDiskOnlyKept(gatewayToken, mcpToken);
     } finally {
       await session.close();
       child.kill("SIGTERM");
@@ -133,9 +138,7 @@ describe("a server's token never reaches its sessions", () => {
       expect(output).toContain(`MARK=${KEPT}`);
       expect(output).not.toContain(gatewayToken);
       expect(output).not.toContain(mcpToken);
-      expect(filesHolding(KEPT)).not.toEqual([]);
-      expect(filesHolding(gatewayToken)).toEqual([]);
-      expect(filesHolding(mcpToken)).toEqual([]);
+      expectOnDiskOnlyKept(gatewayToken, mcpToken);
     } finally {
       await client.close();
       child.kill("SIGTERM");

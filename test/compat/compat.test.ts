@@ -196,11 +196,16 @@ for (const backend of compatBackends) {
           await withSession({}, async (session) => {
             await session.execute(`cd ${scratch} && export T=kept`);
             const controller = new AbortController();
-            const stopped = session.execute("export T=leaked; cd /; sleep 30", {
-              ...(how === "timeout" ? { timeoutMs: 1500 } : { signal: controller.signal }),
+            let seen = "";
+            const r = await session.execute("export T=leaked; cd /; echo moved; sleep 30", {
+              ...(how === "timeout"
+                ? { timeoutMs: 1500 }
+                : {
+                    signal: controller.signal,
+                    // Stopped once the export and the cd have run (not after a fixed delay): there is state to drop.
+                    onOutput: (text) => (seen += text).includes("moved") && controller.abort(),
+                  }),
             });
-            if (how === "interrupt") setTimeout(() => controller.abort(), 1500);
-            const r = await stopped;
             expect(how === "timeout" ? r.timedOut : r.interrupted).toBe(true);
             expect(r.cwd).toBe(scratch);
             const after = await session.execute('echo "$T $PWD"');

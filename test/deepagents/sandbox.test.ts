@@ -11,6 +11,7 @@ import { ShellwrightSandbox } from "../../src/deepagents/index.js";
 import { DEEPAGENTS_INSTALL_HINT, loadDeepagents } from "../../src/deepagents/load-deepagents.js";
 import { editFile } from "../../src/deepagents/files.js";
 import { createEnvironment, InvalidOptionError, ShellwrightError, type Environment } from "../../src/index.js";
+import { missingModule } from "../helpers/missing-module.js";
 
 describe("ShellwrightSandbox", () => {
   let env: Environment;
@@ -114,12 +115,7 @@ describe("ShellwrightSandbox", () => {
   });
 
   it("says what to install when deepagents is missing", () => {
-    const missing = () =>
-      loadDeepagents(() => {
-        throw Object.assign(new Error("Cannot find module 'deepagents'\nRequire stack:\n- x.js"), {
-          code: "MODULE_NOT_FOUND",
-        });
-      });
+    const missing = () => loadDeepagents(missingModule("deepagents"));
     expect(missing).toThrow(ShellwrightError);
     expect(missing).toThrow(DEEPAGENTS_INSTALL_HINT);
     expect(DEEPAGENTS_INSTALL_HINT).toContain("npm install deepagents@1");

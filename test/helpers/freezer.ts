@@ -29,27 +29,20 @@ export interface Frozen {
 /** Freezes `pid` until thaw(), which also puts it back where it was and removes the cgroup. */
 export function freeze(pid: number): Frozen {
   const name = `shellwright-test-${randomBytes(4).toString("hex")}`;
-  if (existsSync(`${V1}/tasks`)) {
-    const dir = `${V1}/${name}`;
-    mkdirSync(dir);
-    writeFileSync(`${dir}/cgroup.procs`, String(pid));
-    writeFileSync(`${dir}/freezer.state`, "FROZEN");
-    return {
-      thaw() {
-        writeFileSync(`${dir}/freezer.state`, "THAWED");
-        emptyAndRemove(dir, `${V1}/cgroup.procs`);
-      },
-    };
-  }
-  const dir = `${V2}/${name}`;
-  const home = readFileSync(`/proc/${pid}/cgroup`, "utf8").match(/^0::(.*)$/m)?.[1] ?? "/";
+  const v1 = existsSync(`${V1}/tasks`);
+  // v1 writes FROZEN/THAWED to freezer.state and moves back to the root; v2 writes 1/0 to cgroup.freeze and
+  // moves back to the cgroup the process came from.
+  const root = v1 ? V1 : V2;
+  const [control, frozen, thawed] = v1 ? ["freezer.state", "FROZEN", "THAWED"] : ["cgroup.freeze", "1", "0"];
+  const home = v1 ? "/" : (readFileSync(`/proc/${pid}/cgroup`, "utf8").match(/^0::(.*)$/m)?.[1] ?? "/");
+  const dir = `${root}/${name}`;
   mkdirSync(dir);
   writeFileSync(`${dir}/cgroup.procs`, String(pid));
-  writeFileSync(`${dir}/cgroup.freeze`, "1");
+  writeFileSync(`${dir}/${control}`, frozen);
   return {
     thaw() {
-      writeFileSync(`${dir}/cgroup.freeze`, "0");
-      emptyAndRemove(dir, `${V2}${home === "/" ? "" : home}/cgroup.procs`);
+      writeFileSync(`${dir}/${control}`, thawed);
+      emptyAndRemove(dir, `${root}${home === "/" ? "" : home}/cgroup.procs`);
     },
   };
 }

@@ -1,6 +1,6 @@
 /** One local session for a test file's calls of one tool: opened before its tests, closed after them. */
 
-import { afterAll, beforeAll } from "vitest";
+import { useSession } from "./session.js";
 import { createEnvironment, type Environment } from "../../src/index.js";
 import { callTool } from "../../src/tools/registry.js";
 import type { ToolDefinition, ToolResult } from "../../src/tools/shared/tool-definition.js";
@@ -13,21 +13,14 @@ export interface LocalTool {
 }
 
 export function useLocalTool(tool: ToolDefinition, cwd = "/tmp"): LocalTool {
-  let session: Environment | undefined;
-  beforeAll(async () => {
-    session = await createEnvironment({ backend: "local", cwd });
-  });
-  afterAll(async () => {
-    await session?.close();
-  });
+  const local = useSession(() => createEnvironment({ backend: "local", cwd }));
   return {
     get session(): Environment {
-      if (session === undefined) throw new Error("useLocalTool: the session opens before the tests run");
-      return session;
+      return local.session;
     },
     call: (args, settings, signal) =>
       callTool(tool, args, {
-        session: session!,
+        session: local.session,
         ...(settings === undefined ? {} : { settings: toolSettings(settings) }),
         ...(signal === undefined ? {} : { signal }),
       }),

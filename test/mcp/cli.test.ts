@@ -17,7 +17,7 @@ import { alive, eventually } from "../helpers/processes.js";
 import { HELPER_PID } from "../helpers/fast-path-pids.js";
 import { noLocalHelper, noStaticHelper, skipUnless } from "../helpers/native-helper.js";
 import { childrenNamed } from "../helpers/proc-scan.js";
-import { answersOn, call, connect, fixture, writeLongLine } from "./helpers.js";
+import { answersOn, call, connect, fixture, useLocalMcpCli, usageFailure, writeLongLine } from "./helpers.js";
 import { TOOL_NAMES } from "../helpers/tools.js";
 
 /**
@@ -64,34 +64,24 @@ async function withServer(
 }
 
 describe("shellwright mcp (a real process)", () => {
-  let client: Client;
-  let scratch: string;
-
-  beforeAll(async () => {
-    scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-cli-"));
-    ({ client } = await connect("run-mcp-cli.mjs", ["--backend", "local", "--cwd", scratch]));
-  });
-  afterAll(async () => {
-    await client.close();
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  const cli = useLocalMcpCli("shellwright-mcp-cli-");
 
   it("lists the Shellwright tools and names itself", async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await cli.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
-    expect(client.getServerVersion()).toMatchObject({ name: "shellwright" });
-    expect(client.getInstructions()).toMatch(/persistent bash session/);
+    expect(cli.client.getServerVersion()).toMatchObject({ name: "shellwright" });
+    expect(cli.client.getInstructions()).toMatch(/persistent bash session/);
   });
 
   it("runs a tool call in a local session in the given --cwd", async () => {
-    const result = await call(client, "terminal", { command: "echo over stdio; pwd" });
+    const result = await call(cli.client, "terminal", { command: "echo over stdio; pwd" });
     expect(result.isError, JSON.stringify(result.content)).toBe(false);
-    expect(result.structuredContent).toMatchObject({ output: `over stdio\n${scratch}\n`, exit_code: 0 });
+    expect(result.structuredContent).toMatchObject({ output: `over stdio\n${cli.scratch}\n`, exit_code: 0 });
   });
 
   it("with --unified-exec, offers Codex's exec_command and write_stdin beside the tools, over the same session", async (context) => {
     skipUnless(context, noStaticHelper);
-    const { client: codex } = await connect("run-mcp-cli.mjs", ["--unified-exec", "--cwd", scratch]);
+    const { client: codex } = await connect("run-mcp-cli.mjs", ["--unified-exec", "--cwd", cli.scratch]);
     try {
       const { tools } = await codex.listTools();
       expect(tools.map((tool) => tool.name)).toEqual([...TOOL_NAMES, "exec_command", "write_stdin"]);
@@ -101,17 +91,17 @@ describe("shellwright mcp (a real process)", () => {
       const id = (started.structuredContent as { session_id?: string }).session_id;
       expect(id).toBeDefined();
       const answer = await call(codex, "write_stdin", { session_id: id, chars: "typed\n", yield_time_ms: 5000 });
-      expect((answer.structuredContent as { output: string }).output).toContain(`yes:typed:${scratch}`);
+      expect((answer.structuredContent as { output: string }).output).toContain(`yes:typed:${cli.scratch}`);
     } finally {
       await codex.close();
     }
   });
 
   it("exits when the client goes away, ending the session's running and background processes", async () => {
-    const server = await spawnServer(["--backend", "local", "--cwd", scratch]);
+    const server = await spawnServer(["--backend", "local", "--cwd", cli.scratch]);
     const pids: number[] = [];
     try {
-      const backgroundPidFile = join(scratch, "background.pid");
+      const backgroundPidFile = join(cli.scratch, "background.pid");
       const background = await call(server.client, "terminal", {
         command: `bash -c 'echo $$ > ${backgroundPidFile}; exec sleep 300'`,
         background: true,
@@ -124,7 +114,7 @@ describe("shellwright mcp (a real process)", () => {
       const backgroundPid = Number(readFileSync(backgroundPidFile, "utf8"));
       pids.push(backgroundPid);
 
-      const runningPidFile = join(scratch, "running.pid");
+      const runningPidFile = join(cli.scratch, "running.pid");
       const started = new Promise<void>((resolve) => {
         server.client
           .callTool(
@@ -163,15 +153,7 @@ describe("shellwright mcp (a real process)", () => {
   });
 
   it("refuses an unknown backend with a usage error that names it", () => {
-    let failure: { status: number; stderr: string } | undefined;
-    try {
-      execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--backend", "cloud9"], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-    } catch (error) {
-      failure = error as { status: number; stderr: string };
-    }
+    const failure = usageFailure(["--backend", "cloud9"]);
     expect(failure?.status).toBe(2);
     expect(failure?.stderr).toMatch(/unknown backend "cloud9"; available: local/);
   });

@@ -3,6 +3,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll } from "vitest";
+import { useScratchDir } from "../helpers/scratch.js";
+import { opened } from "../helpers/session.js";
 
 export const fixture = (name: string): string => new URL(`../fixtures/${name}`, import.meta.url).pathname;
 
@@ -18,6 +22,42 @@ export async function connect(
   const client = new Client({ name: "shellwright-test", version: "0.0.0" });
   await client.connect(transport);
   return { client, transport };
+}
+
+/**
+ * `shellwright mcp` on the local backend for a describe block, its cwd a scratch directory of its own: started
+ * before the block's tests, its client closed after them.
+ */
+export function useLocalMcpCli(prefix: string): { readonly client: Client; readonly scratch: string } {
+  const scratch = useScratchDir(prefix);
+  let client: Client | undefined;
+  beforeAll(async () => {
+    ({ client } = await connect("run-mcp-cli.mjs", ["--backend", "local", "--cwd", scratch.path]));
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  return {
+    get client(): Client {
+      return opened(client, "the MCP client");
+    },
+    get scratch(): string {
+      return scratch.path;
+    },
+  };
+}
+
+/** What `shellwright mcp` with `args` says when it refuses them: its exit status and stderr. */
+export function usageFailure(args: string[]): { status: number; stderr: string } | undefined {
+  try {
+    execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), ...args], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    return error as { status: number; stderr: string };
+  }
+  return undefined;
 }
 
 export const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>

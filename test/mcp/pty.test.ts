@@ -11,28 +11,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bin } from "../helpers/cli.js";
 import { noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
 import { unreadPipe } from "../helpers/unread-pipe.js";
-import { call, connect } from "./helpers.js";
+import { call, useLocalMcpCli } from "./helpers.js";
 
 describe("pty through the MCP server (a real client over stdio)", () => {
   skipAllUnless(noStaticHelper);
-  let client: Client;
-  let scratch: string;
-
-  beforeAll(async () => {
-    scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-pty-"));
-    ({ client } = await connect("run-mcp-cli.mjs", ["--backend", "local", "--cwd", scratch]));
-  });
-  afterAll(async () => {
-    await client?.close();
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  const cli = useLocalMcpCli("shellwright-mcp-pty-");
 
   it("advertises pty, cols and rows on terminal, and the terminal actions on process", async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await cli.client.listTools();
     const terminal = tools.find((tool) => tool.name === "terminal")!;
     expect(Object.keys(terminal.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["pty", "cols", "rows"]));
     const process = tools.find((tool) => tool.name === "process")!;
@@ -41,7 +31,7 @@ describe("pty through the MCP server (a real client over stdio)", () => {
   });
 
   it("starts a PTY process, sends keys, and reads its screen", async () => {
-    const started = await call(client, "terminal", {
+    const started = await call(cli.client, "terminal", {
       command: "PS1='$ ' exec bash --norc -i",
       background: true,
       pty: true,
@@ -50,21 +40,26 @@ describe("pty through the MCP server (a real client over stdio)", () => {
     });
     expect(started.isError, JSON.stringify(started.content)).toBe(false);
     const id = (started.structuredContent as { session_id: string }).session_id;
-    const ready = await call(client, "process", { action: "wait", session_id: id, pattern: "\\$ $", timeout: 30 });
+    const ready = await call(cli.client, "process", { action: "wait", session_id: id, pattern: "\\$ $", timeout: 30 });
     expect(ready.structuredContent).toMatchObject({ status: "matched" });
-    const keys = await call(client, "process", {
+    const keys = await call(cli.client, "process", {
       action: "keys",
       session_id: id,
       keys: ["e", "c", "h", "o", " ", "MCP-$((6*7))", "Enter"],
     });
     expect(keys.isError, JSON.stringify(keys.content)).toBe(false);
-    const echoed = await call(client, "process", { action: "wait", session_id: id, pattern: "MCP-42", timeout: 30 });
+    const echoed = await call(cli.client, "process", {
+      action: "wait",
+      session_id: id,
+      pattern: "MCP-42",
+      timeout: 30,
+    });
     expect(echoed.structuredContent).toMatchObject({ status: "matched" });
-    const screen = await call(client, "process", { action: "screen", session_id: id });
+    const screen = await call(cli.client, "process", { action: "screen", session_id: id });
     const shot = screen.structuredContent as { screen: string; cols: number; rows: number; cursor: unknown };
     expect(shot).toMatchObject({ cols: 60, rows: 10, cursor: { row: expect.any(Number), col: expect.any(Number) } });
     expect(shot.screen.split("\n")).toContain("MCP-42");
-    expect(await call(client, "process", { action: "kill", session_id: id })).toMatchObject({ isError: false });
+    expect(await call(cli.client, "process", { action: "kill", session_id: id })).toMatchObject({ isError: false });
   });
 });
 

@@ -6,8 +6,7 @@
  * few tests in cli.test.ts.
  */
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -29,6 +28,7 @@ import { testTools } from "../fixtures/agent-tools.mjs";
 import { alive, eventually } from "../helpers/processes.js";
 import { call, textOf } from "./helpers.js";
 import { TOOL_NAMES } from "../helpers/tools.js";
+import { useScratchDir } from "../helpers/scratch.js";
 
 /** A server and a connected client, linked in memory; `sent` is every message the server sent. */
 async function connect(
@@ -97,11 +97,23 @@ function startSleeper(
   return { started: started.then(() => Number(readFileSync(pidFile, "utf8"))), settled };
 }
 
+/** Calls a tool with a progress handler: its result and the progress notifications that came before it. */
+async function callWithProgress(
+  client: Client,
+  request: { name: string; arguments: Record<string, unknown> },
+): Promise<{ result: CallToolResult; updates: Progress[] }> {
+  const updates: Progress[] = [];
+  const result = (await client.callTool(request, undefined, {
+    onprogress: (progress) => updates.push(progress),
+  })) as CallToolResult;
+  return { result, updates };
+}
+
 describe("MCP server with the test tools", () => {
   let client: Client;
   let mcp: ShellwrightMcpServer;
   let sent: JSONRPCMessage[];
-  let scratch: string;
+  const scratch = useScratchDir("shellwright-mcp-server-");
 
   beforeAll(async () => {
     ({ client, mcp, sent } = await connect({
@@ -109,11 +121,9 @@ describe("MCP server with the test tools", () => {
       progressIntervalMs: 50,
       createSession: () => createEnvironment(),
     }));
-    scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-server-"));
   });
   afterAll(async () => {
     await mcp.close();
-    rmSync(scratch, { recursive: true, force: true });
   });
 
   it("lists every tool with its input schema, without the JSON Schema dialect", async () => {
@@ -130,11 +140,15 @@ describe("MCP server with the test tools", () => {
   });
 
   it("runs calls in one session: cwd and exported variables carry over", async () => {
-    const first = await call(client, "run", { command: `cd ${scratch} && export MCP_TEST_VAR=kept` });
+    const first = await call(client, "run", { command: `cd ${scratch.path} && export MCP_TEST_VAR=kept` });
     expect(first.isError).toBe(false);
     const second = await call(client, "run", { command: "echo $MCP_TEST_VAR; pwd" });
     expect(second.isError).toBe(false);
-    expect(second.structuredContent).toMatchObject({ output: `kept\n${scratch}\n`, exit_code: 0, cwd: scratch });
+    expect(second.structuredContent).toMatchObject({
+      output: `kept\n${scratch.path}\n`,
+      exit_code: 0,
+      cwd: scratch.path,
+    });
     expect(JSON.parse(textOf(second))).toEqual(second.structuredContent);
   });
 
@@ -167,12 +181,10 @@ describe("MCP server with the test tools", () => {
   });
 
   it("sends progress notifications while a long command prints, growing, each with the latest line", async () => {
-    const updates: Progress[] = [];
-    const result = (await client.callTool(
-      { name: "run", arguments: { command: "for i in 1 2 3 4 5 6; do echo step $i; sleep 0.2; done" } },
-      undefined,
-      { onprogress: (progress) => updates.push(progress) },
-    )) as CallToolResult;
+    const { result, updates } = await callWithProgress(client, {
+      name: "run",
+      arguments: { command: "for i in 1 2 3 4 5 6; do echo step $i; sleep 0.2; done" },
+    });
     expect(result.structuredContent).toMatchObject({
       exit_code: 0,
       output: "step 1\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\n",
@@ -196,7 +208,7 @@ describe("MCP server with the test tools", () => {
 
   it("interrupts the command when the client cancels, and the session stays usable", async () => {
     const controller = new AbortController();
-    const { started, settled } = startSleeper(client, "run", join(scratch, "cancel.pid"), controller.signal);
+    const { started, settled } = startSleeper(client, "run", join(scratch.path, "cancel.pid"), controller.signal);
     const pid = await started;
     controller.abort("user pressed stop");
     expect(String(await settled)).toMatch(/user pressed stop/);
@@ -208,13 +220,9 @@ describe("MCP server with the test tools", () => {
 });
 
 describe("MCP server: the session's lifetime", () => {
-  let scratch: string;
-  beforeAll(() => {
-    scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-lifetime-"));
-  });
-  afterAll(() => {
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  const scratch = useScratchDir("shellwright-mcp-lifetime-");
+  beforeAll(() => {});
+  afterAll(() => {});
 
   it("opens no session to list tools, opens one at the first call, and reuses it after", async () => {
     const sessions = recordSessions();
@@ -281,7 +289,7 @@ describe("MCP server: the session's lifetime", () => {
       createSession: sessions.createSession,
     });
     const controller = new AbortController();
-    const { started, settled } = startSleeper(client, "run", join(scratch, "disconnect.pid"), controller.signal);
+    const { started, settled } = startSleeper(client, "run", join(scratch.path, "disconnect.pid"), controller.signal);
     const pid = await started;
     expect(alive(pid)).toBe(true);
     await client.close();
@@ -406,15 +414,13 @@ function matrixSteps(): PlanStep[] {
 describe("MCP server with the Shellwright tools", () => {
   let client: Client;
   let mcp: ShellwrightMcpServer;
-  let scratch: string;
+  const scratch = useScratchDir("shellwright-mcp-tools-");
 
   beforeAll(async () => {
     ({ client, mcp } = await connect({ createSession: () => createEnvironment({ backend: "local" }) }));
-    scratch = mkdtempSync(join(tmpdir(), "shellwright-mcp-tools-"));
   });
   afterAll(async () => {
     await mcp.close();
-    rmSync(scratch, { recursive: true, force: true });
   });
 
   it("lists every Shellwright tool with the schema the other doors show", async () => {
@@ -431,7 +437,7 @@ describe("MCP server with the Shellwright tools", () => {
   it("plays the matrix plan's steps, each result as the plan expects", async () => {
     // In a scratch dir, not /tmp/shellwright-matrix: the matrix tests may be using that one right now.
     const here = (value: unknown): Record<string, unknown> =>
-      JSON.parse(JSON.stringify(value).replaceAll("/tmp/shellwright-matrix", `${scratch}/matrix`)) as Record<
+      JSON.parse(JSON.stringify(value).replaceAll("/tmp/shellwright-matrix", `${scratch.path}/matrix`)) as Record<
         string,
         unknown
       >;
@@ -450,7 +456,7 @@ describe("MCP server with the Shellwright tools", () => {
       "terminal",
       "terminal",
     ]);
-    mkdirSync(`${scratch}/matrix`, { recursive: true });
+    mkdirSync(`${scratch.path}/matrix`, { recursive: true });
     for (const step of steps) {
       const result = await call(client, step.tool, here(step.args));
       const problems = step.expect === undefined ? [] : matchExpected(here(step.expect), result.structuredContent);
@@ -461,17 +467,15 @@ describe("MCP server with the Shellwright tools", () => {
       });
     }
     // Step 12 removed the session's cwd; a per-call workdir lets the next command move it.
-    const back = await call(client, "terminal", { command: `cd ${scratch}`, workdir: "/" });
+    const back = await call(client, "terminal", { command: `cd ${scratch.path}`, workdir: "/" });
     expect(back.structuredContent).toMatchObject({ exit_code: 0 });
   });
 
   it("streams a long terminal command as progress", async () => {
-    const updates: Progress[] = [];
-    const result = (await client.callTool(
-      { name: "terminal", arguments: { command: "for i in 1 2 3 4 5; do echo tick $i; sleep 0.3; done" } },
-      undefined,
-      { onprogress: (progress) => updates.push(progress) },
-    )) as CallToolResult;
+    const { result, updates } = await callWithProgress(client, {
+      name: "terminal",
+      arguments: { command: "for i in 1 2 3 4 5; do echo tick $i; sleep 0.3; done" },
+    });
     expect(result.structuredContent).toMatchObject({
       output: "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n",
       exit_code: 0,
@@ -481,7 +485,7 @@ describe("MCP server with the Shellwright tools", () => {
   });
 
   it("cancels a long terminal command: the process ends and the session goes on", async () => {
-    const pidFile = join(scratch, "terminal.pid");
+    const pidFile = join(scratch.path, "terminal.pid");
     const controller = new AbortController();
     const outcome = await client
       .callTool(

@@ -3,13 +3,12 @@
  * a real server process over stdio, and a set it does not know refused.
  */
 
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, connect, fixture, textOf } from "./helpers.js";
+import { call, connect, textOf, usageFailure } from "./helpers.js";
 
 describe("shellwright mcp --tools", () => {
   let client: Client;
@@ -47,15 +46,7 @@ describe("shellwright mcp --tools", () => {
   });
 
   it("refuses a set it does not know with a usage error that names it", () => {
-    let failure: { status: number; stderr: string } | undefined;
-    try {
-      execFileSync(process.execPath, [fixture("run-mcp-cli.mjs"), "--tools", "openai,gemini"], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-    } catch (error) {
-      failure = error as { status: number; stderr: string };
-    }
+    const failure = usageFailure(["--tools", "openai,gemini"]);
     expect(failure?.status).toBe(2);
     expect(failure?.stderr).toMatch(
       /--tools: unknown tool set "gemini"; the sets are shellwright, openai, anthropic, codex/,

@@ -4,7 +4,7 @@
  * through a session; these pin the binary's own contract (protocol.ts).
  */
 
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
@@ -19,13 +19,10 @@ afterEach(endHelpers);
 
 describe("swmux over its channel", () => {
   skipAllUnless(noLocalHelper);
-  it("prints its protocol version", async () => {
-    const child = spawn(helper!, ["-V"]);
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    const code = await new Promise((resolve) => child.once("exit", resolve));
-    expect(code).toBe(HELPER_EXIT.ok);
-    expect(out.trim()).toContain(String(PROTOCOL_VERSION));
+  it("prints its protocol version", () => {
+    const r = spawnSync(helper!, ["-V"], { encoding: "utf8" });
+    expect(r.status).toBe(HELPER_EXIT.ok);
+    expect(r.stdout.trim()).toContain(String(PROTOCOL_VERSION));
   });
 
   it.skipIf(staticHelperFor("aarch64") === undefined || spawnSync("qemu-aarch64-static", ["--version"]).status !== 0)(
@@ -37,13 +34,10 @@ describe("swmux over its channel", () => {
     },
   );
 
-  it("exits with the usage code and says how to call it", async () => {
-    const child = spawn(helper!, ["only-one-argument"]);
-    let err = "";
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    const code = await new Promise((resolve) => child.once("exit", resolve));
-    expect(code).toBe(HELPER_EXIT.usage);
-    expect(err).toMatch(/^usage: swmux/);
+  it("exits with the usage code and says how to call it", () => {
+    const r = spawnSync(helper!, ["only-one-argument"], { encoding: "utf8" });
+    expect(r.status).toBe(HELPER_EXIT.usage);
+    expect(r.stderr).toMatch(/^usage: swmux/);
   });
 
   it("tags nothing before the key arrives, however late it comes", async () => {

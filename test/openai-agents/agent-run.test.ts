@@ -13,6 +13,7 @@ import { createEnvironment, type Environment } from "../../src/index.js";
 import { ShellwrightEditor, ShellwrightShell, shellwrightAgentTools } from "../../src/openai-agents/index.js";
 import { AGENTS_INSTALL_HINT, loadAgents } from "../../src/openai-agents/load-agents.js";
 import { ShellwrightError } from "../../src/index.js";
+import { missingModule } from "../helpers/missing-module.js";
 
 setTracingDisabled(true);
 
@@ -140,12 +141,7 @@ describe("shellwright/openai-agents in an agent run", () => {
   });
 
   it("says what to install when @openai/agents is missing", () => {
-    const missing = () =>
-      loadAgents(() => {
-        throw Object.assign(new Error("Cannot find module '@openai/agents'\nRequire stack:\n- x.js"), {
-          code: "MODULE_NOT_FOUND",
-        });
-      });
+    const missing = () => loadAgents(missingModule("@openai/agents"));
     expect(missing).toThrow(ShellwrightError);
     expect(missing).toThrow(AGENTS_INSTALL_HINT);
     expect(AGENTS_INSTALL_HINT).toContain("npm install @openai/agents");

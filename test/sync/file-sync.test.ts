@@ -38,6 +38,15 @@ function makeSync(options: Partial<FileSyncOptions> = {}): FileSync {
 
 const remote = (path: string): string => join(transfer.home, path);
 
+/** A sync that has run once, `ms` ago on the test's clock, with the calls of that run forgotten. */
+async function syncedAgoMs(ms: number): Promise<ReturnType<typeof makeSync>> {
+  const sync = makeSync();
+  await sync.sync();
+  transfer.calls.length = 0;
+  clock += ms;
+  return sync;
+}
+
 describe("FileSync", () => {
   it("first sync transfers everything; credentials land 0600, directory files keep their modes", async () => {
     const report = await makeSync().sync();
@@ -53,10 +62,7 @@ describe("FileSync", () => {
   });
 
   it("inside the interval does not even look at the files", async () => {
-    const sync = makeSync();
-    await sync.sync();
-    transfer.calls.length = 0;
-    clock += 4999;
+    const sync = await syncedAgoMs(4999);
     await writeFile(join(local, "skills/a.md"), "changed but unseen");
     await rm(join(local, "token.json"));
     expect((await sync.sync()).skipped).toBe("interval");
@@ -64,20 +70,14 @@ describe("FileSync", () => {
   });
 
   it("after the interval, an unchanged set makes no transfer call at all", async () => {
-    const sync = makeSync();
-    await sync.sync();
-    transfer.calls.length = 0;
-    clock += 5000;
+    const sync = await syncedAgoMs(5000);
     const report = await sync.sync();
     expect(report).toEqual({ skipped: undefined, uploaded: [], removed: [], mirrored: [], createdDirectories: [] });
     expect(transfer.calls).toEqual([]);
   });
 
   it("a changed file is the only one transferred, even when only its mtime moved", async () => {
-    const sync = makeSync();
-    await sync.sync();
-    transfer.calls.length = 0;
-    clock += 6000;
+    const sync = await syncedAgoMs(6000);
     const later = new Date(Date.now() + 60_000);
     await utimes(join(local, "skills/deep/er/b.md"), later, later);
     await sync.sync();
@@ -94,10 +94,7 @@ describe("FileSync", () => {
   });
 
   it("a mode change is a change", async () => {
-    const sync = makeSync();
-    await sync.sync();
-    transfer.calls.length = 0;
-    clock += 6000;
+    const sync = await syncedAgoMs(6000);
     await chmod(join(local, "skills/a.md"), 0o700);
     await sync.sync();
     expect(transfer.calls).toEqual([
@@ -107,10 +104,7 @@ describe("FileSync", () => {
   });
 
   it("a file deleted locally is deleted remotely, in a directory and as a single file", async () => {
-    const sync = makeSync();
-    await sync.sync();
-    transfer.calls.length = 0;
-    clock += 6000;
+    const sync = await syncedAgoMs(6000);
     await rm(join(local, "skills/deep/er/b.md"));
     await rm(join(local, "token.json"));
     const report = await sync.sync();

@@ -15,6 +15,7 @@ import type { z } from "zod";
 import { createEnvironment, type Environment } from "../../src/index.js";
 import { createMcpServer } from "../../src/mcp/server.js";
 import { callTool, TOOLS } from "../../src/tools/registry.js";
+import { useSession } from "../helpers/session.js";
 
 /** One call per tool: valid arguments plus one the tool does not take. */
 const calls: Record<string, Record<string, unknown>> = {
@@ -88,13 +89,7 @@ describe("unknown tool arguments", () => {
 });
 
 describe("a malformed tool call", () => {
-  let session: Environment;
-  beforeAll(async () => {
-    session = await createEnvironment({ backend: "local" });
-  });
-  afterAll(async () => {
-    await session?.close();
-  });
+  const local = useSession(() => createEnvironment({ backend: "local" }));
 
   // One sentence that says what to send, not zod's "Invalid input: expected string, received undefined".
   it.each([
@@ -106,7 +101,7 @@ describe("a malformed tool call", () => {
     ["process", { action: "bogus" }, 'action must be one of "list", "poll", "log"'],
     ["terminal", { command: "" }, "command: the command is empty"],
   ])("%s %j says what to send", async (tool, args, problem) => {
-    const { error } = await callTool(tool, args, { session });
+    const { error } = await callTool(tool, args, { session: local.session });
     expect(error).toMatch(new RegExp(`^Invalid arguments for ${tool}: `));
     expect(error).toContain(problem);
     expect(error).toMatch(new RegExp(`; fix it and call ${tool} again\\.$`));

@@ -4,6 +4,7 @@
  * entry the reap script takes.
  */
 
+import { ProcessError } from "../../core/errors.js";
 import type { Redactor } from "../../core/redact.js";
 import { stripAnsi } from "../shared/text.js";
 import type { ProcessFiles } from "./process-scripts.js";
@@ -43,11 +44,42 @@ export interface BackgroundProcess {
   follower: AbortController | undefined;
 }
 
+/** A process just started: running, nothing read yet. */
+export function newBackgroundProcess(
+  start: Pick<BackgroundProcess, "id" | "command" | "cwd" | "pid" | "files" | "notifyOnComplete">,
+): BackgroundProcess {
+  return {
+    ...start,
+    startedAt: Date.now(),
+    status: "running",
+    exitCode: undefined,
+    finishedAt: undefined,
+    output: "",
+    droppedChars: 0,
+    offset: 0,
+    carry: new Uint8Array(),
+    endSeen: false,
+    stdinOpen: true,
+    killing: false,
+    pty: undefined,
+    follower: undefined,
+  };
+}
+
 /** Node's side of a PTY process. */
 export interface PtyState {
   terminal: PtyTerminal;
   /** Writes in order: the model's and the emulator's answers must not interleave. */
   writes: Promise<unknown>;
+}
+
+/** The process's PTY state; `action` names what needs one in the error when it runs without. */
+export function ptyStateOf(process: BackgroundProcess, action: string): PtyState {
+  if (process.pty === undefined)
+    throw new ProcessError(
+      `${action} needs a pseudo-terminal: start the process with terminal(background=true, pty=true).`,
+    );
+  return process.pty;
 }
 
 /** A pseudo-terminal's size, in character cells. */

@@ -15,32 +15,38 @@ import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
 import { Redactor } from "../../core/redact.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
-import { ptyHelper, ptyHelperInstalled, ptyHelperPath } from "./pty-helper.js";
+import { ptyHelperInstalled, ptyHelperPath, ptyLaunch } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
-import { runLongLivedPoll } from "./long-lived.js";
 import { checkPtySize } from "./pty-size.js";
 import { PtyTerminal, type PatternSource, type PatternWait, type ScreenShot } from "./pty-terminal.js";
 import type { SecretFinder } from "./screen-text.js";
 import { patternWorker } from "./pattern-worker.js";
-import { type BackgroundProcess, type ProcessStatus, type PtySize, type PtyState } from "./background-process.js";
+import {
+  newBackgroundProcess,
+  ptyStateOf,
+  type BackgroundProcess,
+  type ProcessStatus,
+  type PtySize,
+} from "./background-process.js";
 import { completionEvent, type CompletionEvent } from "./completion-event.js";
 import { endSignal, markEnded } from "./process-end.js";
 import { flushCarry, takeOutput } from "./process-output.js";
 import { closeScript, leftoversScript, parseLeftovers } from "./end-scripts.js";
+import { watchCompletion } from "./completion-watcher.js";
+import { HOUSEKEEPING, runPoll } from "./housekeeping.js";
+import { closeStdin, writeStdin } from "./process-stdin.js";
+import { pruneFinished } from "./process-retention.js";
 
 export { shownOutput } from "./background-process.js";
 export type { BackgroundProcess, ProcessStatus, PtySize, PtyState } from "./background-process.js";
 export type { CompletionEvent } from "./completion-event.js";
 import {
-  closeStdinScript,
   killScript,
   launchScript,
-  parsePollOutput,
   pollScript,
   processFiles,
   waitScript,
-  writeStdinScript,
   type PollAnswer,
   type PollRequest,
 } from "./process-scripts.js";
@@ -66,19 +72,6 @@ export function processRegistry(session: Environment, settings?: ProcessSettings
   }
   return registry;
 }
-
-/** Housekeeping calls: short, and they never move the session's env or cwd. */
-const HOUSEKEEPING = { isolated: true, timeoutMs: 30_000 } as const;
-/** The longest a timer may wait in Node (about 24.8 days). */
-const FOREVER_MS = 2 ** 31 - 1;
-/** Watch attempts in a row that may end without an answer before the watcher gives up (polls still work). */
-const WATCH_RETRIES = 5;
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 export class ProcessRegistry {
   readonly #session: Environment;
@@ -149,27 +142,14 @@ export class ProcessRegistry {
           : result.output.trim() || `exit code ${result.exitCode}`;
       throw new ProcessError(`Failed to start background process: ${why}`);
     }
-    const process: BackgroundProcess = {
+    const process = newBackgroundProcess({
       id,
       command,
       cwd,
       pid,
       files,
-      startedAt: Date.now(),
       notifyOnComplete: options.notifyOnComplete === true,
-      status: "running",
-      exitCode: undefined,
-      finishedAt: undefined,
-      output: "",
-      droppedChars: 0,
-      offset: 0,
-      carry: new Uint8Array(),
-      endSeen: false,
-      stdinOpen: true,
-      killing: false,
-      pty: undefined,
-      follower: undefined,
-    };
+    });
     if (size !== undefined) {
       process.pty = {
         // The emulator's answers to the program's queries (ESC[6n …) are typed back into the PTY.
@@ -207,17 +187,10 @@ export class ProcessRegistry {
     return process;
   }
 
-  /** The helper's command line for a PTY of `size`, the helper copied into the backend first. */
+  /** The helper's launch for a PTY of `size`, the helper copied into the backend first. */
   async #ptyLaunch(size: PtySize) {
-    return {
-      helper: await ptyHelper(this.#session),
-      cols: size.cols,
-      rows: size.rows,
-      // Below the registry's own grace, so the helper's KILL comes before the group's.
-      graceMs: this.#settings.killGraceMs / 2,
-      snapshot: this.#session.snapshotReady ? this.#session.paths.snapshot : undefined,
-      ctl: undefined,
-    };
+    // Below the registry's own grace, so the helper's KILL comes before the group's.
+    return ptyLaunch(this.#session, size, this.#settings.killGraceMs / 2);
   }
 
   /** The command line that runs `command` under a PTY in the foreground (terminal pty=true). */
@@ -227,7 +200,7 @@ export class ProcessRegistry {
 
   /** The PTY's visible screen and cursor; the secrets `find` finds masked, also where a line wraps. */
   async screen(process: BackgroundProcess, find?: SecretFinder): Promise<ScreenShot> {
-    return this.#ptyOf(process, "screen").terminal.screen(find);
+    return ptyStateOf(process, "screen").terminal.screen(find);
   }
 
   /** A new action on the PTY starts: `waitFor` looks at what arrives after it. */
@@ -237,7 +210,7 @@ export class ProcessRegistry {
 
   /** Resizes the PTY: the program gets SIGWINCH. Returns false when the process has ended. */
   async resize(process: BackgroundProcess, size: PtySize): Promise<boolean> {
-    const pty = this.#ptyOf(process, "resize");
+    const pty = ptyStateOf(process, "resize");
     const { cols, rows } = checkPtySize(size, "size");
     if (process.status !== "running") return false;
     const result = await this.#session.execute(resizeScript(process.files.ctl, cols, rows), HOUSEKEEPING);
@@ -258,18 +231,10 @@ export class ProcessRegistry {
     signal?: AbortSignal,
   ): Promise<PatternWait> {
     const source = typeof pattern === "string" ? { source: pattern, flags: "m" } : pattern;
-    const terminal = this.#ptyOf(process, "wait with a pattern").terminal;
+    const terminal = ptyStateOf(process, "wait with a pattern").terminal;
     const answer = await terminal.waitFor(source, timeoutMs, patternWorker(this.#session), signal);
     if (answer.status !== "matched") await this.refresh([process]);
     return answer;
-  }
-
-  #ptyOf(process: BackgroundProcess, action: string): PtyState {
-    if (process.pty === undefined)
-      throw new ProcessError(
-        `${action} needs a pseudo-terminal: start the process with terminal(background=true, pty=true).`,
-      );
-    return process.pty;
   }
 
   /** Refreshes the given processes (all running ones by default) in one round trip. */
@@ -277,7 +242,7 @@ export class ProcessRegistry {
     const running = processes.filter((p) => p.status === "running");
     if (running.length === 0) return;
     const requests = running.map((p, index) => this.#request(p, index));
-    const answers = await this.#runPoll(pollScript(requests), HOUSEKEEPING);
+    const answers = await runPoll(this.#session, pollScript(requests), HOUSEKEEPING);
     for (const answer of answers) this.#apply(running[answer.index]!, answer);
   }
 
@@ -291,7 +256,7 @@ export class ProcessRegistry {
     const checks = Math.max(1, Math.ceil(timeoutMs / interval));
     // Ended by the wait's own answer, the caller's signal, or the end seen elsewhere (a kill).
     const stop = AbortSignal.any([...(signal ? [signal] : []), endSignal(process)]);
-    const answers = await this.#runPoll(waitScript(this.#request(process, 0), interval, checks), {
+    const answers = await runPoll(this.#session, waitScript(this.#request(process, 0), interval, checks), {
       isolated: true,
       timeoutMs: timeoutMs + 30_000,
       signal: stop,
@@ -305,7 +270,8 @@ export class ProcessRegistry {
     if (process.status !== "running") return;
     process.killing = true;
     try {
-      const answers = await this.#runPoll(
+      const answers = await runPoll(
+        this.#session,
         killScript(this.#request(process, 0), process.id, this.#settings.killGraceMs),
         {
           isolated: true,
@@ -334,34 +300,15 @@ export class ProcessRegistry {
   /** Writes to the process's stdin (its terminal, for a PTY process). Returns false when its stdin is closed. */
   async write(process: BackgroundProcess, data: string): Promise<boolean> {
     const pty = process.pty;
-    if (pty === undefined) return this.#write(process, data);
-    const written = pty.writes.then(() => this.#write(process, data));
+    if (pty === undefined) return writeStdin(this.#session, process, data);
+    const written = pty.writes.then(() => writeStdin(this.#session, process, data));
     pty.writes = written.catch(() => undefined);
     return written;
   }
 
-  async #write(process: BackgroundProcess, data: string): Promise<boolean> {
-    if (!process.stdinOpen || process.status !== "running") return false;
-    const result = await this.#session.execute(writeStdinScript(process.files), {
-      ...HOUSEKEEPING,
-      timeoutMs: 10_000,
-      stdin: data,
-    });
-    if (result.exitCode === 0) return true;
-    if (result.exitCode === 3) process.stdinOpen = false;
-    if (result.timedOut)
-      throw new ProcessError(
-        "Writing to the process's stdin timed out: it is not reading its input (its pipe buffer is full).",
-      );
-    return false;
-  }
-
   /** Closes the process's stdin: it reads EOF after what was already written. */
   async closeStdin(process: BackgroundProcess): Promise<boolean> {
-    if (!process.stdinOpen || process.status !== "running") return false;
-    const result = await this.#session.execute(closeStdinScript(process.files), HOUSEKEEPING);
-    process.stdinOpen = false;
-    return result.exitCode === 0;
+    return closeStdin(this.#session, process);
   }
 
   /** Completion events of `notifyOnComplete` processes whose end the model has not seen yet. */
@@ -405,15 +352,6 @@ export class ProcessRegistry {
     };
   }
 
-  async #runPoll(script: string, options: Parameters<Environment["execute"]>[1]): Promise<PollAnswer[]> {
-    // The answer can be far larger than the session's inline output limit, so
-    // it is collected from the stream, which is never cut.
-    let text = "";
-    const result = await this.#session.execute(script, { ...options, onOutput: (chunk) => (text += chunk) });
-    if (result.interrupted) return [];
-    return parsePollOutput(text);
-  }
-
   /** Applies one answer: its new output (process-output.ts), then the end it reports. */
   #apply(process: BackgroundProcess, answer: PollAnswer): void {
     takeOutput(process, answer, this.#settings.bufferChars);
@@ -436,52 +374,20 @@ export class ProcessRegistry {
     if (process.notifyOnComplete) this.#events.push(completionEvent(process, this.redactor));
   }
 
-  /**
-   * One waiting command inside the backend per watched process; it ends when
-   * the process does. Resolves once the first one runs; rejects when the
-   * backend refused it (a gateway at its bound of long-lived executions).
-   */
+  /** Starts the watcher that reports the end of a `notifyOnComplete` process (completion-watcher.ts). */
   #watch(process: BackgroundProcess): Promise<void> {
     const controller = new AbortController();
     this.#watchers.set(process.id, controller);
-    let first: Promise<void> | undefined;
-    const loop = async (): Promise<void> => {
-      let failures = 0;
-      while (process.status === "running" && !controller.signal.aborted && !this.#session.closed) {
-        const waiting = runLongLivedPoll(
-          this.#session,
-          waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined),
-          { isolated: true, timeoutMs: FOREVER_MS, signal: controller.signal },
-        );
-        first ??= waiting.started;
-        const answers = await waiting.answers;
-        for (const answer of answers) this.#apply(process, answer);
-        // A backend that ends the wait without an answer (an exec time limit,
-        // a hiccup) is retried after a pause, a few times, never in a hot loop.
-        if (answers.length > 0) failures = 0;
-        else if (++failures >= WATCH_RETRIES) return;
-        else await sleep(1000 * failures, controller.signal);
-      }
-    };
-    // A watcher that fails (the backend went away) leaves the process to poll.
-    const running = loop().catch(() => undefined);
-    return first ?? running;
+    return watchCompletion(
+      this.#session,
+      process,
+      controller.signal,
+      () => waitScript(this.#request(process, 0), this.#settings.watchIntervalMs, undefined),
+      (answer) => this.#apply(process, answer),
+    );
   }
 
-  /** Drops finished processes past their time to live, then the oldest finished ones over the limit. */
   #prune(): void {
-    const now = Date.now();
-    for (const [id, process] of this.#processes) {
-      if (process.finishedAt !== undefined && now - process.finishedAt > this.#settings.finishedTtlMs)
-        this.#processes.delete(id);
-    }
-    if (this.#processes.size < this.#settings.maxProcesses) return;
-    const finished = [...this.#processes.values()]
-      .filter((p) => p.finishedAt !== undefined)
-      .sort((a, b) => a.finishedAt! - b.finishedAt!);
-    for (const process of finished) {
-      if (this.#processes.size < this.#settings.maxProcesses) break;
-      this.#processes.delete(process.id);
-    }
+    pruneFinished(this.#processes, this.#settings);
   }
 }

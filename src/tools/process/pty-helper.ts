@@ -14,6 +14,8 @@ import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
 import { staticHelperFor } from "../../backends/index.js";
+import type { PtySize } from "./background-process.js";
+import type { PtyLaunch } from "./pty-scripts.js";
 
 const installs = new WeakMap<Environment, Promise<string>>();
 
@@ -31,6 +33,18 @@ export function ptyHelper(session: Environment): Promise<string> {
     install.catch(() => installs.delete(session));
   }
   return install;
+}
+
+/** How the helper starts a program under a PTY of `size` in this session, the helper copied in first. */
+export async function ptyLaunch(session: Environment, size: PtySize, graceMs: number): Promise<PtyLaunch> {
+  return {
+    helper: await ptyHelper(session),
+    cols: size.cols,
+    rows: size.rows,
+    graceMs,
+    snapshot: session.snapshotReady ? session.paths.snapshot : undefined,
+    ctl: undefined,
+  };
 }
 
 /** True when this session's helper was copied in (so close() has a file to remove). */

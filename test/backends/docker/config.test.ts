@@ -77,27 +77,22 @@ describe("docker options", () => {
     expect(() => argsFor({ ports: 8080 })).toThrow(/ports must be an array of port numbers, got 8080/);
   });
 
-  it("still takes the deprecated memoryMb, as the same number of MiB, with one warning", () => {
-    const warnings: string[] = [];
-    expect(
-      values(
-        argsFor({ memoryMb: 512 }, (message) => warnings.push(message)),
-        "--memory",
-      ),
-    ).toEqual(["512m"]);
-    expect(warnings).toEqual([expect.stringMatching(/memoryMb is deprecated; use memoryMiB/)]);
-  });
-
-  it("still takes the deprecated diskMb, as the same number of MiB, with one warning", () => {
-    const warnings: string[] = [];
-    expect(
-      values(
-        argsFor({ diskMb: 512 }, (message) => warnings.push(message)),
-        "--storage-opt",
-      ),
-    ).toEqual(["size=512m"]);
-    expect(warnings).toEqual([expect.stringMatching(/diskMb is deprecated; use diskMiB/)]);
-  });
+  it.each([
+    { option: "memoryMb", flag: "--memory", wanted: "512m", warning: /memoryMb is deprecated; use memoryMiB/ },
+    { option: "diskMb", flag: "--storage-opt", wanted: "size=512m", warning: /diskMb is deprecated; use diskMiB/ },
+  ])(
+    "still takes the deprecated $option, as the same number of MiB, with one warning",
+    ({ option, flag, wanted, warning }) => {
+      const warnings: string[] = [];
+      expect(
+        values(
+          argsFor({ [option]: 512 }, (message) => warnings.push(message)),
+          flag,
+        ),
+      ).toEqual([wanted]);
+      expect(warnings).toEqual([expect.stringMatching(warning)]);
+    },
+  );
 
   it("can turn the hardening off explicitly", () => {
     const args = argsFor({ dropCapabilities: false, capAdd: [], noNewPrivileges: false, init: false });
@@ -173,18 +168,27 @@ describe("engine stream frames", () => {
   });
 });
 
+/** `wire` fed to a scanner in two pieces, cut at every offset: what each cut passed on, and the code it found. */
+function everySplit(wire: Buffer, nonce?: string): { cut: number; passed: Buffer; code: number | undefined }[] {
+  const splits = [];
+  for (let cut = 0; cut <= wire.length; cut++) {
+    const scanner = new ExitLineScanner(nonce);
+    const passed = Buffer.concat([
+      scanner.push(wire.subarray(0, cut)),
+      scanner.push(wire.subarray(cut)),
+      scanner.flush(),
+    ]);
+    splits.push({ cut, passed, code: scanner.code });
+  }
+  return splits;
+}
+
 describe("exit line on stderr", () => {
   it("finds and strips the exit line across any split, passing other bytes on exactly", () => {
     const other = Buffer.from([0x62, 0x61, 0x73, 0x68, 0x3a, 0xff, 0x0a, 0x5f, 0x5f]); // "bash:\xff\n__"
     const wire = Buffer.concat([other, Buffer.from("\n__SHELLWRIGHT_EXIT__42__\n")]);
-    for (let cut = 0; cut <= wire.length; cut++) {
-      const scanner = new ExitLineScanner();
-      const passed = Buffer.concat([
-        scanner.push(wire.subarray(0, cut)),
-        scanner.push(wire.subarray(cut)),
-        scanner.flush(),
-      ]);
-      expect(scanner.code).toBe(42);
+    for (const { cut, passed, code } of everySplit(wire)) {
+      expect(code).toBe(42);
       // Cut right after the line's leading newline, that newline has already gone out.
       const expected = cut === other.length + 1 ? Buffer.concat([other, Buffer.from("\n")]) : other;
       expect(passed.equals(expected)).toBe(true);
@@ -195,14 +199,8 @@ describe("exit line on stderr", () => {
     const nonce = "00112233445566778899aabb";
     const own = Buffer.from("\n__SHELLWRIGHT_EXIT__0__\n__SHELLWRIGHT_EXIT_ffffffffffffffffffffffff_1__\nerr\n");
     const wire = Buffer.concat([own, Buffer.from(`\n__SHELLWRIGHT_EXIT_${nonce}_42__\n`)]);
-    for (let cut = 0; cut <= wire.length; cut++) {
-      const scanner = new ExitLineScanner(nonce);
-      const passed = Buffer.concat([
-        scanner.push(wire.subarray(0, cut)),
-        scanner.push(wire.subarray(cut)),
-        scanner.flush(),
-      ]);
-      expect(scanner.code).toBe(42);
+    for (const { cut, passed, code } of everySplit(wire, nonce)) {
+      expect(code).toBe(42);
       const expected = cut === own.length + 1 ? Buffer.concat([own, Buffer.from("\n")]) : own;
       expect(passed.toString()).toBe(expected.toString());
     }

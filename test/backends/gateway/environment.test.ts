@@ -43,6 +43,18 @@ async function connect(gateway: Gateway | string, extra: Record<string, unknown>
 }
 
 /** A loopback port nothing listens on. */
+/** A session opened with the token only in $SHELLWRIGHT_GATEWAY_TOKEN (set to `token`, removed after) runs a call. */
+async function expectWorksWithTokenFromEnv(gateway: Gateway, token: string): Promise<void> {
+  process.env.SHELLWRIGHT_GATEWAY_TOKEN = token;
+  try {
+    const env = await createEnvironment({ backend: "gateway", url: gateway.url });
+    cleanups.push(() => env.close());
+    expect((await env.execute("echo ok")).output).toBe("ok\n");
+  } finally {
+    delete process.env.SHELLWRIGHT_GATEWAY_TOKEN;
+  }
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -106,28 +118,14 @@ describe("gateway backend", () => {
 
   it("takes the token from $SHELLWRIGHT_GATEWAY_TOKEN", async () => {
     const gateway = await gatewayFor();
-    process.env.SHELLWRIGHT_GATEWAY_TOKEN = TOKEN;
-    try {
-      const env = await createEnvironment({ backend: "gateway", url: gateway.url });
-      cleanups.push(() => env.close());
-      expect((await env.execute("echo ok")).output).toBe("ok\n");
-    } finally {
-      delete process.env.SHELLWRIGHT_GATEWAY_TOKEN;
-    }
+    await expectWorksWithTokenFromEnv(gateway, TOKEN);
   });
 
   it("takes a token read from a file, its final newline included, as the server takes its own file", async () => {
     const gateway = await gatewayFor();
     const env = await connect(gateway, { token: `${TOKEN}\n` });
     expect((await env.execute("echo ok")).output).toBe("ok\n");
-    process.env.SHELLWRIGHT_GATEWAY_TOKEN = ` ${TOKEN}\r\n`;
-    try {
-      const fromEnv = await createEnvironment({ backend: "gateway", url: gateway.url });
-      cleanups.push(() => fromEnv.close());
-      expect((await fromEnv.execute("echo ok")).output).toBe("ok\n");
-    } finally {
-      delete process.env.SHELLWRIGHT_GATEWAY_TOKEN;
-    }
+    await expectWorksWithTokenFromEnv(gateway, ` ${TOKEN}\r\n`);
     await expect(connect(gateway, { token: "two words" })).rejects.toMatchObject({ option: "token" });
   });
 

@@ -5,12 +5,12 @@
  */
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_GRACE_MS, parseKilled, RemoteTreeKiller } from "../../../src/backends/shared/remote-tree.js";
 import { sweepScript } from "../../../src/core/sweep-script.js";
 import { sdkProcessHandle, type OutputSink } from "../../../src/backends/shared/sdk-handle.js";
 import { BackendUnavailableError } from "../../../src/index.js";
+import { alive } from "../../helpers/processes.js";
 
 async function collect(output: AsyncIterable<Uint8Array>): Promise<string> {
   const chunks: Uint8Array[] = [];
@@ -102,48 +102,35 @@ async function startTree(script: string): Promise<ChildProcess> {
   return root;
 }
 
+/** Runs the sweep script (TERM, then KILL after the grace) on the tree under `root`: its exit code and output. */
+async function sweepTree(root: ChildProcess): Promise<{ exitCode: number | null; output: string }> {
+  const run = spawn("bash", ["-c", sweepScript({ marks: [], root: root.pid! }, "TERM", DEFAULT_GRACE_MS)], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let output = "";
+  run.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exitCode = await new Promise<number | null>((resolve) => run.on("close", resolve));
+  return { exitCode, output };
+}
+
 describe("the in-backend tree kill", () => {
   it("kills a process, its children and grandchildren, and says which", async () => {
     const root = await startTree("sleep 300 & (sleep 300 & sleep 300 & echo ready; wait) & wait");
-    const run = spawn("bash", ["-c", sweepScript({ marks: [], root: root.pid! }, "TERM", DEFAULT_GRACE_MS)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    run.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exitCode = await new Promise<number | null>((resolve) => run.on("close", resolve));
+    const { exitCode, output } = await sweepTree(root);
     expect(exitCode).toBe(0);
     const killed = parseKilled(output);
     expect(killed).toContain(root.pid);
     expect(killed.length).toBe(5); // root, subshell, three sleeps
-    for (const pid of killed) {
-      let alive = true;
-      try {
-        process.kill(pid, 0);
-        const stat = await import("node:fs").then((fs) => fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-        alive = !/\) Z /.test(stat);
-      } catch {
-        alive = false;
-      }
-      expect(alive, `pid ${pid}`).toBe(false);
-    }
+    for (const pid of killed) expect(alive(pid), `pid ${pid}`).toBe(false);
   });
 
   it("follows TERM with KILL for what ignores TERM", async () => {
     const root = await startTree("trap '' TERM; sleep 300 & echo ready; wait");
-    const run = spawn("bash", ["-c", sweepScript({ marks: [], root: root.pid! }, "TERM", DEFAULT_GRACE_MS)], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    let output = "";
-    run.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await new Promise((resolve) => run.on("close", resolve));
-    const killed = parseKilled(output);
+    const killed = parseKilled((await sweepTree(root)).output);
     expect(killed.length).toBe(2);
     expect(killed).toContain(root.pid);
     // Both ignore TERM: that they are gone means the script went on to KILL.
-    for (const pid of killed)
-      expect(existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")), `pid ${pid}`).toBe(
-        false,
-      );
+    for (const pid of killed) expect(alive(pid), `pid ${pid}`).toBe(false);
   });
 
   it("refuses to guess without a PID, so the session can fall back", async () => {

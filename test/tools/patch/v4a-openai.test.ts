@@ -11,6 +11,8 @@ import { describe, expect, it } from "vitest";
 import { applyHunks, parseCreateDiff, parseUpdateDiff, parseV4a } from "../../../src/tools/patch/v4a.js";
 
 const lines = (...text: string[]): string => text.join("\n");
+/** A Python script's lines after its imports (case 4 inserts an import above them). */
+const PY_MAIN = ["", "def main():", '    print("Running app")', "", 'if __name__ == "__main__":', "    main()"];
 
 /** Two classes with a method of one name; the subclass's method body is `last`. */
 const twoClasses = (last: string): string =>
@@ -61,15 +63,7 @@ describe("OpenAI's documented V4A update diffs", () => {
     },
     {
       name: "4: a pure insertion, with empty context lines written as empty lines",
-      input: lines(
-        "import os",
-        "",
-        "def main():",
-        '    print("Running app")',
-        "",
-        'if __name__ == "__main__":',
-        "    main()",
-      ),
+      input: lines("import os", ...PY_MAIN),
       diff: lines(
         " import os",
         "+import sys",
@@ -80,16 +74,7 @@ describe("OpenAI's documented V4A update diffs", () => {
         ' if __name__ == "__main__":',
         "     main()",
       ),
-      expected: lines(
-        "import os",
-        "import sys",
-        "",
-        "def main():",
-        '    print("Running app")',
-        "",
-        'if __name__ == "__main__":',
-        "    main()",
-      ),
+      expected: lines("import os", "import sys", ...PY_MAIN),
     },
     {
       name: "5: a line removed",

@@ -12,18 +12,13 @@ import { DEFAULT_PROCESS_SETTINGS } from "../../../src/tools/shared/tool-setting
 import { compatBackends } from "../../compat/backends.js";
 import { forToolTests } from "../fixture.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { useSession } from "../../helpers/session.js";
 
 describe("processRegistry onOutput", () => {
-  let session: Environment;
-  beforeAll(async () => {
-    session = await createEnvironment({ backend: "local" });
-  });
-  afterAll(async () => {
-    await session?.close();
-  });
+  const local = useSession(() => createEnvironment({ backend: "local" }));
 
   it("streams a background process's output to the listener, and poll still has all of it", async () => {
-    const registry = processRegistry(session);
+    const registry = processRegistry(local.session);
     let streamed = "";
     const process = await registry.spawn('echo one; read -r line; echo "two $line"', {
       onOutput: (text) => (streamed += text),
@@ -39,7 +34,7 @@ describe("processRegistry onOutput", () => {
   describe("pty", () => {
     skipAllUnless(noStaticHelper);
     it("streams a PTY process's output, as the program wrote it, beside the screen", async () => {
-      const registry = processRegistry(session);
+      const registry = processRegistry(local.session);
       let streamed = "";
       const process = await registry.spawn("printf 'PTY-\\033[1mBOLD\\033[0m\\n'; read -r line", {
         pty: { cols: 80, rows: 24 },

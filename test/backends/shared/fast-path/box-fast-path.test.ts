@@ -162,15 +162,20 @@ for (const box of boxes) {
   });
 }
 
+/** A session on `transport` whose helper runs and has served one call: what a call costs is counted from here. */
+async function warmSession(transport: ModalTransport | DaytonaTransport): Promise<Session> {
+  const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
+  open.push(session);
+  await transport.fastPathRunner?.whenReady();
+  await session.execute("true");
+  return session;
+}
+
 describe("fast path on modal: SDK calls", () => {
   skipAllUnless(noStaticHelper);
   it("costs no exec per call once the helper runs, and one write on its stdin", async () => {
     const client = new FakeModalClient();
-    const transport = new ModalTransport(normalizeModalConfig({ client }, () => undefined));
-    const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
-    open.push(session);
-    await transport.fastPathRunner?.whenReady();
-    await session.execute("true");
+    const session = await warmSession(new ModalTransport(normalizeModalConfig({ client }, () => undefined)));
     const sandbox = client.last;
     const execs = sandbox.execs.length;
     const writes = sandbox.stdinWrites;
@@ -184,11 +189,7 @@ describe("fast path on daytona: SDK calls", () => {
   skipAllUnless(noStaticHelper);
   it("costs no session command per call once the helper runs, and one input write", async () => {
     const client = new FakeDaytona();
-    const transport = new DaytonaTransport(normalizeDaytonaConfig({ client }, () => undefined));
-    const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
-    open.push(session);
-    await transport.fastPathRunner?.whenReady();
-    await session.execute("true");
+    const session = await warmSession(new DaytonaTransport(normalizeDaytonaConfig({ client }, () => undefined)));
     const process = client.last.process;
     const commands = process.sessionCommands.length;
     const inputs = process.inputs.length;

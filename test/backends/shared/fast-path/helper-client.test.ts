@@ -76,6 +76,18 @@ async function collect(output: AsyncIterable<Uint8Array>): Promise<string> {
   return text;
 }
 
+/** A client on `stream` with the short watchdog limits, its failures collected in `failures`, once it is ready. */
+async function watchedClient(stream: ConstructorParameters<typeof HelperClient>[0], failures: HelperFailure[]) {
+  const client = new HelperClient(
+    stream,
+    () => undefined,
+    (failure) => failures.push(failure),
+    TIMING,
+  );
+  expect(await client.firstReady).toBe(true);
+  return client;
+}
+
 describe("the helper's watchdog", () => {
   skipAllUnless(noLocalHelper);
 
@@ -84,13 +96,7 @@ describe("the helper's watchdog", () => {
     const failures: HelperFailure[] = [];
     // 3 MiB at 64 KiB per 50 ms: about 2.4 s on the way, more than twice the 1 s limit.
     const slow = { ...stream, input: paced(stream.input, 65_536, 50) };
-    const client = new HelperClient(
-      slow,
-      () => undefined,
-      (failure) => failures.push(failure),
-      TIMING,
-    );
-    expect(await client.firstReady).toBe(true);
+    const client = await watchedClient(slow, failures);
     const stdin = Buffer.alloc(3 * 1024 * 1024, 97);
     const call = client.run("wc -c", stdin);
     const [output, end] = await Promise.all([collect(call.output), call.end]);
@@ -106,13 +112,7 @@ describe("the helper's watchdog", () => {
     const failures: HelperFailure[] = [];
     // Nobody continues it: only the watchdog's silence limit can end the call.
     const stuck = { ...stream, resume: () => undefined };
-    const client = new HelperClient(
-      stuck,
-      () => undefined,
-      (failure) => failures.push(failure),
-      TIMING,
-    );
-    expect(await client.firstReady).toBe(true);
+    const client = await watchedClient(stuck, failures);
     process.kill(pid(), "SIGSTOP");
     cleanup.push(() => {
       try {

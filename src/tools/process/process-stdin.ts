@@ -1,0 +1,32 @@
+/** A background process's stdin (its terminal, for a PTY process), written and closed through the backend. */
+
+import type { Environment } from "../../core/environment.js";
+import { ProcessError } from "../../core/errors.js";
+import type { BackgroundProcess } from "./background-process.js";
+import { HOUSEKEEPING } from "./housekeeping.js";
+import { closeStdinScript, writeStdinScript } from "./process-scripts.js";
+
+/** Writes `data` to the process's stdin. Returns false when its stdin is closed or it has ended. */
+export async function writeStdin(session: Environment, process: BackgroundProcess, data: string): Promise<boolean> {
+  if (!process.stdinOpen || process.status !== "running") return false;
+  const result = await session.execute(writeStdinScript(process.files), {
+    ...HOUSEKEEPING,
+    timeoutMs: 10_000,
+    stdin: data,
+  });
+  if (result.exitCode === 0) return true;
+  if (result.exitCode === 3) process.stdinOpen = false;
+  if (result.timedOut)
+    throw new ProcessError(
+      "Writing to the process's stdin timed out: it is not reading its input (its pipe buffer is full).",
+    );
+  return false;
+}
+
+/** Closes the process's stdin: it reads EOF after what was already written. */
+export async function closeStdin(session: Environment, process: BackgroundProcess): Promise<boolean> {
+  if (!process.stdinOpen || process.status !== "running") return false;
+  const result = await session.execute(closeStdinScript(process.files), HOUSEKEEPING);
+  process.stdinOpen = false;
+  return result.exitCode === 0;
+}
