@@ -863,8 +863,8 @@ static void finish(struct call *k, int wstatus) {
   remove_inputs(k->id);
   uint32_t id = k->id, gen = k->gen;
   pid_t pid = k->pid;
-  unsigned flags = (committed ? EXIT_FLAG_COMMITTED : 0) | (k->killed ? EXIT_FLAG_KILLED : 0) |
-                   (group ? EXIT_FLAG_GROUP_LEFT : 0);
+  unsigned flags =
+      (committed ? EXIT_FLAG_COMMITTED : 0) | (k->killed ? EXIT_FLAG_KILLED : 0) | (group ? EXIT_FLAG_GROUP_LEFT : 0);
   answer(id, status, flags, pid > 0 ? STARTED_YES : STARTED_NO, cwd);
   debug("call %u ended: status %d committed %d", id, status, committed);
   /* After the answer: removing the call's files is not on its way. */
