@@ -140,12 +140,11 @@ export class DockerTransport implements Transport {
    * The handle with a wait() that asks the container when the call looks killed (a container that died shows up as
    * a killed process) and fails with why when its kill could not run there (see #fail).
    */
-  #checked<H extends ProcessHandle>(handle: H, key: ProcessHandle | FastCall = handle): H {
+  #checked<H extends ProcessHandle>(handle: H, key?: FastCall): H {
     let checked: Promise<number> | undefined;
     const { failed, fail } = failable();
-    this.#fail.set(key, fail);
     const wait = handle.wait.bind(handle);
-    return {
+    const result: H = {
       ...handle,
       wait: () =>
         (checked ??= Promise.race([
@@ -161,6 +160,9 @@ export class DockerTransport implements Transport {
           failed,
         ])),
     };
+    // Keyed by what a kill's sweep names: the fast call, or the handle the session holds.
+    this.#fail.set(key ?? result, fail);
+    return result;
   }
 
   /** The owner watchdog's pid, while the session is open. */
