@@ -111,8 +111,6 @@
 #define CHANNEL_FD_MIN 10
 /* A path under our directory: DIR/ID.ext. */
 #define CALL_PATH_MAX (PATH_MAX + 32)
-/* The exit frame's text: five small numbers and the %-encoded cwd. */
-#define EXIT_TEXT_MAX (64 + 3 * MAX_CWD_BYTES)
 
 enum call_state {
   CALL_FREE,
@@ -355,13 +353,17 @@ static void frame(char t, uint32_t id, const void *b, uint32_t n) {
   if (done - HEADER_BYTES < n) wr_all(chan_out, (const char *)b + (done - HEADER_BYTES), n - (done - HEADER_BYTES));
 }
 
-/* A call's end: "STATUS COMMITTED KILLED STARTED GROUP CWD" (STARTED 2: it may have started). */
-static void answer(uint32_t id, int status, int committed, int killed, int started, int group, const char *cwd) {
-  static char text[EXIT_TEXT_MAX];
-  int m = snprintf(text, sizeof text, "%d %d %d %d %d %s", status, committed, killed, started, group, cwd);
-  if (m < 0 || (size_t)m >= sizeof text)
-    m = snprintf(text, sizeof text, "%d %d %d %d %d ", status, committed, killed, started, group);
-  frame(REP_EXIT, id, text, (uint32_t)m);
+/* A call's end (protocol.ts, EXIT_FIELD): status, EXIT_FLAG bits and STARTED, then its text (a cwd, or why the
+ * state was not saved), left out when longer than any cwd the frame carries. */
+static void answer(uint32_t id, int status, unsigned flags, int started, const char *text) {
+  static unsigned char out[EXIT_TEXT_AT + MAX_CWD_BYTES];
+  size_t n = strlen(text);
+  if (n > MAX_CWD_BYTES) n = 0;
+  out[EXIT_FIELD_STATUS] = (unsigned char)status;
+  out[EXIT_FIELD_FLAGS] = (unsigned char)flags;
+  out[EXIT_FIELD_STARTED] = (unsigned char)started;
+  memcpy(out + EXIT_TEXT_AT, text, n);
+  frame(REP_EXIT, id, out, (uint32_t)(EXIT_TEXT_AT + n));
 }
 
 /*
@@ -773,13 +775,17 @@ static void parse_dump(const char *s, size_t n, struct dump_end *d) {
   if (end && *end == (d->same ? '\n' : ' ')) d->after = end;
 }
 
-/* Copies the text from after+1 up to `stop` into cwd (none when it is longer than any cwd we carry: Node then
- * keeps the one it knew). */
+/* Copies the text from after+1 up to `stop` into cwd, its `%25` and `%0A` decoded (the dump's end line is one
+ * line; the exit frame carries raw bytes). None when it is longer than any cwd we carry: Node keeps the one it knew. */
 static void copy_field(char *cwd, size_t cap, const char *after, const char *stop) {
-  size_t cl = (size_t)(stop - (after + 1));
-  if (cl >= cap) cl = 0;
-  memcpy(cwd, after + 1, cl);
-  cwd[cl] = 0;
+  size_t n = 0;
+  const char *c = after + 1;
+  for (; c < stop && n + 1 < cap; c++) {
+    int escaped = stop - c >= 3 && (STARTS_WITH(c, "%25") || STARTS_WITH(c, "%0A"));
+    cwd[n++] = escaped ? (c[1] == '2' ? '%' : '\n') : *c;
+    if (escaped) c += 2;
+  }
+  cwd[c < stop ? 0 : n] = 0;
 }
 
 /* The commit of a complete dump that differs from the state: its body written to a new file in the FIFO's place,
@@ -831,7 +837,7 @@ static int ask_status(struct call *k, int *status) {
 static void finish(struct call *k, int wstatus) {
   int status = k->killed ? SIGNAL_STATUS_BASE + k->killed : wstatus >= 0 ? wstatus : SIGNAL_STATUS_BASE + SIGKILL;
   int committed = 0, restart = 0, waited = wstatus >= 0;
-  static char cwd[3 * MAX_CWD_BYTES + 1];
+  static char cwd[MAX_CWD_BYTES + 1];
   cwd[0] = 0;
   /* The call's own buffer: it stays there while a `W` is answered, and becomes the state on a commit. */
   const char *s = k->flags & CALL_DUMP_OVER ? NULL : k->dump;
@@ -857,7 +863,9 @@ static void finish(struct call *k, int wstatus) {
   remove_inputs(k->id);
   uint32_t id = k->id, gen = k->gen;
   pid_t pid = k->pid;
-  answer(id, status, committed, k->killed ? 1 : 0, pid > 0 ? STARTED_YES : STARTED_NO, group, cwd);
+  unsigned flags =
+      (committed ? EXIT_FLAG_COMMITTED : 0) | (k->killed ? EXIT_FLAG_KILLED : 0) | (group ? EXIT_FLAG_GROUP_LEFT : 0);
+  answer(id, status, flags, pid > 0 ? STARTED_YES : STARTED_NO, cwd);
   debug("call %u ended: status %d committed %d", id, status, committed);
   /* After the answer: removing the call's files is not on its way. */
   release(k);
@@ -959,7 +967,7 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
     die(EXIT_PROTOCOL, "protocol violation: call %u's stdin (%u bytes) is longer than its frame", id, sl);
   /* Not started, said so: Node runs it on the plain path. */
   if (!k) {
-    answer(id, NOT_STARTED_STATUS, 0, 0, STARTED_NO, 0, "");
+    answer(id, NOT_STARTED_STATUS, 0, STARTED_NO, "");
     return;
   }
   check_snapshot();
@@ -968,7 +976,7 @@ static void on_run(uint32_t id, const unsigned char *p, uint32_t len) {
   k->id = id;
   if (make_call_files(k, p, len, flags)) {
     remove_files(id);
-    answer(id, NOT_STARTED_STATUS, 0, 0, STARTED_NO, 0, "");
+    answer(id, NOT_STARTED_STATUS, 0, STARTED_NO, "");
     return;
   }
   k->state = CALL_SENT;
@@ -1157,7 +1165,7 @@ static void launcher_gone(struct launcher *l) {
     release(k);
     /* A ready launcher may have forked the job before dying without reporting
      * it: "2" (maybe started) is never run again; "0" (certainly not) is. */
-    answer(id, NOT_STARTED_STATUS, 0, 0, was_ready ? STARTED_MAYBE : STARTED_NO, 0, "");
+    answer(id, NOT_STARTED_STATUS, 0, was_ready ? STARTED_MAYBE : STARTED_NO, "");
   }
   /* Unless a commit above already replaced it (and maybe reused its slot). */
   if (cur != l || l->state != LAUNCHER_FREE) return;

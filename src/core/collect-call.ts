@@ -9,7 +9,7 @@
 import { StringDecoder } from "node:string_decoder";
 import { UnsupportedError } from "./errors.js";
 import { OutputCollector } from "./output.js";
-import { parseMarkerPayload, type MarkerPayload } from "./marker-payload.js";
+import type { MarkerPayload } from "./marker-payload.js";
 import { StreamsCollector, type StreamName } from "./stream-output.js";
 import type { ProcessHandle, Transport } from "./transport.js";
 
@@ -26,7 +26,8 @@ export interface CallLimits {
 /** What collectCall needs from whatever tells it where a call ends: the end marker, or the fast path's exit report. */
 export interface EndDetector {
   readonly done: boolean;
-  readonly payload: string | undefined;
+  /** What the call's end says about the session's state; undefined until it is in (or when it was killed). */
+  readonly marker: MarkerPayload | undefined;
   readonly pid: number | undefined;
   push(chunk: Uint8Array): Uint8Array;
   flush(): Uint8Array;
@@ -133,8 +134,7 @@ export function collectCall(
         truncated: collected.truncated,
         ...(split === undefined ? {} : { stdout: split.stdout.text, stderr: split.stderr.text }),
         exitCode: stopReason === "timeout" ? 124 : stopReason === "interrupt" ? 130 : (exitCode ?? 1),
-        marker:
-          stopReason === undefined && scanner.payload !== undefined ? parseMarkerPayload(scanner.payload) : undefined,
+        marker: stopReason === undefined ? scanner.marker : undefined,
         timedOut: stopReason === "timeout",
         interrupted: stopReason === "interrupt",
       });

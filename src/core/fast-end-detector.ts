@@ -1,7 +1,15 @@
 /** A fast-path call's end, from the helper's exit report (collect-call.ts's EndDetector). */
 
 import type { EndDetector } from "./collect-call.js";
+import type { MarkerPayload } from "./marker-payload.js";
 import type { FastCallEnd, FastCallHandle } from "./transport.js";
+
+/** What a fast-path call's end says about the session's state, as the end marker would; undefined when killed. */
+export function fastEndState(end: FastCallEnd): MarkerPayload | undefined {
+  if (end.killed) return undefined;
+  if (end.committed) return { committed: true, ...(end.cwd === undefined ? {} : { cwd: end.cwd }) };
+  return end.saveFailed === undefined ? { committed: false } : { committed: false, saveFailed: end.saveFailed };
+}
 
 /** A fast-path call ends with the helper's report: no marker is scanned, the output passes through. */
 export class FastEndDetector implements EndDetector {
@@ -15,11 +23,8 @@ export class FastEndDetector implements EndDetector {
   /** Never "done" early: the call ends when its output iterable does (after the last chunk) and its status is in. */
   readonly done = false;
 
-  get payload(): string | undefined {
-    const end = this.#end;
-    if (end === undefined || end.killed) return undefined;
-    // An uncommitted call's cwd field says why its dump failed, if it did.
-    return end.committed ? `C:${end.cwd}` : end.cwd === "" ? "N" : `F${end.cwd}`;
+  get marker(): MarkerPayload | undefined {
+    return this.#end === undefined ? undefined : fastEndState(this.#end);
   }
 
   push(chunk: Uint8Array): Uint8Array {

@@ -11,6 +11,7 @@
  * first, which is stripped the same way.
  */
 
+import { parseMarkerPayload, type MarkerPayload } from "./marker-payload.js";
 import { markerOpen, pidMarker } from "./script.js";
 
 export class MarkerScanner {
@@ -41,6 +42,11 @@ export class MarkerScanner {
   /** The end marker's payload (see parseMarkerPayload); undefined until it is seen. */
   get payload(): string | undefined {
     return this.#payload;
+  }
+
+  /** The payload, parsed (collect-call.ts's EndDetector). */
+  get marker(): MarkerPayload | undefined {
+    return this.#payload === undefined ? undefined : parseMarkerPayload(this.#payload);
   }
 
   get pid(): number | undefined {

@@ -13,7 +13,7 @@
 import { isShellwrightError, SessionClosedError, SpawnError, UnsupportedError } from "./errors.js";
 import { MarkerScanner } from "./marker.js";
 import { buildCommandScript, pendingPaths, sessionPaths, type ScriptPlan } from "./script.js";
-import { decodeCwd, describeSaveFailure } from "./marker-payload.js";
+import { describeSaveFailure } from "./marker-payload.js";
 import type { SessionOptions } from "./session-options.js";
 import type { ProcessHandle, RunOptions, Transport } from "./transport.js";
 import { expandsShellPid } from "./shell-pid.js";
@@ -23,7 +23,7 @@ import { EnvironmentBase, type HostTraits } from "./environment-base.js";
 import { collectCall, type CallLimits, type CollectSettings, type RunOutcome } from "./collect-call.js";
 import { initSession } from "./session-init.js";
 import { newId, newSecret, withSecret } from "./call-secret.js";
-import { FastEndDetector } from "./fast-end-detector.js";
+import { FastEndDetector, fastEndState } from "./fast-end-detector.js";
 import { withInitSlot } from "./init-gate.js";
 
 /** A fast-path call whose launcher died as it started: it may have run, and is not run again. */
@@ -235,7 +235,7 @@ export class Session extends EnvironmentBase {
         exitCode: end.status,
         timedOut: false,
         interrupted: false,
-        marker: end.committed ? { committed: true, cwd: decodeCwd(end.cwd) } : { committed: false },
+        marker: fastEndState(end) ?? { committed: false },
       };
     }
     return outcome;

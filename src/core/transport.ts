@@ -133,8 +133,10 @@ export interface FastCallEnd {
   status: number;
   /** The job dumped its state completely and the call was not killed (its state is now the snapshot's). */
   committed: boolean;
-  /** The session's cwd after the call, %-encoded like the end marker's (empty when not committed). */
-  cwd: string;
+  /** After a committed call: the session's cwd (absent: unchanged, or too long to carry). */
+  cwd?: string | undefined;
+  /** The call completed but its state could not be saved: why, in words. */
+  saveFailed?: string | undefined;
   /** A kill reached the job before it finished. */
   killed: boolean;
   /** False when the helper never started the job (its launcher or the helper died first): run it on the plain path. */

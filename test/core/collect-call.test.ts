@@ -34,7 +34,7 @@ async function socketPair(): Promise<[Socket, Socket]> {
 /** An end detector that never sees an end: only the drain after the exit finishes the call. */
 const noMarker: EndDetector = {
   done: false,
-  payload: undefined,
+  marker: undefined,
   pid: undefined,
   push: (chunk) => chunk,
   flush: () => new Uint8Array(),

@@ -12,7 +12,10 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
+import { shellQuote } from "../../src/core/quote.js";
 import { HEADER_BYTES, HELPER_EXIT } from "../../src/backends/shared/fast-path/protocol.js";
+import { decodeExit } from "../../src/backends/shared/fast-path/frames.js";
+import type { FastCallEnd } from "../../src/core/transport.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { noLocalHelper, skipAllUnless } from "../helpers/native-helper.js";
 import { childrenOf, endHelpers, startReady, type Harness } from "../helpers/swmux-harness.js";
@@ -37,14 +40,9 @@ function ended(h: Harness, id: number): boolean {
   return h.frames.some((f) => f.type === "X" && f.id === id);
 }
 
-/** The exit frame's fields: STATUS COMMITTED KILLED STARTED GROUP CWD. */
-function exitOf(h: Harness, id: number): { status: number; committed: number; killed: number; started: number } {
-  const [status, committed, killed, started] = h.frames
-    .find((f) => f.type === "X" && f.id === id)!
-    .payload.toString()
-    .split(" ")
-    .map(Number);
-  return { status: status!, committed: committed!, killed: killed!, started: started! };
+/** The exit frame's fields, decoded as the client decodes them. */
+function exitOf(h: Harness, id: number): FastCallEnd {
+  return decodeExit(h.frames.find((f) => f.type === "X" && f.id === id)!.payload);
 }
 
 function startedPid(h: Harness, id: number): number | undefined {
@@ -61,7 +59,7 @@ describe("swmux's requests", () => {
     expect(alive(pid)).toBe(true);
     h.child.stdin.write(h.writer.frame("K", 3, Uint8Array.of(15)));
     await eventually(() => ended(h, 3), "the call's end");
-    expect(exitOf(h, 3)).toEqual({ status: 143, committed: 0, killed: 1, started: 1 });
+    expect(exitOf(h, 3)).toMatchObject({ status: 143, committed: false, killed: true, started: true });
     await eventually(() => !alive(pid), "the job gone");
     expect(h.errors).toEqual([]);
   });
@@ -73,8 +71,16 @@ describe("swmux's requests", () => {
     h.child.stdin.write(h.writer.run(6, job("echo still"), undefined));
     await eventually(() => ended(h, 6), "the call's end");
     expect(h.frames.find((f) => f.type === "P")!.id).toBe(5);
-    expect(exitOf(h, 6)).toMatchObject({ status: 0, committed: 1, killed: 0 });
+    expect(exitOf(h, 6)).toMatchObject({ status: 0, committed: true, killed: false });
     expect(h.child.exitCode).toBeNull();
+  });
+
+  it("X carries a committed call's cwd as its raw bytes, `%` and newline included", async () => {
+    const h = await startReady();
+    const dir = join(h.dir, "a%25b\nc d");
+    h.child.stdin.write(h.writer.run(4, job(`mkdir -p ${shellQuote(dir)} && cd ${shellQuote(dir)}`), undefined));
+    await eventually(() => ended(h, 4), "the call's end");
+    expect(exitOf(h, 4)).toMatchObject({ status: 0, committed: true, cwd: dir });
   });
 
   it("R hands the job exactly the stdin it carries, any byte included", async () => {

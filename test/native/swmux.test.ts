@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
 import { staticHelperFor } from "../../src/backends/shared/fast-path/helper-path.js";
-import { FrameWriter } from "../../src/backends/shared/fast-path/frames.js";
+import { decodeExit, FrameWriter } from "../../src/backends/shared/fast-path/frames.js";
 import { HELPER_EXIT, KEY_BYTES, PROTOCOL_VERSION } from "../../src/backends/shared/fast-path/protocol.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { noLocalHelper, skipAllUnless } from "../helpers/native-helper.js";
@@ -68,7 +68,7 @@ describe("swmux over its channel", () => {
     const mine = h.frames.filter((f) => f.id === 7);
     expect(mine.map((f) => f.type)).toEqual(["S", "O", "X"]);
     expect(mine[1]!.payload.toString()).toBe("hello\n");
-    expect(mine[2]!.payload.toString().split(" ")[0]).toBe("3");
+    expect(decodeExit(mine[2]!.payload).status).toBe(3);
     expect(h.errors).toEqual([]);
   });
 

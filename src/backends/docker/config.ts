@@ -308,3 +308,14 @@ export const DOCKER_POOL_REFUSED: readonly PoolRefusal[] = [
   { key: "containerName", why: "every member needs a container of its own" },
   { key: "keepContainer", why: "a released member's container is removed, never kept" },
 ];
+
+/** Forwarded host variables (missing or empty ones are skipped) and the configured env, as `NAME=value`. */
+export function initEnv(options: Pick<DockerTransportOptions, "forwardEnv" | "env">): string[] {
+  const env: string[] = [];
+  for (const name of options.forwardEnv) {
+    const value = process.env[name];
+    if (value !== undefined && value !== "") env.push(`${name}=${value}`);
+  }
+  for (const [name, value] of Object.entries(options.env)) env.push(`${name}=${value}`);
+  return env;
+}

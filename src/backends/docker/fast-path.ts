@@ -28,13 +28,14 @@ import { startExec } from "./exec.js";
  * inspect` too) waits until the upload ends, and forever if this process
  * stalls mid-upload (measured: a synchronous child_process call right after a
  * session opened hung `docker inspect` for its whole 60 s timeout). An exec's
- * stdin holds no lock.
+ * stdin holds no lock. `containerId` names the session's container now (a
+ * replaced one gets its own copy of the helper).
  */
-export function dockerBox(engine: EngineApi, containerId: string, signal: AbortSignal): BoxExec {
+export function dockerBox(engine: EngineApi, containerId: () => string, signal: AbortSignal): BoxExec {
   return {
-    spawn: (argv) => spawnInContainer(engine, containerId, argv),
+    spawn: (argv) => spawnInContainer(engine, containerId(), argv),
     run: async (argv, stdin) => {
-      const { code, text } = await execText(engine, containerId, argv, {
+      const { code, text } = await execText(engine, containerId(), argv, {
         signal,
         ...(stdin === undefined ? {} : { stdin }),
       });

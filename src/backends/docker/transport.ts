@@ -12,15 +12,13 @@
 
 import type { PortUrl } from "../../core/environment.js";
 import { publishedPortUrl } from "./ports.js";
-import { randomBytes } from "node:crypto";
-import { PassThrough } from "node:stream";
 import { BackendUnavailableError } from "../../core/errors.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
 import type { KillSignal, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
-import { EngineApi, defaultSocketPath, type DockerCall } from "./engine.js";
+import { EngineApi, defaultSocketPath } from "./engine.js";
 import { DockerContainer } from "./container.js";
 import { startExec } from "./exec.js";
-import type { DockerTransportOptions } from "./config.js";
+import { initEnv, type DockerTransportOptions } from "./config.js";
 import {
   callMarks,
   CALL_MARK,
@@ -34,12 +32,13 @@ import { WrapperPids } from "../shared/wrapper-pids.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { shellQuote } from "../../core/script.js";
 import type { FastCallHandle, FastPath } from "../../core/transport.js";
-import { FastPathRunner, type RunningCall } from "../shared/fast-path/fast-path-runner.js";
+import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import type { FastCall } from "../shared/fast-path/helper-client.js";
-import { staticHelper } from "../shared/fast-path/helper-path.js";
-import { NO_STATIC_HELPER, warnUnavailable } from "../shared/fast-path/unavailable.js";
+import { boxFastPath } from "../shared/fast-path/box-fast-path.js";
+import { SweepHits } from "../shared/sweep-hits.js";
 import { dockerBox, execText } from "./fast-path.js";
-import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "../shared/fast-path/box-helper.js";
+import { redactingTrace } from "./engine-trace.js";
+import { runStaged } from "./staged-script.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -55,19 +54,14 @@ export class DockerTransport implements Transport {
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Wrappers of this session's calls (each leads its own session): close() takes their orphans. */
   readonly #leaders = new WrapperPids();
-  /** Fast-path job groups that outlived their call (a background child): close() ends them, whether or not the helper still runs. */
+  /** Fast-path job groups that outlived their call: close() ends them whether or not the helper (their parent) runs. */
   readonly #endedGroups = new Set<number>();
-  /** What an earlier kill round of a call hit (`pid:starttime`). */
-  readonly #hit = new WeakMap<ProcessHandle | FastCall, string[]>();
+  readonly #hits = new SweepHits();
   /** Removes the container if this process dies without close() (a kept one is meant to outlive it). */
   #watchdog: OwnerWatchdog | undefined;
   #fast: FastPathRunner | undefined;
   /** Aborted at stop(): the helper's copy must not outlive the session. */
   readonly #fastStop = new AbortController();
-  /** The helper's path in the current container, once copied there (undefined: not yet, or it failed). */
-  #helperInstall: Promise<string> | undefined;
-  /** Set when the helper can never run in this container: calls stay on the plain path. */
-  #helperUnsupported = false;
   /** The helper's path in the container, once copied there (close removes it from a kept container). */
   #helperPath: string | undefined;
   /**
@@ -120,96 +114,59 @@ export class DockerTransport implements Transport {
 
   #startFastPath(): void {
     if (this.#options.fastPath === false) return;
-    const helper = staticHelper();
-    if (helper === undefined) {
-      warnUnavailable(NO_STATIC_HELPER);
-      return;
-    }
-    this.#fast = new FastPathRunner({
+    this.#fast = boxFastPath({
+      box: dockerBox(this.#engine, () => this.#container.id, this.#fastStop.signal),
+      currentBox: () => (this.#container.gone === undefined ? this.#container.id : undefined),
+      where: "the container",
+      tempDir: this.tempDir,
       sessionMark: this.#sessionMark,
-      // A helper still being copied in or started would hold the call back longer than a plain exec takes.
-      queueWhileStarting: false,
-      start: (snapshot) => {
-        if (this.#helperUnsupported || this.#container.gone !== undefined) return undefined;
-        const box = dockerBox(this.#engine, this.#container.id, this.#fastStop.signal);
-        const stream = startBoxHelper(
-          box,
-          this.#installedHelper(box, helper).then((path) => ({
-            helper: path,
-            snapshot,
-            workDir: this.tempDir,
-            sessionMark: this.#sessionMark,
-          })),
-        );
-        // A paused container freezes the helper with everything else: its call waits (to its timeout, whose
-        // kill then says the container is paused), and the helper, state and all, is there after the unpause.
-        return Object.assign(stream, { frozen: () => this.#container.paused() });
-      },
-      // A started job whose helper died: its group, inside the container.
-      onOrphan: (pid) => void this.#sweep({ marks: [], groups: [pid] }, "KILL", 0).catch(() => undefined),
+      keepsCopy: true,
+      onCopied: (path) => (this.#helperPath = path),
+      // A paused container freezes the helper with everything else: its call waits (to its timeout, whose
+      // kill then says the container is paused), and the helper, state and all, is there after the unpause.
+      frozen: () => this.#container.paused(),
+      killGroups: (groups) => this.#sweep({ marks: [], groups }, "KILL", 0),
       adopt: (call) => this.#adoptFast(call),
-      sweep: (running, signal, graceMs) => this.#sweepFast(running, signal, graceMs),
+      sweep: async (target, signal, graceMs, { call }) =>
+        parseSweep(await this.#sweepFor(call, target, signal, graceMs)),
     });
-  }
-
-  /** Copies the helper into the container once; a failed copy is tried again at the helper's next start. */
-  #installedHelper(box: BoxExec, helper: { path: string; machine: string }): Promise<string> {
-    const install = (this.#helperInstall ??= installBoxHelper(box, helper, this.tempDir, "the container"));
-    install.then(
-      (path) => (this.#helperPath = path),
-      (error: unknown) => {
-        if (error instanceof HelperUnsupported) this.#helperUnsupported = true;
-        if (this.#helperInstall === install) this.#helperInstall = undefined;
-      },
-    );
-    return install;
   }
 
   /** A fast-path call whose wait() fails with why when its kill could not run in the container. */
   #adoptFast(call: FastCall): FastCallHandle {
+    // A child without the session's mark (`env -i`) is found at close only by its group.
+    void call.end.then((end) => end.groupLeft && call.pid !== undefined && this.#endedGroups.add(call.pid));
+    const handle = { output: call.output, end: call.end, kill: () => call.kill(), wait: () => call.wait() };
+    return this.#checked(call.stderr === undefined ? handle : { ...handle, stderr: call.stderr }, call);
+  }
+
+  /**
+   * The handle with a wait() that asks the container when the call looks killed (a container that died shows up as
+   * a killed process) and fails with why when its kill could not run there (see #fail).
+   */
+  #checked<H extends ProcessHandle>(handle: H, key?: FastCall): H {
     let checked: Promise<number> | undefined;
     const { failed, fail } = failable();
-    this.#fail.set(call, fail);
-    // A child without the session's mark (`env -i`) is found at close only by its group: the helper that
-    // adopted it may be gone by then (stopped first, or crashed), and with it the parent the sweep follows.
-    void call.end.then((end) => {
-      if (end.groupLeft && call.pid !== undefined) this.#endedGroups.add(call.pid);
-    });
-    return {
-      output: call.output,
-      ...(call.stderr === undefined ? {} : { stderr: call.stderr }),
-      end: call.end,
-      kill: () => call.kill(),
-      // A helper that died with its container shows up as a killed call: only then is it worth asking.
+    const wait = handle.wait.bind(handle);
+    const result: H = {
+      ...handle,
       wait: () =>
         (checked ??= Promise.race([
-          call.wait().then(async (code) => {
-            if (code >= 128) await this.#container.assertRunning();
-            return code;
-          }),
+          wait().then(
+            async (code) => {
+              if (code >= 128) await this.#container.assertRunning();
+              return code;
+            },
+            async (error: unknown) => {
+              throw await this.#container.explain(error, "start");
+            },
+          ),
           failed,
         ])),
     };
-  }
-
-  /** After the helper's signal: the sweep of the call's job group, tree and mark, inside the container. */
-  async #sweepFast({ call, marks }: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean> {
-    const pid = call.pid;
-    const before = this.#hit.get(call) ?? [];
-    const output = await this.#sweepFor(
-      call,
-      {
-        marks: [`${CALL_MARK}=${marks.call}`],
-        root: pid,
-        groups: pid === undefined ? [] : [pid],
-        remembered: before,
-      },
-      signal,
-      graceMs,
-    );
-    const sweep = parseSweep(output);
-    this.#hit.set(call, [...new Set([...before, ...sweep.hit])]);
-    return sweep.clean && pid !== undefined;
+    // Keyed by what a kill's sweep names: the fast call, or the handle the session holds.
+    this.#fail.set(key ?? result, fail);
+    return result;
   }
 
   /** The owner watchdog's pid, while the session is open. */
@@ -244,9 +201,7 @@ export class DockerTransport implements Transport {
     await this.#container.remove().catch(() => undefined);
     // The helper went with the old container: the new one gets its own copy.
     this.#fast?.killHelper();
-    this.#helperInstall = undefined;
     this.#helperPath = undefined;
-    this.#helperUnsupported = false;
     await this.#container.attach();
     this.#guard();
     return "restarted";
@@ -254,32 +209,17 @@ export class DockerTransport implements Transport {
 
   runBash(script: string, options: RunOptions): ProcessHandle {
     const marks = callMarks(this.#sessionMark);
+    const staged = { engine: this.#engine, containerId: this.#container.id, tempDir: this.tempDir };
     const handle =
       Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES
-        ? this.#runStaged(script, options, marks)
+        ? runStaged({ ...staged, exec: (line, o) => this.#exec(line, o, marks) }, script, options)
         : this.#exec(script, options, marks);
-    let checked: Promise<number> | undefined;
-    const { failed, fail } = failable();
-    const result: ProcessHandle = {
+    const result = this.#checked({
       output: this.#leaders.watch(handle.output),
       ...(handle.stderr === undefined ? {} : { stderr: handle.stderr }),
       kill: () => handle.kill(),
-      wait: () =>
-        (checked ??= Promise.race([
-          handle.wait().then(
-            async (code) => {
-              // A killed container shows up as a killed process: only then is it worth asking.
-              if (code >= 128) await this.#container.assertRunning();
-              return code;
-            },
-            async (error: unknown) => {
-              throw await this.#container.explain(error, "start");
-            },
-          ),
-          failed,
-        ])),
-    };
-    this.#fail.set(result, fail);
+      wait: () => handle.wait(),
+    });
     this.#marks.set(result, marks);
     return result;
   }
@@ -294,59 +234,10 @@ export class DockerTransport implements Transport {
       containerId: this.#container.id,
       cmd,
       reportExit: true,
-      env: options.cleanEnv ? undefined : this.#initEnv(),
+      env: options.cleanEnv ? undefined : initEnv(this.#options),
       stdin: options.stdin,
       separateStreams: options.separateStreams,
     });
-  }
-
-  /** A script too long for one argv string is copied into the container first, then run from there. */
-  #runStaged(script: string, options: RunOptions, marks: CallMarks): ProcessHandle {
-    const file = `${this.tempDir}/shellwright-script-${randomBytes(6).toString("hex")}.sh`;
-    const output = new PassThrough();
-    const stderr = options.separateStreams === true ? new PassThrough() : undefined;
-    let current: ProcessHandle | undefined;
-    let killed = false;
-    const exited = (async () => {
-      const upload = startExec(this.#engine, {
-        containerId: this.#container.id,
-        cmd: ["bash", "-c", `umask 077 && cat > ${file}`],
-        stdin: Buffer.from(script),
-      });
-      current = upload;
-      for await (const chunk of upload.output) if (!output.writableEnded) output.write(chunk);
-      const uploaded = await upload.wait();
-      if (uploaded !== 0 || killed) {
-        output.end();
-        stderr?.end();
-        return uploaded === 0 ? 137 : uploaded;
-      }
-      // The same bash runs the script (so $$ is the wrapper's PID), after removing the file.
-      const run = this.#exec(`__sw_script=$(<${file}); rm -f ${file}; eval "$__sw_script"`, options, marks);
-      current = run;
-      void (async () => {
-        for await (const chunk of run.output) if (!output.writableEnded) output.write(chunk);
-      })()
-        .catch(() => undefined)
-        .finally(() => output.end());
-      if (stderr !== undefined)
-        void (async () => {
-          for await (const chunk of run.stderr ?? []) if (!stderr.writableEnded) stderr.write(chunk);
-        })()
-          .catch(() => undefined)
-          .finally(() => stderr.end());
-      return run.wait();
-    })();
-    exited.catch(() => (output.end(), stderr?.end()));
-    return {
-      output,
-      ...(stderr === undefined ? {} : { stderr }),
-      wait: () => exited,
-      kill: () => {
-        killed = true;
-        current?.kill();
-      },
-    };
   }
 
   /**
@@ -362,22 +253,11 @@ export class DockerTransport implements Transport {
       handle.kill();
       return false;
     }
-    const before = this.#hit.get(handle) ?? [];
     const leaders = remotePid === undefined ? [] : [remotePid];
-    const output = await this.#sweepFor(
-      handle,
-      {
-        marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`],
-        root: remotePid,
-        groups: leaders,
-        sessions: leaders,
-        remembered: before,
-      },
-      signal,
-      graceMs,
+    const target = { marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`], root: remotePid };
+    const sweep = await this.#hits.sweep(handle, { ...target, groups: leaders, sessions: leaders }, async (withHits) =>
+      parseSweep(await this.#sweepFor(handle, withHits, signal, graceMs)),
     );
-    const sweep = parseSweep(output);
-    this.#hit.set(handle, [...new Set([...before, ...sweep.hit])]);
     if (remotePid === undefined) handle.kill();
     return sweep.clean && remotePid !== undefined;
   }
@@ -430,26 +310,19 @@ export class DockerTransport implements Transport {
     this.#fastStop.abort();
     this.#fast = undefined;
     const helper = this.#helperPath;
-    this.#helperInstall = undefined;
     this.#helperPath = undefined;
     try {
-      // A kept container outlives the session: what the session started must not.
-      if (this.#options.keepContainer && this.#container.id !== "" && this.#container.gone === undefined)
-        await this.#sweep(
-          {
-            marks: [`${SESSION_MARK}=${this.#sessionMark}`],
-            sessions: this.#leaders.all,
-            groups: [...this.#leaders.all, ...this.#endedGroups],
-            deadLeadersOnly: true,
-          },
-          "KILL",
-          0,
-        ).catch(() => undefined);
-      // A kept container keeps no copy of the helper either.
-      if (this.#options.keepContainer && helper !== undefined && this.#container.gone === undefined)
-        await execText(this.#engine, this.#container.id, ["rm", "-rf", helper.slice(0, helper.lastIndexOf("/"))]).catch(
+      // A kept container outlives the session: what the session started must not, nor the helper's copy.
+      if (this.#options.keepContainer && this.#container.id !== "" && this.#container.gone === undefined) {
+        const leaders = this.#leaders.all;
+        const marks = [`${SESSION_MARK}=${this.#sessionMark}`];
+        const groups = [...leaders, ...this.#endedGroups];
+        await this.#sweep({ marks, sessions: leaders, groups, deadLeadersOnly: true }, "KILL", 0).catch(
           () => undefined,
         );
+        const dir = helper?.slice(0, helper.lastIndexOf("/"));
+        if (dir) await execText(this.#engine, this.#container.id, ["rm", "-rf", dir]).catch(() => undefined);
+      }
       if (!this.#options.keepContainer) await this.#container.remove();
       // Released only once the container is gone: one the engine could not remove is removed when this process exits.
       this.#watchdog?.release();
@@ -457,17 +330,6 @@ export class DockerTransport implements Transport {
     } finally {
       this.#engine.close();
     }
-  }
-
-  /** Forwarded host variables (missing or empty ones are skipped) and the configured env, as `NAME=value`. */
-  #initEnv(): string[] {
-    const env: string[] = [];
-    for (const name of this.#options.forwardEnv) {
-      const value = process.env[name];
-      if (value !== undefined && value !== "") env.push(`${name}=${value}`);
-    }
-    for (const [name, value] of Object.entries(this.#options.env)) env.push(`${name}=${value}`);
-    return env;
   }
 }
 
@@ -477,21 +339,4 @@ function failable(): { failed: Promise<never>; fail: (error: unknown) => void } 
   const failed = new Promise<never>((_, reject) => (fail = reject));
   failed.catch(() => undefined);
   return { failed, fail };
-}
-
-/** The trace shows which variables an exec carried, never their values. */
-function redactingTrace(trace: (call: DockerCall) => void): (call: DockerCall) => void {
-  return (call) => {
-    if (
-      call.via === "api" &&
-      typeof call.body === "object" &&
-      call.body !== null &&
-      Array.isArray((call.body as { Env?: unknown }).Env)
-    ) {
-      const body = call.body as { Env: string[] };
-      trace({ ...call, body: { ...body, Env: body.Env.map((entry) => `${entry.split("=")[0]}=…`) } });
-    } else {
-      trace(call);
-    }
-  };
 }

@@ -5,8 +5,28 @@
 
 import { optionalBoolean, optionalShellString, rejectUnknown, stringRecord } from "../../core/options.js";
 import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
-import type { LocalTransportOptions } from "./transport.js";
-import { normalizeSandbox, type SandboxConfig } from "./sandbox/config.js";
+import { normalizeSandbox, type SandboxConfig, type SandboxOptions } from "./sandbox/config.js";
+
+export interface LocalTransportOptions {
+  /** Variables added to this process's environment for the session's first shell. */
+  env: Record<string, string>;
+  /** Where the snapshot and cwd files live; default: a new private directory under the OS temp dir. */
+  stateDir?: string | undefined;
+  /** Path of bash; default: the first `bash` on PATH. */
+  bashPath?: string | undefined;
+  /** Leave the session's processes and files alone when this process dies without close() (CLI named sessions). */
+  outliveOwner?: boolean | undefined;
+  /** Run every command inside a bubblewrap sandbox (src/backends/local/sandbox/). */
+  sandbox?: SandboxOptions | undefined;
+  /** The session's first cwd, which the sandbox's relative paths resolve against; default: this process's cwd. */
+  cwd?: string | undefined;
+  /** Run calls through the fast-path helper when it is available (docs/fast-path.md); default true. */
+  fastPath?: boolean | undefined;
+  /** The helper program; default: the one built into this package (tests point it elsewhere). */
+  fastPathHelper?: string | undefined;
+  /** Start from this process's capture of the same origin's login (core/login-snapshots.ts); default true. */
+  reuseLoginSnapshot?: boolean | undefined;
+}
 
 export interface LocalConfig extends CommonConfig {
   backend?: "local";

@@ -5,11 +5,22 @@
  * owner watchdog find it, its launcher and every job).
  *
  * `helperCommand` is the one place that builds the helper's argv and
- * environment: a sandbox wraps it there, once per session.
+ * environment: a sandbox wraps it there, once per session. `localFastPath`
+ * gives the shared runner this machine as its channel: the helper as a
+ * child, the sweep and group kills here, and the session's group bookkeeping.
  */
 
 import { spawn } from "node:child_process";
-import type { HelperStream } from "../shared/fast-path/helper-client.js";
+import type { KillSignal } from "../../core/transport.js";
+import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
+import type { FastCall, HelperStream } from "../shared/fast-path/helper-client.js";
+import { localHelperPath } from "../shared/fast-path/helper-path.js";
+import { warnUnavailable } from "../shared/fast-path/unavailable.js";
+import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { WATCHDOG_AFTER_MS } from "./owner-cleanup.js";
+import { killGroup } from "./process-groups.js";
+import { runSweep } from "./process-sweep.js";
+import type { LocalSandbox } from "./sandbox/sandbox.js";
 import { helperArgs, helperEnv, type HelperProgram } from "../shared/fast-path/helper-argv.js";
 import { keepStderrTail } from "../shared/fast-path/helper-stderr.js";
 
@@ -31,6 +42,94 @@ export function helperCommand(options: HelperCommandOptions): HelperCommand {
   // Joining from Node after the spawn races the helper's first fork (its
   // launcher, which every job comes from): a shell joins first and execs it.
   return { argv: joinCgroupFirst(options.bash, options.cgroupPath, helper), env: helperEnv(options.sessionMark) };
+}
+
+/** helperCommand, inside the session's sandbox when it has one: the helper, its launcher and every job it forks. */
+export function sessionHelperCommand(
+  options: HelperCommandOptions & { sandbox?: LocalSandbox | undefined },
+): HelperCommand {
+  const { sandbox, cgroupPath, ...program } = options;
+  if (sandbox === undefined) return helperCommand({ ...program, cgroupPath });
+  // The cgroup is joined before entering the sandbox: inside, /sys is read-only.
+  const command = helperCommand(program);
+  const launch = sandbox.wrap(command.argv, command.env);
+  return { argv: joinCgroupFirst(options.bash, cgroupPath, launch.argv), env: launch.env as Record<string, string> };
+}
+
+/** What the local transport gives its fast path. */
+export interface LocalFastPathHost {
+  /** The helper program; default: the one built into this package. */
+  helper: string | undefined;
+  bash: string;
+  sessionMark: string;
+  /** The session's state dir: the helper's work dir. */
+  workDir: string;
+  cgroupPath: string | undefined;
+  sandbox: LocalSandbox | undefined;
+  /** The helper's process group, as it is spawned: into the session's cgroup and groups. */
+  onHelper(pid: number): void;
+  /** A job's group as it starts: recorded where an owner killed mid-call leaves it for `close` and `--prune`. */
+  onJob(pid: number): void;
+  /** The owner watchdog, when the session has one. */
+  watchdog(): OwnerWatchdog | undefined;
+  /** The watchdog (and the groups file) hear of a job's group; `ended`: its call ended with a process left in it. */
+  guard(pid: number, ended?: boolean): void;
+}
+
+/** Undefined when no helper was built for this machine: every call takes the plain path. */
+export function localFastPath(host: LocalFastPathHost): FastPathRunner | undefined {
+  const helper = host.helper ?? localHelperPath();
+  if (helper === undefined) {
+    warnUnavailable(`no helper was built for linux-${process.arch} (npm run build needs a C compiler)`);
+    return undefined;
+  }
+  return new FastPathRunner({
+    sessionMark: host.sessionMark,
+    queueWhileStarting: true,
+    start: (snapshot) => {
+      const { bash, sessionMark, workDir, cgroupPath, sandbox } = host;
+      const command = sessionHelperCommand({ helper, bash, snapshot, workDir, sessionMark, cgroupPath, sandbox });
+      return spawnHelper(command, (pid) => host.onHelper(pid));
+    },
+    killGroup: (pid) => killGroup(pid, "KILL"),
+    adopt: (call) => adoptJob(host, call),
+    // After the helper's signal: the job's group from here too, then the sweep of the call's mark and tree.
+    sweep: (target, signal: KillSignal, graceMs) => {
+      for (const group of target.groups ?? []) killGroup(group, signal);
+      return runSweep(host.bash, target, signal, graceMs);
+    },
+  });
+}
+
+/**
+ * A job's group goes to the groups file at once: an owner killed mid-call (a
+ * CLI exec) must leave it where `close`/`--prune` find it. The watchdog only
+ * hears of a job that runs a while or leaves its group behind: two pipe
+ * writes and a wakeup of its bash per call, for the few milliseconds in
+ * which the job itself still carries the session's mark for its sweep.
+ */
+function adoptJob(host: LocalFastPathHost, call: FastCall): FastCall {
+  let told = false;
+  let timer: NodeJS.Timeout | undefined;
+  call.onStart = (pid) => {
+    host.onJob(pid);
+    if (host.watchdog() === undefined) return;
+    timer = setTimeout(() => {
+      told = true;
+      host.guard(pid);
+    }, WATCHDOG_AFTER_MS);
+    timer.unref();
+  };
+  // A job group that outlives its call (a background child) is the session's to end at close;
+  // an empty one is forgotten (its id may be reused by anyone).
+  void call.end.then((end) => {
+    clearTimeout(timer);
+    const pid = call.pid;
+    if (pid === undefined) return;
+    if (told) host.watchdog()?.forgetGroup(pid);
+    if (end.groupLeft) host.guard(pid, true);
+  });
+  return call;
 }
 
 /** `argv` run by a shell that first joins the cgroup (when there is one), so that nothing it forks is left out. */

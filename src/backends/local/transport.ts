@@ -11,6 +11,7 @@ import { constants as osConstants } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { callMarks, CALL_MARK, markEnv, newMarkValue, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
+import { SweepHits } from "../shared/sweep-hits.js";
 import { withoutCredentials } from "../../core/credentials.js";
 import { shellQuote } from "../../core/script.js";
 import { SpawnError } from "../../core/errors.js";
@@ -19,13 +20,11 @@ import { localFiles } from "./files.js";
 import { fastTempRoot, findBash } from "./paths.js";
 import { makeStateDir } from "./state-dir.js";
 import { groupAlive, killGroup } from "./process-groups.js";
-import type { SandboxOptions } from "./sandbox/config.js";
 import { hideFromSandboxes } from "./sandbox/private-paths.js";
 import { LocalSandbox } from "./sandbox/sandbox.js";
 import {
   MAX_INLINE_SCRIPT_BYTES,
   type BackendFiles,
-  type KillSignal,
   type TreeKill,
   type ProcessHandle,
   type RunOptions,
@@ -34,44 +33,19 @@ import {
 import { runSweep } from "./process-sweep.js";
 import { SessionCgroup } from "./session-cgroup.js";
 import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
-import { ENDED_GROUP_TAG, guardOwnerDeath, SANDBOX_DIR_PREFIX, WATCHDOG_AFTER_MS } from "./owner-cleanup.js";
+import { ENDED_GROUP_TAG, guardOwnerDeath, SANDBOX_DIR_PREFIX } from "./owner-cleanup.js";
 import { writeOwner } from "../shared/owner.js";
 import { killRecordedGroups, recordGroup, sharedSessionMark } from "./groups-file.js";
-import { FastPathRunner, type RunningCall } from "../shared/fast-path/fast-path-runner.js";
-import type { FastCall } from "../shared/fast-path/helper-client.js";
-import { localHelperPath } from "../shared/fast-path/helper-path.js";
-import { warnUnavailable } from "../shared/fast-path/unavailable.js";
-import { helperCommand, joinCgroupFirst, spawnHelper, type HelperCommand } from "./fast-path.js";
+import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
+import { localFastPath } from "./fast-path.js";
+import type { LocalTransportOptions } from "./config.js";
 import type { FastPath } from "../../core/transport.js";
 import { localPortUrl } from "./port-url.js";
 import { originKey } from "../../core/login-snapshots.js";
 
-export interface LocalTransportOptions {
-  /** Variables added to this process's environment for the session's first shell. */
-  env: Record<string, string>;
-  /** Where the snapshot and cwd files live; default: a new private directory under the OS temp dir. */
-  stateDir?: string | undefined;
-  /** Path of bash; default: the first `bash` on PATH. */
-  bashPath?: string | undefined;
-  /** Leave the session's processes and files alone when this process dies without close() (CLI named sessions). */
-  outliveOwner?: boolean | undefined;
-  /** Run every command inside a bubblewrap sandbox (src/backends/local/sandbox/). */
-  sandbox?: SandboxOptions | undefined;
-  /** The session's first cwd, which the sandbox's relative paths resolve against; default: this process's cwd. */
-  cwd?: string | undefined;
-  /** Run calls through the fast-path helper when it is available (docs/fast-path.md); default true. */
-  fastPath?: boolean | undefined;
-  /** The helper program; default: the one built into this package (tests point it elsewhere). */
-  fastPathHelper?: string | undefined;
-  /** Start from this process's capture of the same origin's login (core/login-snapshots.ts); default true. */
-  reuseLoginSnapshot?: boolean | undefined;
-}
-
 interface LocalHandle extends ProcessHandle {
   readonly pid: number | undefined;
   readonly marks: CallMarks;
-  /** What an earlier kill round of this call hit (`pid:starttime`). */
-  hit?: string[];
 }
 
 export class LocalTransport implements Transport {
@@ -102,8 +76,7 @@ export class LocalTransport implements Transport {
   /** Ends the session's processes (and its own state dir) if this process dies without close(). */
   #watchdog: OwnerWatchdog | undefined;
   #fast: FastPathRunner | undefined;
-  /** What each fast-path call's sweeps have hit so far (a later round still ends them, wherever they went). */
-  readonly #fastHits = new WeakMap<FastCall, string[]>();
+  readonly #hits = new SweepHits();
 
   constructor(options: LocalTransportOptions) {
     this.#options = options;
@@ -175,103 +148,36 @@ export class LocalTransport implements Transport {
     return this.#fast;
   }
 
-  /**
-   * The helper's argv and environment: the one place that builds them, so a
-   * sandbox can wrap the helper (and with it every job) once per session.
-   */
-  fastPathCommand(helper: string, snapshot: string): HelperCommand {
-    const command = helperCommand({
-      helper,
-      bash: this.#bash,
-      snapshot,
-      workDir: this.#stateDir,
-      sessionMark: this.#sessionMark,
-      cgroupPath: this.#sandbox === undefined ? this.#cgroup?.path : undefined,
-    });
-    if (this.#sandbox === undefined) return command;
-    // Inside the sandbox, the helper, its launcher and every job it forks. The
-    // cgroup is joined before entering it: inside, /sys is read-only.
-    const launch = this.#sandbox.wrap(command.argv, command.env);
-    return {
-      argv: joinCgroupFirst(this.#bash, this.#cgroup?.path, launch.argv),
-      env: launch.env as Record<string, string>,
-    };
-  }
-
   #startFastPath(): void {
     if (this.#options.fastPath === false) return;
-    const helper = this.#options.fastPathHelper ?? localHelperPath();
-    if (helper === undefined) {
-      warnUnavailable(`no helper was built for linux-${process.arch} (npm run build needs a C compiler)`);
-      return;
-    }
-    this.#fast = new FastPathRunner({
+    this.#fast = localFastPath({
+      helper: this.#options.fastPathHelper,
+      bash: this.#bash,
       sessionMark: this.#sessionMark,
-      queueWhileStarting: true,
-      start: (snapshot) =>
-        spawnHelper(this.fastPathCommand(helper, snapshot), (pid) => {
-          this.#cgroup?.adopt(pid);
-          this.#groups.add(pid);
-          this.#watchdog?.addGroup(pid);
-          if (this.#recordsGroups) recordGroup(this.#stateDir, pid);
-        }),
-      onOrphan: (pid) => killGroup(pid, "KILL"),
-      adopt: (call) => this.#adoptFast(call),
-      sweep: (running, signal, graceMs) => this.#sweepFast(running, signal, graceMs),
+      workDir: this.#stateDir,
+      cgroupPath: this.#cgroup?.path,
+      sandbox: this.#sandbox,
+      onHelper: (pid) => {
+        this.#cgroup?.adopt(pid);
+        this.#addGroup(pid);
+      },
+      onJob: (pid) => {
+        if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
+      },
+      watchdog: () => this.#watchdog,
+      guard: (pid, ended = false) => {
+        if (ended) this.#endedGroups.add(pid);
+        this.#watchdog?.addGroup(ended ? `${ENDED_GROUP_TAG}${pid}` : pid);
+        if (this.#ownsStateDir && this.#recordsGroups) recordGroup(this.#stateDir, pid);
+      },
     });
   }
 
-  /** A fast-path call's groups: recorded for close and `--prune`, and told to the watchdog when it runs a while. */
-  #adoptFast(handle: FastCall): FastCall {
-    // The groups file at once: an owner killed mid-call (a CLI exec) must leave
-    // the job's group where `close`/`--prune` find it. The watchdog only hears
-    // of a job that runs a while or leaves its group behind: two pipe writes
-    // and a wakeup of its bash per call, for the few milliseconds in which the
-    // job itself still carries the session's mark for the watchdog's sweep.
-    let told = false;
-    let timer: NodeJS.Timeout | undefined;
-    handle.onStart = (pid) => {
-      if (!this.#ownsStateDir) recordGroup(this.#stateDir, pid);
-      if (this.#watchdog === undefined) return;
-      timer = setTimeout(() => {
-        told = true;
-        this.#guard(pid);
-      }, WATCHDOG_AFTER_MS);
-      timer.unref();
-    };
-    // A job group that outlives its call (a background child) is the session's to end at close;
-    // an empty one is forgotten (its id may be reused by anyone).
-    void handle.end.then((end) => {
-      clearTimeout(timer);
-      const pid = handle.pid;
-      if (pid === undefined) return;
-      if (told) this.#watchdog?.forgetGroup(pid);
-      if (!end.groupLeft) return;
-      this.#endedGroups.add(pid);
-      this.#guard(pid, true);
-    });
-    return handle;
-  }
-
-  /** The watchdog hears of a job's group, and so does the groups file of a dir `--prune` may find. */
-  #guard(pid: number, ended = false): void {
-    this.#watchdog?.addGroup(ended ? `${ENDED_GROUP_TAG}${pid}` : pid);
-    if (this.#ownsStateDir && this.#recordsGroups) recordGroup(this.#stateDir, pid);
-  }
-
-  /** After the helper's signal: the job's group, then the sweep of the call's mark and tree. */
-  async #sweepFast({ call, marks }: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean> {
-    const pid = call.pid;
-    if (pid !== undefined) killGroup(pid, signal);
-    const hit = this.#fastHits.get(call);
-    const result = await runSweep(
-      this.#bash,
-      { marks: [`${CALL_MARK}=${marks.call}`], root: pid, groups: pid === undefined ? [] : [pid], remembered: hit },
-      signal,
-      graceMs,
-    );
-    this.#fastHits.set(call, [...new Set([...(hit ?? []), ...result.hit])]);
-    return result.clean && pid !== undefined;
+  /** A call's group (or the helper's): ended at close, by the owner watchdog, or by `close`/`--prune` of the dir. */
+  #addGroup(pid: number): void {
+    this.#groups.add(pid);
+    this.#watchdog?.addGroup(pid);
+    if (this.#recordsGroups) recordGroup(this.#stateDir, pid);
   }
 
   /** The owner watchdog's pid, while the session is open. */
@@ -330,12 +236,7 @@ ${script}`;
     if (pid !== undefined) this.#cgroup?.adopt(pid);
     // A pipe's Readable is a net.Socket, which can be unref'd.
     const stdout = child.stdout as unknown as NodeJS.ReadableStream & AsyncIterable<Uint8Array> & { unref(): void };
-    if (pid !== undefined) {
-      this.#groups.add(pid);
-      this.#watchdog?.addGroup(pid);
-      // For whoever closes a state dir that outlives this process, or prunes a dead owner's.
-      if (this.#recordsGroups) recordGroup(this.#stateDir, pid);
-    }
+    if (pid !== undefined) this.#addGroup(pid);
     if (options.stdin !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined); // the command may exit without reading it all
       child.stdin.end(options.stdin);
@@ -389,19 +290,10 @@ ${script}`;
       return false;
     }
     killGroup(local.pid, signal);
-    const result = await runSweep(
-      this.#bash,
-      {
-        marks: [`${CALL_MARK}=${local.marks.call}`],
-        root: local.pid,
-        groups: [local.pid],
-        sessions: [local.pid],
-        remembered: local.hit,
-      },
-      signal,
-      graceMs,
+    const target = { marks: [`${CALL_MARK}=${local.marks.call}`], root: local.pid, groups: [local.pid] };
+    const result = await this.#hits.sweep(handle, { ...target, sessions: [local.pid] }, (withHits) =>
+      runSweep(this.#bash, withHits, signal, graceMs),
     );
-    local.hit = [...new Set([...(local.hit ?? []), ...result.hit])];
     return result.clean;
   }
 

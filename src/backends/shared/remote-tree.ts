@@ -13,6 +13,7 @@
 import { CALL_MARK, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
 import type { KillSignal, ProcessHandle } from "../../core/transport.js";
 import { parseSweep, sweepScript } from "../../core/sweep-script.js";
+import { SweepHits } from "./sweep-hits.js";
 import { WrapperPids } from "./wrapper-pids.js";
 
 /** Runs a small control script inside the backend and returns what it printed. */
@@ -39,7 +40,7 @@ export function parseKilled(output: string): number[] {
 export class RemoteTreeKiller {
   readonly #exec: ControlExec;
   readonly #backend: string;
-  readonly #hit = new WeakMap<ProcessHandle, string[]>();
+  readonly #hits = new SweepHits();
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
   /** Kills still running, per handle: the handle's exit waits for them. */
   readonly #inFlight = new WeakMap<ProcessHandle, Promise<unknown>>();
@@ -125,18 +126,13 @@ export class RemoteTreeKiller {
         await this.#exec(sweepScript({ marks: [`${CALL_MARK}=${marks.call}`] }, "KILL", 0)).catch(() => undefined);
       throw new Error(`the ${this.#backend} command has not reported its PID yet, so its process tree cannot be found`);
     }
-    const before = this.#hit.get(handle) ?? [];
-    const script = sweepScript(
-      { marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`], root: rootPid, remembered: before },
-      signal,
-      graceMs,
-    );
-    const result = await this.#exec(script);
-    if (result.exitCode !== 0) {
-      throw new Error(`the kill script exited with ${result.exitCode}: ${result.output.trim().slice(0, 300)}`);
-    }
-    const sweep = parseSweep(result.output);
-    this.#hit.set(handle, [...new Set([...before, ...sweep.hit])]);
+    const target = { marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`], root: rootPid };
+    const sweep = await this.#hits.sweep(handle, target, async (withHits) => {
+      const result = await this.#exec(sweepScript(withHits, signal, graceMs));
+      if (result.exitCode !== 0)
+        throw new Error(`the kill script exited with ${result.exitCode}: ${result.output.trim().slice(0, 300)}`);
+      return parseSweep(result.output);
+    });
     return sweep.clean;
   }
 }

@@ -16,9 +16,30 @@ import {
   shellString,
   stringRecord,
 } from "../../core/options.js";
-import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
+import { normalizeSyncConfig, type NormalizedSyncConfig, type SyncConfig } from "../../sync/options.js";
 import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
-import type { SshTransportOptions } from "./transport.js";
+import type { SshTarget } from "./command.js";
+
+/** Where and how to connect (the control socket is made per session), plus what the session needs on the host. */
+export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "sshOptions"> {
+  sshOptions: string[];
+  /** Variables for the session's first shell, sent in a private file, never on a command line. */
+  env: Record<string, string>;
+  /** Directory on the host for the session's files; default: a new private one under the host's temp dir. */
+  remoteTempDir?: string | undefined;
+  sync?: NormalizedSyncConfig | undefined;
+  sshPath: string;
+  rsyncPath: string;
+  warn: (message: string) => void;
+  /** Leave the remote processes and directory alone when this process dies without close() (CLI named sessions). */
+  outliveOwner?: boolean | undefined;
+  /** Run calls through the fast-path helper on the host when it can run there (docs/fast-path.md); default true. */
+  fastPath?: boolean | undefined;
+  /** The helper to copy to the host; default: the static one built into this package (tests point it elsewhere). */
+  fastPathHelper?: string | undefined;
+  /** Start from this process's capture of the same origin's login (core/login-snapshots.ts); default true. */
+  reuseLoginSnapshot?: boolean | undefined;
+}
 
 export interface SshConfig extends CommonConfig {
   backend: "ssh";

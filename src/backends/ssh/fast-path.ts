@@ -9,7 +9,6 @@
 import { DEFAULT_GRACE_MS } from "../shared/remote-tree.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { CALL_MARK, type CallMarks } from "../../core/call-marks.js";
 import type { FastPath, KillSignal } from "../../core/transport.js";
 import { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import type { FastCall } from "../shared/fast-path/helper-client.js";
@@ -204,12 +203,18 @@ export class SshFastPath {
         return Object.assign(stream, { resume });
       },
       // The helper died under a started job: its group is killed on the host, as a timeout would.
-      onOrphan: (pid) => {
+      killGroup: (pid) => {
         if (this.#stopped) return; // closing: the close sweep ends it
         void host.exec(`kill -s KILL -- -${pid} 2>/dev/null; true`).catch(() => undefined);
       },
       adopt: (call) => this.#adopt(call),
-      sweep: ({ call, marks }, signal, graceMs) => this.#sweep(call, marks, signal, graceMs),
+      // The host's sweep, over the master.
+      sweep: async (target, signal, graceMs) => {
+        const r = await host
+          .exec(sweepScript(target, signal, graceMs), { timeoutMs: KILL_TIMEOUT_MS + graceMs })
+          .catch(() => undefined);
+        return r !== undefined && r.code === 0 ? parseSweep(r.stdout) : { clean: false, hit: [] };
+      },
     });
   }
 
@@ -249,18 +254,6 @@ export class SshFastPath {
   /** Undefined when the handle is not one of this session's fast-path calls. */
   kill(handle: object, signal: KillSignal, graceMs = DEFAULT_GRACE_MS): Promise<boolean> | undefined {
     return this.#runner?.kill(handle, signal, graceMs);
-  }
-
-  /** After the helper's signal: the host's sweep of the job's group, tree and mark, over the master. */
-  async #sweep(call: FastCall, marks: CallMarks, signal: KillSignal, graceMs: number): Promise<boolean> {
-    const pid = call.pid;
-    const script = sweepScript(
-      { marks: [`${CALL_MARK}=${marks.call}`], root: pid, groups: pid === undefined ? [] : [pid] },
-      signal,
-      graceMs,
-    );
-    const r = await this.#host.exec(script, { timeoutMs: KILL_TIMEOUT_MS + graceMs }).catch(() => undefined);
-    return r !== undefined && r.code === 0 && parseSweep(r.stdout).clean && pid !== undefined;
   }
 }
 

@@ -9,20 +9,17 @@
 
 import type { PortUrl } from "../../core/environment.js";
 import { PortForwards } from "./port-forward.js";
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BackendUnavailableError, SpawnError, SyncError } from "../../core/errors.js";
+import { BackendUnavailableError, SyncError } from "../../core/errors.js";
 import {
   callMarks,
   CALL_MARK,
-  isMarkValue,
   markAssignments,
   newMarkValue,
   SESSION_MARK,
-  SESSION_MARK_FILE,
   type CallMarks,
 } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
@@ -31,44 +28,24 @@ import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
 import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { SshFastPath } from "./fast-path.js";
-import type { ExecOptions, ExecResult } from "./exec.js";
+import { spawnCollect, type ExecOptions, type ExecResult } from "./exec.js";
+import { connectFailure, lost, unreachable } from "./connect-errors.js";
 import { FileSync } from "../../sync/file-sync.js";
-import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { SshCall, type CallEnd } from "./call.js";
 import { controlArgs, describeTarget, killScript, sshArgs, wrapScript, type SshTarget } from "./command.js";
 import { RsyncTransfer } from "./sync.js";
 import { parseSweep, sweepScript } from "../../core/sweep-script.js";
 import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { guardSshOwnerDeath } from "./watchdog.js";
-import { killGroupsFileLine, LIVE_GROUPS_LINE } from "./remote-record.js";
-
-/** Where and how to connect (the control socket is made per session), plus what the session needs on the host. */
-export interface SshTransportOptions extends Omit<SshTarget, "controlPath" | "sshOptions"> {
-  sshOptions: string[];
-  /** Variables for the session's first shell, sent in a private file, never on a command line. */
-  env: Record<string, string>;
-  /** Directory on the host for the session's files; default: a new private one under the host's temp dir. */
-  remoteTempDir?: string | undefined;
-  sync?: NormalizedSyncConfig | undefined;
-  sshPath: string;
-  rsyncPath: string;
-  warn: (message: string) => void;
-  /** Leave the remote processes and directory alone when this process dies without close() (CLI named sessions). */
-  outliveOwner?: boolean | undefined;
-  /** Run calls through the fast-path helper on the host when it can run there (docs/fast-path.md); default true. */
-  fastPath?: boolean | undefined;
-  /** The helper to copy to the host; default: the static one built into this package (tests point it elsewhere). */
-  fastPathHelper?: string | undefined;
-  /** Start from this process's capture of the same origin's login (core/login-snapshots.ts); default true. */
-  reuseLoginSnapshot?: boolean | undefined;
-}
+import { killGroupsFileLine } from "./remote-record.js";
+import { RemoteGroups } from "./remote-groups.js";
+import { parseSessionDir, sessionDirSetup } from "./session-dir.js";
+import type { SshTransportOptions } from "./config.js";
 
 /** Control calls (connect, kill, cleanup) that take longer than this are given up. */
 const CONTROL_TIMEOUT_MS = 30_000;
 /** How long a kill waits for a call that just started to report its remote group. */
 const GROUP_WAIT_MS = 2000;
-/** Groups remembered for cleanup at close; the oldest are forgotten past this. */
-const MAX_GROUPS = 10_000;
 
 export class SshTransport implements Transport {
   readonly name = "ssh";
@@ -77,20 +54,16 @@ export class SshTransport implements Transport {
   readonly needsRemotePid = true;
   readonly #options: SshTransportOptions;
   #target!: SshTarget;
-  readonly #forwards = new PortForwards((args) => this.#spawnCollect(args, undefined, CONTROL_TIMEOUT_MS));
+  readonly #forwards = new PortForwards((args) =>
+    spawnCollect(this.#options.sshPath, args, undefined, CONTROL_TIMEOUT_MS),
+  );
   #controlDir = "";
   #tempDir = "";
   #ownsTempDir = false;
   #envFile: string | undefined;
   #sync: FileSync | undefined;
-  /**
-   * Remote process groups, killed at close: those of calls whose outer shell
-   * still runs, and those of finished calls, which may have left background
-   * children behind.
-   */
-  readonly #activeGroups = new Set<number>();
-  /** Finished groups, each with the session it lives in (the group itself for a plain call; the helper's for a fast-path job). */
-  readonly #finishedGroups = new Map<number, number>();
+  /** Remote process groups, killed at close. */
+  readonly #groups = new RemoteGroups(() => this.#watchdog);
   /** Shared by every process of a session that outlives its owner (kept on the host), so close finds them all. */
   #sessionMark = newMarkValue();
   readonly #marks = new WeakMap<ProcessHandle, CallMarks>();
@@ -150,48 +123,21 @@ export class SshTransport implements Transport {
       controlPersistSeconds: o.controlPersistSeconds,
     };
 
-    // One round trip: open the master, check bash, make the session's private
-    // directory on the host and write the env file into it from stdin.
-    const hasEnv = Object.keys(o.env).length > 0;
-    const dir =
-      o.remoteTempDir === undefined
-        ? 'd=$(mktemp -d "${TMPDIR:-/tmp}/shellwright-XXXXXXXX")'
-        : `d=${shellQuote(o.remoteTempDir)} && mkdir -p -m 700 -- "$d"`;
-    // A session that outlives this process shares one session mark with every process that opens it, kept on
-    // the host (call-marks.ts): the first writes its own (noclobber), each prints the kept one before the dir.
-    const mark = o.outliveOwner
-      ? `(set -C; printf '%s\\n' ${shellQuote(this.#sessionMark)} > "$d/${SESSION_MARK_FILE}") 2>/dev/null; head -n 1 "$d/${SESSION_MARK_FILE}"`
-      : "";
-    const script = [
-      "command -v bash >/dev/null 2>&1 || { echo 'bash is not installed on the host' >&2; exit 127; }",
-      `umask 077 && ${dir} || exit 1`,
-      hasEnv ? 'cat > "$d/env" || exit 1' : "",
-      mark,
-      "printf '%s\\n' \"$d\"",
-    ]
-      .filter(Boolean)
-      .join("\n");
-    const envText = Object.entries(o.env)
-      .map(([name, value]) => `export ${name}=${shellQuote(value)}\n`)
-      .join("");
+    const setup = sessionDirSetup(o.env, o.remoteTempDir, o.outliveOwner ? this.#sessionMark : undefined);
     let result: ExecResult;
     try {
-      result = await this.#exec(script, { stdin: hasEnv ? envText : undefined });
+      result = await this.#exec(setup.script, { stdin: setup.stdin });
     } catch (error) {
       await this.#closeMaster();
       throw error;
     }
     if (result.code !== 0) {
       await this.#closeMaster();
-      throw new BackendUnavailableError(this.#connectFailure(result), { backend: this.name });
+      throw new BackendUnavailableError(connectFailure(this.#where, result), { backend: this.name });
     }
-    const lines = result.stdout.trim().split("\n");
-    this.#tempDir = lines.pop() ?? "";
-    if (o.outliveOwner) {
-      // The line before the dir (a profile may print lines of its own before both).
-      const kept = lines.at(-1)?.trim() ?? "";
-      if (isMarkValue(kept)) this.#sessionMark = kept;
-    }
+    const { dir, keptMark } = parseSessionDir(result.stdout);
+    this.#tempDir = dir;
+    if (o.outliveOwner && keptMark !== undefined) this.#sessionMark = keptMark;
     if (!this.#tempDir.startsWith("/")) {
       await this.#closeMaster();
       throw new BackendUnavailableError(
@@ -208,7 +154,7 @@ export class SshTransport implements Transport {
         ? undefined
         : { dir: this.#ownsTempDir ? this.#tempDir : undefined, mark: this.#sessionMark, groupsFile: this.#groupsFile },
     });
-    if (hasEnv) this.#envFile = `${this.#tempDir}/env`;
+    if (setup.stdin !== undefined) this.#envFile = `${this.#tempDir}/env`;
     if (o.sync !== undefined) {
       const transfer = new RsyncTransfer({
         rsyncPath: o.rsyncPath,
@@ -253,11 +199,8 @@ export class SshTransport implements Transport {
       sshPath: this.#options.sshPath,
       exec: (command, options) => this.#exec(command, options),
       settle: (end) => this.#settle(end),
-      onGroup: (group) => {
-        this.#activeGroups.add(group);
-        this.#watchdog?.addGroup(`a${group}`);
-      },
-      onGroupDone: (group, session) => this.#finished(group, session),
+      onGroup: (group) => this.#groups.started(group),
+      onGroupDone: (group, session) => this.#groups.finished(group, session),
     });
   }
 
@@ -285,7 +228,7 @@ export class SshTransport implements Transport {
       const scriptFile = `${this.#tempDir}/script-${randomBytes(6).toString("hex")}.sh`;
       command = wrapScript(script, { ...wrap, scriptFile });
       args = this.#exec(`umask 077 && cat > ${shellQuote(scriptFile)}`, { stdin: script }).then((r) => {
-        if (r.code !== 0) throw this.#lost(r.stderr, "while sending a long command");
+        if (r.code !== 0) throw lost(this.#where, r.stderr, "while sending a long command");
         return sshArgs(this.#target, command);
       });
     }
@@ -298,11 +241,8 @@ export class SshTransport implements Transport {
           : Buffer.concat([Buffer.from(`${nonce}\n`), options.stdin ?? Buffer.alloc(0)]),
       nonce,
       backend: this.name,
-      onGroup: (group) => {
-        this.#activeGroups.add(group);
-        this.#watchdog?.addGroup(`a${group}`);
-      },
-      onOuterExit: (group) => this.#finished(group),
+      onGroup: (group) => this.#groups.started(group),
+      onOuterExit: (group) => this.#groups.finished(group),
       settle: (end) => this.#settle(end),
     });
     this.#marks.set(call, marks);
@@ -347,26 +287,13 @@ export class SshTransport implements Transport {
     this.#fast?.stop();
     this.#fast = undefined;
     if (this.#controlDir === "") return;
-    // Background children of the session end with it, as on the local backend.
-    // A finished call's group is killed only while its leader (the outer
-    // shell, dead by now) has not been replaced: PIDs wrap quickly (often at
-    // 32768), and a reused one may lead an unrelated session. Entries are
-    // GROUP:SESSION (a fast-path job's group lives in its helper's session),
-    // or GROUP alone for a group that leads its own session (a plain call's).
-    const pairs = [...this.#finishedGroups].map(([group, session]) => `${group}:${session}`);
-    const cleanup = [
-      LIVE_GROUPS_LINE,
-      `for e in ${pairs.join(" ")}; do g=\${e%%:*}; [ -e /proc/$g ] && continue; case "$live" in *" $e "*) kill -s KILL -- -$g 2>/dev/null;; esac; done`,
-      ...[...this.#activeGroups].map((group) => `kill -s KILL -- -${group} 2>/dev/null`),
-      // Groups of earlier processes on this session (a named session's earlier execs), under the same rule.
-      killGroupsFileLine(this.#groupsFile),
-    ];
+    // Background children of the session end with it, as on the local backend, and groups of earlier processes
+    // on this session (a named session's earlier execs), under the same rule.
+    const cleanup = [...this.#groups.takeCleanup(), killGroupsFileLine(this.#groupsFile)];
     // Everything the session started, however it detached from its call's group.
     cleanup.push(`bash -c ${shellQuote(sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0))}`);
     if (this.#ownsTempDir && this.#tempDir !== "") cleanup.push(`rm -rf -- ${shellQuote(this.#tempDir)}`);
     await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 }).catch(() => undefined);
-    this.#activeGroups.clear();
-    this.#finishedGroups.clear();
     await this.#closeMaster();
     this.#forwards.forget();
     this.#watchdog?.release();
@@ -383,21 +310,10 @@ export class SshTransport implements Transport {
     return this.#watchdog?.pid;
   }
 
-  /** `session`: the session the group lives in, when it does not lead its own (a fast-path job's). */
-  #finished(group: number, session = group): void {
-    this.#activeGroups.delete(group);
-    this.#finishedGroups.set(group, session);
-    this.#watchdog?.forgetGroup(`a${group}`);
-    this.#watchdog?.addGroup(`f${group}`);
-    if (this.#finishedGroups.size > MAX_GROUPS) {
-      const oldest = this.#finishedGroups.keys().next().value!;
-      this.#finishedGroups.delete(oldest);
-      this.#watchdog?.forgetGroup(`f${oldest}`);
-    }
-  }
-
   async #closeMaster(): Promise<void> {
-    await this.#spawnCollect(controlArgs(this.#target, "exit"), undefined, 5000).catch(() => undefined);
+    await spawnCollect(this.#options.sshPath, controlArgs(this.#target, "exit"), undefined, 5000).catch(
+      () => undefined,
+    );
     await rm(this.#controlDir, { recursive: true, force: true });
     this.#controlDir = "";
   }
@@ -405,83 +321,26 @@ export class SshTransport implements Transport {
   /** A call ended without the outer shell's exit line: stopped on purpose, the remote shell died, or the connection did. */
   async #settle(end: CallEnd): Promise<number> {
     if (end.killed || end.clientCode !== 255) return end.clientCode;
-    const master = await this.#spawnCollect(controlArgs(this.#target, "check"), undefined, 5000).catch(() => undefined);
+    const master = await spawnCollect(this.#options.sshPath, controlArgs(this.#target, "check"), undefined, 5000).catch(
+      () => undefined,
+    );
     if (
       master?.code === 0 &&
       !/closed by remote host|Connection (?:reset|refused|closed|timed out)|Broken pipe|mux_client/i.test(end.stderr)
     ) {
       return 255; // the remote shell itself was killed (e.g. `kill -9 0`); the connection is fine
     }
-    if (!end.started) throw this.#unreachable(end.stderr);
-    throw this.#lost(end.stderr, "during the command");
-  }
-
-  #unreachable(stderr: string): BackendUnavailableError {
-    const detail = stderr.trim() ? `: ${stderr.trim().split("\n").slice(-3).join(" / ")}` : "";
-    return new BackendUnavailableError(
-      `Cannot reach ${this.#where} over SSH${detail}. The command did not run; the next command tries to connect again.`,
-      { backend: this.name },
-    );
-  }
-
-  #lost(stderr: string, when: string): BackendUnavailableError {
-    const detail = stderr.trim() ? `: ${stderr.trim().split("\n").slice(-3).join(" / ")}` : "";
-    return new BackendUnavailableError(
-      `The SSH connection to ${this.#where} was lost ${when}${detail}. The command's result is unknown; the next command reconnects.`,
-      { backend: this.name },
-    );
-  }
-
-  #connectFailure(result: ExecResult): string {
-    const stderr = result.stderr.trim();
-    if (result.code === 127 && stderr.includes("bash is not installed"))
-      return `SSH to ${this.#where} works, but bash is not installed on the host; install bash there.`;
-    let hint = "check host, port and network";
-    if (/Permission denied|publickey/i.test(stderr))
-      hint = "the host refused the key: check user and keyPath (BatchMode is on, so ssh never asks for a password)";
-    else if (/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i.test(stderr))
-      hint = "the host key is unknown or changed: check knownHostsFile or strictHostKeyChecking";
-    else if (/Could not resolve hostname/i.test(stderr)) hint = "the host name does not resolve";
-    return `SSH connection to ${this.#where} failed (exit ${result.code}): ${stderr || "no message from ssh"} (${hint})`;
+    if (!end.started) throw unreachable(this.#where, end.stderr);
+    throw lost(this.#where, end.stderr, "during the command");
   }
 
   /** Runs a short remote command over the master and collects its output. */
   #exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    return this.#spawnCollect(sshArgs(this.#target, command), options.stdin, options.timeoutMs ?? CONTROL_TIMEOUT_MS);
-  }
-
-  #spawnCollect(args: string[], stdin: string | Buffer | undefined, timeoutMs: number): Promise<ExecResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(this.#options.sshPath, args, {
-        stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
-      child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-      if (stdin !== undefined) {
-        child.stdin!.on("error", () => undefined);
-        child.stdin!.end(stdin);
-      }
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        stderr += `\n(gave up after ${timeoutMs} ms)`;
-      }, timeoutMs);
-      child.once("error", (error: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        const hint =
-          error.code === "ENOENT" ? " (install the OpenSSH client, e.g. apt-get install openssh-client)" : "";
-        reject(
-          new SpawnError(`Could not run ${this.#options.sshPath}: ${error.message}${hint}`, {
-            cause: error,
-            backend: this.name,
-          }),
-        );
-      });
-      child.once("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code: code ?? 255, stdout, stderr });
-      });
-    });
+    return spawnCollect(
+      this.#options.sshPath,
+      sshArgs(this.#target, command),
+      options.stdin,
+      options.timeoutMs ?? CONTROL_TIMEOUT_MS,
+    );
   }
 }

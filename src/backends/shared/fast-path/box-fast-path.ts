@@ -1,14 +1,17 @@
 /**
- * One session's fast path in a box reached through execs (an Apptainer
- * instance, a Modal or Daytona sandbox; docs/fast-path.md): the shared
- * runner, told how to copy the static helper into the box (once per box)
- * and start it on one exec, and that a call's kill ends with the same sweep
- * the plain path runs through a control exec.
+ * One session's fast path in a box reached through execs (a Docker
+ * container, an Apptainer instance, a Modal or Daytona sandbox;
+ * docs/fast-path.md): the shared runner, told how to copy the static helper
+ * into the box (once per box) and start it on one exec. A call's kill ends
+ * with the sweep the plain path runs, through a control exec: the backend
+ * gives the channel (`sweep` and `killGroups`), or its remote-tree killer.
  */
 
+import type { SweepResult, SweepTarget } from "../../../core/sweep-script.js";
+import type { KillSignal } from "../../../core/transport.js";
 import type { RemoteTreeKiller } from "../remote-tree.js";
 import { HelperUnsupported, installBoxHelper, startBoxHelper, type BoxExec } from "./box-helper.js";
-import { FastPathRunner } from "./fast-path-runner.js";
+import { FastPathRunner, type FastPathHost, type RunningCall } from "./fast-path-runner.js";
 import { staticHelper, type StaticHelper } from "./helper-path.js";
 import { NO_STATIC_HELPER, warnUnavailable } from "./unavailable.js";
 
@@ -20,9 +23,19 @@ export interface BoxFastPathOptions {
   where: string;
   tempDir: string;
   sessionMark: string;
-  killer: RemoteTreeKiller;
   /** KILL for these process groups inside the box (a job whose helper died). */
   killGroups(pids: number[]): Promise<unknown>;
+  /** The sweep inside the box (the backend's), or else `killer`'s. */
+  sweep?(target: SweepTarget, signal: KillSignal, graceMs: number, running: RunningCall): Promise<SweepResult>;
+  killer?: RemoteTreeKiller;
+  /** The backend's bookkeeping of a call (default: the killer's guard, the job's group noted as a leader). */
+  adopt?: FastPathHost["adopt"];
+  /** True while the whole box is frozen from outside (a paused container: its helper's silence is not its own). */
+  frozen?(): Promise<boolean>;
+  /** A box's files survive its helper (a container): a helper started again reuses the copy. */
+  keepsCopy?: boolean;
+  /** Told where the helper was copied in the current box (the backend removes it from a box that outlives it). */
+  onCopied?(path: string): void;
 }
 
 /** Undefined when the static helper was not built: every call then takes the plain path. */
@@ -33,6 +46,7 @@ export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undef
     return undefined;
   }
   const copies = new BoxCopies(options, helper);
+  const killer = options.killer;
   return new FastPathRunner({
     sessionMark: options.sessionMark,
     // A helper still being copied in or started would hold the call back longer than a plain exec takes.
@@ -40,26 +54,40 @@ export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undef
     start: (snapshot) => {
       const box = options.currentBox();
       if (box === undefined || copies.unsupported(box)) return undefined;
+      const path = copies.of(box);
+      void path.then(
+        (copied) => options.onCopied?.(copied),
+        () => undefined,
+      );
       const stream = startBoxHelper(
         options.box,
-        copies.of(box).then((path) => ({
-          helper: path,
+        path.then((copied) => ({
+          helper: copied,
           snapshot,
           workDir: options.tempDir,
           sessionMark: options.sessionMark,
         })),
       );
       // A box restarted under the same name may have lost its /tmp: the next start copies again.
-      void stream.closed.then(() => copies.forget(box));
-      return stream;
+      if (options.keepsCopy !== true) void stream.closed.then(() => copies.forget(box));
+      const frozen = options.frozen;
+      return frozen === undefined ? stream : Object.assign(stream, { frozen: () => frozen() });
     },
-    onOrphan: (pid) => void options.killGroups([pid]).catch(() => undefined),
-    adopt: (call, marks) => {
-      // The job leads its group: a child that emptied its environment (no mark) is found there at close.
-      call.onStart = (pid) => options.killer.noteLeader(pid);
-      return options.killer.guard(call, marks, { watchPids: false });
-    },
-    sweep: ({ handle, call }, signal, graceMs) => options.killer.kill(handle, signal, call.pid, graceMs),
+    killGroup: (pid) => void options.killGroups([pid]).catch(() => undefined),
+    adopt:
+      options.adopt ??
+      ((call, marks) => {
+        // The job leads its group: a child that emptied its environment (no mark) is found there at close.
+        call.onStart = (pid) => killer?.noteLeader(pid);
+        return killer?.guard(call, marks, { watchPids: false }) ?? call;
+      }),
+    sweep:
+      options.sweep ??
+      // The killer runs the same sweep, remembering its own hits per handle.
+      (async (_target, signal, graceMs, { handle, call }) => ({
+        clean: await killer!.kill(handle, signal, call.pid, graceMs),
+        hit: [],
+      })),
   });
 }
 

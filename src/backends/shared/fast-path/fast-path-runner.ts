@@ -6,12 +6,16 @@
  * is started again in the background, after a delay that grows with each
  * failure in a row. Each call gets its own mark (the job exports it first)
  * and a kill is the helper's `K` frame first, so a killed call never
- * commits, then the backend's sweep. A backend says only how to start its
- * helper, what to track of a call, and how to sweep one.
+ * commits, then the backend's sweep of the call's mark, job group and tree,
+ * with what earlier rounds of it hit. A backend is a small channel: how to
+ * start its helper, how to run a sweep and kill a group where the jobs are,
+ * and what to track of a call.
  */
 
-import { callMarks, type CallMarks } from "../../../core/call-marks.js";
+import { CALL_MARK, callMarks, type CallMarks } from "../../../core/call-marks.js";
+import type { SweepResult, SweepTarget } from "../../../core/sweep-script.js";
 import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../../core/transport.js";
+import { SweepHits } from "../sweep-hits.js";
 import { markedJob } from "./helper-argv.js";
 import type { FastCall } from "./helper-client.js";
 import { HelperClient, type HelperFailure, type HelperStream } from "./helper-client.js";
@@ -30,8 +34,8 @@ export interface FastPathHost {
   sessionMark: string;
   /** Starts the helper for this snapshot (copying it in first where needed); throws or returns undefined when it cannot. */
   start(snapshot: string): HelperStream | undefined;
-  /** A started job whose helper died: kill its group (the call's kill guarantees). */
-  onOrphan(pid: number): void;
+  /** KILL for a started job's group whose helper died (the call's kill guarantees), where the jobs run. */
+  killGroup(pid: number): void;
   /**
    * True: a call waits in the helper while it starts (local and ssh, where
    * that takes milliseconds). False: until it is ready calls take the plain
@@ -42,8 +46,11 @@ export interface FastPathHost {
   jobPrologue?: string | undefined;
   /** The backend's bookkeeping of a new call (groups, a wait that checks the box); returns the handle the session gets. */
   adopt?(call: FastCall, marks: CallMarks): FastCallHandle;
-  /** Ends what is left of a call once the helper has signalled its group; true when nothing of it runs. */
-  sweep(running: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean>;
+  /**
+   * Runs the sweep (core/sweep-script.ts) where the jobs run, once the helper has signalled the job's group. It
+   * throws or says not clean when it could not run.
+   */
+  sweep(target: SweepTarget, signal: KillSignal, graceMs: number, running: RunningCall): Promise<SweepResult>;
   /** Told once per failure why the helper was given up (default: a process warning). */
   warn?(message: string): void;
 }
@@ -57,6 +64,7 @@ export const MAX_RESTART_DELAY_MS = 30_000;
 export class FastPathRunner implements FastPath {
   readonly #options: FastPathHost;
   readonly #calls = new WeakMap<object, RunningCall>();
+  readonly #hits = new SweepHits();
   #client: HelperClient | undefined;
   #snapshot: string | undefined;
   #failures = 0;
@@ -134,7 +142,17 @@ export class FastPathRunner implements FastPath {
   kill(handle: object, signal: KillSignal, graceMs: number): Promise<boolean> | undefined {
     const running = this.#calls.get(handle);
     if (running === undefined) return undefined;
-    return running.call.signal(signal).then(() => this.#options.sweep(running, signal, graceMs));
+    return running.call.signal(signal).then(() => this.#sweep(running, signal, graceMs));
+  }
+
+  async #sweep(running: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean> {
+    const pid = running.call.pid;
+    const target = { marks: [`${CALL_MARK}=${running.marks.call}`], root: pid, groups: pid === undefined ? [] : [pid] };
+    const result = await this.#hits.sweep(running.call, target, (withHits) =>
+      this.#options.sweep(withHits, signal, graceMs, running),
+    );
+    // No pid: the job's group was never known, so what it started may be out of the sweep's sight.
+    return result.clean && pid !== undefined;
   }
 
   #run(request: FastCallRequest, script: string): FastCall | undefined {
@@ -184,7 +202,7 @@ export class FastPathRunner implements FastPath {
     }
     const client = new HelperClient(
       stream,
-      (pid) => this.#options.onOrphan(pid),
+      (pid) => this.#options.killGroup(pid),
       (failure) => this.#onFailure(failure),
     );
     this.#client = client;

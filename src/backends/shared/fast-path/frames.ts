@@ -8,8 +8,14 @@
  */
 
 import { createHmac } from "node:crypto";
+import { describeSaveFailure } from "../../../core/marker-payload.js";
+import type { FastCallEnd } from "../../../core/transport.js";
 import {
+  EXIT_FIELD,
+  EXIT_FLAG,
+  EXIT_TEXT_AT,
   FROM_HELPER,
+  STARTED,
   HEADER_BYTES,
   REPLY_LIMITS,
   REQUEST,
@@ -38,6 +44,46 @@ function tagOf(key: Buffer, direction: number, header: Buffer, at: number, paylo
   hmac.update(header.subarray(at, at + TAGGED_HEADER_BYTES));
   if (payload !== undefined && payload.length > 0) hmac.update(payload);
   return hmac.digest().subarray(0, TAG_BYTES);
+}
+
+const EXIT_FLAGS = EXIT_FLAG.committed | EXIT_FLAG.killed | EXIT_FLAG.groupLeft;
+
+/** An exit frame's payload (protocol.ts, EXIT_FIELD) as the call's end, decoded once, here. */
+export function decodeExit(payload: Buffer): FastCallEnd {
+  const flags = payload[EXIT_FIELD.flags]!;
+  const started = payload[EXIT_FIELD.started]!;
+  if ((flags & ~EXIT_FLAGS) !== 0 || (started !== STARTED.no && started !== STARTED.yes && started !== STARTED.maybe))
+    throw new ProtocolViolation(`an exit with flags ${flags} and started ${started}`);
+  const committed = (flags & EXIT_FLAG.committed) !== 0;
+  const text = payload.subarray(EXIT_TEXT_AT).toString("utf8");
+  return {
+    status: payload[EXIT_FIELD.status]!,
+    committed,
+    killed: (flags & EXIT_FLAG.killed) !== 0,
+    started: started === STARTED.yes,
+    ...(started === STARTED.maybe ? { uncertain: true } : {}),
+    groupLeft: (flags & EXIT_FLAG.groupLeft) !== 0,
+    ...(text === "" ? {} : committed ? { cwd: text } : { saveFailed: describeSaveFailure(text) }),
+  };
+}
+
+/** An exit frame's payload as swmux.c writes it (tests that play the helper). */
+export function encodeExit(end: {
+  status: number;
+  committed?: boolean;
+  killed?: boolean;
+  started?: keyof typeof STARTED;
+  groupLeft?: boolean;
+  text?: string;
+}): Buffer {
+  const payload = Buffer.concat([Buffer.alloc(EXIT_TEXT_AT), Buffer.from(end.text ?? "")]);
+  payload[EXIT_FIELD.status] = end.status;
+  payload[EXIT_FIELD.flags] =
+    (end.committed ? EXIT_FLAG.committed : 0) |
+    (end.killed ? EXIT_FLAG.killed : 0) |
+    (end.groupLeft ? EXIT_FLAG.groupLeft : 0);
+  payload[EXIT_FIELD.started] = STARTED[end.started ?? "yes"];
+  return payload;
 }
 
 /**

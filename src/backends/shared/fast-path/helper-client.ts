@@ -12,8 +12,8 @@ import { randomBytes } from "node:crypto";
 import { constants as osConstants } from "node:os";
 import type { FastCallEnd, FastCallHandle } from "../../../core/transport.js";
 import { CallOutput } from "./call-output.js";
-import { FrameDecoder, FrameWriter, ProtocolViolation, type Frame } from "./frames.js";
-import { KEY_BYTES, REQUEST, STARTED } from "./protocol.js";
+import { decodeExit, FrameDecoder, FrameWriter, ProtocolViolation, type Frame } from "./frames.js";
+import { KEY_BYTES, REQUEST } from "./protocol.js";
 
 /** The byte stream to a helper, however the backend carries it. */
 export interface HelperStream {
@@ -333,22 +333,12 @@ export class HelperClient {
       case "X": {
         const call = this.#calls.get(frame.id);
         if (call === undefined) throw new ProtocolViolation(`an exit for call ${frame.id}, which is not open`);
+        const end = decodeExit(frame.payload);
         this.#calls.delete(frame.id);
         if (this.#calls.size === 0) this.#stream.hold?.(false);
         this.#backlog(frame.id, false);
         this.#backlog(-frame.id, false);
-        const text = frame.payload.toString("utf8");
-        const [status, committed, killed, started, group] = text.split(" ", 5);
-        const cwd = text.split(" ").slice(5).join(" ");
-        call.settle({
-          status: Number(status),
-          committed: committed === "1",
-          killed: killed === "1",
-          started: started === String(STARTED.yes),
-          ...(started === String(STARTED.maybe) ? { uncertain: true } : {}),
-          groupLeft: group === "1",
-          cwd,
-        });
+        call.settle(end);
         return;
       }
       default:
@@ -377,7 +367,6 @@ export class HelperClient {
           ...(uncertain ? { uncertain: true } : {}),
           // Its group was just killed (onOrphan).
           groupLeft: false,
-          cwd: "",
         });
       // A request whose write failed (the helper's client had exited: EPIPE) never left this process, so it never
       // ran: the session runs it on the plain path. One that reached the pipe may have run.

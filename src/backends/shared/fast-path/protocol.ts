@@ -17,7 +17,7 @@
  * key, which it could read only by tracing the helper.
  */
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 export const HEADER_BYTES = 21;
 /** Where the tag starts in the header (the bytes before it are tagged). */
 export const TAGGED_HEADER_BYTES = 13;
@@ -47,8 +47,35 @@ export const RUN_FLAG = {
   stderrApart: 2,
 } as const;
 
-/** An exit frame's STARTED field: whether the call's job ran (a call not started runs again on the plain path). */
+/** An exit frame's `started` field: whether the call's job ran (a call not started runs again on the plain path). */
 export const STARTED = { no: 0, yes: 1, maybe: 2 } as const;
+
+/**
+ * An exit frame's payload: one byte per field at these offsets, then its text
+ * to the end of the frame, raw bytes: after a committed call the session's
+ * cwd (empty: unchanged), else why its state could not be saved (empty: it
+ * did not fail). frames.ts decodes it, swmux.c's `answer` encodes it.
+ */
+export const EXIT_FIELD = {
+  /** The command's exit status, 0 to 255 (128 + signal when it was killed). */
+  status: 0,
+  /** EXIT_FLAG bits. */
+  flags: 1,
+  /** A STARTED value. */
+  started: 2,
+} as const;
+/** Where an exit frame's text starts. */
+export const EXIT_TEXT_AT = 3;
+
+/** An exit frame's flag bits. */
+export const EXIT_FLAG = {
+  /** The job dumped its state completely and was not killed: the snapshot is its state now. */
+  committed: 1,
+  /** A kill reached the job before it finished. */
+  killed: 2,
+  /** A process is still in the job's process group. */
+  groupLeft: 4,
+} as const;
 
 /** The status of a call the helper did not start (with STARTED no or maybe). */
 export const NOT_STARTED_STATUS = 125;
@@ -65,7 +92,7 @@ export const REPLY = {
   output: "O",
   /** The stderr bytes of a call that asked for them apart; untagged payload, as output's. */
   stderr: "e",
-  /** A call ended: "STATUS COMMITTED KILLED STARTED GROUP CWD". */
+  /** A call ended: EXIT_FIELD, then its text. */
   exit: "X",
   pong: "P",
   /** Still reading a request that is arriving (sent at most every 250 ms): the helper is not stuck. */
@@ -79,11 +106,10 @@ export type ReplyType = (typeof REPLY)[keyof typeof REPLY];
 export const MAX_RUN_BYTES = 64 * 1024 * 1024;
 /** The largest output frame the helper writes. */
 export const MAX_OUTPUT_FRAME = 256 * 1024;
-/** The longest cwd an exit frame carries (percent-encoded: up to three bytes each). */
+/** The longest cwd an exit frame carries (a longer one is left out: Node keeps the cwd it knew). */
 export const MAX_CWD_BYTES = 65536;
 /** Calls one helper runs at once; more wait in Node. */
 export const MAX_CALLS = 512;
-const MAX_EXIT_FRAME = 64 + 3 * MAX_CWD_BYTES;
 
 /** The payload lengths each frame type may have: [min, max]. */
 export const REQUEST_LIMITS: Record<RequestType, readonly [number, number]> = {
@@ -98,7 +124,7 @@ export const REPLY_LIMITS: Record<ReplyType, readonly [number, number]> = {
   S: [4, 4],
   O: [1, MAX_OUTPUT_FRAME],
   e: [1, MAX_OUTPUT_FRAME],
-  X: [10, MAX_EXIT_FRAME],
+  X: [EXIT_TEXT_AT, EXIT_TEXT_AT + MAX_CWD_BYTES],
   P: [0, 0],
   A: [0, 0],
 };
@@ -139,6 +165,9 @@ export function protocolHeader(): string {
     ...Object.entries(HELPER_EXIT).map(([name, code]) => `#define EXIT_${snake(name)} ${code}`),
     ...Object.entries(RUN_FLAG).map(([name, bit]) => `#define RUN_FLAG_${snake(name)} ${bit}`),
     ...Object.entries(STARTED).map(([name, value]) => `#define STARTED_${snake(name)} ${value}`),
+    ...Object.entries(EXIT_FIELD).map(([name, at]) => `#define EXIT_FIELD_${snake(name)} ${at}`),
+    `#define EXIT_TEXT_AT ${EXIT_TEXT_AT}`,
+    ...Object.entries(EXIT_FLAG).map(([name, bit]) => `#define EXIT_FLAG_${snake(name)} ${bit}`),
     `#define NOT_STARTED_STATUS ${NOT_STARTED_STATUS}`,
     "/* Request payload bounds: the switch the reader validates with. */",
     "static inline int request_bounds(unsigned char type, unsigned long *min, unsigned long *max) {",

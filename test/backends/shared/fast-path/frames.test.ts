@@ -8,6 +8,8 @@ import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  decodeExit,
+  encodeExit,
   FrameDecoder,
   FrameWriter,
   ProtocolViolation,
@@ -48,7 +50,7 @@ describe("frames", () => {
   const stream = Buffer.concat([
     helper.frame("H", 0),
     helper.frame("O", 7, big),
-    helper.frame("X", 7, Buffer.from("0 1 0 1 0 /tmp")),
+    helper.frame("X", 7, encodeExit({ status: 0, committed: true, text: "/tmp" })),
     helper.frame("S", 9, Buffer.from([0, 0, 1, 2])),
   ]);
 
@@ -61,7 +63,7 @@ describe("frames", () => {
     expect(frames.map((f) => [f.type, f.id, f.payload.length])).toEqual([
       ["H", 0, 0],
       ["O", 7, big.length],
-      ["X", 7, 14],
+      ["X", 7, 7],
       ["S", 9, 4],
     ]);
     expect(frames[1]!.payload.equals(big)).toBe(true);
@@ -79,7 +81,7 @@ describe("frames", () => {
             : f.type === "H" || f.type === "B" || f.type === "P"
               ? Buffer.alloc(0)
               : f.type === "X"
-                ? Buffer.from(`0 0 0 0 0 ${Buffer.from(f.body).toString("hex")}`)
+                ? encodeExit({ status: 0, text: Buffer.from(f.body).toString("hex") })
                 : Buffer.from(f.body);
         const bytes = Buffer.concat(list.map((f) => writer.frame(f.type as "O", f.id, payloadOf(f))));
         const pieces: Buffer[] = [];
@@ -111,12 +113,12 @@ describe("frames", () => {
 
   it("refuses a frame forged without the key", () => {
     const forger = new FrameWriter(randomBytes(32), FROM_HELPER);
-    refuses(forger.frame("X", 1, Buffer.from("0 1 0 1 0 /etc")), /wrong tag/);
+    refuses(forger.frame("X", 1, encodeExit({ status: 0, committed: true, text: "/etc" })), /wrong tag/);
   });
 
   it("refuses a changed payload, a dropped frame, a repeated one and one from the other direction", () => {
     const writer = new FrameWriter(key, FROM_HELPER);
-    const first = writer.frame("X", 1, Buffer.from("0 1 0 1 0 /tmp"));
+    const first = writer.frame("X", 1, encodeExit({ status: 0, committed: true, text: "/tmp" }));
     const second = writer.frame("H", 0);
     const changed = Buffer.from(first);
     changed[changed.length - 1] = 0x78;
@@ -133,5 +135,40 @@ describe("frames", () => {
     header.writeUInt32BE(5, 5);
     refuses(header, /'S' frame of 5 bytes/);
     refuses(Buffer.concat([Buffer.from("Z"), new FrameWriter(key, FROM_HELPER).frame("H", 0)]), /./);
+  });
+});
+
+describe("the exit payload", () => {
+  it("decodes each field once, the text raw: a committed call's cwd, an uncommitted one's reason", () => {
+    const cwd = "/a b%25\nc";
+    expect(decodeExit(encodeExit({ status: 3, committed: true, groupLeft: true, text: cwd }))).toEqual({
+      status: 3,
+      committed: true,
+      killed: false,
+      started: true,
+      groupLeft: true,
+      cwd,
+    });
+    expect(decodeExit(encodeExit({ status: 0, text: "size" }))).toMatchObject({
+      committed: false,
+      saveFailed: expect.stringContaining("64 MiB"),
+    });
+    expect(decodeExit(encodeExit({ status: 137, killed: true, started: "maybe" }))).toEqual({
+      status: 137,
+      committed: false,
+      killed: true,
+      started: false,
+      uncertain: true,
+      groupLeft: false,
+    });
+  });
+
+  it("refuses flags and started values the protocol does not define", () => {
+    const unknownFlag = encodeExit({ status: 0 });
+    unknownFlag[1] = 0x80;
+    expect(() => decodeExit(unknownFlag)).toThrow(ProtocolViolation);
+    const unknownStarted = encodeExit({ status: 0 });
+    unknownStarted[2] = 3;
+    expect(() => decodeExit(unknownStarted)).toThrow(ProtocolViolation);
   });
 });
