@@ -14,12 +14,11 @@ import {
   checkForkOptions,
   checkpointId,
   type Checkpoint,
-  type CheckpointHost,
-  type CheckpointSupport,
   type ForkOptions,
   type RollbackOptions,
   type CheckpointOptions,
 } from "./checkpoint.js";
+import type { CheckpointHost, CheckpointSupport } from "./checkpoint-support.js";
 import type { Environment } from "./environment.js";
 import { CheckpointError, SessionClosedError, UnsupportedError } from "./errors.js";
 

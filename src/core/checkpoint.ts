@@ -1,10 +1,8 @@
 /**
- * Checkpoints of a live session (docs/branching.md): the public types, the
- * checks of their options, and what a backend implements to offer them.
- * A leaf like environment.ts: it names no backend and no implementation.
+ * Checkpoints of a live session (docs/branching.md): the public types and
+ * the checks of their options. A leaf: environment.ts imports it.
  */
 
-import type { Environment, SessionPaths } from "./environment.js";
 import { InvalidOptionError } from "./errors.js";
 import { describe, plainObject } from "./options.js";
 
@@ -52,36 +50,6 @@ export interface ForkOptions {
   count: number;
   /** Aborting stops the fork: children already opened are closed again. */
   signal?: AbortSignal;
-}
-
-/** The session, as its backend's checkpoint support sees it. */
-export interface CheckpointHost {
-  readonly sessionId: string;
-  readonly paths: SessionPaths;
-  readonly cwd: string;
-}
-
-/**
- * What a backend implements to offer checkpoints (a transport's
- * `checkpoints`). The session calls it one operation at a time and never
- * while one of its commands runs.
- */
-export interface CheckpointSupport {
-  /** The declared workspace root; undefined when checkpoints hold the shell state only. */
-  readonly workspaceRoot: string | undefined;
-  /** Saves the snapshot (and the workspace) under `id`; on failure keeps nothing of it. */
-  save(host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<WorkspaceCopy | undefined>;
-  /**
-   * Ends the session's background processes and PTYs, then puts the saved
-   * snapshot (and workspace) back, all of it or none of it.
-   */
-  restore(host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<void>;
-  /** Removes what `save` kept under `id`. */
-  release(id: string): Promise<void>;
-  /** A new, independent session from this one's state and files now. */
-  fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment>;
-  /** At close: removes everything it still keeps. */
-  close(): Promise<void>;
 }
 
 function checkSignal(signal: unknown): AbortSignal | undefined {

@@ -5,7 +5,7 @@
  */
 
 import type { PortUrl } from "./environment.js";
-import type { CheckpointSupport } from "./checkpoint.js";
+import type { CheckpointSupport } from "./checkpoint-support.js";
 
 export interface RunOptions {
   /** Bytes for the command's stdin; absent means an empty stdin (never an open pipe). */

@@ -16,7 +16,8 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs
 import { rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import type { CheckpointHost, CheckpointSupport, WorkspaceCopy } from "../../core/checkpoint.js";
+import type { WorkspaceCopy } from "../../core/checkpoint.js";
+import type { CheckpointHost, CheckpointSupport } from "../../core/checkpoint-support.js";
 import type { Environment } from "../../core/environment.js";
 import { checkAborted } from "../../core/branches.js";
 import { CheckpointError } from "../../core/errors.js";

@@ -43,7 +43,7 @@ import { localHelperPath } from "../shared/fast-path/helper-path.js";
 import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import { helperCommand, joinCgroupFirst, spawnHelper, type HelperCommand } from "./fast-path.js";
 import type { FastPath } from "../../core/transport.js";
-import type { CheckpointSupport } from "../../core/checkpoint.js";
+import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import { localPortUrl } from "./port-url.js";
 import { originKey } from "../../core/login-snapshots.js";
 
