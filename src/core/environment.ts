@@ -147,22 +147,22 @@ export interface Environment {
    * written elsewhere still fits; `portUrl(env, port)` is the door callers use.
    */
   portUrl?(port: number): Promise<PortUrl>;
+  /** The workspace root checkpoints copy, when one was declared (docs/branching.md). */
+  readonly workspaceRoot: string | undefined;
   /**
-   * Checkpoints (docs/branching.md). Optional so that an Environment written
-   * elsewhere still fits; where the backend has none they fail with an
-   * UnsupportedError naming it.
+   * Saves the shell state (and the declared workspace's files); refused while a
+   * command runs. Where the backend has no checkpoints, this and the four
+   * below fail with an UnsupportedError naming it (docs/branching.md).
    */
-  readonly workspaceRoot?: string | undefined;
-  /** Saves the shell state (and the declared workspace's files); refused while a command runs. */
-  checkpoint?(options?: CheckpointOptions): Promise<Checkpoint>;
+  checkpoint(options?: CheckpointOptions): Promise<Checkpoint>;
   /** Returns to a checkpoint of this session; ends its background processes and PTYs first. */
-  rollback?(checkpoint: Checkpoint, options?: RollbackOptions): Promise<void>;
+  rollback(checkpoint: Checkpoint, options?: RollbackOptions): Promise<void>;
   /** `count` new sessions from this one's state and files now, each independent of it and of each other. */
-  fork?(options: ForkOptions): Promise<Environment[]>;
+  fork(options: ForkOptions): Promise<Environment[]>;
   /** This session's checkpoints not yet released, oldest first. */
-  checkpoints?(): Checkpoint[];
+  checkpoints(): Checkpoint[];
   /** Removes a checkpoint's copies; it can no longer be rolled back to. */
-  releaseCheckpoint?(checkpoint: Checkpoint): Promise<void>;
+  releaseCheckpoint(checkpoint: Checkpoint): Promise<void>;
 }
 
 /**

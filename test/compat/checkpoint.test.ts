@@ -26,16 +26,16 @@ for (const backend of compatBackends) {
 
     it.runIf(SUPPORTED.test(backend.name))("rolls the shell state back and forks from it", async () => {
       await env.execute("cd /tmp && export CP=one && f() { echo fn; }");
-      const cp = await env.checkpoint!();
+      const cp = await env.checkpoint();
       expect(cp).toMatchObject({
         id: expect.stringMatching(/^cp-[0-9a-f]{12}$/),
         sessionId: env.id,
         holds: { shell: true },
       });
       await env.execute("cd / && export CP=two && unset -f f");
-      await env.rollback!(cp);
+      await env.rollback(cp);
       expect((await env.execute('pwd; echo "$CP"; f')).output.trim()).toBe("/tmp\none\nfn");
-      const [child] = await env.fork!({ count: 1 });
+      const [child] = await env.fork({ count: 1 });
       try {
         await child!.execute("export CP=child");
         expect((await child!.execute('pwd; echo "$CP"; f')).output.trim()).toBe("/tmp\nchild\nfn");
@@ -43,12 +43,12 @@ for (const backend of compatBackends) {
       } finally {
         await child!.close();
       }
-      await env.releaseCheckpoint!(cp);
-      expect(env.checkpoints!()).toEqual([]);
+      await env.releaseCheckpoint(cp);
+      expect(env.checkpoints()).toEqual([]);
     });
 
     it.runIf(!SUPPORTED.test(backend.name))("says checkpoints are not supported, naming the backend", async () => {
-      for (const call of [() => env.checkpoint!(), () => env.fork!({ count: 1 })]) {
+      for (const call of [() => env.checkpoint(), () => env.fork({ count: 1 })]) {
         const error = await call().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(UnsupportedError);
         expect((error as Error).message).toContain(`on the ${env.backend} backend`);

@@ -75,7 +75,7 @@ describe("local checkpoints with a workspace", () => {
     const env = await open();
     await run(env, "ln -s a.txt link && chmod 0750 sub");
     const before = tree(ws);
-    const cp = await env.checkpoint!();
+    const cp = await env.checkpoint();
     expect(cp.holds).toEqual({ shell: true, workspace: { root: ws, bytes: expect.any(Number) } });
     await run(
       env,
@@ -89,7 +89,7 @@ describe("local checkpoints with a workspace", () => {
       ].join(" && "),
     );
     expect(tree(ws)).not.toEqual(before);
-    await env.rollback!(cp);
+    await env.rollback(cp);
     expect(tree(ws)).toEqual(before);
     // Outside the workspace: untouched.
     expect(readFileSync(join(base, "outside.txt"), "utf8")).toBe("outside\n");
@@ -102,9 +102,9 @@ describe("local checkpoints with a workspace", () => {
   it.each([true, false])("rollback restores the shell state (fastPath: %s)", async (fastPath) => {
     const env = await open({ fastPath });
     await run(env, "cd sub; export A=1; f() { echo f1; }; alias ll='echo a1'; shopt -s extglob; set -o noclobber");
-    const cp = await env.checkpoint!();
+    const cp = await env.checkpoint();
     await run(env, "cd /; export A=2 B=3; unset -f f; unalias ll; shopt -u extglob; set +o noclobber");
-    await env.rollback!(cp);
+    await env.rollback(cp);
     expect(env.cwd).toBe(join(ws, "sub"));
     const probe =
       'pwd; echo "$A ${B-unset}"; f; ll; shopt -q extglob && echo extglob; [[ -o noclobber ]] && echo noclobber';
@@ -113,10 +113,10 @@ describe("local checkpoints with a workspace", () => {
 
   it("ends background processes on rollback, however they detached, and the session goes on", async () => {
     const env = await open();
-    const cp = await env.checkpoint!();
+    const cp = await env.checkpoint();
     const pids = (await run(env, "sleep 300 & echo $!; setsid sleep 301 & echo $!")).split("\n").map(Number);
     expect(pids.every(alive)).toBe(true);
-    await env.rollback!(cp);
+    await env.rollback(cp);
     await eventually(() => !pids.some(alive), "the background processes to end");
     expect(await run(env, "echo ok")).toBe("ok");
   });
@@ -126,17 +126,17 @@ describe("local checkpoints with a workspace", () => {
     const go = join(base, "go");
     const running = env.execute(`while [ ! -e ${go} ]; do sleep 0.05; done; echo done`);
     await eventually(async () => {
-      const error = await env.checkpoint!().catch((e: unknown) => e);
+      const error = await env.checkpoint().catch((e: unknown) => e);
       if (!(error instanceof CheckpointError)) throw new Error(`expected a refusal, got ${String(error)}`);
       return error.reason === "busy" && /while a command of the session runs/.test(error.message);
     }, "the running command to be seen");
     writeFileSync(go, "");
     expect((await running).output).toContain("done");
-    expect(env.checkpoints!()).toEqual([]);
+    expect(env.checkpoints()).toEqual([]);
 
-    const cp = await env.checkpoint!();
+    const cp = await env.checkpoint();
     await run(env, "export A=after; echo after > a.txt");
-    const rolling = env.rollback!(cp);
+    const rolling = env.rollback(cp);
     const next = env.execute('echo "${A-unset}"; cat a.txt');
     await rolling;
     expect((await next).output.trim()).toBe("unset\nalpha");
@@ -145,11 +145,11 @@ describe("local checkpoints with a workspace", () => {
   it("two rollbacks racing end in one of the two states, never a mix", async () => {
     const env = await open();
     await run(env, "export V=1; echo 1 > a.txt");
-    const one = await env.checkpoint!();
+    const one = await env.checkpoint();
     await run(env, "export V=2; echo 2 > a.txt");
-    const two = await env.checkpoint!();
+    const two = await env.checkpoint();
     await run(env, "export V=3; echo 3 > a.txt");
-    await Promise.all([env.rollback!(one), env.rollback!(two)]);
+    await Promise.all([env.rollback(one), env.rollback(two)]);
     const [v, file] = (await run(env, 'echo "$V"; cat a.txt')).split("\n");
     expect(["1", "2"]).toContain(v);
     expect(file).toBe(v);
@@ -159,31 +159,31 @@ describe("local checkpoints with a workspace", () => {
     const env = await open({ workspaceMaxBytes: 65536 });
     await run(env, "export KEEP=yes; head -c 131072 /dev/zero > big");
     const before = tree(ws);
-    const error = await env.checkpoint!().catch((e: unknown) => e);
+    const error = await env.checkpoint().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CheckpointError);
     expect((error as CheckpointError).reason).toBe("too_large");
     expect((error as Error).message).toMatch(/holds \d+ bytes, more than workspaceMaxBytes \(65536\)/);
-    expect(env.checkpoints!()).toEqual([]);
+    expect(env.checkpoints()).toEqual([]);
     expect(existsSync(checkpointDirs(env)) ? readdirSync(checkpointDirs(env)) : []).toEqual([]);
     expect(tree(ws)).toEqual(before);
     expect(await run(env, 'echo "$KEEP"; pwd')).toBe(`yes\n${ws}`);
     await run(env, "rm big");
-    expect((await env.checkpoint!()).holds.workspace?.root).toBe(ws);
+    expect((await env.checkpoint()).holds.workspace?.root).toBe(ws);
   });
 
   it("an aborted checkpoint keeps nothing", async () => {
     const env = await open();
     const controller = new AbortController();
     controller.abort();
-    const error = await env.checkpoint!({ signal: controller.signal }).catch((e: unknown) => e);
+    const error = await env.checkpoint({ signal: controller.signal }).catch((e: unknown) => e);
     expect((error as CheckpointError).reason).toBe("aborted");
-    expect(env.checkpoints!()).toEqual([]);
+    expect(env.checkpoints()).toEqual([]);
   });
 
   it("forks are independent of the parent and of each other, and outlive the parent", async () => {
     const parent = await open();
     await run(parent, "cd sub; export WHO=parent");
-    const children = await parent.fork!({ count: 2 });
+    const children = await parent.fork({ count: 2 });
     opened.push(...children);
     const [c1, c2] = children as [Environment, Environment];
     const roots = children.map((child) => child.workspaceRoot!);
@@ -207,14 +207,14 @@ describe("local checkpoints with a workspace", () => {
 
   it("closing removes every checkpoint's files", async () => {
     const env = await open();
-    const cp = await env.checkpoint!();
-    await env.checkpoint!();
+    const cp = await env.checkpoint();
+    await env.checkpoint();
     const dirs = checkpointDirs(env);
     expect(readdirSync(dirs).length).toBe(2);
     expect(lstatSync(dirs).mode & 0o077).toBe(0);
-    await env.releaseCheckpoint!(cp);
-    expect(readdirSync(dirs)).toEqual([env.checkpoints!()[0]!.id]);
-    await expect(env.rollback!(cp)).rejects.toMatchObject({ reason: "not_found" });
+    await env.releaseCheckpoint(cp);
+    expect(readdirSync(dirs)).toEqual([env.checkpoints()[0]!.id]);
+    await expect(env.rollback(cp)).rejects.toMatchObject({ reason: "not_found" });
     await env.close();
     expect(existsSync(dirs)).toBe(false);
     expect(readdirSync(base)).toEqual(["ws"]);
@@ -239,16 +239,16 @@ describe("local checkpoints with a workspace", () => {
     }
     const env = await open();
     for (const [call, option] of [
-      [() => env.fork!({ count: 0 }), "count"],
-      [() => env.fork!({ count: 1.5 }), "count"],
-      [() => env.fork!({ count: 101 }), "count"],
-      [() => env.checkpoint!({ signal: "x" } as never), "signal"],
-      [() => env.checkpoint!({ label: 1 } as never), "label"],
-      [() => env.rollback!({ id: "nope" } as never), "checkpoint"],
+      [() => env.fork({ count: 0 }), "count"],
+      [() => env.fork({ count: 1.5 }), "count"],
+      [() => env.fork({ count: 101 }), "count"],
+      [() => env.checkpoint({ signal: "x" } as never), "signal"],
+      [() => env.checkpoint({ label: 1 } as never), "label"],
+      [() => env.rollback({ id: "nope" } as never), "checkpoint"],
     ] as const)
       await expect(call()).rejects.toMatchObject({ code: "INVALID_OPTION", option });
     const other = await open();
-    const foreign = await other.checkpoint!();
-    await expect(env.rollback!(foreign)).rejects.toMatchObject({ reason: "not_found" });
+    const foreign = await other.checkpoint();
+    await expect(env.rollback(foreign)).rejects.toMatchObject({ reason: "not_found" });
   });
 });
