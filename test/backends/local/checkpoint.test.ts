@@ -205,8 +205,8 @@ describe("local checkpoints with a workspace", () => {
     for (const path of [...roots, ...states]) expect(existsSync(path)).toBe(false);
   });
 
-  it("closing removes every checkpoint's files", async () => {
-    const env = await open();
+  it("closing removes every checkpoint's files, also from a stateDir that is kept", async () => {
+    const env = await open({ stateDir: join(base, "state") });
     const cp = await env.checkpoint();
     await env.checkpoint();
     const dirs = checkpointDirs(env);
@@ -217,7 +217,7 @@ describe("local checkpoints with a workspace", () => {
     await expect(env.rollback(cp)).rejects.toMatchObject({ reason: "not_found" });
     await env.close();
     expect(existsSync(dirs)).toBe(false);
-    expect(readdirSync(base)).toEqual(["ws"]);
+    expect(readdirSync(base).sort()).toEqual(["state", "ws"]);
   });
 
   it("names the bad option and its value", async () => {
