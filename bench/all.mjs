@@ -21,6 +21,8 @@ const benches = [
   { name: "cli-startup", file: "bench/cli-startup.mjs" },
   { name: "import", file: "bench/import.mjs" },
   { name: "state-dir", file: "bench/state-dir.mjs" },
+  // Checkpoint and rollback of a 200 MB local workspace (docs/branching.md).
+  { name: "checkpoint", file: "bench/checkpoint.mjs" },
   { name: "login-snapshot", file: "bench/login-snapshot.mjs" },
   // Needs bubblewrap; says so and exits 0 without it.
   { name: "sandbox", file: "bench/sandbox.mjs" },

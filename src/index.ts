@@ -17,6 +17,7 @@ export type { ExecuteOptions, ExecuteResult, SessionState } from "./core/environ
 export type { BackendFiles, KillSignal, ProcessHandle, RunOptions, Transport } from "./core/transport.js";
 export {
   BackendUnavailableError,
+  CheckpointError,
   FileError,
   InvalidOptionError,
   ProcessError,
@@ -28,7 +29,15 @@ export {
   UnsupportedError,
   isShellwrightError,
 } from "./core/errors.js";
-export type { ErrorCode, FileErrorReason } from "./core/errors.js";
+export type { CheckpointErrorReason, ErrorCode, FileErrorReason } from "./core/errors.js";
+export type {
+  Checkpoint,
+  CheckpointContents,
+  CheckpointOptions,
+  ForkOptions,
+  RollbackOptions,
+  WorkspaceCopy,
+} from "./core/checkpoint.js";
 export { files } from "./sdk/files.js";
 export { spawn } from "./sdk/spawn.js";
 export { portUrl } from "./sdk/port-url.js";

@@ -18,13 +18,15 @@ import {
   type SessionState,
 } from "./environment.js";
 import { SessionClosedError } from "./errors.js";
+import { Branches } from "./branches.js";
+import type { Checkpoint, CheckpointOptions, ForkOptions, RollbackOptions } from "./checkpoint.js";
 import { shellString } from "./options.js";
 import type { Transport } from "./transport.js";
 
 type CloseHook = () => Promise<void> | void;
 
 /** Where a backend's commands act (Transport declares both). */
-export type HostTraits = Pick<Transport, "actsOnHost" | "sharesHostFiles">;
+export type HostTraits = Pick<Transport, "actsOnHost" | "sharesHostFiles" | "checkpoints">;
 
 export abstract class EnvironmentBase implements Environment {
   abstract readonly backend: string;
@@ -39,6 +41,7 @@ export abstract class EnvironmentBase implements Environment {
   #closing: Promise<void> | undefined;
 
   readonly #secretValues: readonly string[];
+  readonly #branches: Branches;
 
   /** What the backend says of the machine its commands run on; each is false unless it says so. */
   protected host(): HostTraits {
@@ -65,6 +68,37 @@ export abstract class EnvironmentBase implements Environment {
     this.#snapshotReady = state.snapshotReady;
     this.#paths = paths;
     this.#defaultTimeoutMs = defaultTimeoutMs;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below read this environment live
+    const env = this;
+    this.#branches = new Branches(
+      {
+        get sessionId() {
+          return env.id;
+        },
+        get paths() {
+          return env.paths;
+        },
+        get cwd() {
+          return env.cwd;
+        },
+        get backend() {
+          return env.backend;
+        },
+        get closed() {
+          return env.closed;
+        },
+        get snapshotReady() {
+          return env.snapshotReady;
+        },
+        setCwd: (cwd) => this.setCwd(cwd),
+      },
+      () => this.host().checkpoints,
+    );
+    // Every call is counted from entry to return, whoever implements execute, so
+    // a checkpoint is refused beside one and a call waits for a rollback.
+    const execute = this.execute.bind(this);
+    (this as { execute: Environment["execute"] }).execute = (command, options) =>
+      this.#branches.around(options?.longLived === true, () => execute(command, options));
   }
 
   get id(): string {
@@ -91,6 +125,31 @@ export abstract class EnvironmentBase implements Environment {
   }
 
   abstract execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+
+  /** The workspace root checkpoints copy, when one was declared (docs/branching.md). */
+  get workspaceRoot(): string | undefined {
+    return this.#branches.workspaceRoot;
+  }
+
+  checkpoint(options?: CheckpointOptions): Promise<Checkpoint> {
+    return this.#branches.checkpoint(options);
+  }
+
+  rollback(checkpoint: Checkpoint, options?: RollbackOptions): Promise<void> {
+    return this.#branches.rollback(checkpoint, options);
+  }
+
+  fork(options: ForkOptions): Promise<Environment[]> {
+    return this.#branches.fork(options);
+  }
+
+  checkpoints(): Checkpoint[] {
+    return this.#branches.list();
+  }
+
+  releaseCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    return this.#branches.releaseCheckpoint(checkpoint);
+  }
 
   /**
    * What every execute() checks before it runs anything, in the same order
@@ -127,6 +186,8 @@ export abstract class EnvironmentBase implements Environment {
     // A failing hook must not keep the backend running.
     await Promise.allSettled(hooks.map(async (hook) => hook()));
     this.#closed = true;
+    // Before the backend stops: a checkpoint's files may live inside it.
+    await this.#branches.close().catch(() => undefined);
     await this.shutdown();
   }
 

@@ -11,6 +11,7 @@
 
 import { InvalidOptionError } from "./errors.js";
 import { describe, positiveNumber, shellString } from "./options.js";
+import type { Checkpoint, CheckpointOptions, ForkOptions, RollbackOptions } from "./checkpoint.js";
 
 /** Files a session keeps inside the backend. */
 export interface SessionPaths {
@@ -146,6 +147,22 @@ export interface Environment {
    * written elsewhere still fits; `portUrl(env, port)` is the door callers use.
    */
   portUrl?(port: number): Promise<PortUrl>;
+  /** The workspace root checkpoints copy, when one was declared (docs/branching.md). */
+  readonly workspaceRoot: string | undefined;
+  /**
+   * Saves the shell state (and the declared workspace's files); refused while a
+   * command runs. Where the backend has no checkpoints, this and the four
+   * below fail with an UnsupportedError naming it (docs/branching.md).
+   */
+  checkpoint(options?: CheckpointOptions): Promise<Checkpoint>;
+  /** Returns to a checkpoint of this session; ends its background processes and PTYs first. */
+  rollback(checkpoint: Checkpoint, options?: RollbackOptions): Promise<void>;
+  /** `count` new sessions from this one's state and files now, each independent of it and of each other. */
+  fork(options: ForkOptions): Promise<Environment[]>;
+  /** This session's checkpoints not yet released, oldest first. */
+  checkpoints(): Checkpoint[];
+  /** Removes a checkpoint's copies; it can no longer be rolled back to. */
+  releaseCheckpoint(checkpoint: Checkpoint): Promise<void>;
 }
 
 /**

@@ -18,7 +18,8 @@ export type ErrorCode =
   | "PROCESS_FAILED"
   | "MISSING_DEPENDENCY"
   | "FILE_FAILED"
-  | "UNSUPPORTED";
+  | "UNSUPPORTED"
+  | "CHECKPOINT_FAILED";
 
 export class ShellwrightError extends Error {
   readonly code: ErrorCode;
@@ -100,6 +101,23 @@ export class FileError extends ShellwrightError {
 export class UnsupportedError extends ShellwrightError {
   constructor(message: string, options: { cause?: unknown; backend?: string } = {}) {
     super("UNSUPPORTED", message, options);
+  }
+}
+
+/** Why a checkpoint, rollback or fork failed (docs/branching.md). */
+export type CheckpointErrorReason = "busy" | "too_large" | "not_found" | "aborted" | "failed";
+
+/**
+ * A checkpoint, rollback or fork could not be done: a command was running,
+ * the workspace is over its size limit, the checkpoint is unknown or
+ * released, the caller aborted, or the copy failed. The session is left as it was.
+ */
+export class CheckpointError extends ShellwrightError {
+  readonly reason: CheckpointErrorReason;
+
+  constructor(reason: CheckpointErrorReason, message: string, options: { cause?: unknown; backend?: string } = {}) {
+    super("CHECKPOINT_FAILED", message, options);
+    this.reason = reason;
   }
 }
 

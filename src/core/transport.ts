@@ -5,6 +5,7 @@
  */
 
 import type { PortUrl } from "./environment.js";
+import type { CheckpointSupport } from "./checkpoint-support.js";
 
 export interface RunOptions {
   /** Bytes for the command's stdin; absent means an empty stdin (never an open pipe). */
@@ -125,6 +126,8 @@ export interface Transport {
    * cloud's preview URL). Absent: the backend has none to give. A forward it opens is closed by stop().
    */
   portUrl?(port: number): Promise<PortUrl>;
+  /** Checkpoints, rollback and fork, where the backend offers them (core/checkpoint.ts). */
+  readonly checkpoints?: CheckpointSupport | undefined;
 }
 
 /** How a fast-path call ended, as the helper reported it. */

@@ -42,6 +42,7 @@ describe("the table of backend records", () => {
     expect(poolRefusal({ backend: "docker", containerName: "c" })).toMatchObject({ key: "containerName" });
     // The default backend's record answers for a config without `backend`.
     expect(poolRefusal({ stateDir: "/tmp/x" })).toMatchObject({ key: "stateDir" });
+    expect(poolRefusal({ workspace: "/tmp/ws" })).toMatchObject({ key: "workspace" });
   });
 
   it("answers from the records: the default written once, who takes an option, who sees this machine's files", () => {

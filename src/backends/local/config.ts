@@ -64,6 +64,13 @@ export interface LocalConfig extends CommonConfig {
    * @default true
    */
   reuseLoginSnapshot?: boolean;
+  /**
+   * The directory checkpoints copy and rollbacks restore (docs/branching.md);
+   * without it a checkpoint holds the shell state only. Not with `sandbox` yet.
+   */
+  workspace?: string;
+  /** The largest workspace a checkpoint or fork copies, in bytes. @default 1 GiB */
+  workspaceMaxBytes?: number;
 }
 
 export const LOCAL_KEYS = optionKeys<LocalConfig>()([
@@ -74,6 +81,8 @@ export const LOCAL_KEYS = optionKeys<LocalConfig>()([
   "sandbox",
   "fastPath",
   "reuseLoginSnapshot",
+  "workspace",
+  "workspaceMaxBytes",
 ]);
 
 export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTransportOptions {
@@ -93,4 +102,5 @@ export function normalizeLocalConfig(raw: Record<string, unknown>): LocalTranspo
 export const LOCAL_POOL_REFUSED: readonly PoolRefusal[] = [
   { key: "stateDir", why: "every member needs a state directory of its own" },
   { key: "outliveOwner", why: "a pool's members end with their owner" },
+  { key: "workspace", why: "members would share one workspace, which a rollback in one replaces under the others" },
 ];

@@ -7,10 +7,39 @@ import { Session } from "../../core/session.js";
 import { sessionOptions } from "../shared/config.js";
 import { normalizeLocalConfig } from "./config.js";
 import { LocalTransport } from "./transport.js";
+import { LocalCheckpoints } from "./checkpoint.js";
+import { normalizeWorkspace, type WorkspaceOptions } from "./workspace-config.js";
 
 export function openLocal(raw: Record<string, unknown>): Promise<Environment> {
   const local = normalizeLocalConfig(raw);
+  const workspace = normalizeWorkspace(raw);
+  return open(raw, local, workspace, false);
+}
+
+function open(
+  raw: Record<string, unknown>,
+  local: ReturnType<typeof normalizeLocalConfig>,
+  workspace: WorkspaceOptions | undefined,
+  ownsWorkspace: boolean,
+): Promise<Session> {
   const options = sessionOptions(raw, process.cwd());
   const transport = new LocalTransport({ ...local, cwd: options.cwd });
+  transport.checkpoints = new LocalCheckpoints(
+    workspace,
+    {
+      stateDir: () => transport.tempDir,
+      endProcesses: () => transport.endProcesses(),
+      prepareFastPath: (snapshot) => transport.fastPath?.prepare(snapshot),
+      // A child: the same config in its own state dir, its own copy of the workspace, from the parent's cwd.
+      openChild: (root, cwd) =>
+        open(
+          { ...raw, cwd, resume: undefined },
+          { ...local, stateDir: undefined },
+          root === undefined || workspace === undefined ? undefined : { ...workspace, root },
+          root !== undefined,
+        ),
+    },
+    ownsWorkspace,
+  );
   return Session.open(transport, options);
 }

@@ -40,6 +40,7 @@ import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { localFastPath } from "./fast-path.js";
 import type { LocalTransportOptions } from "./config.js";
 import type { FastPath } from "../../core/transport.js";
+import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import { localPortUrl } from "./port-url.js";
 import { originKey } from "../../core/login-snapshots.js";
 
@@ -56,6 +57,8 @@ export class LocalTransport implements Transport {
   readonly initGroup = "local";
   readonly stdinMode = "pipe";
   readonly files: BackendFiles = localFiles;
+  /** Set by open.ts (checkpoint.ts): checkpoints, rollback and fork. */
+  checkpoints: CheckpointSupport | undefined;
   readonly #options: LocalTransportOptions;
   #stateDir = "";
   #ownsStateDir = false;
@@ -297,7 +300,28 @@ ${script}`;
     return result.clean;
   }
 
+  /** Ends every process of the session as stop() does, then starts a new fast path (a rollback's first step). */
+  async endProcesses(): Promise<void> {
+    await this.#endProcesses();
+    this.#startFastPath();
+  }
+
   async stop(): Promise<void> {
+    await this.#endProcesses();
+    if (this.#cgroup !== undefined) {
+      this.#cgroup.remove();
+      this.#cgroup = undefined;
+    }
+    // Groups of earlier processes that shared this state dir (a named session's earlier execs).
+    if (!this.#ownsStateDir && this.#stateDir !== "") killRecordedGroups(this.#stateDir);
+    await this.#sandbox?.stop();
+    if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
+    this.#unhideStateDir();
+    this.#watchdog?.release();
+    this.#watchdog = undefined;
+  }
+
+  async #endProcesses(): Promise<void> {
     // The helper and its launcher first: nothing new may start while the groups are killed.
     this.#fast?.stop();
     this.#fast = undefined;
@@ -315,18 +339,7 @@ ${script}`;
     }
     this.#groups.clear();
     this.#endedGroups.clear();
-    if (this.#cgroup !== undefined) {
-      await this.#cgroup.killAll();
-      this.#cgroup.remove();
-      this.#cgroup = undefined;
-    }
-    // Groups of earlier processes that shared this state dir (a named session's earlier execs).
-    if (!this.#ownsStateDir && this.#stateDir !== "") killRecordedGroups(this.#stateDir);
-    await this.#sandbox?.stop();
-    if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
-    this.#unhideStateDir();
-    this.#watchdog?.release();
-    this.#watchdog = undefined;
+    await this.#cgroup?.killAll();
   }
 
   portUrl(port: number) {

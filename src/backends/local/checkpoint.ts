@@ -1,0 +1,238 @@
+/**
+ * Checkpoints on the local backend without the sandbox (docs/branching.md).
+ *
+ * A checkpoint is a private directory under the session's state dir (0700):
+ * a copy of the snapshot and, with a declared workspace, a copy of it made by
+ * `cp --reflink=auto -a` (shared blocks where the filesystem can, a plain
+ * copy elsewhere). A rollback copies the saved workspace into a hidden
+ * sibling of the root first, and only then, with nothing left to fail but
+ * renames, swaps it in: rename root aside, rename the copy in, rename the
+ * snapshot in, done synchronously one after the other so no call and no
+ * other task of this process can see a mix.
+ */
+
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { WorkspaceCopy } from "../../core/checkpoint.js";
+import type { CheckpointHost, CheckpointSupport } from "../../core/checkpoint-support.js";
+import type { Environment } from "../../core/environment.js";
+import { checkAborted } from "../../core/branches.js";
+import { CheckpointError } from "../../core/errors.js";
+import { inside, type WorkspaceOptions } from "./workspace-config.js";
+
+const BACKEND = "local";
+
+/** What the checkpoints need of their session's transport and backend. */
+export interface LocalCheckpointHooks {
+  /** The session's state dir (valid once the transport started). */
+  stateDir(): string;
+  /** Ends the session's processes and restarts its fast path. */
+  endProcesses(): Promise<void>;
+  /** Tells the (new) fast path which snapshot to start from. */
+  prepareFastPath(snapshot: string): void;
+  /** Opens a child session with this workspace root (owned: removed at its close) starting in `cwd`. */
+  openChild(
+    workspace: string | undefined,
+    cwd: string,
+  ): Promise<Environment & { readonly paths: { snapshot: string } }>;
+}
+
+export class LocalCheckpoints implements CheckpointSupport {
+  readonly #workspace: WorkspaceOptions | undefined;
+  readonly #hooks: LocalCheckpointHooks;
+  /** A fork's copy of its parent's workspace, which this session removes at close. */
+  readonly #ownsWorkspace: boolean;
+  /** Old workspaces being removed after a rollback; close waits for them. */
+  readonly #removing = new Set<Promise<void>>();
+
+  constructor(workspace: WorkspaceOptions | undefined, hooks: LocalCheckpointHooks, ownsWorkspace = false) {
+    this.#workspace = workspace;
+    this.#hooks = hooks;
+    this.#ownsWorkspace = ownsWorkspace;
+  }
+
+  get workspaceRoot(): string | undefined {
+    return this.#workspace?.root;
+  }
+
+  #dir(id: string): string {
+    return join(this.#hooks.stateDir(), "checkpoints", id);
+  }
+
+  async save(host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<WorkspaceCopy | undefined> {
+    const dir = this.#dir(id);
+    mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { mode: 0o700 });
+    try {
+      copyFileSync(host.paths.snapshot, join(dir, "snapshot"));
+      if (this.#workspace === undefined) return undefined;
+      const bytes = await this.#measure("take a checkpoint", signal);
+      await copyTree(this.#workspace.root, join(dir, "workspace"), signal, "take a checkpoint");
+      return { root: this.#workspace.root, bytes };
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw wrap(error, "take a checkpoint");
+    }
+  }
+
+  async restore(host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<void> {
+    const dir = this.#dir(id);
+    if (!existsSync(dir))
+      throw new CheckpointError("not_found", `Checkpoint ${id} has no files left in ${dir}`, { backend: BACKEND });
+    const tag = randomBytes(6).toString("hex");
+    const snapshot = `${host.paths.snapshot}.rollback-${tag}`;
+    const root = this.#workspace?.root;
+    const fresh = root === undefined ? undefined : join(dirname(root), `.${basename(root)}.shellwright-restore-${tag}`);
+    try {
+      copyFileSync(join(dir, "snapshot"), snapshot);
+      if (fresh !== undefined) await copyTree(join(dir, "workspace"), fresh, signal, "roll back");
+      checkAborted(signal, "roll back", BACKEND);
+    } catch (error) {
+      rmSync(snapshot, { force: true });
+      if (fresh !== undefined) rmSync(fresh, { recursive: true, force: true });
+      throw wrap(error, "roll back");
+    }
+    // Past this point nothing is aborted: what the rollback ends cannot be brought back.
+    await this.#hooks.endProcesses();
+    if (root !== undefined && fresh !== undefined) {
+      const old = join(dirname(root), `.${basename(root)}.shellwright-old-${tag}`);
+      swap(root, fresh, old);
+      this.#removeLater(old);
+    }
+    renameSync(snapshot, host.paths.snapshot);
+    this.#hooks.prepareFastPath(host.paths.snapshot);
+  }
+
+  async release(id: string): Promise<void> {
+    await rm(this.#dir(id), { recursive: true, force: true });
+  }
+
+  async fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
+    const root = this.#workspace?.root;
+    let copy: string | undefined;
+    let cwd = host.cwd;
+    if (root !== undefined) {
+      await this.#measure("fork", signal);
+      copy = `${root}.fork-${randomBytes(6).toString("hex")}`;
+      try {
+        await copyTree(root, copy, signal, "fork");
+      } catch (error) {
+        rmSync(copy, { recursive: true, force: true });
+        throw wrap(error, "fork");
+      }
+      if (inside(cwd, root)) cwd = copy + cwd.slice(root.length);
+    }
+    let child: Awaited<ReturnType<LocalCheckpointHooks["openChild"]>> | undefined;
+    try {
+      child = await this.#hooks.openChild(copy, cwd);
+      // The parent's state, renamed into place: the child's fast path sees a new inode and reloads it.
+      const pending = `${child.paths.snapshot}.fork`;
+      copyFileSync(host.paths.snapshot, pending);
+      renameSync(pending, child.paths.snapshot);
+      return child;
+    } catch (error) {
+      if (child !== undefined) await child.close().catch(() => undefined);
+      else if (copy !== undefined) rmSync(copy, { recursive: true, force: true });
+      throw wrap(error, "fork");
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#removing]);
+    rmSync(join(this.#hooks.stateDir(), "checkpoints"), { recursive: true, force: true });
+    if (this.#ownsWorkspace && this.#workspace !== undefined)
+      await rm(this.#workspace.root, { recursive: true, force: true });
+  }
+
+  /** The workspace's size, refused past workspaceMaxBytes before anything is copied. */
+  async #measure(what: string, signal: AbortSignal | undefined): Promise<number> {
+    const { root, maxBytes } = this.#workspace!;
+    const inStateDir = this.#hooks.stateDir();
+    if (inside(inStateDir, root))
+      throw new CheckpointError(
+        "failed",
+        `Cannot ${what}: the state dir ${inStateDir} is inside the workspace ${root}`,
+        {
+          backend: BACKEND,
+        },
+      );
+    const out = await run("du", ["-s", "-b", "--", root], signal, what);
+    const bytes = Number.parseInt(out, 10);
+    if (!Number.isFinite(bytes))
+      throw new CheckpointError("failed", `Cannot ${what}: du printed ${JSON.stringify(out)}`, { backend: BACKEND });
+    if (bytes > maxBytes)
+      throw new CheckpointError(
+        "too_large",
+        `Cannot ${what}: the workspace ${root} holds ${bytes} bytes, more than workspaceMaxBytes (${maxBytes}); raise workspaceMaxBytes or remove files`,
+        { backend: BACKEND },
+      );
+    return bytes;
+  }
+
+  #removeLater(dir: string): void {
+    const removal = rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    this.#removing.add(removal);
+    void removal.finally(() => this.#removing.delete(removal));
+  }
+}
+
+/**
+ * Two renames back to back, with no await between them: only a SIGKILL of
+ * this process landing between the two syscalls can stop it halfway, and
+ * then the old workspace is whole at `old` and the checkpoint's whole at `fresh`.
+ */
+function swap(root: string, fresh: string, old: string): void {
+  renameSync(root, old);
+  try {
+    renameSync(fresh, root);
+  } catch (error) {
+    renameSync(old, root);
+    rmSync(fresh, { recursive: true, force: true });
+    throw wrap(error, "roll back");
+  }
+}
+
+/** Copies a tree with everything bash's files can carry (modes, times, symlinks, hard links, sparse files). */
+async function copyTree(from: string, to: string, signal: AbortSignal | undefined, what: string): Promise<void> {
+  await run("cp", ["--reflink=auto", "-a", "--", from, to], signal, what);
+}
+
+function run(program: string, args: string[], signal: AbortSignal | undefined, what: string): Promise<string> {
+  checkAborted(signal, what, BACKEND);
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"], ...(signal ? { signal } : {}) });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (out += text));
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (err = (err + text).slice(-2000)));
+    child.once("error", (error) => {
+      if (signal?.aborted === true)
+        reject(new CheckpointError("aborted", `Cannot ${what}: aborted by its signal`, { backend: BACKEND }));
+      else
+        reject(
+          new CheckpointError("failed", `Cannot ${what}: ${program} failed: ${error.message}`, {
+            cause: error,
+            backend: BACKEND,
+          }),
+        );
+    });
+    child.once("close", (code) => {
+      if (code === 0) resolve(out);
+      else
+        reject(
+          new CheckpointError("failed", `Cannot ${what}: ${program} exited ${code}: ${err.trim()}`, {
+            backend: BACKEND,
+          }),
+        );
+    });
+  });
+}
+
+function wrap(error: unknown, what: string): unknown {
+  if (error instanceof CheckpointError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new CheckpointError("failed", `Cannot ${what}: ${message}`, { cause: error, backend: BACKEND });
+}

@@ -1,0 +1,59 @@
+/**
+ * The local backend's workspace options (docs/branching.md): the directory a
+ * checkpoint copies and a rollback restores, and the most it may hold.
+ */
+
+import { statSync } from "node:fs";
+import { dirname, resolve, sep } from "node:path";
+import { InvalidOptionError } from "../../core/errors.js";
+import { describe, optionalShellString, positiveInteger } from "../../core/options.js";
+
+/** 1 GiB: a checkpoint is a full copy where the filesystem cannot share blocks (reflink). */
+export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 ** 3;
+
+export interface WorkspaceOptions {
+  /** Absolute, resolved against this process's cwd. */
+  root: string;
+  maxBytes: number;
+}
+
+/** The workspace options, checked where the config enters; undefined without `workspace`. */
+export function normalizeWorkspace(raw: Record<string, unknown>): WorkspaceOptions | undefined {
+  const given = optionalShellString("workspace", raw.workspace);
+  const maxBytes = positiveInteger("workspaceMaxBytes", raw.workspaceMaxBytes, DEFAULT_WORKSPACE_MAX_BYTES);
+  if (given === undefined) {
+    if (raw.workspaceMaxBytes !== undefined)
+      throw new InvalidOptionError(
+        "workspaceMaxBytes",
+        "workspaceMaxBytes needs a workspace to apply to; add `workspace`",
+      );
+    return undefined;
+  }
+  const root = resolve(given);
+  const bad = (why: string) => new InvalidOptionError("workspace", `workspace ${describe(given)} ${why}`);
+  let isDir = false;
+  try {
+    isDir = statSync(root).isDirectory();
+  } catch {
+    throw bad("does not exist");
+  }
+  if (!isDir) throw bad("is not a directory");
+  // A rollback swaps the root by rename: it needs a parent, and a root that is no mount point of its own.
+  if (dirname(root) === root) throw bad("is the filesystem's root; declare a directory below it");
+  if (statSync(dirname(root)).dev !== statSync(root).dev)
+    throw bad("is a mount point; a rollback swaps the directory by rename, so declare a directory below it");
+  if (raw.sandbox !== undefined && raw.sandbox !== false)
+    throw bad("cannot be checkpointed inside the sandbox yet (docs/branching.md); leave out `sandbox` or `workspace`");
+  const stateDir = optionalShellString("stateDir", raw.stateDir);
+  if (stateDir !== undefined && inside(resolve(stateDir), root))
+    throw new InvalidOptionError(
+      "stateDir",
+      `stateDir ${describe(stateDir)} is inside the workspace ${describe(given)}; a checkpoint would copy itself`,
+    );
+  return { root, maxBytes };
+}
+
+/** True when `path` is `root` or below it. */
+export function inside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}

@@ -1,0 +1,193 @@
+/**
+ * A session's checkpoints, kept the same way whoever implements the
+ * session: the records, one operation at a time, and the rule beside
+ * commands (docs/branching.md). A checkpoint, rollback or fork is refused
+ * while a command of the session runs (its files and state would be caught
+ * halfway); a command that arrives during one waits for it to end. Two
+ * operations at once run one after the other, so two rollbacks racing end
+ * in the state of the one that ran last.
+ */
+
+import { newId } from "./call-secret.js";
+import {
+  checkCheckpointOptions,
+  checkForkOptions,
+  checkpointId,
+  type Checkpoint,
+  type ForkOptions,
+  type RollbackOptions,
+  type CheckpointOptions,
+} from "./checkpoint.js";
+import type { CheckpointHost, CheckpointSupport } from "./checkpoint-support.js";
+import type { Environment } from "./environment.js";
+import { CheckpointError, SessionClosedError, UnsupportedError } from "./errors.js";
+
+/** What the session gives its checkpoints: who it is now, and how to move its cwd. */
+export interface BranchesOwner extends CheckpointHost {
+  readonly backend: string;
+  readonly closed: boolean;
+  readonly snapshotReady: boolean;
+  setCwd(cwd: string): void;
+}
+
+interface Entry {
+  checkpoint: Checkpoint;
+  cwd: string;
+}
+
+export class Branches {
+  readonly #owner: BranchesOwner;
+  readonly #support: () => CheckpointSupport | undefined;
+  readonly #entries = new Map<string, Entry>();
+  /** Commands running now; long-lived ones (a background process's follower) are not counted. */
+  #running = 0;
+  /** The operation under way: commands that arrive meanwhile wait for it. */
+  #gate: Promise<unknown> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(owner: BranchesOwner, support: () => CheckpointSupport | undefined) {
+    this.#owner = owner;
+    this.#support = support;
+  }
+
+  /** Runs one command of the session, after any operation under way, counted while it runs. */
+  async around<T>(longLived: boolean, call: () => Promise<T>): Promise<T> {
+    while (this.#gate !== undefined) await this.#gate.catch(() => undefined);
+    if (longLived) return call();
+    this.#running++;
+    try {
+      return await call();
+    } finally {
+      this.#running--;
+    }
+  }
+
+  get workspaceRoot(): string | undefined {
+    return this.#support()?.workspaceRoot;
+  }
+
+  list(): Checkpoint[] {
+    return [...this.#entries.values()].map((entry) => entry.checkpoint);
+  }
+
+  async checkpoint(options?: CheckpointOptions): Promise<Checkpoint> {
+    const signal = checkCheckpointOptions("checkpoint", options);
+    return this.#operation("take a checkpoint", signal, async (support) => {
+      const id = `cp-${newId()}`;
+      const createdAt = new Date();
+      const cwd = this.#owner.cwd;
+      const workspace = await support.save(this.#owner, id, signal);
+      const checkpoint: Checkpoint = Object.freeze({
+        id,
+        sessionId: this.#owner.sessionId,
+        createdAt,
+        holds: Object.freeze(workspace === undefined ? { shell: true } : { shell: true, workspace }),
+      });
+      this.#entries.set(id, { checkpoint, cwd });
+      return checkpoint;
+    });
+  }
+
+  async rollback(checkpoint: Checkpoint, options?: RollbackOptions): Promise<void> {
+    const id = checkpointId(checkpoint);
+    const signal = checkCheckpointOptions("rollback", options);
+    return this.#operation("roll back", signal, async (support) => {
+      const entry = this.#entry(id);
+      await support.restore(this.#owner, id, signal);
+      this.#owner.setCwd(entry.cwd);
+    });
+  }
+
+  async releaseCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    const id = checkpointId(checkpoint);
+    return this.#operation("release a checkpoint", undefined, async (support) => {
+      this.#entry(id);
+      this.#entries.delete(id);
+      await support.release(id);
+    });
+  }
+
+  async fork(options: ForkOptions): Promise<Environment[]> {
+    const { count, signal } = checkForkOptions(options);
+    return this.#operation("fork", signal, async (support) => {
+      const children: Environment[] = [];
+      try {
+        for (let i = 0; i < count; i++) {
+          checkAborted(signal, "fork", this.#owner.backend);
+          children.push(await support.fork(this.#owner, signal));
+        }
+      } catch (error) {
+        await Promise.allSettled(children.map((child) => child.close()));
+        throw error;
+      }
+      return children;
+    });
+  }
+
+  /** At close, after the last command: removes every checkpoint and what the support keeps. */
+  async close(): Promise<void> {
+    const support = this.#support();
+    this.#entries.clear();
+    await this.#queue.catch(() => undefined);
+    await support?.close();
+  }
+
+  #entry(id: string): Entry {
+    const entry = this.#entries.get(id);
+    if (entry === undefined)
+      throw new CheckpointError(
+        "not_found",
+        `Checkpoint ${id} is not one of this session's (${this.#owner.sessionId}): it was released, or taken in another session`,
+        { backend: this.#owner.backend },
+      );
+    return entry;
+  }
+
+  /** One operation at a time, refused while a command runs; commands that arrive meanwhile wait. */
+  #operation<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    op: (support: CheckpointSupport) => Promise<T>,
+  ): Promise<T> {
+    const run = async (): Promise<T> => {
+      const owner = this.#owner;
+      if (owner.closed) throw new SessionClosedError();
+      const support = this.#support();
+      if (support === undefined)
+        throw new UnsupportedError(
+          `Checkpoints are not supported on the ${owner.backend} backend yet (docs/branching.md)`,
+          {
+            backend: owner.backend,
+          },
+        );
+      if (!owner.snapshotReady)
+        throw new CheckpointError("failed", `Cannot ${what}: the session has no snapshot (its init failed)`, {
+          backend: owner.backend,
+        });
+      if (this.#running > 0)
+        throw new CheckpointError(
+          "busy",
+          `Cannot ${what} while a command of the session runs (${this.#running} running); wait for it to finish`,
+          { backend: owner.backend },
+        );
+      checkAborted(signal, what, owner.backend);
+      return op(support);
+    };
+    const result = this.#queue.then(run, run);
+    this.#queue = result.catch(() => undefined);
+    // From the moment it is asked for: a command that arrives later runs after it.
+    this.#gate = result;
+    void result
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.#gate === result) this.#gate = undefined;
+      });
+    return result;
+  }
+}
+
+/** An aborted operation fails with an error of the one hierarchy, as every other failure does. */
+export function checkAborted(signal: AbortSignal | undefined, what: string, backend: string): void {
+  if (signal?.aborted === true)
+    throw new CheckpointError("aborted", `Cannot ${what}: aborted by its signal`, { backend });
+}
