@@ -6,8 +6,11 @@
  */
 
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { SESSION_MARK } from "../../core/call-marks.js";
 import type { KillSignal } from "../../core/transport.js";
 import { parseSweep, sweepScript, type SweepResult, type SweepTarget } from "../../core/sweep-script.js";
+import { killGroup } from "./process-groups.js";
 
 /** A sweep that has not finished after this long is given up (the cgroup, if any, is the last word). */
 const SWEEP_LIMIT_MS = 60_000;
@@ -30,4 +33,26 @@ export function runSweep(bash: string, target: SweepTarget, signal: KillSignal, 
       resolve(parseSweep(output));
     });
   });
+}
+
+/**
+ * KILL for a session's processes, however they detached: its live groups, the
+ * groups its ended jobs left (only while their leader's PID is unused: a live
+ * process with it is a newcomer), and everything carrying its mark. Empties both sets.
+ */
+export async function endSessionProcesses(
+  bash: string,
+  sessionMark: string,
+  groups: Set<number>,
+  endedGroups: Set<number>,
+): Promise<void> {
+  for (const pid of groups) killGroup(pid, "KILL");
+  for (const pid of endedGroups) if (!existsSync(`/proc/${pid}`)) killGroup(pid, "KILL");
+  if (bash !== "") {
+    const all = [...groups, ...endedGroups];
+    const target = { marks: [`${SESSION_MARK}=${sessionMark}`], groups: all, sessions: all, deadLeadersOnly: true };
+    await runSweep(bash, target, "KILL", 0);
+  }
+  groups.clear();
+  endedGroups.clear();
 }

@@ -6,11 +6,11 @@
  */
 
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { callMarks, CALL_MARK, markEnv, newMarkValue, SESSION_MARK, type CallMarks } from "../../core/call-marks.js";
+import { callMarks, CALL_MARK, markEnv, newMarkValue, type CallMarks } from "../../core/call-marks.js";
 import { SweepHits } from "../shared/sweep-hits.js";
 import { withoutCredentials } from "../../core/credentials.js";
 import { shellQuote } from "../../core/script.js";
@@ -30,7 +30,7 @@ import {
   type RunOptions,
   type Transport,
 } from "../../core/transport.js";
-import { runSweep } from "./process-sweep.js";
+import { endSessionProcesses, runSweep } from "./process-sweep.js";
 import { SessionCgroup } from "./session-cgroup.js";
 import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { ENDED_GROUP_TAG, guardOwnerDeath, SANDBOX_DIR_PREFIX } from "./owner-cleanup.js";
@@ -325,20 +325,7 @@ ${script}`;
     // The helper and its launcher first: nothing new may start while the groups are killed.
     this.#fast?.stop();
     this.#fast = undefined;
-    // A session's background processes end with it, however they detached.
-    for (const pid of this.#groups) killGroup(pid, "KILL");
-    for (const pid of this.#endedGroups) if (!existsSync(`/proc/${pid}`)) killGroup(pid, "KILL");
-    if (this.#bash !== "") {
-      const groups = [...this.#groups, ...this.#endedGroups];
-      await runSweep(
-        this.#bash,
-        { marks: [`${SESSION_MARK}=${this.#sessionMark}`], groups, sessions: groups, deadLeadersOnly: true },
-        "KILL",
-        0,
-      );
-    }
-    this.#groups.clear();
-    this.#endedGroups.clear();
+    await endSessionProcesses(this.#bash, this.#sessionMark, this.#groups, this.#endedGroups);
     await this.#cgroup?.killAll();
   }
 
