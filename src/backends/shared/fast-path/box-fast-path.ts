@@ -15,7 +15,7 @@ import { FastPathRunner, type FastPathHost, type RunningCall } from "./fast-path
 import { staticHelper, type StaticHelper } from "./helper-path.js";
 import { NO_STATIC_HELPER, warnUnavailable } from "./unavailable.js";
 
-export interface BoxFastPathOptions {
+interface BoxFastPathCommon {
   box: BoxExec;
   /** Which box is running now (undefined: none); a new box gets its own copy of the helper. */
   currentBox(): string | undefined;
@@ -25,11 +25,6 @@ export interface BoxFastPathOptions {
   sessionMark: string;
   /** KILL for these process groups inside the box (a job whose helper died). */
   killGroups(pids: number[]): Promise<unknown>;
-  /** The sweep inside the box (the backend's), or else `killer`'s. */
-  sweep?(target: SweepTarget, signal: KillSignal, graceMs: number, running: RunningCall): Promise<SweepResult>;
-  killer?: RemoteTreeKiller;
-  /** The backend's bookkeeping of a call (default: the killer's guard, the job's group noted as a leader). */
-  adopt?: FastPathHost["adopt"];
   /** True while the whole box is frozen from outside (a paused container: its helper's silence is not its own). */
   frozen?(): Promise<boolean>;
   /** A box's files survive its helper (a container): a helper started again reuses the copy. */
@@ -37,6 +32,19 @@ export interface BoxFastPathOptions {
   /** Told where the helper was copied in the current box (the backend removes it from a box that outlives it). */
   onCopied?(path: string): void;
 }
+
+/** How a call's kill sweeps the box: with the backend's own sweep and bookkeeping, or with its remote-tree killer. */
+type BoxKill =
+  | {
+      sweep(target: SweepTarget, signal: KillSignal, graceMs: number, running: RunningCall): Promise<SweepResult>;
+      /** The backend's bookkeeping of a call (its groups for close). */
+      adopt?: FastPathHost["adopt"];
+      killer?: undefined;
+    }
+  /** The killer's guard; the job's group noted as a leader, so close() finds what the job left in it. */
+  | { killer: RemoteTreeKiller; sweep?: undefined; adopt?: undefined };
+
+export type BoxFastPathOptions = BoxFastPathCommon & BoxKill;
 
 /** Undefined when the static helper was not built: every call then takes the plain path. */
 export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undefined {
@@ -46,7 +54,6 @@ export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undef
     return undefined;
   }
   const copies = new BoxCopies(options, helper);
-  const killer = options.killer;
   return new FastPathRunner({
     sessionMark: options.sessionMark,
     // A helper still being copied in or started would hold the call back longer than a plain exec takes.
@@ -74,21 +81,23 @@ export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undef
       return frozen === undefined ? stream : Object.assign(stream, { frozen: () => frozen() });
     },
     killGroup: (pid) => void options.killGroups([pid]).catch(() => undefined),
-    adopt:
-      options.adopt ??
-      ((call, marks) => {
-        // The job leads its group: a child that emptied its environment (no mark) is found there at close.
-        call.onStart = (pid) => killer?.noteLeader(pid);
-        return killer?.guard(call, marks, { watchPids: false }) ?? call;
-      }),
-    sweep:
-      options.sweep ??
-      // The killer runs the same sweep, remembering its own hits per handle.
-      (async (_target, signal, graceMs, { handle, call }) => ({
-        clean: await killer!.kill(handle, signal, call.pid, graceMs),
-        hit: [],
-      })),
+    ...(options.killer === undefined ? { sweep: options.sweep, adopt: options.adopt } : killerKill(options.killer)),
   });
+}
+
+/** A call's kill and bookkeeping through the backend's remote-tree killer, which remembers its own hits per handle. */
+function killerKill(killer: RemoteTreeKiller): Pick<FastPathHost, "sweep" | "adopt"> {
+  return {
+    adopt: (call, marks) => {
+      // The job leads its group: a child that emptied its environment (no mark) is found there at close.
+      call.onStart = (pid) => killer.noteLeader(pid);
+      return killer.guard(call, marks, { watchPids: false });
+    },
+    sweep: async (_target, signal, graceMs, { handle, call }) => ({
+      clean: await killer.kill(handle, signal, call.pid, graceMs),
+      hit: [],
+    }),
+  };
 }
 
 /** The helper's copy in the current box: made once per box, made again after a failure. */
