@@ -12,7 +12,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -22,6 +22,7 @@ import type { Environment } from "../../core/environment.js";
 import { checkAborted } from "../../core/branches.js";
 import { CheckpointError } from "../../core/errors.js";
 import { inside, type WorkspaceOptions } from "./workspace-config.js";
+import { copyStateFile, makePrivateDir, withDir } from "./state-files.js";
 
 const BACKEND = "local";
 
@@ -63,18 +64,24 @@ export class LocalCheckpoints implements CheckpointSupport {
   }
 
   async save(host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<WorkspaceCopy | undefined> {
-    const dir = this.#dir(id);
-    mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
-    mkdirSync(dir, { mode: 0o700 });
+    const what = "take a checkpoint";
+    const state = this.#hooks.stateDir();
     try {
-      copyFileSync(host.paths.snapshot, join(dir, "snapshot"));
+      withDir(state, [], what, (top) => makePrivateDir(top, "checkpoints", what, false));
+      withDir(state, ["checkpoints"], what, (all) => makePrivateDir(all, id, what, true));
+    } catch (error) {
+      throw wrap(error, what);
+    }
+    try {
+      withDir(state, ["checkpoints", id], what, (dir) => copyStateFile(host.paths.snapshot, `${dir}/snapshot`, what));
       if (this.#workspace === undefined) return undefined;
-      const bytes = await this.#measure("take a checkpoint", signal);
-      await copyTree(this.#workspace.root, join(dir, "workspace"), signal, "take a checkpoint");
+      const bytes = await this.#measure(what, signal);
+      // No sandbox with a workspace (workspace-config.ts): no command can have planted links here.
+      await copyTree(this.#workspace.root, join(this.#dir(id), "workspace"), signal, what);
       return { root: this.#workspace.root, bytes };
     } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
-      throw wrap(error, "take a checkpoint");
+      await this.release(id).catch(() => undefined);
+      throw wrap(error, what);
     }
   }
 
@@ -87,7 +94,9 @@ export class LocalCheckpoints implements CheckpointSupport {
     const root = this.#workspace?.root;
     const fresh = root === undefined ? undefined : join(dirname(root), `.${basename(root)}.shellwright-restore-${tag}`);
     try {
-      copyFileSync(join(dir, "snapshot"), snapshot);
+      withDir(this.#hooks.stateDir(), ["checkpoints", id], "roll back", (saved) =>
+        copyStateFile(`${saved}/snapshot`, snapshot, "roll back"),
+      );
       if (fresh !== undefined) await copyTree(join(dir, "workspace"), fresh, signal, "roll back");
       checkAborted(signal, "roll back", BACKEND);
     } catch (error) {
@@ -96,18 +105,31 @@ export class LocalCheckpoints implements CheckpointSupport {
       throw wrap(error, "roll back");
     }
     // Past this point nothing is aborted: what the rollback ends cannot be brought back.
-    await this.#hooks.endProcesses();
-    if (root !== undefined && fresh !== undefined) {
-      const old = join(dirname(root), `.${basename(root)}.shellwright-old-${tag}`);
-      swap(root, fresh, old);
-      this.#removeLater(old);
+    try {
+      await this.#hooks.endProcesses();
+      if (root !== undefined && fresh !== undefined) {
+        // A removed workspace is the case a rollback is most wanted for: nothing to move aside.
+        if (lstatSync(root, { throwIfNoEntry: false }) === undefined) renameSync(fresh, root);
+        else {
+          const old = join(dirname(root), `.${basename(root)}.shellwright-old-${tag}`);
+          swap(root, fresh, old);
+          this.#removeLater(old);
+        }
+      }
+      renameSync(snapshot, host.paths.snapshot);
+    } catch (error) {
+      rmSync(snapshot, { force: true });
+      if (fresh !== undefined) rmSync(fresh, { recursive: true, force: true });
+      throw wrap(error, "roll back");
     }
-    renameSync(snapshot, host.paths.snapshot);
     this.#hooks.prepareFastPath(host.paths.snapshot);
   }
 
   async release(id: string): Promise<void> {
-    await rm(this.#dir(id), { recursive: true, force: true });
+    const all = join(this.#hooks.stateDir(), "checkpoints");
+    // Never through a `checkpoints` a command replaced by a symlink: that would remove `id` wherever it points.
+    if (lstatSync(all, { throwIfNoEntry: false })?.isDirectory() !== true) return;
+    await rm(join(all, id), { recursive: true, force: true });
   }
 
   async fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
@@ -130,7 +152,7 @@ export class LocalCheckpoints implements CheckpointSupport {
       child = await this.#hooks.openChild(copy, cwd);
       // The parent's state, renamed into place: the child's fast path sees a new inode and reloads it.
       const pending = `${child.paths.snapshot}.fork`;
-      copyFileSync(host.paths.snapshot, pending);
+      copyStateFile(host.paths.snapshot, pending, "fork");
       renameSync(pending, child.paths.snapshot);
       return child;
     } catch (error) {
@@ -150,7 +172,7 @@ export class LocalCheckpoints implements CheckpointSupport {
   /** The workspace's size, refused past workspaceMaxBytes before anything is copied. */
   async #measure(what: string, signal: AbortSignal | undefined): Promise<number> {
     const { root, maxBytes } = this.#workspace!;
-    const inStateDir = this.#hooks.stateDir();
+    const inStateDir = realpathSync(this.#hooks.stateDir());
     if (inside(inStateDir, root))
       throw new CheckpointError(
         "failed",
