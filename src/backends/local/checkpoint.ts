@@ -23,6 +23,7 @@ import { checkAborted } from "../../core/branches.js";
 import { CheckpointError } from "../../core/errors.js";
 import { inside, type WorkspaceOptions } from "./workspace-config.js";
 import { copyStateFile, makePrivateDir, withDir } from "./state-files.js";
+import { forgetDir, recordDir } from "./checkpoint-dirs.js";
 
 const BACKEND = "local";
 
@@ -93,6 +94,7 @@ export class LocalCheckpoints implements CheckpointSupport {
     const snapshot = `${host.paths.snapshot}.rollback-${tag}`;
     const root = this.#workspace?.root;
     const fresh = root === undefined ? undefined : join(dirname(root), `.${basename(root)}.shellwright-restore-${tag}`);
+    if (fresh !== undefined) recordDir(this.#hooks.stateDir(), fresh);
     try {
       withDir(this.#hooks.stateDir(), ["checkpoints", id], "roll back", (saved) =>
         copyStateFile(`${saved}/snapshot`, snapshot, "roll back"),
@@ -101,7 +103,7 @@ export class LocalCheckpoints implements CheckpointSupport {
       checkAborted(signal, "roll back", BACKEND);
     } catch (error) {
       rmSync(snapshot, { force: true });
-      if (fresh !== undefined) rmSync(fresh, { recursive: true, force: true });
+      this.#remove(fresh);
       throw wrap(error, "roll back");
     }
     // Past this point nothing is aborted: what the rollback ends cannot be brought back.
@@ -112,6 +114,7 @@ export class LocalCheckpoints implements CheckpointSupport {
         if (lstatSync(root, { throwIfNoEntry: false }) === undefined) renameSync(fresh, root);
         else {
           const old = join(dirname(root), `.${basename(root)}.shellwright-old-${tag}`);
+          recordDir(this.#hooks.stateDir(), old);
           swap(root, fresh, old);
           this.#removeLater(old);
         }
@@ -119,9 +122,10 @@ export class LocalCheckpoints implements CheckpointSupport {
       renameSync(snapshot, host.paths.snapshot);
     } catch (error) {
       rmSync(snapshot, { force: true });
-      if (fresh !== undefined) rmSync(fresh, { recursive: true, force: true });
+      this.#remove(fresh);
       throw wrap(error, "roll back");
     }
+    if (fresh !== undefined) forgetDir(this.#hooks.stateDir(), fresh);
     this.#hooks.prepareFastPath(host.paths.snapshot);
   }
 
@@ -139,10 +143,11 @@ export class LocalCheckpoints implements CheckpointSupport {
     if (root !== undefined) {
       await this.#measure("fork", signal);
       copy = `${root}.fork-${randomBytes(6).toString("hex")}`;
+      recordDir(this.#hooks.stateDir(), copy);
       try {
         await copyTree(root, copy, signal, "fork");
       } catch (error) {
-        rmSync(copy, { recursive: true, force: true });
+        this.#remove(copy);
         throw wrap(error, "fork");
       }
       if (inside(cwd, root)) cwd = copy + cwd.slice(root.length);
@@ -154,10 +159,15 @@ export class LocalCheckpoints implements CheckpointSupport {
       const pending = `${child.paths.snapshot}.fork`;
       copyStateFile(host.paths.snapshot, pending, "fork");
       renameSync(pending, child.paths.snapshot);
+      // From now on the child removes its copy at close, and --prune finds it through the child's record.
+      if (copy !== undefined) {
+        recordDir(dirname(child.paths.snapshot), copy);
+        forgetDir(this.#hooks.stateDir(), copy);
+      }
       return child;
     } catch (error) {
       if (child !== undefined) await child.close().catch(() => undefined);
-      else if (copy !== undefined) rmSync(copy, { recursive: true, force: true });
+      this.#remove(copy);
       throw wrap(error, "fork");
     }
   }
@@ -194,8 +204,17 @@ export class LocalCheckpoints implements CheckpointSupport {
     return bytes;
   }
 
+  /** Removes a dir this session made beside the root, and its record. */
+  #remove(dir: string | undefined): void {
+    if (dir === undefined) return;
+    rmSync(dir, { recursive: true, force: true });
+    forgetDir(this.#hooks.stateDir(), dir);
+  }
+
   #removeLater(dir: string): void {
-    const removal = rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    const removal = rm(dir, { recursive: true, force: true })
+      .then(() => forgetDir(this.#hooks.stateDir(), dir))
+      .catch(() => undefined);
     this.#removing.add(removal);
     void removal.finally(() => this.#removing.delete(removal));
   }
