@@ -312,7 +312,8 @@ describe("local checkpoints with a workspace", () => {
     expect(error).toBeInstanceOf(CheckpointError);
     expect((error as Error).message).toMatch(/roll back: injected/);
     expect(readdirSync(base).sort()).toEqual(["state", "ws"]);
-    expect(readdirSync(state).sort()).toEqual(["checkpoints", "snapshot"]);
+    expect(readdirSync(state).sort()).toEqual(["checkpoint-dirs", "checkpoints", "snapshot"]);
+    expect(readFileSync(join(state, "checkpoint-dirs"), "utf8")).toBe("");
     await support.close();
   });
 });
