@@ -19,7 +19,7 @@ import {
   type CheckpointOptions,
 } from "./checkpoint.js";
 import type { CheckpointHost, CheckpointSupport } from "./checkpoint-support.js";
-import type { Environment } from "./environment.js";
+import type { Environment, ExecuteOptions } from "./environment.js";
 import { CheckpointError, SessionClosedError, UnsupportedError } from "./errors.js";
 
 /** What the session gives its checkpoints: who it is now, and how to move its cwd. */
@@ -39,7 +39,7 @@ export class Branches {
   readonly #owner: BranchesOwner;
   readonly #support: () => CheckpointSupport | undefined;
   readonly #entries = new Map<string, Entry>();
-  /** Commands running now; long-lived ones (a background process's follower) are not counted. */
+  /** Commands running now; long-lived isolated ones (a background process's follower) are not counted. */
   #running = 0;
   /** The operation under way: commands that arrive meanwhile wait for it. */
   #gate: Promise<unknown> | undefined;
@@ -50,10 +50,17 @@ export class Branches {
     this.#support = support;
   }
 
-  /** Runs one command of the session, after any operation under way, counted while it runs. */
-  async around<T>(longLived: boolean, call: () => Promise<T>): Promise<T> {
-    while (this.#gate !== undefined) await this.#gate.catch(() => undefined);
-    if (longLived) return call();
+  /**
+   * Runs one command of the session, after any operation under way, counted while it runs.
+   * Only a call both long-lived and isolated goes uncounted (a background process's
+   * follower: it would hold every checkpoint off, and it commits no state); any other
+   * could commit its snapshot over a rollback's. A call whose signal fires while it
+   * waits stops waiting: the session answers an aborted call without running it.
+   */
+  async around<T>(options: ExecuteOptions | undefined, call: () => Promise<T>): Promise<T> {
+    const signal = options?.signal;
+    while (this.#gate !== undefined && signal?.aborted !== true) await untilSettledOrAborted(this.#gate, signal);
+    if (options?.longLived === true && options.isolated === true) return call();
     this.#running++;
     try {
       return await call();
@@ -191,3 +198,18 @@ export function checkAborted(signal: AbortSignal | undefined, what: string, back
   if (signal?.aborted === true)
     throw new CheckpointError("aborted", `Cannot ${what}: aborted by its signal`, { backend });
 }
+
+/** Waits for `gate` to settle, or for `signal` to fire, whichever comes first. */
+function untilSettledOrAborted(gate: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return gate.then(noop, noop);
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    gate.then(done, done);
+  });
+}
+
+function noop(): void {}

@@ -98,7 +98,7 @@ export abstract class EnvironmentBase implements Environment {
     // a checkpoint is refused beside one and a call waits for a rollback.
     const execute = this.execute.bind(this);
     (this as { execute: Environment["execute"] }).execute = (command, options) =>
-      this.#branches.around(options?.longLived === true, () => execute(command, options));
+      this.#branches.around(options, () => execute(command, options));
   }
 
   get id(): string {

@@ -61,7 +61,9 @@ export interface ExecuteOptions {
    * This call lasts as long as something it serves (a background process's
    * output follower or end watcher), not as long as a command the caller
    * waits for. A gateway counts it apart from its calls in flight, against a
-   * bound per session of its own (docs/gateway.md); elsewhere it changes nothing.
+   * bound per session of its own (docs/gateway.md). A call both long-lived and
+   * `isolated` does not hold off a checkpoint, rollback or fork of the session
+   * (docs/branching.md); any other call does while it runs.
    * @default false
    */
   longLived?: boolean;

@@ -12,7 +12,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -22,6 +22,8 @@ import type { Environment } from "../../core/environment.js";
 import { checkAborted } from "../../core/branches.js";
 import { CheckpointError } from "../../core/errors.js";
 import { inside, type WorkspaceOptions } from "./workspace-config.js";
+import { copyStateFile, makePrivateDir, withDir } from "./state-files.js";
+import { forgetDir, recordDir } from "./checkpoint-dirs.js";
 
 const BACKEND = "local";
 
@@ -63,18 +65,24 @@ export class LocalCheckpoints implements CheckpointSupport {
   }
 
   async save(host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<WorkspaceCopy | undefined> {
-    const dir = this.#dir(id);
-    mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
-    mkdirSync(dir, { mode: 0o700 });
+    const what = "take a checkpoint";
+    const state = this.#hooks.stateDir();
     try {
-      copyFileSync(host.paths.snapshot, join(dir, "snapshot"));
+      withDir(state, [], what, (top) => makePrivateDir(top, "checkpoints", what, false));
+      withDir(state, ["checkpoints"], what, (all) => makePrivateDir(all, id, what, true));
+    } catch (error) {
+      throw wrap(error, what);
+    }
+    try {
+      withDir(state, ["checkpoints", id], what, (dir) => copyStateFile(host.paths.snapshot, `${dir}/snapshot`, what));
       if (this.#workspace === undefined) return undefined;
-      const bytes = await this.#measure("take a checkpoint", signal);
-      await copyTree(this.#workspace.root, join(dir, "workspace"), signal, "take a checkpoint");
+      const bytes = await this.#measure(what, signal);
+      // No sandbox with a workspace (workspace-config.ts): no command can have planted links here.
+      await copyTree(this.#workspace.root, join(this.#dir(id), "workspace"), signal, what);
       return { root: this.#workspace.root, bytes };
     } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
-      throw wrap(error, "take a checkpoint");
+      await this.release(id).catch(() => undefined);
+      throw wrap(error, what);
     }
   }
 
@@ -86,28 +94,46 @@ export class LocalCheckpoints implements CheckpointSupport {
     const snapshot = `${host.paths.snapshot}.rollback-${tag}`;
     const root = this.#workspace?.root;
     const fresh = root === undefined ? undefined : join(dirname(root), `.${basename(root)}.shellwright-restore-${tag}`);
+    if (fresh !== undefined) recordDir(this.#hooks.stateDir(), fresh);
     try {
-      copyFileSync(join(dir, "snapshot"), snapshot);
+      withDir(this.#hooks.stateDir(), ["checkpoints", id], "roll back", (saved) =>
+        copyStateFile(`${saved}/snapshot`, snapshot, "roll back"),
+      );
       if (fresh !== undefined) await copyTree(join(dir, "workspace"), fresh, signal, "roll back");
       checkAborted(signal, "roll back", BACKEND);
     } catch (error) {
       rmSync(snapshot, { force: true });
-      if (fresh !== undefined) rmSync(fresh, { recursive: true, force: true });
+      this.#remove(fresh);
       throw wrap(error, "roll back");
     }
     // Past this point nothing is aborted: what the rollback ends cannot be brought back.
-    await this.#hooks.endProcesses();
-    if (root !== undefined && fresh !== undefined) {
-      const old = join(dirname(root), `.${basename(root)}.shellwright-old-${tag}`);
-      swap(root, fresh, old);
-      this.#removeLater(old);
+    try {
+      await this.#hooks.endProcesses();
+      if (root !== undefined && fresh !== undefined) {
+        // A removed workspace is the case a rollback is most wanted for: nothing to move aside.
+        if (lstatSync(root, { throwIfNoEntry: false }) === undefined) renameSync(fresh, root);
+        else {
+          const old = join(dirname(root), `.${basename(root)}.shellwright-old-${tag}`);
+          recordDir(this.#hooks.stateDir(), old);
+          swap(root, fresh, old);
+          this.#removeLater(old);
+        }
+      }
+      renameSync(snapshot, host.paths.snapshot);
+    } catch (error) {
+      rmSync(snapshot, { force: true });
+      this.#remove(fresh);
+      throw wrap(error, "roll back");
     }
-    renameSync(snapshot, host.paths.snapshot);
+    if (fresh !== undefined) forgetDir(this.#hooks.stateDir(), fresh);
     this.#hooks.prepareFastPath(host.paths.snapshot);
   }
 
   async release(id: string): Promise<void> {
-    await rm(this.#dir(id), { recursive: true, force: true });
+    const all = join(this.#hooks.stateDir(), "checkpoints");
+    // Never through a `checkpoints` a command replaced by a symlink: that would remove `id` wherever it points.
+    if (lstatSync(all, { throwIfNoEntry: false })?.isDirectory() !== true) return;
+    await rm(join(all, id), { recursive: true, force: true });
   }
 
   async fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
@@ -117,10 +143,11 @@ export class LocalCheckpoints implements CheckpointSupport {
     if (root !== undefined) {
       await this.#measure("fork", signal);
       copy = `${root}.fork-${randomBytes(6).toString("hex")}`;
+      recordDir(this.#hooks.stateDir(), copy);
       try {
         await copyTree(root, copy, signal, "fork");
       } catch (error) {
-        rmSync(copy, { recursive: true, force: true });
+        this.#remove(copy);
         throw wrap(error, "fork");
       }
       if (inside(cwd, root)) cwd = copy + cwd.slice(root.length);
@@ -130,12 +157,17 @@ export class LocalCheckpoints implements CheckpointSupport {
       child = await this.#hooks.openChild(copy, cwd);
       // The parent's state, renamed into place: the child's fast path sees a new inode and reloads it.
       const pending = `${child.paths.snapshot}.fork`;
-      copyFileSync(host.paths.snapshot, pending);
+      copyStateFile(host.paths.snapshot, pending, "fork");
       renameSync(pending, child.paths.snapshot);
+      // From now on the child removes its copy at close, and --prune finds it through the child's record.
+      if (copy !== undefined) {
+        recordDir(dirname(child.paths.snapshot), copy);
+        forgetDir(this.#hooks.stateDir(), copy);
+      }
       return child;
     } catch (error) {
       if (child !== undefined) await child.close().catch(() => undefined);
-      else if (copy !== undefined) rmSync(copy, { recursive: true, force: true });
+      this.#remove(copy);
       throw wrap(error, "fork");
     }
   }
@@ -150,7 +182,7 @@ export class LocalCheckpoints implements CheckpointSupport {
   /** The workspace's size, refused past workspaceMaxBytes before anything is copied. */
   async #measure(what: string, signal: AbortSignal | undefined): Promise<number> {
     const { root, maxBytes } = this.#workspace!;
-    const inStateDir = this.#hooks.stateDir();
+    const inStateDir = realpathSync(this.#hooks.stateDir());
     if (inside(inStateDir, root))
       throw new CheckpointError(
         "failed",
@@ -172,8 +204,17 @@ export class LocalCheckpoints implements CheckpointSupport {
     return bytes;
   }
 
+  /** Removes a dir this session made beside the root, and its record. */
+  #remove(dir: string | undefined): void {
+    if (dir === undefined) return;
+    rmSync(dir, { recursive: true, force: true });
+    forgetDir(this.#hooks.stateDir(), dir);
+  }
+
   #removeLater(dir: string): void {
-    const removal = rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    const removal = rm(dir, { recursive: true, force: true })
+      .then(() => forgetDir(this.#hooks.stateDir(), dir))
+      .catch(() => undefined);
     this.#removing.add(removal);
     void removal.finally(() => this.#removing.delete(removal));
   }

@@ -4,6 +4,7 @@ import { rmSync } from "node:fs";
 import { deadOwnersDirs, type LeftoverSource } from "../shared/leftover-source.js";
 import { ownerPid } from "../shared/owner.js";
 import { endLeftoverJobs } from "./leftover-jobs.js";
+import { removeLeftoverDirs } from "./checkpoint-dirs.js";
 
 const KIND = "state-dir";
 
@@ -15,6 +16,7 @@ export const localLeftovers: LeftoverSource = {
     const mine = found.filter((l) => l.kind === KIND);
     for (const item of mine) {
       await endLeftoverJobs(item.what, ownerPid(item.owner));
+      removeLeftoverDirs(item.what);
       rmSync(item.what, { recursive: true, force: true });
     }
     return mine;

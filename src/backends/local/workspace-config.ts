@@ -3,8 +3,8 @@
  * checkpoint copies and a rollback restores, and the most it may hold.
  */
 
-import { statSync } from "node:fs";
-import { dirname, resolve, sep } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { InvalidOptionError } from "../../core/errors.js";
 import { describe, optionalShellString, positiveInteger } from "../../core/options.js";
 
@@ -25,14 +25,16 @@ export function normalizeWorkspace(raw: Record<string, unknown>): WorkspaceOptio
     if (raw.workspaceMaxBytes !== undefined)
       throw new InvalidOptionError(
         "workspaceMaxBytes",
-        "workspaceMaxBytes needs a workspace to apply to; add `workspace`",
+        `workspaceMaxBytes ${describe(raw.workspaceMaxBytes)} needs a workspace to apply to; add \`workspace\``,
       );
     return undefined;
   }
-  const root = resolve(given);
   const bad = (why: string) => new InvalidOptionError("workspace", `workspace ${describe(given)} ${why}`);
+  // The physical path: `cp -a` and `du` do not follow a symlink given as the root, and the shell's cwd is physical.
+  let root: string;
   let isDir = false;
   try {
+    root = realpathSync(resolve(given));
     isDir = statSync(root).isDirectory();
   } catch {
     throw bad("does not exist");
@@ -45,12 +47,22 @@ export function normalizeWorkspace(raw: Record<string, unknown>): WorkspaceOptio
   if (raw.sandbox !== undefined && raw.sandbox !== false)
     throw bad("cannot be checkpointed inside the sandbox yet (docs/branching.md); leave out `sandbox` or `workspace`");
   const stateDir = optionalShellString("stateDir", raw.stateDir);
-  if (stateDir !== undefined && inside(resolve(stateDir), root))
+  if (stateDir !== undefined && (inside(resolve(stateDir), root) || inside(physical(resolve(stateDir)), root)))
     throw new InvalidOptionError(
       "stateDir",
       `stateDir ${describe(stateDir)} is inside the workspace ${describe(given)}; a checkpoint would copy itself`,
     );
   return { root, maxBytes };
+}
+
+/** `path` with its existing part's symlinks resolved (a state dir may not exist yet). */
+function physical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(physical(parent), basename(path));
+  }
 }
 
 /** True when `path` is `root` or below it. */

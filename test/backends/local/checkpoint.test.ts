@@ -9,6 +9,7 @@ import {
   readFileSync,
   readlinkSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +17,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CheckpointError, createEnvironment, InvalidOptionError, type Environment } from "../../../src/index.js";
 import { alive, eventually } from "../../helpers/processes.js";
+import { LocalCheckpoints } from "../../../src/backends/local/checkpoint.js";
 
 let base: string;
 let ws: string;
@@ -227,7 +229,7 @@ describe("local checkpoints with a workspace", () => {
       [{ workspace: file }, "workspace", /is not a directory/],
       [{ workspace: "/" }, "workspace", /filesystem's root/],
       [{ workspace: ws, workspaceMaxBytes: 0 }, "workspaceMaxBytes", /positive integer, got 0/],
-      [{ workspaceMaxBytes: 10 }, "workspaceMaxBytes", /needs a workspace/],
+      [{ workspaceMaxBytes: 10 }, "workspaceMaxBytes", /workspaceMaxBytes 10 needs a workspace/],
       [{ workspace: ws, sandbox: true }, "workspace", /inside the sandbox yet/],
       [{ workspace: ws, stateDir: join(ws, "state") }, "stateDir", /inside the workspace/],
     ];
@@ -250,5 +252,68 @@ describe("local checkpoints with a workspace", () => {
     const other = await open();
     const foreign = await other.checkpoint();
     await expect(env.rollback(foreign)).rejects.toMatchObject({ reason: "not_found" });
+  });
+
+  it("a workspace given as a symlink is checkpointed and restored (its physical root)", async () => {
+    const link = join(base, "link");
+    symlinkSync(ws, link);
+    const env = await open({ workspace: link, cwd: link });
+    const before = tree(ws);
+    const cp = await env.checkpoint();
+    await run(env, "echo changed > a.txt && rm -r sub");
+    await env.rollback(cp);
+    expect(tree(ws)).toEqual(before);
+    expect(cp.holds.workspace).toEqual({ root: ws, bytes: expect.any(Number) });
+    expect(cp.holds.workspace!.bytes).toBeGreaterThan(100);
+  });
+
+  it("a fork of a root under a symlinked dir works in its own copy, never in the parent's", async () => {
+    symlinkSync(base, join(base, "alias"));
+    const logical = join(base, "alias", "ws");
+    const parent = await open({ workspace: logical, cwd: logical });
+    const [child] = await parent.fork({ count: 1 });
+    opened.push(child!);
+    const copy = child!.workspaceRoot!;
+    await run(child!, "echo child > a.txt");
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("alpha\n");
+    expect(await run(child!, "pwd -P")).toBe(copy);
+    expect(readFileSync(join(copy, "a.txt"), "utf8")).toBe("child\n");
+    expect(copy.startsWith(`${ws}.fork-`)).toBe(true);
+  });
+
+  it("a rollback after the workspace root was removed restores it and leaves nothing beside it", async () => {
+    const env = await open();
+    const before = tree(ws);
+    const cp = await env.checkpoint();
+    await run(env, `cd / && rm -rf ${ws}`);
+    expect(existsSync(ws)).toBe(false);
+    await env.rollback(cp);
+    expect(tree(ws)).toEqual(before);
+    expect(readdirSync(base)).toEqual(["ws"]);
+    expect(await run(env, "pwd; cat a.txt")).toBe(`${ws}\nalpha`);
+  });
+
+  it("a rollback that fails after its copy was made fails with a CheckpointError and leaves no copy", async () => {
+    const state = join(base, "state");
+    mkdirSync(state, { mode: 0o700 });
+    writeFileSync(join(state, "snapshot"), "export A=1\n");
+    const support = new LocalCheckpoints(
+      { root: ws, maxBytes: 1 << 20 },
+      {
+        stateDir: () => state,
+        endProcesses: () => Promise.reject(new Error("injected: the processes could not be ended")),
+        prepareFastPath: () => undefined,
+        openChild: () => Promise.reject(new Error("unused")),
+      },
+    );
+    const host = { sessionId: "s", cwd: ws, paths: { snapshot: join(state, "snapshot") } } as never;
+    await support.save(host, "cp-1", undefined);
+    const error = await support.restore(host, "cp-1", undefined).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CheckpointError);
+    expect((error as Error).message).toMatch(/roll back: injected/);
+    expect(readdirSync(base).sort()).toEqual(["state", "ws"]);
+    expect(readdirSync(state).sort()).toEqual(["checkpoint-dirs", "checkpoints", "snapshot"]);
+    expect(readFileSync(join(state, "checkpoint-dirs"), "utf8")).toBe("");
+    await support.close();
   });
 });

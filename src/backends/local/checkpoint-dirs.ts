@@ -1,0 +1,47 @@
+/**
+ * The directories a rollback or fork makes beside the workspace root, outside
+ * the state dir (`.<name>.shellwright-restore-<tag>`, `-old-<tag>`,
+ * `<root>.fork-<tag>`): each is recorded in the state dir while it exists, so
+ * `shellwright sessions --prune` removes it when the session's owner died
+ * before it could (leftovers.ts).
+ */
+
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, isAbsolute, join } from "node:path";
+import { SANDBOX_DIR_PREFIX } from "./owner-cleanup.js";
+
+export const CHECKPOINT_DIRS_FILE = "checkpoint-dirs";
+
+/** Only names this module makes: a forged line cannot make --prune remove anything else. */
+const OURS = /^(\..+\.shellwright-(restore|old)-[0-9a-f]{12}|.+\.fork-[0-9a-f]{12})$/;
+
+export function recordDir(stateDir: string, path: string): void {
+  appendFileSync(join(stateDir, CHECKPOINT_DIRS_FILE), `${path}\n`, { mode: 0o600 });
+}
+
+export function forgetDir(stateDir: string, path: string): void {
+  const file = join(stateDir, CHECKPOINT_DIRS_FILE);
+  const kept = read(file).filter((line) => line !== path);
+  try {
+    writeFileSync(file, kept.map((line) => `${line}\n`).join(""), { mode: 0o600 });
+  } catch {
+    // The state dir is gone (the session closed): nothing left to forget.
+  }
+}
+
+/** Removes what a dead session's state dir recorded; a sandboxed one's record is ignored (its commands could write it). */
+export function removeLeftoverDirs(stateDir: string): void {
+  if (basename(stateDir).startsWith(SANDBOX_DIR_PREFIX)) return;
+  for (const path of read(join(stateDir, CHECKPOINT_DIRS_FILE)))
+    if (isAbsolute(path) && OURS.test(basename(path))) rmSync(path, { recursive: true, force: true });
+}
+
+function read(file: string): string[] {
+  try {
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+  } catch {
+    return [];
+  }
+}
