@@ -22,12 +22,11 @@ import type { CheckpointHost, CheckpointSupport } from "./checkpoint-support.js"
 import type { Environment, ExecuteOptions } from "./environment.js";
 import { CheckpointError, SessionClosedError, UnsupportedError } from "./errors.js";
 
-/** What the session gives its checkpoints: who it is now, and how to move its cwd. */
+/** The session its checkpoints belong to, read live: who it is now. */
 export interface BranchesOwner extends CheckpointHost {
   readonly backend: string;
   readonly closed: boolean;
   readonly snapshotReady: boolean;
-  setCwd(cwd: string): void;
 }
 
 interface Entry {
@@ -37,6 +36,7 @@ interface Entry {
 
 export class Branches {
   readonly #owner: BranchesOwner;
+  readonly #setCwd: (cwd: string) => void;
   readonly #support: () => CheckpointSupport | undefined;
   readonly #entries = new Map<string, Entry>();
   /** Commands running now; long-lived isolated ones (a background process's follower) are not counted. */
@@ -45,8 +45,9 @@ export class Branches {
   #gate: Promise<unknown> | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(owner: BranchesOwner, support: () => CheckpointSupport | undefined) {
+  constructor(owner: BranchesOwner, setCwd: (cwd: string) => void, support: () => CheckpointSupport | undefined) {
     this.#owner = owner;
+    this.#setCwd = setCwd;
     this.#support = support;
   }
 
@@ -86,7 +87,7 @@ export class Branches {
       const workspace = await support.save(this.#owner, id, signal);
       const checkpoint: Checkpoint = Object.freeze({
         id,
-        sessionId: this.#owner.sessionId,
+        sessionId: this.#owner.id,
         createdAt,
         holds: Object.freeze(workspace === undefined ? { shell: true } : { shell: true, workspace }),
       });
@@ -101,7 +102,7 @@ export class Branches {
     return this.#operation("roll back", signal, async (support) => {
       const entry = this.#entry(id);
       await support.restore(this.#owner, id, signal);
-      this.#owner.setCwd(entry.cwd);
+      this.#setCwd(entry.cwd);
     });
   }
 
@@ -144,7 +145,7 @@ export class Branches {
     if (entry === undefined)
       throw new CheckpointError(
         "not_found",
-        `Checkpoint ${id} is not one of this session's (${this.#owner.sessionId}): it was released, or taken in another session`,
+        `Checkpoint ${id} is not one of this session's (${this.#owner.id}): it was released, or taken in another session`,
         { backend: this.#owner.backend },
       );
     return entry;

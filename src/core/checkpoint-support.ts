@@ -9,7 +9,8 @@ import type { WorkspaceCopy } from "./checkpoint.js";
 
 /** The session, as its backend's checkpoint support sees it. */
 export interface CheckpointHost {
-  readonly sessionId: string;
+  /** The session's id. */
+  readonly id: string;
   readonly paths: SessionPaths;
   readonly cwd: string;
 }

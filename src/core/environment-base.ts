@@ -68,30 +68,10 @@ export abstract class EnvironmentBase implements Environment {
     this.#snapshotReady = state.snapshotReady;
     this.#paths = paths;
     this.#defaultTimeoutMs = defaultTimeoutMs;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below read this environment live
-    const env = this;
+    // The environment itself is the owner: its getters are read live.
     this.#branches = new Branches(
-      {
-        get sessionId() {
-          return env.id;
-        },
-        get paths() {
-          return env.paths;
-        },
-        get cwd() {
-          return env.cwd;
-        },
-        get backend() {
-          return env.backend;
-        },
-        get closed() {
-          return env.closed;
-        },
-        get snapshotReady() {
-          return env.snapshotReady;
-        },
-        setCwd: (cwd) => this.setCwd(cwd),
-      },
+      this,
+      (cwd) => this.setCwd(cwd),
       () => this.host().checkpoints,
     );
     // Every call is counted from entry to return, whoever implements execute, so

@@ -21,15 +21,21 @@ function setup() {
     close: () => Promise.resolve(),
   } satisfies CheckpointSupport;
   const owner = {
-    sessionId: "s",
+    id: "s",
     paths: { snapshot: "/nonexistent/snapshot" } as never,
     cwd: "/",
     backend: "test",
     closed: false,
     snapshotReady: true,
-    setCwd: () => undefined,
   };
-  return { branches: new Branches(owner, () => support), release };
+  return {
+    branches: new Branches(
+      owner,
+      () => undefined,
+      () => support,
+    ),
+    release,
+  };
 }
 
 /** Lets every pending promise callback and I/O turn run. */

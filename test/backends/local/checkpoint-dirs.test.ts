@@ -48,7 +48,7 @@ describe("checkpoint dirs beside the workspace", () => {
         },
       },
     );
-    const host = { sessionId: "s", cwd: ws, paths: { snapshot: join(state, "snapshot") } } as never;
+    const host = { id: "s", cwd: ws, paths: { snapshot: join(state, "snapshot") } } as never;
     const error = await support.fork(host, undefined).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CheckpointError);
     expect(seen).toMatch(new RegExp(`^${ws}\\.fork-[0-9a-f]{12}\\n$`));

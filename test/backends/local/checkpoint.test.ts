@@ -306,7 +306,7 @@ describe("local checkpoints with a workspace", () => {
         openChild: () => Promise.reject(new Error("unused")),
       },
     );
-    const host = { sessionId: "s", cwd: ws, paths: { snapshot: join(state, "snapshot") } } as never;
+    const host = { id: "s", cwd: ws, paths: { snapshot: join(state, "snapshot") } } as never;
     await support.save(host, "cp-1", undefined);
     const error = await support.restore(host, "cp-1", undefined).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CheckpointError);
