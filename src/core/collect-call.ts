@@ -29,6 +29,8 @@ export interface EndDetector {
   /** What the call's end says about the session's state; undefined until it is in (or when it was killed). */
   readonly marker: MarkerPayload | undefined;
   readonly pid: number | undefined;
+  /** The wrapper's start time, where its PID line gave one. */
+  readonly pidStartTime?: string | undefined;
   push(chunk: Uint8Array): Uint8Array;
   flush(): Uint8Array;
 }
@@ -159,7 +161,14 @@ export function collectCall(
     const kill = async (signal: "TERM" | "KILL"): Promise<boolean> => {
       try {
         if (transport.killTree)
-          return (await transport.killTree(handle, { signal, remotePid: scanner.pid, graceMs: grace })) === true;
+          return (
+            (await transport.killTree(handle, {
+              signal,
+              remotePid: scanner.pid,
+              remoteStartTime: scanner.pidStartTime,
+              graceMs: grace,
+            })) === true
+          );
       } catch {
         // the backend could not be asked: stop at least the local end
       }

@@ -7,6 +7,7 @@
  */
 
 import { shellQuote } from "./quote.js";
+import { reportPidLines } from "./wrapper-pid.js";
 
 /**
  * The files a login bash reads, and what they usually source. A change to
@@ -99,7 +100,7 @@ export function loginReuseLines(reuse: LoginReuse): string[] {
 export function buildSnapshotReadScript(plan: { sessionId: string; snapshot: string; reportPid: boolean }): string {
   return [
     "exec 2>&1",
-    ...(plan.reportPid ? [`builtin printf '__SHELLWRIGHT_PID_%s__%s__\\n' ${plan.sessionId} "$$"`] : []),
+    ...(plan.reportPid ? reportPidLines(plan.sessionId) : []),
     "IFS= builtin read -r __sw_key || builtin exit 125",
     "__sw_out=N",
     `command -p base64 -w 0 -- ${shellQuote(plan.snapshot)} 2>/dev/null && __sw_out=C:`,

@@ -12,7 +12,8 @@
  */
 
 import { parseMarkerPayload, type MarkerPayload } from "./marker-payload.js";
-import { markerOpen, pidMarker } from "./script.js";
+import { markerOpen } from "./script.js";
+import { pidMarker } from "./wrapper-pid.js";
 
 export class MarkerScanner {
   readonly #needle: Buffer;
@@ -22,6 +23,7 @@ export class MarkerScanner {
   #captured: Buffer | undefined;
   #payload: string | undefined;
   #pid: number | undefined;
+  #pidStartTime: string | undefined;
 
   /**
    * @param secret the call's secret (it keys the end marker)
@@ -51,6 +53,11 @@ export class MarkerScanner {
 
   get pid(): number | undefined {
     return this.#pid;
+  }
+
+  /** The wrapper's start time as its PID line gave it (`/proc` clock ticks); undefined when it gave none. */
+  get pidStartTime(): string | undefined {
+    return this.#pidStartTime;
   }
 
   /** Feed a chunk; returns the bytes that are command output. */
@@ -110,9 +117,10 @@ export class MarkerScanner {
     if (!data.subarray(0, compare).equals(prefix.subarray(0, compare))) return this.#pidDone(0);
     const newline = data.indexOf(0x0a, prefix.length);
     if (newline < 0) return data.length > prefix.length + 32 ? this.#pidDone(0) : -1;
-    const match = /^(\d+)__$/.exec(data.subarray(prefix.length, newline).toString("latin1"));
+    const match = /^(\d+)(?::(\d*))?__$/.exec(data.subarray(prefix.length, newline).toString("latin1"));
     if (match === null) return this.#pidDone(0);
     this.#pid = Number(match[1]);
+    this.#pidStartTime = match[2] || undefined;
     return this.#pidDone(newline + 1);
   }
 

@@ -26,6 +26,7 @@ import { editorDefaultsLines } from "./editor-defaults.js";
 import { CAPTURE_UMASK_LINE, stateDumpLines } from "./state-dump.js";
 import { quoteCwd, shellQuote } from "./quote.js";
 import { enterCwd, NEXT_CWD } from "./cwd-script.js";
+import { reportPidLines } from "./wrapper-pid.js";
 
 export { quoteCwd, shellQuote } from "./quote.js";
 export { enterCwd, NEXT_CWD } from "./cwd-script.js";
@@ -58,7 +59,6 @@ export function oneLine(lines: readonly string[]): string {
 
 /** The end marker's delimiter: keyed by the call's secret, which only the outer shell ever holds. */
 export const markerOpen = (secret: string): string => `__SHELLWRIGHT_END_${secret}__`;
-export const pidMarker = (sessionId: string): string => `__SHELLWRIGHT_PID_${sessionId}__`;
 
 export interface ScriptPlan {
   sessionId: string;
@@ -189,7 +189,7 @@ function outerScript(plan: ScriptPlan, options: OuterOptions): string {
   const pending = pendingPaths(plan.paths, plan.callId).snapshot;
   // stderr joins stdout, unless the call keeps them apart: then stderr gets its own end marker (below).
   const lines = options.separateStreams === true ? [] : ["exec 2>&1"];
-  if (options.reportPid) lines.push(`builtin printf '__SHELLWRIGHT_PID_%s__%s__\\n' ${plan.sessionId} "$$"`);
+  if (options.reportPid) lines.push(...reportPidLines(plan.sessionId));
   if (options.embeddedStdin !== undefined)
     lines.push(`exec 0< <(${base64Heredoc(options.embeddedStdin, options.callId)})`);
   lines.push("IFS= builtin read -r __sw_key || builtin exit 125");

@@ -6,7 +6,10 @@
  * A process is a target when its initial environment (/proc/PID/environ)
  * holds one of the marks (src/core/call-marks.ts), when it is the wrapper,
  * in one of the given process groups or sessions, a remembered PID (same
- * start time, so never a reused one), or a child of a target. Targets are
+ * start time, so never a reused one), or a child of a target. A wrapper
+ * given with its start time that now has another one is a newcomer on a
+ * reused PID (this machine's PIDs wrap within minutes under load): neither
+ * it nor the group and session its PID names are targets. Targets are
  * frozen with SIGSTOP as they are found, and the /proc walk repeats until two
  * walks in a row find nothing new: a forker or a PID hopper cannot outrun it.
  * Then TERM, a grace period, and KILL for what is left; the script returns
@@ -25,6 +28,8 @@ export interface SweepTarget {
   marks: readonly string[];
   /** The call's wrapper bash. */
   root?: number | undefined;
+  /** The wrapper's start time (`/proc/PID/stat` field 22), where known: a PID that has another is not the wrapper. */
+  rootStartTime?: string | undefined;
   /** How the wrapper is signalled first: the call's signal, or KILL (a wrapper that must not run its EXIT trap). */
   rootSignal?: KillSignal | undefined;
   /** Process groups whose members are targets. */
@@ -51,6 +56,7 @@ const safeMark = (mark: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_
 
 export function sweepScript(target: SweepTarget, signal: KillSignal, graceMs: number): string {
   const root = target.root !== undefined && Number.isInteger(target.root) && target.root > 1 ? target.root : "";
+  const rootStart = root !== "" && /^\d+$/.test(target.rootStartTime ?? "") ? target.rootStartTime! : "";
   const remembered = (target.remembered ?? []).filter((entry) => /^\d+:\d+$/.test(entry));
   const graceTicks = Math.max(1, Math.ceil(graceMs / 10));
   const deadLeaders =
@@ -66,6 +72,11 @@ marks=(${target.marks.filter(safeMark).join(" ")})
 root=${root} groups=" ${ids(target.groups)} " sessions=" ${ids(target.sessions)} "
 builtin unset -v ${CALL_MARK} ${SESSION_MARK}
 declare -A skip=() hit=() clean=() want=()
+rootstart=${rootStart}
+if [[ -n $rootstart ]] && { IFS= read -r line < "/proc/$root/stat"; } 2>/dev/null; then
+  set -- \${line##*) }
+  [[ \${20} == "$rootstart" ]] || { groups=\${groups/ $root / }; sessions=\${sessions/ $root / }; root=; }
+fi
 ${deadLeaders}for e in ${remembered.join(" ")}; do want[\${e%%:*}]=\${e#*:}; done
 p=$$
 while [[ $p =~ ^[0-9]+$ ]] && ((p > 0)) && [[ -z \${skip[$p]} ]]; do

@@ -44,6 +44,8 @@ export type KillSignal = "TERM" | "KILL";
 export interface TreeKill {
   signal: KillSignal;
   remotePid: number | undefined;
+  /** That wrapper's start time (`/proc/PID/stat` field 22), where it printed one: a PID with another is a newcomer. */
+  remoteStartTime?: string | undefined;
   /** How long a TERM waits before it escalates to KILL inside the backend. */
   graceMs: number;
 }

@@ -71,6 +71,15 @@ describe("MarkerScanner", () => {
     expect(scanner.pid).toBe(4242);
   });
 
+  it("takes the wrapper's start time from the PID line, and none from a line without one", () => {
+    const withStart = scan(`__SHELLWRIGHT_PID_${SID}__4242:987654__\nhello${marker("")}`, [3], { expectPid: true });
+    expect(withStart.output).toBe("hello");
+    expect([withStart.scanner.pid, withStart.scanner.pidStartTime]).toEqual([4242, "987654"]);
+    // No /proc where the wrapper ran: the PID alone.
+    const empty = scan(`__SHELLWRIGHT_PID_${SID}__4242:__\nhello${marker("")}`, [3], { expectPid: true });
+    expect([empty.output, empty.scanner.pid, empty.scanner.pidStartTime]).toEqual(["hello", 4242, undefined]);
+  });
+
   it("leaves output alone when the PID line is missing", () => {
     const { output, scanner } = scan(`hello${marker("")}`, [2], { expectPid: true });
     expect(output).toBe("hello");

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
+import { startTimeOf } from "../../src/backends/local/process-groups.js";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   buildCommandScript,
@@ -96,8 +97,17 @@ describe("buildCommandScript", () => {
     expect(out).toContain(`__SHELLWRIGHT_END_${SECRET}__`);
   });
 
-  it("prints the PID first when asked", () => {
-    expect(buildCommandScript({ ...base, reportPid: true }).split("\n")[1]).toContain("__SHELLWRIGHT_PID_%s__%s__");
+  it("prints the wrapper's PID and start time first when asked", () => {
+    // Start times are clock ticks since boot: the wrapper's lies between a process started before it and one after.
+    const before = startTimeOf(process.pid)!;
+    const out = run(buildCommandScript({ ...base, reportPid: true }));
+    const line = new RegExp(`^__SHELLWRIGHT_PID_${base.sessionId}__(\\d+):(\\d+)__\n`).exec(out);
+    expect(line).not.toBeNull();
+    const after = execFileSync("bash", ["-c", 'read -r l < /proc/$$/stat; a=(${l##*) }); echo "${a[19]}"'], {
+      encoding: "utf8",
+    }).trim();
+    expect(Number(line![2])).toBeGreaterThanOrEqual(Number(before));
+    expect(Number(line![2])).toBeLessThanOrEqual(Number(after));
   });
 });
 

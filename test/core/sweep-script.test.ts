@@ -1,12 +1,14 @@
 /**
- * The kill sweep on its own, where the order of /proc can be arranged: in a
- * new PID namespace, whose PIDs we choose by writing ns_last_pid (root only;
- * skipped elsewhere).
+ * The kill sweep on its own: where the order of /proc can be arranged (in a
+ * new PID namespace, whose PIDs we choose by writing ns_last_pid; root only,
+ * skipped elsewhere), and against a newcomer on a wrapper's PID.
  */
 
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { sweepScript } from "../../src/core/sweep-script.js";
+import { startTimeOf } from "../../src/backends/local/process-groups.js";
+import { parseSweep, sweepScript } from "../../src/core/sweep-script.js";
+import { alive, eventually } from "../helpers/processes.js";
 
 const canChoosePids =
   process.getuid?.() === 0 &&
@@ -33,5 +35,28 @@ describe.skipIf(!canChoosePids)("the kill sweep", () => {
       timeout: 30_000,
     });
     expect(output).toBe("gone\n");
+  });
+});
+
+describe("the kill sweep's wrapper", () => {
+  // A newcomer on the PID of a wrapper that is gone: it leads a group and a
+  // session of its own, as a reused PID's process may (a shell job, setsid).
+  it("leaves a newcomer on the wrapper's PID alone, and its group and session, when the start time differs", async () => {
+    const newcomer = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
+    const pid = newcomer.pid!;
+    try {
+      const start = startTimeOf(pid)!;
+      const sweepOf = (rootStartTime: string): string =>
+        sweepScript({ marks: [], root: pid, rootStartTime, groups: [pid], sessions: [pid] }, "KILL", 0);
+      const stale = parseSweep(execFileSync("bash", ["-c", sweepOf(String(Number(start) - 1))], { encoding: "utf8" }));
+      expect(stale.hit).toEqual([]);
+      expect(alive(pid)).toBe(true);
+      // The same sweep with the process's own start time takes it: the one above could have.
+      const own = parseSweep(execFileSync("bash", ["-c", sweepOf(start)], { encoding: "utf8" }));
+      expect(own.hit).toEqual([`${pid}:${start}`]);
+      await eventually(() => !alive(pid), "the wrapper killed");
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
   });
 });

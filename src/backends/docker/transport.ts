@@ -245,7 +245,7 @@ export class DockerTransport implements Transport {
    * descendants, its group and session when it leads them (exec.ts runs it
    * under setsid where the image has it), and everything carrying the call's mark.
    */
-  async killTree(handle: ProcessHandle, { signal, remotePid, graceMs }: TreeKill): Promise<boolean> {
+  async killTree(handle: ProcessHandle, { signal, remotePid, remoteStartTime, graceMs }: TreeKill): Promise<boolean> {
     const fast = this.#fast?.kill(handle, signal, graceMs);
     if (fast !== undefined) return fast;
     const marks = this.#marks.get(handle);
@@ -254,7 +254,8 @@ export class DockerTransport implements Transport {
       return false;
     }
     const leaders = remotePid === undefined ? [] : [remotePid];
-    const target = { marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`], root: remotePid };
+    const marked = marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`];
+    const target = { marks: marked, root: remotePid, rootStartTime: remoteStartTime };
     const sweep = await this.#hits.sweep(handle, { ...target, groups: leaders, sessions: leaders }, async (withHits) =>
       parseSweep(await this.#sweepFor(handle, withHits, signal, graceMs)),
     );

@@ -3,6 +3,7 @@
  * fast-path job) leads one, the unit a timeout or close() kills.
  */
 
+import { readFileSync } from "node:fs";
 import type { KillSignal } from "../../core/transport.js";
 
 export function killGroup(pid: number, signal: KillSignal): void {
@@ -20,4 +21,25 @@ export function groupAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A process's start time (`/proc/PID/stat` field 22, clock ticks since boot),
+ * or undefined when it is gone or there is no /proc. With the PID it names
+ * one process for good: PIDs are reused within minutes on a busy machine.
+ */
+export function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `pid` now names another process than the one that started at `startTime` (a newcomer on a reused PID). */
+export function reusedPid(pid: number, startTime: string | undefined): boolean {
+  if (startTime === undefined) return false;
+  const now = startTimeOf(pid);
+  return now !== undefined && now !== startTime;
 }

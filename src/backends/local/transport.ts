@@ -19,7 +19,7 @@ import { checkBash, requirePosix } from "./preflight.js";
 import { localFiles } from "./files.js";
 import { fastTempRoot, findBash } from "./paths.js";
 import { makeStateDir } from "./state-dir.js";
-import { groupAlive, killGroup } from "./process-groups.js";
+import { groupAlive, killGroup, reusedPid, startTimeOf } from "./process-groups.js";
 import { hideFromSandboxes } from "./sandbox/private-paths.js";
 import { LocalSandbox } from "./sandbox/sandbox.js";
 import {
@@ -46,6 +46,8 @@ import { originKey } from "../../core/login-snapshots.js";
 
 interface LocalHandle extends ProcessHandle {
   readonly pid: number | undefined;
+  /** The wrapper's start time, read at spawn: a late kill must not take a newcomer on its PID for it. */
+  readonly startTime: string | undefined;
   readonly marks: CallMarks;
 }
 
@@ -235,6 +237,8 @@ ${script}`;
       env: launch.env,
     });
     const pid = child.pid;
+    // Read before this process reaps it (only the event loop does), so it is the wrapper's.
+    const startTime = pid === undefined ? undefined : startTimeOf(pid);
     // Also covers what a login shell's profile starts before the script runs.
     if (pid !== undefined) this.#cgroup?.adopt(pid);
     // A pipe's Readable is a net.Socket, which can be unref'd.
@@ -265,6 +269,7 @@ ${script}`;
 
     return {
       pid,
+      startTime,
       marks,
       output: stdout,
       ...(child.stderr ? { stderr: child.stderr as unknown as AsyncIterable<Uint8Array> } : {}),
@@ -292,9 +297,11 @@ ${script}`;
       handle.kill();
       return false;
     }
-    killGroup(local.pid, signal);
-    const target = { marks: [`${CALL_MARK}=${local.marks.call}`], root: local.pid, groups: [local.pid] };
-    const result = await this.#hits.sweep(handle, { ...target, sessions: [local.pid] }, (withHits) =>
+    // A group still led by the wrapper's PID keeps that PID from reuse; one that emptied does not.
+    if (!reusedPid(local.pid, local.startTime)) killGroup(local.pid, signal);
+    const leaders = [local.pid];
+    const target = { marks: [`${CALL_MARK}=${local.marks.call}`], root: local.pid, rootStartTime: local.startTime };
+    const result = await this.#hits.sweep(handle, { ...target, groups: leaders, sessions: leaders }, (withHits) =>
       runSweep(this.#bash, withHits, signal, graceMs),
     );
     return result.clean;

@@ -39,8 +39,11 @@ export abstract class BoxTransport implements Transport {
   /** Runs a small bash script inside the box (the kill script, file-sync steps) and returns its merged output. */
   protected abstract control(script: string): Promise<{ exitCode: number; output: string }>;
 
-  async killTree(handle: ProcessHandle, { signal, remotePid, graceMs }: TreeKill): Promise<boolean> {
-    return this.#fast?.kill(handle, signal, graceMs) ?? this.#killer.kill(handle, signal, remotePid, graceMs);
+  async killTree(handle: ProcessHandle, { signal, remotePid, remoteStartTime, graceMs }: TreeKill): Promise<boolean> {
+    return (
+      this.#fast?.kill(handle, signal, graceMs) ??
+      this.#killer.kill(handle, signal, remotePid, graceMs, remoteStartTime)
+    );
   }
 
   /** The fast path, once a backend turned it on and the static helper was built; else every call takes the plain path. */

@@ -85,8 +85,9 @@ export class RemoteTreeKiller {
     signal: KillSignal,
     rootPid: number | undefined,
     graceMs = DEFAULT_GRACE_MS,
+    rootStartTime?: string,
   ): Promise<boolean> {
-    const killing = this.#kill(handle, signal, rootPid, graceMs);
+    const killing = this.#kill(handle, signal, rootPid, graceMs, rootStartTime);
     const previous = this.#inFlight.get(handle);
     this.#inFlight.set(handle, Promise.allSettled([previous, killing]));
     return killing;
@@ -117,6 +118,7 @@ export class RemoteTreeKiller {
     signal: KillSignal,
     rootPid: number | undefined,
     graceMs: number,
+    rootStartTime: string | undefined,
   ): Promise<boolean> {
     const marks = this.#marks.get(handle);
     if (rootPid === undefined) {
@@ -126,7 +128,7 @@ export class RemoteTreeKiller {
         await this.#exec(sweepScript({ marks: [`${CALL_MARK}=${marks.call}`] }, "KILL", 0)).catch(() => undefined);
       throw new Error(`the ${this.#backend} command has not reported its PID yet, so its process tree cannot be found`);
     }
-    const target = { marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`], root: rootPid };
+    const target = { marks: marks === undefined ? [] : [`${CALL_MARK}=${marks.call}`], root: rootPid, rootStartTime };
     const sweep = await this.#hits.sweep(handle, target, async (withHits) => {
       const result = await this.#exec(sweepScript(withHits, signal, graceMs));
       if (result.exitCode !== 0)

@@ -29,7 +29,7 @@ export class WrapperPids {
     for await (const chunk of output) {
       if (head !== undefined) {
         head += Buffer.from(chunk).toString("latin1");
-        const pid = /__SHELLWRIGHT_PID_\w+?__(\d+)__/.exec(head)?.[1];
+        const pid = /__SHELLWRIGHT_PID_\w+?__(\d+)(?::\d*)?__/.exec(head)?.[1];
         if (pid !== undefined) this.add(Number(pid));
         if (pid !== undefined || head.length > HEAD_BYTES) head = undefined;
       }

@@ -150,7 +150,12 @@ export function wrapScript(script: string, options: WrapOptions): string {
  * ("Terminated") into the output. A TERM escalates to KILL after graceMs.
  */
 export function killScript(
-  target: { group: number | undefined; pid: number | undefined; mark?: string | undefined },
+  target: {
+    group: number | undefined;
+    pid: number | undefined;
+    startTime?: string | undefined;
+    mark?: string | undefined;
+  },
   signal: "TERM" | "KILL",
   graceMs = 1000,
 ): string {
@@ -159,6 +164,7 @@ export function killScript(
     {
       marks: target.mark === undefined ? [] : [target.mark],
       root: target.pid,
+      rootStartTime: target.startTime,
       rootSignal: "KILL",
       groups: leaders,
       sessions: leaders,

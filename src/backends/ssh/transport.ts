@@ -249,7 +249,7 @@ export class SshTransport implements Transport {
     return call;
   }
 
-  async killTree(handle: ProcessHandle, { signal, remotePid, graceMs }: TreeKill): Promise<boolean> {
+  async killTree(handle: ProcessHandle, { signal, remotePid, remoteStartTime, graceMs }: TreeKill): Promise<boolean> {
     const fast = this.#fast?.kill(handle, signal, graceMs);
     if (fast !== undefined) return fast;
     const call = handle as SshCall;
@@ -264,9 +264,12 @@ export class SshTransport implements Transport {
     }
     const marks = this.#marks.get(handle);
     const mark = marks === undefined ? undefined : `${CALL_MARK}=${marks.call}`;
-    const r = await this.#exec(killScript({ group, pid: remotePid, mark }, signal, graceMs), {
-      timeoutMs: CONTROL_TIMEOUT_MS + graceMs,
-    });
+    const r = await this.#exec(
+      killScript({ group, pid: remotePid, startTime: remoteStartTime, mark }, signal, graceMs),
+      {
+        timeoutMs: CONTROL_TIMEOUT_MS + graceMs,
+      },
+    );
     if (r.code !== 0 || signal === "KILL") handle.kill();
     return r.code === 0 && parseSweep(r.stdout).clean;
   }
