@@ -74,6 +74,8 @@ export type {
   ToolResultOf,
   ToolResults,
   UnifiedExecResult,
+  CheckpointEntry,
+  CheckpointToolResult,
   WriteFileResult,
 } from "./tools/tool-results.js";
 export { DEFAULT_TOOL_SETTINGS, toolSettings } from "./tools/shared/tool-settings.js";
@@ -84,6 +86,7 @@ export { enforceTurnBudget, persistLargeResult, persistResult, saveText } from "
 export type { SavedText, TurnResult } from "./tools/shared/result-persistence.js";
 export { drainCompletionEvents, processRegistry } from "./tools/process/process-registry.js";
 export { execCommandTool, UNIFIED_EXEC_TOOLS, writeStdinTool } from "./tools/unified-exec/unified-exec.js";
+export { checkpointTool, CHECKPOINT_TOOLS } from "./tools/checkpoint/checkpoint-tool.js";
 export { ANTHROPIC_NATIVE_TOOLS, OPENAI_NATIVE_TOOLS } from "./tools/native/native-tools.js";
 export { anthropicBashTool, createBashTool } from "./tools/native/anthropic-bash.js";
 export type { BashToolOptions } from "./tools/native/anthropic-bash.js";

@@ -220,7 +220,7 @@ export const mcp: CommandSpec = {
     tools: {
       type: "string",
       value: "SETS",
-      help: "tool sets served, comma-separated: shellwright (default), openai, anthropic, codex (docs/native-tools.md)",
+      help: "tool sets served, comma-separated: shellwright (default), openai, anthropic, codex (docs/native-tools.md), checkpoint (docs/branching.md)",
     },
     http: { type: "boolean", help: "the streamable HTTP transport instead of stdio" },
     host: { ...host, help: "with --http: address to bind (default 127.0.0.1)" },

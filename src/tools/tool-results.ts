@@ -189,6 +189,26 @@ export type UnifiedExecResult = Exclusive<
     }
 >;
 
+/** A checkpoint as the `checkpoint` tool reports it. */
+export interface CheckpointEntry {
+  id: string;
+  /** ISO 8601. */
+  created_at: string;
+  label?: string;
+  /** "shell state only", or "shell state and the files under <root>". */
+  holds: string;
+  workspace_bytes?: number;
+}
+
+/** `checkpoint` (CHECKPOINT_TOOLS): what was made, listed, rolled back to or released. */
+export type CheckpointToolResult = Exclusive<
+  | ToolErrorResult
+  | { checkpoint: CheckpointEntry }
+  | { checkpoints: CheckpointEntry[] }
+  | { rolled_back: CheckpointEntry; cwd: string }
+  | { released: string }
+>;
+
 /** Tool name → its result type. */
 export type ToolResults = {
   terminal: TerminalResult;
@@ -200,6 +220,7 @@ export type ToolResults = {
   execute_code: ExecuteCodeResult;
   exec_command: UnifiedExecResult;
   write_stdin: UnifiedExecResult;
+  checkpoint: CheckpointToolResult;
 };
 
 /** The tools of the registry (TOOLS): the names `callTool` and `handleToolCall` find without a `tools` list. */

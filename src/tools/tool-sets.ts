@@ -10,12 +10,14 @@ import { ANTHROPIC_NATIVE_TOOLS, OPENAI_NATIVE_TOOLS } from "./native/native-too
 import { TOOLS } from "./registry.js";
 import type { ToolDefinition } from "./shared/tool-definition.js";
 import { UNIFIED_EXEC_TOOLS } from "./unified-exec/unified-exec.js";
+import { CHECKPOINT_TOOLS } from "./checkpoint/checkpoint-tool.js";
 
 export const TOOL_SETS: Readonly<Record<string, readonly ToolDefinition[]>> = Object.freeze({
   shellwright: TOOLS,
   openai: OPENAI_NATIVE_TOOLS,
   anthropic: ANTHROPIC_NATIVE_TOOLS,
   codex: UNIFIED_EXEC_TOOLS,
+  checkpoint: CHECKPOINT_TOOLS,
 });
 
 /** The tools of `names` ("openai" or "shellwright,anthropic"), in that order. */

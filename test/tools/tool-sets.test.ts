@@ -21,7 +21,7 @@ describe("toolSets", () => {
     expect(() => toolSets("openai,gemini")).toThrow(
       new InvalidOptionError(
         "tools",
-        'unknown tool set "gemini"; the sets are shellwright, openai, anthropic, codex (comma-separated for more than one)',
+        'unknown tool set "gemini"; the sets are shellwright, openai, anthropic, codex, checkpoint (comma-separated for more than one)',
       ),
     );
     expect(() => toolSets("constructor")).toThrow(/unknown tool set "constructor"/);
