@@ -33,8 +33,9 @@ const call = async (args: unknown): Promise<CheckpointToolResult> =>
 
 describe("the checkpoint tool", () => {
   it("creates, lists with its label, rolls files and shell state back, and releases", async () => {
-    const made = await call({ action: "create", label: "before the edit" });
-    if (!("checkpoint" in made)) throw new Error(JSON.stringify(made));
+    const result = await call({ action: "create", label: "before the edit" });
+    if (result.checkpoint === undefined) throw new Error(JSON.stringify(result));
+    const made = { checkpoint: result.checkpoint };
     expect(made.checkpoint).toMatchObject({
       id: expect.stringMatching(/^cp-[0-9a-f]{12}$/),
       label: "before the edit",
