@@ -13,12 +13,13 @@ export class HttpError extends Error {
   readonly code: GatewayErrorCode;
   readonly option: string | undefined;
   readonly retryAfterMs: number | undefined;
+  readonly reason: string | undefined;
 
   constructor(
     status: number,
     code: GatewayErrorCode,
     message: string,
-    extra: { option?: string; retryAfterMs?: number } = {},
+    extra: { option?: string; retryAfterMs?: number; reason?: string } = {},
   ) {
     super(message);
     this.name = "HttpError";
@@ -26,6 +27,7 @@ export class HttpError extends Error {
     this.code = code;
     this.option = extra.option;
     this.retryAfterMs = extra.retryAfterMs;
+    this.reason = extra.reason;
   }
 
   toBody(): ErrorBody {
@@ -35,6 +37,7 @@ export class HttpError extends Error {
         message: this.message,
         ...(this.option === undefined ? {} : { option: this.option }),
         ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }),
+        ...(this.reason === undefined ? {} : { reason: this.reason }),
       },
     };
   }

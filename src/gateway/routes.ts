@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { normalizeExecuteOptions, type Environment, type ExecuteOptions } from "../core/environment.js";
-import { isShellwrightError } from "../core/errors.js";
+import { CheckpointError, isShellwrightError } from "../core/errors.js";
 import { shellString } from "../core/options.js";
 import type { TokenCheck } from "../http/bearer-token.js";
 import { HttpError, jsonObject, readJsonBody, sendError, sendJson } from "./http.js";
@@ -21,6 +21,7 @@ import {
   type StreamEvent,
 } from "../http/gateway-protocol.js";
 import type { SessionRegistry } from "./sessions.js";
+import { checkpointRoute } from "./checkpoint-routes.js";
 import { SESSION_KEYS } from "../backends/index.js";
 import type { TokenMask } from "./token-mask.js";
 
@@ -109,6 +110,7 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
     );
 
   if (parts[0] !== "sessions") throw new HttpError(404, "NOT_FOUND", `No route ${pathname}`);
+  if (await checkpointRoute(ctx, parts, req, res, allow)) return;
   const [, id, sub, executionId, action] = parts;
   if (id === undefined || id === "") {
     allow(method, ["GET", "POST"]);
@@ -321,6 +323,11 @@ function toHttpError(error: unknown, ctx: RouteContext): HttpError {
       });
     if (error.code === "SESSION_CLOSED")
       return new HttpError(404, "SESSION_NOT_FOUND", "The session was closed; create a new session");
+    if (error instanceof CheckpointError)
+      return new HttpError(error.reason === "not_found" ? 404 : 409, "CHECKPOINT_FAILED", message, {
+        reason: error.reason,
+      });
+    if (error.code === "UNSUPPORTED") return new HttpError(501, "UNSUPPORTED", message);
     return new HttpError(502, "BACKEND_ERROR", message);
   }
   ctx.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -94,10 +94,57 @@ export class SessionRegistry {
       await env.close();
       this.#refuseWhenShuttingDown();
     }
+    return this.#info(this.#add(env));
+  }
+
+  /**
+   * Runs a checkpoint, rollback, listing or release on session `id`'s
+   * environment (which refuses one beside a running command); the session is
+   * active meanwhile, so the idle reaper leaves it.
+   */
+  async branch<T>(id: string, op: (env: Environment) => T | Promise<T>): Promise<T> {
+    this.#refuseWhenShuttingDown();
+    const entry = this.#get(id);
+    entry.lastActiveAt = Date.now();
+    try {
+      return await op(entry.env);
+    } finally {
+      entry.lastActiveAt = Date.now();
+    }
+  }
+
+  /** Forks session `id` into `count` new sessions of this gateway, counted against maxSessions while they open. */
+  async fork(id: string, count: number, signal: AbortSignal): Promise<SessionInfo[]> {
+    this.#refuseWhenShuttingDown();
+    const entry = this.#get(id);
+    const room = this.#limits.maxSessions - this.#sessions.size - this.#opening;
+    if (count > room) {
+      throw new HttpError(
+        429,
+        "TOO_MANY_SESSIONS",
+        `A fork of ${count} needs ${count} new sessions and the gateway has room for ${Math.max(room, 0)} (maxSessions ${this.#limits.maxSessions}); close some (DELETE /v1/sessions/{id}) or fork fewer`,
+      );
+    }
+    this.#opening += count;
+    let children: Environment[];
+    try {
+      entry.lastActiveAt = Date.now();
+      children = await entry.env.fork({ count, signal });
+    } finally {
+      this.#opening -= count;
+    }
+    if (this.#shuttingDown) {
+      await Promise.all(children.map((child) => child.close().catch(() => undefined)));
+      this.#refuseWhenShuttingDown();
+    }
+    return children.map((child) => this.#info(this.#add(child)));
+  }
+
+  #add(env: Environment): Entry {
     const now = Date.now();
     const entry: Entry = { env, createdAt: now, lastActiveAt: now, running: new Map(), longLived: 0, seen: new Map() };
     this.#sessions.set(env.id, entry);
-    return this.#info(entry);
+    return entry;
   }
 
   info(id: string): SessionInfo {
@@ -254,6 +301,7 @@ export class SessionRegistry {
       lastActiveAt: new Date(entry.lastActiveAt).toISOString(),
       runningExecutions: entry.running.size - entry.longLived,
       longLivedExecutions: entry.longLived,
+      ...(env.workspaceRoot === undefined ? {} : { workspaceRoot: env.workspaceRoot }),
     };
   }
 }

@@ -30,6 +30,8 @@ export type GatewayErrorCode =
   | "TOO_MANY_LONG_LIVED_EXECUTIONS"
   | "BACKEND_ERROR"
   | "SHUTTING_DOWN"
+  | "CHECKPOINT_FAILED"
+  | "UNSUPPORTED"
   | "INTERNAL";
 
 export interface ErrorBody {
@@ -40,6 +42,8 @@ export interface ErrorBody {
     option?: string;
     /** When a retry may succeed (429). */
     retryAfterMs?: number;
+    /** CHECKPOINT_FAILED: the CheckpointError's reason (busy, too_large, not_found, aborted, failed). */
+    reason?: string;
   };
 }
 
@@ -72,6 +76,25 @@ export interface SessionInfo {
   runningExecutions: number;
   /** Long-lived executions (background processes' followers and watchers). Absent from older gateways. */
   longLivedExecutions?: number;
+  /** The workspace root its checkpoints copy, when the session declared one (docs/branching.md). */
+  workspaceRoot?: string;
+}
+
+/**
+ * A checkpoint of a gateway session (`POST /sessions/{id}/checkpoints`),
+ * named by the server's id; rolled back with `POST …/checkpoints/{cp}/rollback`,
+ * released with `DELETE …/checkpoints/{cp}`.
+ */
+export interface CheckpointInfo {
+  id: string;
+  /** ISO 8601. */
+  createdAt: string;
+  holds: { shell: true; workspace?: { root: string; bytes: number } };
+}
+
+/** `POST /sessions/{id}/fork` with `{count}` (1 to 100): the children, each a session of its own on the gateway. */
+export interface ForkResponse {
+  sessions: SessionInfo[];
 }
 
 export interface CreateSessionResponse extends SessionInfo {

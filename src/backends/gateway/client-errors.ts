@@ -1,6 +1,13 @@
 /** The gateway client's errors: what the gateway answered, and a connection lost mid-request. */
 
-import { BackendUnavailableError, InvalidOptionError, SessionClosedError } from "../../core/errors.js";
+import {
+  BackendUnavailableError,
+  CheckpointError,
+  InvalidOptionError,
+  SessionClosedError,
+  UnsupportedError,
+  type CheckpointErrorReason,
+} from "../../core/errors.js";
 import type { ErrorBody } from "../../http/gateway-protocol.js";
 
 export function gatewayError(status: number, error: ErrorBody["error"] | undefined, url: URL): Error {
@@ -12,6 +19,10 @@ export function gatewayError(status: number, error: ErrorBody["error"] | undefin
     case "FORBIDDEN":
       if (error.option !== undefined) return new InvalidOptionError(error.option, message);
       break;
+    case "CHECKPOINT_FAILED":
+      return new CheckpointError(checkpointReason(error.reason), message, { backend: "gateway" });
+    case "UNSUPPORTED":
+      return new UnsupportedError(message, { backend: "gateway" });
     case "UNAUTHORIZED":
       return new BackendUnavailableError(
         `The gateway at ${url.origin} refused the token (401); pass token or set $SHELLWRIGHT_GATEWAY_TOKEN to the gateway's token`,
@@ -30,4 +41,11 @@ export function connectionLost(cause: unknown, url: URL): BackendUnavailableErro
     `The connection to the gateway at ${url.origin} was lost mid-request (the gateway stopped or restarted); the command's outcome is unknown`,
     { cause, backend: "gateway" },
   );
+}
+
+const REASONS: readonly CheckpointErrorReason[] = ["busy", "too_large", "not_found", "aborted", "failed"];
+
+/** The server's reason, or "failed" for one this client does not know (a newer gateway's). */
+function checkpointReason(reason: string | undefined): CheckpointErrorReason {
+  return REASONS.find((known) => known === reason) ?? "failed";
 }

@@ -21,7 +21,8 @@ import {
   type PortUrl,
   type SessionState,
 } from "../../core/environment.js";
-import { EnvironmentBase } from "../../core/environment-base.js";
+import { EnvironmentBase, type HostTraits } from "../../core/environment-base.js";
+import { GatewayCheckpoints } from "./checkpoints.js";
 import {
   BackendUnavailableError,
   InvalidOptionError,
@@ -79,6 +80,8 @@ export class GatewayEnvironment extends EnvironmentBase {
   /** The gateway is older than `longLived` and refused it: such a gateway counts every execution alike. */
   #sendsLongLived = true;
 
+  readonly #checkpoints: GatewayCheckpoints;
+
   private constructor(client: GatewayClient, options: GatewayClientOptions, info: SessionInfo) {
     super(
       { sessionId: info.id, cwd: info.cwd, snapshotReady: info.snapshotReady },
@@ -88,6 +91,17 @@ export class GatewayEnvironment extends EnvironmentBase {
     );
     this.#client = client;
     this.#options = options;
+    this.#checkpoints = new GatewayCheckpoints({
+      request: (method, path, body, sendOptions) => client.json(method, path, body, sendOptions),
+      info,
+      requestTimeoutMs: options.requestTimeoutMs,
+      // A fork's child is a session of the gateway's own: a client of its own attaches to it.
+      attach: (child) => new GatewayEnvironment(new GatewayClient(options), options, child),
+    });
+  }
+
+  protected override host(): HostTraits {
+    return { checkpoints: this.#checkpoints };
   }
 
   /** Creates a session on the gateway, or reattaches to one (`resume`). */
