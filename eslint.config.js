@@ -44,6 +44,30 @@ export default tseslint.config(
       ],
     },
   },
+  // The tools know only the Environment contract (docs/architecture.md): nothing of backends/, not even its table.
+  {
+    files: ["src/tools/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/backends/**", "**/backends"],
+              message: "Tools reach a session only through the Environment contract (src/core/environment.ts).",
+            },
+          ],
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ImportExpression[source.value=/backends(\\/|$)/]",
+          message: "Tools reach a session only through the Environment contract (src/core/environment.ts).",
+        },
+      ],
+    },
+  },
   // Small files, one concept each: no file in src/ over 400 lines, counted as `wc -l` counts them.
   {
     files: ["src/**/*.ts"],

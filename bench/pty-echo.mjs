@@ -2,8 +2,9 @@
 // Keystroke to echo through the tools, on a pseudo-terminal process: `cat`
 // under terminal(pty=true, background=true), then, call after call,
 // process(submit) of a fresh word and process(wait, pattern) for the
-// terminal's echo of it. Beside it, the floor: one plain foreground call
-// (`true`) on the same session, interleaved, so drift hits both alike.
+// terminal's echo of it. Beside it, the floor: one foreground call
+// (`true`) on the same session, interleaved, so drift hits both alike; each
+// backend with its fast path and without (`-plain`).
 //
 //   npm run build && node bench/pty-echo.mjs
 // Backends: local and the gateway (in this process, over loopback HTTP, local
@@ -25,16 +26,21 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 
 const token = randomBytes(24).toString("hex");
 const gateway = await startGateway({ token, port: 0, allowedRoots: ["/"], cwd: "/tmp", log: () => undefined });
+// Each backend with the fast path (the default) and without it (`-plain`: every keystroke, echo and floor call
+// its own bash); BENCH_PTY_BACKENDS=local,docker narrows the list.
 const backends = [
   { name: "local", config: { backend: "local" } },
+  { name: "local-plain", config: { backend: "local", fastPath: false } },
   { name: "gateway", config: { backend: "gateway", url: gateway.url, token } },
 ];
 const ssh = sshBenchConfig(env);
-if (ssh) backends.push({ name: "ssh", config: { ...ssh } });
+if (ssh) backends.push({ name: "ssh", config: { ...ssh } }, { name: "ssh-plain", config: { ...ssh, fastPath: false } });
 const docker = dockerBenchConfig(env);
-if (docker) backends.push({ name: "docker", config: docker });
+if (docker)
+  backends.push({ name: "docker", config: docker }, { name: "docker-plain", config: { ...docker, fastPath: false } });
+const only = env.BENCH_PTY_BACKENDS?.split(",");
 
-for (const { name, config } of backends) {
+for (const { name, config } of backends.filter((b) => only === undefined || only.includes(b.name))) {
   const session = await createEnvironment(config);
   try {
     const call = (tool, args) => callTool(tool, args, { session });
@@ -62,8 +68,9 @@ for (const { name, config } of backends) {
     await call("process", { action: "kill", session_id: id });
     echo.sort((a, b) => a - b);
     plain.sort((a, b) => a - b);
+    // The floor: the same session's foreground `true`, measured between the keystrokes.
     console.log(
-      `${name.padEnd(7)} keystroke→echo p50 ${ms(pct(echo, 0.5))} p95 ${ms(pct(echo, 0.95))} | plain call p50 ${ms(pct(plain, 0.5))} p95 ${ms(pct(plain, 0.95))} (${CALLS} calls)`,
+      `${name.padEnd(12)} keystroke→echo p50 ${ms(pct(echo, 0.5))} p95 ${ms(pct(echo, 0.95))} | floor (execute "true") p50 ${ms(pct(plain, 0.5))} p95 ${ms(pct(plain, 0.95))} | echo/floor p50 ${(pct(echo, 0.5) / pct(plain, 0.5)).toFixed(2)}x (${CALLS} calls)`,
     );
   } finally {
     await session.close();

@@ -48,7 +48,6 @@ export type { NamedSessionPolicy };
 export { SESSION_KEYS, withOutputCap } from "./shared/config.js";
 export { ownerAliveHere, readOwner, writeOwner } from "./shared/owner.js";
 export { shellwrightHome } from "./shared/shellwright-home.js";
-export { staticHelperFor } from "./shared/fast-path/helper-path.js";
 
 export type EnvironmentConfig =
   LocalConfig | DockerConfig | SshConfig | ApptainerConfig | ModalConfig | DaytonaConfig | GatewayConfig;

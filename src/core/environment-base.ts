@@ -17,16 +17,17 @@ import {
   type SessionPaths,
   type SessionState,
 } from "./environment.js";
-import { SessionClosedError } from "./errors.js";
+import { SessionClosedError, UnsupportedError } from "./errors.js";
 import { Branches } from "./branches.js";
 import type { Checkpoint, CheckpointOptions, ForkOptions, RollbackOptions } from "./checkpoint.js";
 import { shellString } from "./options.js";
 import type { Transport } from "./transport.js";
+import type { HelperInstaller } from "./session-options.js";
 
 type CloseHook = () => Promise<void> | void;
 
 /** Where a backend's commands act (Transport declares both). */
-export type HostTraits = Pick<Transport, "actsOnHost" | "sharesHostFiles" | "checkpoints">;
+export type HostTraits = Pick<Transport, "actsOnHost" | "sharesHostFiles" | "checkpoints" | "fastPath">;
 
 export abstract class EnvironmentBase implements Environment {
   abstract readonly backend: string;
@@ -42,6 +43,9 @@ export abstract class EnvironmentBase implements Environment {
 
   readonly #secretValues: readonly string[];
   readonly #branches: Branches;
+  readonly #installHelper: HelperInstaller | undefined;
+  /** The session's one helper copy, once asked for (a failed install is tried again next time). */
+  #helper: Promise<string> | undefined;
 
   /** What the backend says of the machine its commands run on; each is false unless it says so. */
   protected host(): HostTraits {
@@ -61,7 +65,9 @@ export abstract class EnvironmentBase implements Environment {
     paths: SessionPaths,
     defaultTimeoutMs: number,
     secretValues: readonly string[] = [],
+    installHelper?: HelperInstaller,
   ) {
+    this.#installHelper = installHelper;
     this.#secretValues = Object.freeze([...secretValues]);
     this.#id = state.sessionId;
     this.#cwd = state.cwd;
@@ -129,6 +135,29 @@ export abstract class EnvironmentBase implements Environment {
 
   releaseCheckpoint(checkpoint: Checkpoint): Promise<void> {
     return this.#branches.releaseCheckpoint(checkpoint);
+  }
+
+  /**
+   * The session's one helper in the backend (Environment.helperPath): the
+   * fast path's copy when it has one, else the installer's, made once.
+   */
+  helperPath(): Promise<string> {
+    if (this.#closed) return Promise.reject(new SessionClosedError());
+    if (this.#helper !== undefined) return this.#helper;
+    const helper = this.#findHelper();
+    this.#helper = helper;
+    helper.catch(() => {
+      if (this.#helper === helper) this.#helper = undefined;
+    });
+    return helper;
+  }
+
+  async #findHelper(): Promise<string> {
+    const copied = await this.host().fastPath?.helperPath?.();
+    if (copied !== undefined) return copied;
+    if (this.#installHelper === undefined)
+      throw new UnsupportedError(`The ${this.backend} backend cannot install the helper`, { backend: this.backend });
+    return this.#installHelper(this);
   }
 
   /**

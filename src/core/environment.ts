@@ -149,6 +149,14 @@ export interface Environment {
    * written elsewhere still fits; `portUrl(env, port)` is the door callers use.
    */
   portUrl?(port: number): Promise<PortUrl>;
+  /**
+   * The path inside the backend of the session's one copy of the helper
+   * (native/swmux.c: PTYs, `swmux -p`), installed on first use: the fast
+   * path's own copy when it has one, else one copied in through `execute`.
+   * Optional so that an Environment written elsewhere still fits; without it
+   * there are no PTYs.
+   */
+  helperPath?(): Promise<string>;
   /** The workspace root checkpoints copy, when one was declared (docs/branching.md). */
   readonly workspaceRoot: string | undefined;
   /**

@@ -1,4 +1,10 @@
-import type { SessionState } from "./environment.js";
+import type { Environment, SessionState } from "./environment.js";
+
+/**
+ * Puts the helper (native/swmux.c) into the backend through `execute` and
+ * resolves its path there: for a session whose fast path has no copy of its own.
+ */
+export type HelperInstaller = (environment: Environment) => Promise<string>;
 
 /** What a Session is opened with, normalised once by the backend's config (backends/shared/config.ts). */
 export interface SessionOptions {
@@ -19,4 +25,6 @@ export interface SessionOptions {
   resume?: SessionState;
   /** Values the tools mask in what a model sees (Environment.secretValues). @default none */
   secretValues?: readonly string[];
+  /** How the session's helper is installed when its fast path has none (Environment.helperPath). @default none */
+  installHelper?: HelperInstaller;
 }

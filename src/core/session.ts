@@ -57,6 +57,7 @@ export class Session extends EnvironmentBase {
       sessionPaths(transport.tempDir, id),
       options.timeoutMs,
       options.secretValues,
+      options.installHelper,
     );
     this.#transport = transport;
     this.#options = options;

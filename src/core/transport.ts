@@ -193,4 +193,11 @@ export interface FastPath {
    * pool hands out no member whose helper died after it was counted warm.
    */
   readonly helperExits?: number;
+  /**
+   * The path inside the backend of the helper this fast path runs (its copy
+   * there, or on local the build it runs in place), once it is there;
+   * undefined when it has none. Optional: the session's one helper
+   * (Environment.helperPath) is this when it is defined.
+   */
+  helperPath?(): Promise<string | undefined>;
 }

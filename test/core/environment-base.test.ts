@@ -106,3 +106,73 @@ describe("EnvironmentBase", () => {
     });
   });
 });
+
+/** An environment whose helper comes from a fake fast path and a counting installer (no backend here). */
+class HelperProbe extends EnvironmentBase {
+  readonly backend = "probe";
+  installs = 0;
+  fastCopy: string | undefined;
+  failNext = false;
+
+  constructor(withInstaller = true) {
+    super(
+      { sessionId: "0123456789ab", cwd: "/start", snapshotReady: true },
+      { snapshot: "/tmp/s.sh", cwdFile: "/tmp/c.txt" },
+      60_000,
+      [],
+      withInstaller ? () => this.install() : undefined,
+    );
+  }
+
+  async install(): Promise<string> {
+    this.installs += 1;
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error("copy failed");
+    }
+    return "/tmp/installed-swmux";
+  }
+
+  protected override host() {
+    const copy = this.fastCopy;
+    return { fastPath: { prepare: () => undefined, tryRun: () => undefined, helperPath: async () => copy } };
+  }
+
+  execute(): Promise<ExecuteResult> {
+    return Promise.reject(new Error("not used"));
+  }
+
+  protected override async shutdown(): Promise<void> {}
+}
+
+describe("EnvironmentBase.helperPath: the session's one helper", () => {
+  it("is the fast path's copy when it has one: nothing is installed", async () => {
+    const env = new HelperProbe();
+    env.fastCopy = "/tmp/fast/swmux";
+    expect(await Promise.all([env.helperPath(), env.helperPath()])).toEqual(["/tmp/fast/swmux", "/tmp/fast/swmux"]);
+    expect(env.installs).toBe(0);
+  });
+
+  it("is installed once when the fast path has none, also for calls at once", async () => {
+    const env = new HelperProbe();
+    const paths = await Promise.all([env.helperPath(), env.helperPath(), env.helperPath()]);
+    expect(paths).toEqual(Array(3).fill("/tmp/installed-swmux"));
+    expect(await env.helperPath()).toBe("/tmp/installed-swmux");
+    expect(env.installs).toBe(1);
+  });
+
+  it("tries a failed install again on the next call", async () => {
+    const env = new HelperProbe();
+    env.failNext = true;
+    await expect(env.helperPath()).rejects.toThrow("copy failed");
+    expect(await env.helperPath()).toBe("/tmp/installed-swmux");
+    expect(env.installs).toBe(2);
+  });
+
+  it("without an installer or a fast-path copy: UnsupportedError naming the backend; closed: SessionClosedError", async () => {
+    const env = new HelperProbe(false);
+    await expect(env.helperPath()).rejects.toThrow(/probe backend cannot install the helper/);
+    await env.close();
+    await expect(env.helperPath()).rejects.toBeInstanceOf(SessionClosedError);
+  });
+});

@@ -41,6 +41,7 @@ import {
   type ExecutionResult,
   type SessionInfo,
 } from "../../http/gateway-protocol.js";
+import { installHelperThroughExecute } from "../shared/helper-install.js";
 
 export interface GatewayClientOptions {
   /** Base URL of the gateway, e.g. http://127.0.0.1:7420 */
@@ -88,6 +89,7 @@ export class GatewayEnvironment extends EnvironmentBase {
       info.paths,
       options.timeoutMs,
       options.secretValues,
+      installHelperThroughExecute,
     );
     this.#client = client;
     this.#options = options;

@@ -92,6 +92,8 @@ export function localFastPath(host: LocalFastPathHost): FastPathRunner | undefin
       return spawnHelper(command, (pid) => host.onHelper(pid));
     },
     killGroup: (pid) => killGroup(pid, "KILL"),
+    // The build runs in place (inside the sandbox too, where the helper itself runs): no copy.
+    helperPath: () => Promise.resolve(helper),
     adopt: (call) => adoptJob(host, call),
     // After the helper's signal: the job's group from here too, then the sweep of the call's mark and tree.
     sweep: (target, signal: KillSignal, graceMs) => {

@@ -19,6 +19,7 @@ import type { SessionState } from "../../core/environment.js";
 import type { SessionOptions } from "../../core/session-options.js";
 import { spelling } from "./resource-options.js";
 import { writeStderr } from "../../core/stderr.js";
+import { installHelperThroughExecute } from "./helper-install.js";
 
 /** Options every backend takes. */
 export interface CommonConfig {
@@ -126,6 +127,7 @@ export function sessionOptions(config: CommonConfig, defaultCwd: string): Sessio
     initTimeoutMs: positiveNumber("initTimeoutMs", config.initTimeoutMs, 30_000),
     warn,
     secretValues: secretValues(config),
+    installHelper: installHelperThroughExecute,
   };
   if (config.resume !== undefined) options.resume = resumeState(config.resume);
   return options;

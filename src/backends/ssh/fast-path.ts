@@ -97,6 +97,11 @@ export class SshFastPath {
       get helperExits() {
         return fast.#runner?.helperExits ?? 0;
       },
+      // The copy the fast path made (the session's one copy), once it is there; undefined when it failed.
+      helperPath: async () => {
+        await installing;
+        return fast.#runner?.helperPath();
+      },
       // The runner exists only once the helper is on the host: wait for the copy first.
       whenReady: async () => {
         await installing;
@@ -174,6 +179,7 @@ export class SshFastPath {
     return new FastPathRunner({
       sessionMark: host.sessionMark,
       queueWhileStarting: true,
+      helperPath: () => Promise.resolve(helper),
       // Recorded as the job starts, on the host: an owner killed mid-call leaves it for `close`.
       jobPrologue: host.groupsFile === undefined ? undefined : recordJobGroupLine(host.groupsFile),
       start: (snapshot) => {

@@ -64,13 +64,9 @@ export const parseLeftovers = (output: string): number => parseSweep(output).hit
  * the running PTY processes end together (a PTY's program has a session of
  * its own, out of the reap's reach, and its helper ends that session on TERM:
  * the reap's KILL would leave HUP-immune jobs); then the reap of every
- * process's group, the removal of their files and of the PTY helper.
+ * process's group, and the removal of their files.
  */
-export function closeScript(
-  processes: readonly BackgroundProcess[],
-  graceMs: number,
-  helperPath: string | undefined,
-): string {
+export function closeScript(processes: readonly BackgroundProcess[], graceMs: number): string {
   const ptys = processes.filter((p) => p.pty !== undefined && p.status === "running");
   return [
     endRunningScript(
@@ -78,6 +74,5 @@ export function closeScript(
       graceMs,
     ),
     reapScript(processes.map(reapEntry), { removeFiles: true }),
-    helperPath === undefined ? "" : `command rm -f -- ${shellQuote(helperPath)}`,
   ].join("\n");
 }

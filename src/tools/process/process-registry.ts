@@ -15,7 +15,7 @@ import type { Environment } from "../../core/environment.js";
 import { ProcessError } from "../../core/errors.js";
 import { Redactor } from "../../core/redact.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
-import { ptyHelperInstalled, ptyHelperPath, ptyLaunch } from "./pty-helper.js";
+import { ptyLaunch } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
 import { followLog } from "./log-follower.js";
 import { checkPtySize } from "./pty-size.js";
@@ -329,9 +329,8 @@ export class ProcessRegistry {
     for (const watcher of this.#watchers.values()) watcher.abort();
     this.#watchers.clear();
     const entries = [...this.#processes.values()];
-    const helper = ptyHelperInstalled(this.#session);
-    if ((entries.length === 0 && !helper) || this.#session.closed) return;
-    const script = closeScript(entries, this.#settings.killGraceMs, helper ? ptyHelperPath(this.#session) : undefined);
+    if (entries.length === 0 || this.#session.closed) return;
+    const script = closeScript(entries, this.#settings.killGraceMs);
     const options = { ...HOUSEKEEPING, timeoutMs: this.#settings.killGraceMs + 30_000 };
     await this.#session.execute(script, options).catch(() => undefined);
     for (const process of entries) {

@@ -55,13 +55,14 @@ describe("the local state dir", () => {
   it.skipIf(noMountNamespace !== undefined || noStaticHelper !== undefined)(
     "a given stateDir that is noexec: the PTY error names stateDir and what to do",
     () => {
+      // Without the fast path, whose helper runs in place: the helper is then copied into the state dir.
       const root = mkdtempSync(join(tmpdir(), "sw-noexec-"));
       try {
         const given = join(root, "mnt");
         mkdirSync(given);
         const script = `
           import { createEnvironment, processRegistry } from ${JSON.stringify(join(import.meta.dirname, "../../../dist/index.js"))};
-          const session = await createEnvironment({ backend: "local", stateDir: ${JSON.stringify(join(given, "state"))} });
+          const session = await createEnvironment({ backend: "local", fastPath: false, stateDir: ${JSON.stringify(join(given, "state"))} });
           try { await processRegistry(session).spawn("cat", { pty: { cols: 80, rows: 24 } }); console.log("no error"); }
           catch (error) { console.log(error.message); }
           finally { await session.close(); }`;

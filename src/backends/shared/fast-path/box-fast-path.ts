@@ -81,6 +81,14 @@ export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undef
       return frozen === undefined ? stream : Object.assign(stream, { frozen: () => frozen() });
     },
     killGroup: (pid) => void options.killGroups([pid]).catch(() => undefined),
+    // The copy the helper runs from, made now if the helper has not started yet; none when it cannot be made.
+    helperPath: async () => {
+      const box = options.currentBox();
+      if (box === undefined || copies.unsupported(box)) return undefined;
+      const copied = await copies.of(box).catch(() => undefined);
+      if (copied !== undefined) options.onCopied?.(copied);
+      return copied;
+    },
     ...(options.killer === undefined ? { sweep: options.sweep, adopt: options.adopt } : killerKill(options.killer)),
   });
 }

@@ -53,6 +53,8 @@ export interface FastPathHost {
   sweep(target: SweepTarget, signal: KillSignal, graceMs: number, running: RunningCall): Promise<SweepResult>;
   /** Told once per failure why the helper was given up (default: a process warning). */
   warn?(message: string): void;
+  /** The helper's path where the jobs run, once it is there (FastPath.helperPath); undefined: none. */
+  helperPath?(): Promise<string | undefined>;
 }
 
 export { FAST_PATH_WARNING } from "./unavailable.js";
@@ -100,6 +102,14 @@ export class FastPathRunner implements FastPath {
   /** Resolves true once a helper's launcher is ready (tests and benchmarks). */
   async whenReady(): Promise<boolean> {
     return (await this.#client?.firstReady) === true;
+  }
+
+  /** The helper's path where the jobs run (the session's one copy), or undefined when the backend has none. */
+  async helperPath(): Promise<string | undefined> {
+    if (this.#stopped || this.#options.helperPath === undefined) return undefined;
+    // Only a copy that ran: one that never got ready (a noexec temp dir) is the installer's case, whose error says why.
+    if (!(await this.whenReady())) return undefined;
+    return this.#stopped ? undefined : this.#options.helperPath();
   }
 
   prepare(snapshot: string): void {
