@@ -37,6 +37,22 @@ for (const backend of compatBackends) {
       }
     }
 
+    /**
+     * Runs a case on the entry's shared session, then puts its cwd back at / (also when the case failed), as the
+     * cases on `run` do. For cases that change only what a call can undo (cwd, variables, files in the scratch
+     * dir): a fresh session costs more than the case on the box entries (an open and a close, 2-7 s on a loaded
+     * machine), and on the shared one the fast path's helper is already up, so its calls take the fast path
+     * from the first. Cases about a session's start (its profile, its env, its init) or that leave what no call
+     * can undo (readonly, a nameref on the marks, a hard limit, disabled builtins, options) keep `withSession`.
+     */
+    async function onShared<T>(fn: (session: Environment) => Promise<T>): Promise<T> {
+      try {
+        return await fn(env);
+      } finally {
+        await env.execute("cd /");
+      }
+    }
+
     async function run(command: string, options?: Parameters<Environment["execute"]>[1]): Promise<ExecuteResult> {
       const result = await env.execute(command, options);
       expectClean(result);
@@ -153,7 +169,7 @@ for (const backend of compatBackends) {
             : 25;
 
       it(`never tears env from cwd when two calls race (${raceRounds} rounds)`, async () => {
-        await withSession({}, async (session) => {
+        await onShared(async (session) => {
           const ta = `${scratch}/race-a`;
           const tb = `${scratch}/race-b`;
           await session.execute(`mkdir -p ${ta} ${tb} && cd ${ta} && export W=start`);
@@ -175,7 +191,7 @@ for (const backend of compatBackends) {
       }, 300_000);
 
       it("reports the cwd of the state the next call starts from (10 rounds of two racing calls)", async () => {
-        await withSession({}, async (session) => {
+        await onShared(async (session) => {
           await session.execute(`mkdir -p ${scratch}/rep-a ${scratch}/rep-b`);
           for (let round = 0; round < 10; round++) {
             await Promise.all([
@@ -193,7 +209,7 @@ for (const backend of compatBackends) {
 
       for (const how of ["timeout", "interrupt"] as const) {
         it(`commits nothing from a call stopped by ${how}`, async () => {
-          await withSession({}, async (session) => {
+          await onShared(async (session) => {
             await session.execute(`cd ${scratch} && export T=kept`);
             const controller = new AbortController();
             let seen = "";
@@ -265,7 +281,7 @@ for (const backend of compatBackends) {
       }, 180_000);
 
       it("completes only on its own end marker: forged ones are plain output and move nothing", async () => {
-        await withSession({}, async (session) => {
+        await onShared(async (session) => {
           await session.execute(`cd ${scratch}`);
           // Everything the command can read about its shells: argv, environment, and the marker shapes it can build from them.
           const forge = [
@@ -303,7 +319,7 @@ for (const backend of compatBackends) {
       });
 
       it("streams a whole line while the command still runs (no newline held back)", async () => {
-        await withSession({}, async (session) => {
+        await onShared(async (session) => {
           const flag = `/tmp/sw-stream-${Math.random().toString(36).slice(2)}`;
           let seen = "";
           let touched: Promise<unknown> | undefined;
@@ -390,7 +406,7 @@ for (const backend of compatBackends) {
       });
 
       it("never leaves a torn snapshot under concurrent calls", async () => {
-        await withSession({}, async (session) => {
+        await onShared(async (session) => {
           await session.execute("export SW_CANARY=alive; canary_fn() { echo fn-alive; }");
           for (let round = 0; round < 6; round++) {
             // Every call sources whatever snapshot is current when it starts: a
@@ -560,7 +576,7 @@ for (const backend of compatBackends) {
       });
 
       it("keeps a cwd deeper than PATH_MAX and runs the next calls there, as a terminal does (issue 37)", async () => {
-        await withSession({}, async (session) => {
+        await onShared(async (session) => {
           await session.execute(`mkdir -p ${scratch}/deep && cd ${scratch}`);
           const name = "d".repeat(200);
           // Step by step, relative: the only way a shell gets there, and how the next call must get there again.

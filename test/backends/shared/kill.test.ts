@@ -90,6 +90,17 @@ async function aliveAfter(env: Environment, dir: string): Promise<string[]> {
  */
 const GROUPLESS_WRAPPER = new Set(["apptainer", "apptainer-plain", "daytona", "daytona-plain"]);
 
+/**
+ * The timeout case's deadline. The timer only starts the kill that the interrupt case starts by its signal (both
+ * are `stop()` in core/collect-call.ts), so what it must leave is time for every shape to start: three times
+ * what that took in the interrupt case just before on this entry (a machine three times slower still gets there), at
+ * least 2 s, and the fixed 8 s it had before when there is no measure.
+ */
+function timeoutAfterReady(readyMs: number | undefined): number {
+  if (readyMs === undefined) return 8000;
+  return Math.min(8000, Math.max(2000, Math.ceil(3 * readyMs)));
+}
+
 /** An empty HOME: the host's own login profile may be slow or broken, and is not what this tests. */
 const HOME = "/tmp/shellwright-orphans-home";
 // The sandboxed local entries bind HOME writable, which must exist (sandbox.writable is validated).
@@ -99,13 +110,25 @@ for (const backend of compatBackends) {
   describe.skipIf(!backend.enabled)(`orphan matrix: ${backend.name}`, () => {
     const dirFor = (what: string): string => `/tmp/shellwright-orphans-${process.pid}-${backend.name}-${what}`;
 
-    it("a timeout leaves none of the call's processes alive", async () => {
+    /** How long the interrupt case's call took to start every shape (and so the timeout case's deadline). */
+    let readyMs: number | undefined;
+
+    it("an interrupt leaves none of the call's processes alive", async () => {
       const env = await backend.create({ home: HOME, cwd: "/tmp", killGraceMs: 500 });
       try {
-        const dir = dirFor("timeout");
-        const result = await env.execute(launch(dir, true), { timeoutMs: 8000 });
-        expect(result.output).toContain("ready");
-        expect(result.timedOut).toBe(true);
+        const dir = dirFor("abort");
+        const controller = new AbortController();
+        const started = performance.now();
+        const result = await env.execute(launch(dir, true), {
+          timeoutMs: 60_000,
+          signal: controller.signal,
+          onOutput: (text) => {
+            if (!text.includes("ready")) return;
+            readyMs = performance.now() - started;
+            controller.abort();
+          },
+        });
+        expect(result.interrupted).toBe(true);
         expect(await aliveAfter(env, dir)).toEqual([]);
         await env.execute(`rm -rf ${dir}`);
       } finally {
@@ -113,19 +136,14 @@ for (const backend of compatBackends) {
       }
     });
 
-    it("an interrupt leaves none of the call's processes alive", async () => {
+    it("a timeout leaves none of the call's processes alive", async () => {
       const env = await backend.create({ home: HOME, cwd: "/tmp", killGraceMs: 500 });
       try {
-        const dir = dirFor("abort");
-        const controller = new AbortController();
-        const result = await env.execute(launch(dir, true), {
-          timeoutMs: 60_000,
-          signal: controller.signal,
-          onOutput: (text) => {
-            if (text.includes("ready")) controller.abort();
-          },
-        });
-        expect(result.interrupted).toBe(true);
+        const dir = dirFor("timeout");
+        const timeoutMs = timeoutAfterReady(readyMs);
+        const result = await env.execute(launch(dir, true), { timeoutMs });
+        expect(result.output, `the shapes were not all started within the ${timeoutMs} ms timeout`).toContain("ready");
+        expect(result.timedOut).toBe(true);
         expect(await aliveAfter(env, dir)).toEqual([]);
         await env.execute(`rm -rf ${dir}`);
       } finally {
