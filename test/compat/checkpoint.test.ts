@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UnsupportedError, type Environment } from "../../src/index.js";
 import { compatBackends } from "./backends.js";
 
-/** The backends with checkpoints today (both entries of each: fast path and plain). */
-const SUPPORTED = /^(local(-sandbox)?|docker)(-plain)?$/;
+/** The backends with checkpoints today (both entries of each: fast path and plain); the gateway has none yet. */
+const SUPPORTED = /^(local(-sandbox)?|docker|ssh|apptainer|modal|daytona)(-plain)?$/;
 
 for (const backend of compatBackends) {
   describe.skipIf(!backend.enabled)(`checkpoint: ${backend.name}`, () => {
