@@ -47,6 +47,17 @@ for (const backend of compatBackends) {
       expect(env.checkpoints()).toEqual([]);
     });
 
+    it.runIf(SUPPORTED.test(backend.name))("a rollback ends the background processes started after it", async () => {
+      const cp = await env.checkpoint();
+      const pid = (await env.execute("(setsid sleep 300 >/dev/null 2>&1 & echo $!)")).output.trim();
+      expect(pid).toMatch(/^\d+$/);
+      await env.rollback(cp);
+      // A zombie counts as gone: its reaper (this process, where it is a subreaper) need not have waited yet.
+      const state = `s=$(cut -d' ' -f3 /proc/${pid}/stat 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ] && echo alive || echo gone`;
+      expect((await env.execute(state)).output.trim()).toBe("gone");
+      await env.releaseCheckpoint(cp);
+    });
+
     it.runIf(!SUPPORTED.test(backend.name))("says checkpoints are not supported, naming the backend", async () => {
       for (const call of [() => env.checkpoint(), () => env.fork({ count: 1 })]) {
         const error = await call().catch((e: unknown) => e);
