@@ -55,7 +55,16 @@ const env = await createEnvironment({
 });
 const container = (await env.execute("cat /etc/hostname")).output.trim();
 await env.execute(`mkdir /work && for i in $(seq ${MB}); do head -c 1048576 /dev/urandom > /work/f$i; done`);
-const times = { floorSave: [], save: [], floorRestore: [], restore: [], commit: [], commitRun: [], floorFork: [], fork: [] };
+const times = {
+  floorSave: [],
+  save: [],
+  floorRestore: [],
+  restore: [],
+  commit: [],
+  commitRun: [],
+  floorFork: [],
+  fork: [],
+};
 
 /** A new container from `from`, started, answering one exec; removed after. */
 async function runFrom(from) {

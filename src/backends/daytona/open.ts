@@ -21,7 +21,8 @@ async function open(raw: Record<string, unknown>): Promise<{ env: Environment; t
     transport,
     endProcesses: () => transport.endProcesses(),
     // A fork's child: a new sandbox (never one resumed by the parent's name or labels), deleted at its close.
-    openChild: (cwd) => open({ ...raw, cwd, resume: undefined, name: undefined, labels: undefined, onClose: undefined }),
+    openChild: (cwd) =>
+      open({ ...raw, cwd, resume: undefined, name: undefined, labels: undefined, onClose: undefined }),
   });
   return { env: await Session.open(transport, sessionOptions(raw, "~")), transport };
 }

@@ -84,7 +84,8 @@ export class DockerCheckpoints implements CheckpointSupport {
     const what = "roll back";
     const tag = randomBytes(6).toString("hex");
     const root = this.#workspace?.root ?? "";
-    const undo = () => this.#run(UNDO_PREPARE, [host.paths.snapshot, root, tag], what, undefined).catch(() => undefined);
+    const undo = () =>
+      this.#run(UNDO_PREPARE, [host.paths.snapshot, root, tag], what, undefined).catch(() => undefined);
     try {
       this.#explain(await this.#run(PREPARE, [host.paths.snapshot, this.#dir, id, root, tag], what, signal), what);
     } catch (error) {

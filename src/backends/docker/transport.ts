@@ -310,7 +310,11 @@ export class DockerTransport implements Transport {
     this.#fast = undefined;
     const leaders = this.#leaders.all;
     const marks = [`${SESSION_MARK}=${this.#sessionMark}`];
-    await this.#sweep({ marks, sessions: leaders, groups: [...leaders, ...this.#endedGroups], deadLeadersOnly: true }, "KILL", 0);
+    await this.#sweep(
+      { marks, sessions: leaders, groups: [...leaders, ...this.#endedGroups], deadLeadersOnly: true },
+      "KILL",
+      0,
+    );
     this.#startFastPath();
   }
 

@@ -22,11 +22,7 @@ export interface DockerWorkspace {
 /** The workspace options, checked where the config enters; undefined without `workspace`. */
 export function normalizeDockerWorkspace(raw: Record<string, unknown>): DockerWorkspace | undefined {
   const given = optionalShellString("workspace", raw.workspace);
-  const maxBytes = positiveInteger(
-    "workspaceMaxBytes",
-    raw.workspaceMaxBytes,
-    DEFAULT_DOCKER_WORKSPACE_MAX_BYTES,
-  );
+  const maxBytes = positiveInteger("workspaceMaxBytes", raw.workspaceMaxBytes, DEFAULT_DOCKER_WORKSPACE_MAX_BYTES);
   if (given === undefined) {
     if (raw.workspaceMaxBytes !== undefined)
       throw new InvalidOptionError(

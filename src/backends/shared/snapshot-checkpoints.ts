@@ -110,9 +110,13 @@ export class SnapshotCheckpoints implements CheckpointSupport {
     }
     const output = Buffer.concat(chunks);
     if (code === EXIT_NOT_FOUND)
-      throw new CheckpointError("not_found", `Cannot ${what}: the checkpoint has no files left in the ${backend} backend`, {
-        backend,
-      });
+      throw new CheckpointError(
+        "not_found",
+        `Cannot ${what}: the checkpoint has no files left in the ${backend} backend`,
+        {
+          backend,
+        },
+      );
     if (code !== 0)
       throw new CheckpointError(
         "failed",
