@@ -95,6 +95,10 @@ describe.skipIf(!DOCKER_TEST_ENABLED)("docker checkpoints with a workspace", () 
       expect(saved()).toBe("0");
       expect(await run(env, TREE)).toBe(before);
       expect(await run(env, 'echo "$KEEP"; pwd')).toBe("yes\n/work");
+      // A fork is refused the same way before it commits anything.
+      const fork = await env.fork({ count: 2 }).catch((e: unknown) => e);
+      expect((fork as CheckpointError).reason).toBe("too_large");
+      expect(docker("images", "-q", "--filter", `label=${FORK_LABEL}=${env.id}`)).toBe("");
 
       await run(env, "rm big");
       const controller = new AbortController();
