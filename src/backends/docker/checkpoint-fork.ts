@@ -48,31 +48,39 @@ export async function forkContainers(request: ForkRequest): Promise<Environment[
   );
   const image = await commit(engine, request.containerId, request.sessionId, signal);
   const children: ForkChild[] = [];
-  try {
-    let next = 0;
-    const worker = async () => {
-      while (next < request.count) {
-        next++;
-        if (isAborted(signal)) throw abortedError();
-        const child = await request.openChild(image, request.cwd);
-        children.push(child);
-        // The parent's state, renamed into place: the child's fast path sees a new inode and reloads it.
-        const put = await runScript(engine, child.containerId, PUT, [child.env.paths.snapshot], {
-          stdin: snapshot,
-          what,
-        });
-        succeeded(put, what);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(OPEN_AT_ONCE, request.count) }, worker));
-    return children.map((child) => child.env);
-  } catch (error) {
-    await Promise.allSettled(children.map((child) => child.env.close()));
-    await removeForkImage(engine, image).catch(() => undefined);
-    throw error instanceof CheckpointError
-      ? error
-      : new CheckpointError("failed", `Cannot fork: ${(error as Error).message}`, { cause: error, backend: BACKEND });
-  }
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    // After one failure no new child is started; the ones opening meanwhile are waited for and closed below.
+    while (next < request.count && !failed && !isAborted(signal)) {
+      next++;
+      const child = await request.openChild(image, request.cwd);
+      children.push(child);
+      // The parent's state, renamed into place: the child's fast path sees a new inode and reloads it.
+      const put = await runScript(engine, child.containerId, PUT, [child.env.paths.snapshot], {
+        stdin: snapshot,
+        what,
+      });
+      succeeded(put, what);
+    }
+  };
+  const settled = await Promise.allSettled(
+    Array.from({ length: Math.min(OPEN_AT_ONCE, request.count) }, () =>
+      worker().catch((error: unknown) => {
+        failed = true;
+        throw error;
+      }),
+    ),
+  );
+  const rejected = settled.find((result) => result.status === "rejected");
+  if (rejected === undefined && !isAborted(signal)) return children.map((child) => child.env);
+  await Promise.allSettled(children.map((child) => child.env.close()));
+  await removeForkImage(engine, image).catch(() => undefined);
+  if (rejected === undefined) throw abortedError();
+  const error: unknown = rejected.reason;
+  throw error instanceof CheckpointError
+    ? error
+    : new CheckpointError("failed", `Cannot fork: ${(error as Error).message}`, { cause: error, backend: BACKEND });
 }
 
 async function commit(

@@ -79,7 +79,7 @@ fi
 /**
  * `swap SNAPSHOT ROOT TAG`: the root aside, the restored copy in, the
  * snapshot in, renames back to back; a failed one puts the root back. The
- * old root is removed in the background (its own session, no output held).
+ * old root is removed in the background (holding no output of the exec).
  */
 export const SWAP = String.raw`${BESIDE}
 snap=$1 root=$2 tag=$3
@@ -91,7 +91,7 @@ if [[ -n $root ]]; then
   if [[ -e $root || -L $root ]]; then
     mv -T -- "$root" "$old" || undo
     mv -T -- "$fresh" "$root" || { mv -T -- "$old" "$root"; undo; }
-    setsid rm -rf -- "$old" </dev/null >/dev/null 2>&1 &
+    nohup rm -rf -- "$old" </dev/null >/dev/null 2>&1 &
   else
     mv -T -- "$fresh" "$root" || undo
   fi

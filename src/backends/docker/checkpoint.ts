@@ -99,6 +99,8 @@ export class DockerCheckpoints implements CheckpointSupport {
       await undo();
       throw wrap(error, what);
     }
+    // Never undone from here: an exec the engine lost goes on in the container and finishes the swap by itself,
+    // and removing its pending copies under it could leave a mix.
     this.#explain(await this.#run(SWAP, [host.paths.snapshot, root, tag], what, undefined), what);
   }
 

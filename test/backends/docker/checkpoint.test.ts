@@ -6,7 +6,8 @@
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { CheckpointError, createEnvironment, InvalidOptionError, type Environment } from "../../../src/index.js";
-import { FORK_LABEL } from "../../../src/backends/docker/checkpoint-fork.js";
+import { FORK_LABEL, forkContainers } from "../../../src/backends/docker/checkpoint-fork.js";
+import { EngineApi, defaultSocketPath } from "../../../src/backends/docker/engine.js";
 import { DOCKER_TEST_ENABLED, DOCKER_TEST_IMAGE } from "../../helpers/docker-test.js";
 import { eventually } from "../../helpers/processes.js";
 
@@ -143,6 +144,39 @@ describe.skipIf(!DOCKER_TEST_ENABLED)("docker checkpoints with a workspace", () 
     await two.close();
     expect(docker("ps", "-aq", "--filter", label)).toBe("");
     expect(docker("images", "-q", "--filter", label)).toBe("");
+  });
+
+  it("a fork whose child fails to open closes the children opening beside it and removes the image", async () => {
+    const env = await open({ workspace: undefined });
+    const engine = new EngineApi(defaultSocketPath());
+    const started: Environment[] = [];
+    let calls = 0;
+    try {
+      const error = await forkContainers({
+        engine,
+        containerId: await run(env, "cat /etc/hostname"),
+        sessionId: env.id,
+        snapshot: env.paths.snapshot,
+        cwd: "/",
+        count: 3,
+        signal: undefined,
+        // The second child fails at once, while the first and third are still being opened.
+        openChild: async (image) => {
+          if (++calls === 2) throw new Error("injected: this child could not be opened");
+          const child = await createEnvironment({ backend: "docker", image, network: false });
+          started.push(child);
+          const containerId = (await child.execute("cat /etc/hostname")).output.trim();
+          return { env: child, containerId };
+        },
+      }).catch((e: unknown) => e);
+      expect((error as Error).message).toContain("injected");
+      expect(started).toHaveLength(2);
+      expect(started.map((child) => child.closed)).toEqual([true, true]);
+      expect(docker("images", "-q", "--filter", `label=${FORK_LABEL}=${env.id}`)).toBe("");
+    } finally {
+      opened.push(...started);
+      engine.close();
+    }
   });
 
   it("a workspace on a mount is refused by the first checkpoint, naming it", async () => {
