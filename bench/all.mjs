@@ -23,6 +23,12 @@ const benches = [
   { name: "state-dir", file: "bench/state-dir.mjs" },
   // Checkpoint and rollback of a 200 MB local workspace (docs/branching.md).
   { name: "checkpoint", file: "bench/checkpoint.mjs" },
+  // The same on docker, beside `docker commit`, and fork of 16 (needs the engine and the test image).
+  {
+    name: "checkpoint-docker",
+    file: "bench/checkpoint-docker.mjs",
+    needs: () => process.env.SHELLWRIGHT_TEST_DOCKER === "1",
+  },
   { name: "login-snapshot", file: "bench/login-snapshot.mjs" },
   // Needs bubblewrap; says so and exits 0 without it.
   { name: "sandbox", file: "bench/sandbox.mjs" },

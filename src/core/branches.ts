@@ -118,6 +118,7 @@ export class Branches {
   async fork(options: ForkOptions): Promise<Environment[]> {
     const { count, signal } = checkForkOptions(options);
     return this.#operation("fork", signal, async (support) => {
+      if (support.forkMany !== undefined) return support.forkMany(this.#owner, count, signal);
       const children: Environment[] = [];
       try {
         for (let i = 0; i < count; i++) {

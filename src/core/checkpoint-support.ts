@@ -34,6 +34,12 @@ export interface CheckpointSupport {
   release(id: string): Promise<void>;
   /** A new, independent session from this one's state and files now. */
   fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment>;
+  /**
+   * All of a fork's children at once, where the backend makes them together
+   * (one image for all); used instead of `fork` when present. On failure it
+   * leaves none open.
+   */
+  forkMany?(host: CheckpointHost, count: number, signal: AbortSignal | undefined): Promise<Environment[]>;
   /** At close: removes everything it still keeps. */
   close(): Promise<void>;
 }

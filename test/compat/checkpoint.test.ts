@@ -10,7 +10,7 @@ import { UnsupportedError, type Environment } from "../../src/index.js";
 import { compatBackends } from "./backends.js";
 
 /** The backends with checkpoints today (both entries of each: fast path and plain; the gateway over local). */
-const SUPPORTED = /^(local(-sandbox)?|gateway)(-plain)?$/;
+const SUPPORTED = /^(local(-sandbox)?|docker|ssh|apptainer|modal|daytona|gateway)(-plain)?$/;
 
 for (const backend of compatBackends) {
   describe.skipIf(!backend.enabled)(`checkpoint: ${backend.name}`, () => {
@@ -45,6 +45,17 @@ for (const backend of compatBackends) {
       }
       await env.releaseCheckpoint(cp);
       expect(env.checkpoints()).toEqual([]);
+    });
+
+    it.runIf(SUPPORTED.test(backend.name))("a rollback ends the background processes started after it", async () => {
+      const cp = await env.checkpoint();
+      const pid = (await env.execute("(setsid sleep 300 >/dev/null 2>&1 & echo $!)")).output.trim();
+      expect(pid).toMatch(/^\d+$/);
+      await env.rollback(cp);
+      // A zombie counts as gone: its reaper (this process, where it is a subreaper) need not have waited yet.
+      const state = `s=$(cut -d' ' -f3 /proc/${pid}/stat 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ] && echo alive || echo gone`;
+      expect((await env.execute(state)).output.trim()).toBe("gone");
+      await env.releaseCheckpoint(cp);
     });
 
     it.runIf(!SUPPORTED.test(backend.name))("says checkpoints are not supported, naming the backend", async () => {

@@ -6,9 +6,21 @@
 import type { Environment } from "../../core/environment.js";
 import { Session } from "../../core/session.js";
 import { sessionOptions } from "../shared/config.js";
+import { SnapshotCheckpoints } from "../shared/snapshot-checkpoints.js";
 import { normalizeApptainerConfig } from "./config.js";
 import { ApptainerTransport } from "./transport.js";
 
-export function openApptainer(raw: Record<string, unknown>): Promise<Environment> {
-  return Session.open(new ApptainerTransport(normalizeApptainerConfig(raw)), sessionOptions(raw, "~"));
+export async function openApptainer(raw: Record<string, unknown>): Promise<Environment> {
+  return (await open(raw)).env;
+}
+
+async function open(raw: Record<string, unknown>): Promise<{ env: Environment; transport: ApptainerTransport }> {
+  const transport = new ApptainerTransport(normalizeApptainerConfig(raw));
+  transport.checkpoints = new SnapshotCheckpoints({
+    transport,
+    endProcesses: () => transport.endProcesses(),
+    // A fork's child: an instance of its own with the same config.
+    openChild: (cwd) => open({ ...raw, cwd, resume: undefined }),
+  });
+  return { env: await Session.open(transport, sessionOptions(raw, "~")), transport };
 }

@@ -82,6 +82,13 @@ export interface DockerConfig extends CommonConfig {
   trace?: (call: DockerCall) => void;
   /** Run calls through the fast-path helper, copied into the container once (docs/fast-path.md). @default true */
   fastPath?: boolean;
+  /**
+   * A directory in the container (its own filesystem, no volume) that checkpoints copy and rollbacks
+   * restore (docs/branching.md); without it a checkpoint holds the shell state only.
+   */
+  workspace?: string;
+  /** The largest workspace a checkpoint or fork accepts, in bytes. @default 1 GiB */
+  workspaceMaxBytes?: number;
 }
 
 export const DOCKER_KEYS = optionKeys<DockerConfig>()([
@@ -111,6 +118,8 @@ export const DOCKER_KEYS = optionKeys<DockerConfig>()([
   "socketPath",
   "trace",
   "fastPath",
+  "workspace",
+  "workspaceMaxBytes",
 ]);
 
 /** Options after validation: defaults filled in. */

@@ -8,11 +8,41 @@ import { Session } from "../../core/session.js";
 import { sessionOptions, warningSink } from "../shared/config.js";
 import { normalizeDockerConfig } from "./config.js";
 import { DockerTransport } from "./transport.js";
+import { DockerCheckpoints } from "./checkpoint.js";
+import { EngineApi, defaultSocketPath } from "./engine.js";
+import { normalizeDockerWorkspace } from "./workspace-config.js";
 
-export function openDocker(raw: Record<string, unknown>): Promise<Environment> {
+export function openDocker(raw: Record<string, unknown>, forkImage?: string): Promise<Environment> {
+  return open(raw, forkImage).then(({ session }) => session);
+}
+
+async function open(
+  raw: Record<string, unknown>,
+  forkImage: string | undefined,
+): Promise<{ session: Environment; transport: DockerTransport }> {
   const docker = normalizeDockerConfig(raw, warningSink(raw));
-  return Session.open(
-    new DockerTransport(docker),
+  const workspace = normalizeDockerWorkspace(raw);
+  const transport = new DockerTransport(docker);
+  const checkpoints = new DockerCheckpoints(
+    workspace,
+    {
+      engine: new EngineApi(docker.socketPath ?? defaultSocketPath()),
+      containerId: () => transport.containerId,
+      tempDir: transport.tempDir,
+      endProcesses: () => transport.endProcesses(),
+      // A child: the same config from the fork's image, in a container of its own that its close removes.
+      openChild: async (image, cwd) => {
+        const child = await open({ ...raw, image, cwd, containerName: undefined, keepContainer: false }, image);
+        return { env: child.session, containerId: child.transport.containerId };
+      },
+    },
+    forkImage,
+  );
+  transport.checkpoints = checkpoints;
+  transport.afterStop = () => checkpoints.afterStop();
+  const session = await Session.open(
+    transport,
     sessionOptions(raw, docker.mountCwd === undefined ? "/root" : "/workspace"),
   );
+  return { session, transport };
 }

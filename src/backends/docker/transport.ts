@@ -11,6 +11,7 @@
  */
 
 import type { PortUrl } from "../../core/environment.js";
+import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import { publishedPortUrl } from "./ports.js";
 import { BackendUnavailableError } from "../../core/errors.js";
 import { MAX_INLINE_SCRIPT_BYTES } from "../../core/transport.js";
@@ -301,6 +302,28 @@ export class DockerTransport implements Transport {
     return output;
   }
 
+  /**
+   * Ends the session's processes in the container (what close() ends in a kept one) and restarts the fast
+   * path: a rollback's step before it swaps the files in (docs/branching.md).
+   */
+  async endProcesses(): Promise<void> {
+    this.#fast?.stop();
+    this.#fast = undefined;
+    const leaders = this.#leaders.all;
+    const marks = [`${SESSION_MARK}=${this.#sessionMark}`];
+    await this.#sweep(
+      { marks, sessions: leaders, groups: [...leaders, ...this.#endedGroups], deadLeadersOnly: true },
+      "KILL",
+      0,
+    );
+    this.#startFastPath();
+  }
+
+  /** Set by open.ts: what goes once the container is gone (the images a fork committed). */
+  afterStop: (() => Promise<void>) | undefined;
+  /** Set by open.ts (checkpoint.ts): checkpoints, rollback and fork. */
+  checkpoints: CheckpointSupport | undefined;
+
   portUrl(port: number): Promise<PortUrl> {
     return publishedPortUrl(this.#engine, this.#container, port);
   }
@@ -330,6 +353,7 @@ export class DockerTransport implements Transport {
       this.#watchdog = undefined;
     } finally {
       this.#engine.close();
+      await this.afterStop?.().catch(() => undefined);
     }
   }
 }

@@ -6,10 +6,21 @@
 import type { Environment } from "../../core/environment.js";
 import { Session } from "../../core/session.js";
 import { sessionOptions, warningSink } from "../shared/config.js";
+import { SnapshotCheckpoints } from "../shared/snapshot-checkpoints.js";
 import { normalizeModalConfig } from "./config.js";
 import { ModalTransport } from "./transport.js";
 
-export function openModal(raw: Record<string, unknown>): Promise<Environment> {
+export async function openModal(raw: Record<string, unknown>): Promise<Environment> {
+  return (await open(raw)).env;
+}
+
+async function open(raw: Record<string, unknown>): Promise<{ env: Environment; transport: ModalTransport }> {
   const transport = new ModalTransport(normalizeModalConfig(raw, warningSink(raw)));
-  return Session.open(transport, sessionOptions(raw, "~"));
+  transport.checkpoints = new SnapshotCheckpoints({
+    transport,
+    endProcesses: () => transport.endProcesses(),
+    // A fork's child: a sandbox of its own with the same config (the shell state only: no file is copied).
+    openChild: (cwd) => open({ ...raw, cwd, resume: undefined }),
+  });
+  return { env: await Session.open(transport, sessionOptions(raw, "~")), transport };
 }

@@ -11,6 +11,7 @@
  */
 
 import { callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
+import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
 import { boxFastPath } from "./fast-path/box-fast-path.js";
 import type { BoxExec } from "./fast-path/box-helper.js";
@@ -26,6 +27,10 @@ export abstract class BoxTransport implements Transport {
   readonly #killer: RemoteTreeKiller;
   readonly #sessionMark = newMarkValue();
   #fast: FastPathRunner | undefined;
+  /** What enableFastPath was given: endProcesses starts it afresh. */
+  #fastBox: Parameters<BoxTransport["enableFastPath"]> | undefined;
+  /** Set by open.ts (snapshot-checkpoints.ts): checkpoints of the shell state. */
+  checkpoints: CheckpointSupport | undefined;
 
   protected constructor(name: string) {
     this.name = name;
@@ -62,6 +67,7 @@ export abstract class BoxTransport implements Transport {
    * box running now, so a replaced box gets its own copy.
    */
   protected enableFastPath(box: BoxExec, currentBox: () => string | undefined, where: string): void {
+    this.#fastBox = [box, currentBox, where];
     this.#fast ??= boxFastPath({
       box,
       currentBox,
@@ -81,6 +87,17 @@ export abstract class BoxTransport implements Transport {
   /** What runBash returns: the handle, with its exit held back until any kill of its tree has finished. */
   protected guard<H extends ProcessHandle>(handle: H, marks: CallMarks): H {
     return this.#killer.guard(handle, marks);
+  }
+
+  /**
+   * Ends the session's processes in the box and starts the fast path afresh: a rollback's step before it
+   * puts the saved snapshot back (docs/branching.md).
+   */
+  async endProcesses(): Promise<void> {
+    this.#fast?.stop();
+    this.#fast = undefined;
+    await this.#killer.killSession(this.#sessionMark);
+    if (this.#fastBox !== undefined) this.enableFastPath(...this.#fastBox);
   }
 
   /**

@@ -7,6 +7,7 @@
  * leave the remote command running.
  */
 
+import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import type { PortUrl } from "../../core/environment.js";
 import { PortForwards } from "./port-forward.js";
 import { randomBytes } from "node:crypto";
@@ -302,6 +303,22 @@ export class SshTransport implements Transport {
     this.#watchdog?.release();
     this.#watchdog = undefined;
   }
+
+  /**
+   * Ends the session's processes on the host (what stop() ends) and restarts the fast path: a rollback's
+   * step before it puts the saved snapshot back (docs/branching.md).
+   */
+  async endProcesses(): Promise<void> {
+    this.#fast?.stop();
+    this.#fast = undefined;
+    const cleanup = [...this.#groups.takeCleanup(), killGroupsFileLine(this.#groupsFile)];
+    cleanup.push(`bash -c ${shellQuote(sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0))}`);
+    await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 });
+    this.#startFastPath();
+  }
+
+  /** Set by open.ts (shared/snapshot-checkpoints.ts): checkpoints of the shell state. */
+  checkpoints: CheckpointSupport | undefined;
 
   /** A local forward on the session's master (port-forward.ts); stop() ends it with the master. */
   portUrl(port: number): Promise<PortUrl> {

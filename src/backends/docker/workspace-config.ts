@@ -1,0 +1,40 @@
+/**
+ * The docker backend's workspace options (docs/branching.md): a directory in
+ * the container that checkpoints copy and rollbacks restore, and the most it
+ * may hold. Only its form is checked here; where it lies in the container
+ * (its own filesystem, no mount) is checked in the container, by each
+ * checkpoint and fork (checkpoint-scripts.ts).
+ */
+
+import { posix } from "node:path";
+import { InvalidOptionError } from "../../core/errors.js";
+import { describe, optionalShellString, positiveInteger } from "../../core/options.js";
+
+/** 1 GiB: a checkpoint is a full copy inside the container (overlayfs shares no blocks). */
+export const DEFAULT_DOCKER_WORKSPACE_MAX_BYTES = 1024 ** 3;
+
+export interface DockerWorkspace {
+  /** An absolute path in the container, normalised, never `/`. */
+  root: string;
+  maxBytes: number;
+}
+
+/** The workspace options, checked where the config enters; undefined without `workspace`. */
+export function normalizeDockerWorkspace(raw: Record<string, unknown>): DockerWorkspace | undefined {
+  const given = optionalShellString("workspace", raw.workspace);
+  const maxBytes = positiveInteger("workspaceMaxBytes", raw.workspaceMaxBytes, DEFAULT_DOCKER_WORKSPACE_MAX_BYTES);
+  if (given === undefined) {
+    if (raw.workspaceMaxBytes !== undefined)
+      throw new InvalidOptionError(
+        "workspaceMaxBytes",
+        `workspaceMaxBytes ${describe(raw.workspaceMaxBytes)} needs a workspace to apply to; add \`workspace\``,
+      );
+    return undefined;
+  }
+  const bad = (why: string) => new InvalidOptionError("workspace", `workspace ${describe(given)} ${why}`);
+  if (!given.startsWith("/")) throw bad("must be an absolute path in the container, e.g. /work");
+  const root = posix.normalize(given).replace(/\/+$/, "");
+  // A rollback swaps the root by rename: it needs a parent.
+  if (root === "") throw bad("is the container's root; declare a directory below it");
+  return { root, maxBytes };
+}
