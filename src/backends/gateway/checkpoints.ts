@@ -66,12 +66,17 @@ export class GatewayCheckpoints implements CheckpointSupport {
     this.#serverIds.delete(id);
   }
 
-  async fork(_host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
-    const { sessions } = await this.#send<ForkResponse>("POST", `${this.#session}/fork`, { count: 1 }, signal);
-    const [child] = sessions;
-    if (child === undefined || sessions.length !== 1)
-      throw new CheckpointError("failed", `The gateway answered a fork of 1 with ${sessions.length} sessions`);
-    return this.#attach(child);
+  async fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
+    const [child] = await this.forkMany(host, 1, signal);
+    return child!;
+  }
+
+  /** One request for all: the server forks its session `count` times (all or none) and this attaches to each. */
+  async forkMany(_host: CheckpointHost, count: number, signal: AbortSignal | undefined): Promise<Environment[]> {
+    const { sessions } = await this.#send<ForkResponse>("POST", `${this.#session}/fork`, { count }, signal);
+    if (sessions.length !== count)
+      throw new CheckpointError("failed", `The gateway answered a fork of ${count} with ${sessions.length} sessions`);
+    return sessions.map((child) => this.#attach(child));
   }
 
   /** The server releases a session's checkpoints when it closes the session. */
