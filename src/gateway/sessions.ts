@@ -33,6 +33,8 @@ interface Entry {
   readonly running: Map<string, AbortController>;
   /** How many of `running` are long-lived. */
   longLived: number;
+  /** Checkpoints, rollbacks and forks under way: the reaper leaves the session while one runs. */
+  operations: number;
   /** Ids of executions started recently (running or finished), oldest first: an id runs at most once. */
   readonly seen: Map<string, "running" | "finished">;
 }
@@ -105,10 +107,11 @@ export class SessionRegistry {
   async branch<T>(id: string, op: (env: Environment) => T | Promise<T>): Promise<T> {
     this.#refuseWhenShuttingDown();
     const entry = this.#get(id);
-    entry.lastActiveAt = Date.now();
+    entry.operations++;
     try {
       return await op(entry.env);
     } finally {
+      entry.operations--;
       entry.lastActiveAt = Date.now();
     }
   }
@@ -126,12 +129,14 @@ export class SessionRegistry {
       );
     }
     this.#opening += count;
+    entry.operations++;
     let children: Environment[];
     try {
-      entry.lastActiveAt = Date.now();
       children = await entry.env.fork({ count, signal });
     } finally {
       this.#opening -= count;
+      entry.operations--;
+      entry.lastActiveAt = Date.now();
     }
     if (this.#shuttingDown) {
       await Promise.all(children.map((child) => child.close().catch(() => undefined)));
@@ -142,7 +147,15 @@ export class SessionRegistry {
 
   #add(env: Environment): Entry {
     const now = Date.now();
-    const entry: Entry = { env, createdAt: now, lastActiveAt: now, running: new Map(), longLived: 0, seen: new Map() };
+    const entry: Entry = {
+      env,
+      createdAt: now,
+      lastActiveAt: now,
+      running: new Map(),
+      longLived: 0,
+      operations: 0,
+      seen: new Map(),
+    };
     this.#sessions.set(env.id, entry);
     return entry;
   }
@@ -237,7 +250,7 @@ export class SessionRegistry {
   /** Closes the sessions idle for longer than idleTimeoutMs; returns their ids. */
   async reapIdle(now = Date.now()): Promise<string[]> {
     const idle = [...this.#sessions.values()].filter(
-      (e) => e.running.size === 0 && now - e.lastActiveAt >= this.#limits.idleTimeoutMs,
+      (e) => e.running.size === 0 && e.operations === 0 && now - e.lastActiveAt >= this.#limits.idleTimeoutMs,
     );
     for (const entry of idle) this.#sessions.delete(entry.env.id);
     await Promise.all(idle.map((entry) => entry.env.close().catch(() => undefined)));

@@ -19,8 +19,9 @@ async function open(raw: Record<string, unknown>): Promise<{ env: Environment; t
   transport.checkpoints = new SnapshotCheckpoints({
     transport,
     endProcesses: () => transport.endProcesses(),
-    // A fork's child: an instance of its own with the same config.
-    openChild: (cwd) => open({ ...raw, cwd, resume: undefined }),
+    // A fork's child: an instance of its own with the same config, but without the parent's persistent
+    // overlay (two instances cannot share one writable overlay): a child starts from the image.
+    openChild: (cwd) => open({ ...raw, cwd, resume: undefined, overlay: undefined }),
   });
   return { env: await Session.open(transport, sessionOptions(raw, "~")), transport };
 }

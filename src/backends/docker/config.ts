@@ -24,6 +24,8 @@ import { DOCKER_LABEL } from "./labels.js";
 /** Capabilities added back after `--cap-drop ALL`: enough for package installs and file ownership. */
 export const DEFAULT_CAP_ADD = ["DAC_OVERRIDE", "CHOWN", "FOWNER", "SETUID", "SETGID"] as const;
 export const DEFAULT_PIDS_LIMIT = 256;
+/** Where a session keeps its state, its checkpoints and the helper inside the container. */
+export const DOCKER_TEMP_DIR = "/tmp";
 
 /** A long-running container; every command is a `docker exec`. */
 export interface DockerConfig extends CommonConfig {

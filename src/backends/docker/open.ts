@@ -10,6 +10,7 @@ import { normalizeDockerConfig } from "./config.js";
 import { DockerTransport } from "./transport.js";
 import { DockerCheckpoints } from "./checkpoint.js";
 import { EngineApi, defaultSocketPath } from "./engine.js";
+import { redactingTrace } from "./engine-trace.js";
 import { normalizeDockerWorkspace } from "./workspace-config.js";
 
 export function openDocker(raw: Record<string, unknown>, forkImage?: string): Promise<Environment> {
@@ -26,13 +27,21 @@ async function open(
   const checkpoints = new DockerCheckpoints(
     workspace,
     {
-      engine: new EngineApi(docker.socketPath ?? defaultSocketPath()),
+      // Traced as the transport's calls are (secrets masked): a checkpoint's execs and a fork's commit are engine calls too.
+      engine: new EngineApi(
+        docker.socketPath ?? defaultSocketPath(),
+        docker.trace === undefined ? undefined : redactingTrace(docker.trace),
+      ),
       containerId: () => transport.containerId,
       tempDir: transport.tempDir,
       endProcesses: () => transport.endProcesses(),
       // A child: the same config from the fork's image, in a container of its own that its close removes.
       openChild: async (image, cwd) => {
-        const child = await open({ ...raw, image, cwd, containerName: undefined, keepContainer: false }, image);
+        // Not `resume`d: a child is a session of its own (its own id), starting from the cwd it is given.
+        const child = await open(
+          { ...raw, image, cwd, containerName: undefined, keepContainer: false, resume: undefined },
+          image,
+        );
         return { env: child.session, containerId: child.transport.containerId };
       },
     },

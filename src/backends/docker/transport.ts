@@ -19,7 +19,7 @@ import type { KillSignal, ProcessHandle, RunOptions, Transport, TreeKill } from 
 import { EngineApi, defaultSocketPath } from "./engine.js";
 import { DockerContainer } from "./container.js";
 import { startExec } from "./exec.js";
-import { initEnv, type DockerTransportOptions } from "./config.js";
+import { DOCKER_TEMP_DIR, initEnv, type DockerTransportOptions } from "./config.js";
 import {
   callMarks,
   CALL_MARK,
@@ -44,7 +44,7 @@ import { runStaged } from "./staged-script.js";
 export class DockerTransport implements Transport {
   readonly name = "docker";
   readonly stdinMode = "pipe";
-  readonly tempDir = "/tmp";
+  readonly tempDir = DOCKER_TEMP_DIR;
   readonly needsRemotePid = true;
   /** Every container of one engine runs its login profile on the engine's CPU. */
   readonly initGroup: string;

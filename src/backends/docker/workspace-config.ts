@@ -9,6 +9,7 @@
 import { posix } from "node:path";
 import { InvalidOptionError } from "../../core/errors.js";
 import { describe, optionalShellString, positiveInteger } from "../../core/options.js";
+import { DOCKER_TEMP_DIR } from "./config.js";
 
 /** 1 GiB: a checkpoint is a full copy inside the container (overlayfs shares no blocks). */
 export const DEFAULT_DOCKER_WORKSPACE_MAX_BYTES = 1024 ** 3;
@@ -36,5 +37,11 @@ export function normalizeDockerWorkspace(raw: Record<string, unknown>): DockerWo
   const root = posix.normalize(given).replace(/\/+$/, "");
   // A rollback swaps the root by rename: it needs a parent.
   if (root === "") throw bad("is the container's root; declare a directory below it");
+  // The session's state, its checkpoints and the helper live in the temp dir: a workspace holding it would copy
+  // every checkpoint into itself, and a rollback would rename the session's own state away.
+  if (`${DOCKER_TEMP_DIR}/`.startsWith(`${root}/`))
+    throw bad(
+      `holds the session's temp dir ${DOCKER_TEMP_DIR} (its state and checkpoints); declare a directory apart from it, e.g. /work`,
+    );
   return { root, maxBytes };
 }

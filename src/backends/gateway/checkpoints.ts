@@ -99,10 +99,14 @@ export class GatewayCheckpoints implements CheckpointSupport {
       });
     } catch (error) {
       if (signal?.aborted === true && !(error instanceof CheckpointError))
-        throw new CheckpointError("aborted", "Aborted: the gateway was told to stop (the session is as it was)", {
-          cause: error,
-          backend: "gateway",
-        });
+        throw new CheckpointError(
+          "aborted",
+          "Aborted: the request to the gateway was cut short, which stops the operation there; a rollback already swapped in (or a checkpoint already taken) stays done, and the session's next call reports its cwd",
+          {
+            cause: error,
+            backend: "gateway",
+          },
+        );
       throw error;
     }
   }

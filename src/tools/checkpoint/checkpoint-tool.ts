@@ -23,9 +23,9 @@ const checkpointSchema = z
     action: z
       .enum(["create", "list", "rollback", "release"])
       .describe(
-        "create: save the session's state (cwd, variables, functions) and its workspace files now; list: the saved " +
-          "checkpoints, oldest first; rollback: return to checkpoint `id` (files and state as they were then; " +
-          "background processes are ended); release: delete checkpoint `id`",
+        "create: save the session's shell state (cwd, variables, functions) now, and its workspace files where it " +
+          "has a workspace (the result's `holds` says which); list: the saved checkpoints, oldest first; rollback: " +
+          "return to checkpoint `id` (background processes are ended); release: delete checkpoint `id`",
       ),
     id: z
       .string()
@@ -52,10 +52,11 @@ const checkpointSchema = z
 export const checkpointTool = defineTool({
   name: "checkpoint",
   description:
-    "Save the session (its shell state and workspace files) before a risky step and go back to it if the step goes " +
-    "wrong. action=create returns an id; action=rollback with that id restores the files and the shell state of that " +
-    "moment (files made since are deleted, background processes are ended); action=list shows the saved ones; " +
-    "action=release deletes one you no longer need.",
+    "Save the session before a risky step and go back to it if the step goes wrong. action=create returns an id " +
+    "and what it holds: the shell state (cwd, variables, functions) always; the files under the session's workspace " +
+    "only when `holds` names one (files elsewhere are not saved). action=rollback with that id restores what it " +
+    "holds (files made there since are deleted; background processes are ended); action=list shows the saved " +
+    "ones; action=release deletes one you no longer need.",
   inputSchema: checkpointSchema,
   async handler(input, { session, signal }): Promise<ToolResult> {
     const options = signal === undefined ? {} : { signal };

@@ -146,6 +146,25 @@ describe.skipIf(!DOCKER_TEST_ENABLED)("docker checkpoints with a workspace", () 
     expect(docker("images", "-q", "--filter", label)).toBe("");
   });
 
+  it("a fork of a resumed session gives children ids of their own, starting from the parent's cwd now", async () => {
+    const name = `sw-cp-resume-${process.pid}`;
+    const first = await open({ containerName: name, keepContainer: true, cwd: "/etc" });
+    const resumed = await open({ containerName: name, keepContainer: true, resume: first.state() });
+    expect(resumed.id).toBe(first.id);
+    try {
+      await run(resumed, "mkdir -p /work && cd /usr && export V=resumed");
+      const [child] = await resumed.fork({ count: 1 });
+      opened.push(child!);
+      expect(child!.id).not.toBe(resumed.id);
+      expect(child!.cwd).toBe("/usr");
+      expect(await run(child!, 'pwd; echo "$V"')).toBe("/usr\nresumed");
+    } finally {
+      await first.close();
+      await resumed.close();
+      docker("rm", "-f", name);
+    }
+  });
+
   it("a fork whose child fails to open closes the children opening beside it and removes the image", async () => {
     const env = await open({ workspace: undefined });
     const engine = new EngineApi(defaultSocketPath());
@@ -198,6 +217,14 @@ describe("docker workspace options", () => {
     expect((relative as InvalidOptionError).option).toBe("workspace");
     expect((relative as Error).message).toContain('"work"');
     expect(((await bad({ workspace: "/" })) as Error).message).toMatch(/container's root/);
+    // The session's temp dir holds its state and checkpoints: a workspace holding it would copy into itself.
+    for (const holding of ["/tmp", "/tmp/"]) {
+      const refused = (await bad({ workspace: holding })) as InvalidOptionError;
+      expect([refused.option, refused.message]).toEqual([
+        "workspace",
+        expect.stringMatching(/^workspace "\/tmp\/?" holds the session's temp dir \/tmp/),
+      ]);
+    }
     expect(((await bad({ workspaceMaxBytes: 10 })) as InvalidOptionError).option).toBe("workspaceMaxBytes");
     expect(((await bad({ workspace: "/w", workspaceMaxBytes: -1 })) as InvalidOptionError).option).toBe(
       "workspaceMaxBytes",

@@ -94,11 +94,12 @@ const GROUPLESS_WRAPPER = new Set(["apptainer", "apptainer-plain", "daytona", "d
  * The timeout case's deadline. The timer only starts the kill that the interrupt case starts by its signal (both
  * are `stop()` in core/collect-call.ts), so what it must leave is time for every shape to start: three times
  * what that took in the interrupt case just before on this entry (a machine three times slower still gets there), at
- * least 2 s, and the fixed 8 s it had before when there is no measure.
+ * least 5 s (the load may rise between the two cases: a quick measure must not leave a tight deadline), and the
+ * fixed 8 s it had before when there is no measure.
  */
 function timeoutAfterReady(readyMs: number | undefined): number {
   if (readyMs === undefined) return 8000;
-  return Math.min(8000, Math.max(2000, Math.ceil(3 * readyMs)));
+  return Math.min(8000, Math.max(5000, Math.ceil(3 * readyMs)));
 }
 
 /** An empty HOME: the host's own login profile may be slow or broken, and is not what this tests. */
