@@ -7,12 +7,8 @@
  */
 
 import { posix } from "node:path";
-import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, positiveInteger } from "../../core/options.js";
+import { givenWorkspace } from "../shared/workspace-options.js";
 import { DOCKER_TEMP_DIR } from "./config.js";
-
-/** 1 GiB: a checkpoint is a full copy inside the container (overlayfs shares no blocks). */
-export const DEFAULT_DOCKER_WORKSPACE_MAX_BYTES = 1024 ** 3;
 
 export interface DockerWorkspace {
   /** An absolute path in the container, normalised, never `/`. */
@@ -22,17 +18,9 @@ export interface DockerWorkspace {
 
 /** The workspace options, checked where the config enters; undefined without `workspace`. */
 export function normalizeDockerWorkspace(raw: Record<string, unknown>): DockerWorkspace | undefined {
-  const given = optionalShellString("workspace", raw.workspace);
-  const maxBytes = positiveInteger("workspaceMaxBytes", raw.workspaceMaxBytes, DEFAULT_DOCKER_WORKSPACE_MAX_BYTES);
-  if (given === undefined) {
-    if (raw.workspaceMaxBytes !== undefined)
-      throw new InvalidOptionError(
-        "workspaceMaxBytes",
-        `workspaceMaxBytes ${describe(raw.workspaceMaxBytes)} needs a workspace to apply to; add \`workspace\``,
-      );
-    return undefined;
-  }
-  const bad = (why: string) => new InvalidOptionError("workspace", `workspace ${describe(given)} ${why}`);
+  const workspace = givenWorkspace(raw);
+  if (workspace === undefined) return undefined;
+  const { given, maxBytes, bad } = workspace;
   if (!given.startsWith("/")) throw bad("must be an absolute path in the container, e.g. /work");
   const root = posix.normalize(given).replace(/\/+$/, "");
   // A rollback swaps the root by rename: it needs a parent.

@@ -6,10 +6,8 @@
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { InvalidOptionError } from "../../core/errors.js";
-import { describe, optionalShellString, positiveInteger } from "../../core/options.js";
-
-/** 1 GiB: a checkpoint is a full copy where the filesystem cannot share blocks (reflink). */
-export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 ** 3;
+import { describe, optionalShellString } from "../../core/options.js";
+import { givenWorkspace } from "../shared/workspace-options.js";
 
 export interface WorkspaceOptions {
   /** Absolute, resolved against this process's cwd. */
@@ -19,17 +17,9 @@ export interface WorkspaceOptions {
 
 /** The workspace options, checked where the config enters; undefined without `workspace`. */
 export function normalizeWorkspace(raw: Record<string, unknown>): WorkspaceOptions | undefined {
-  const given = optionalShellString("workspace", raw.workspace);
-  const maxBytes = positiveInteger("workspaceMaxBytes", raw.workspaceMaxBytes, DEFAULT_WORKSPACE_MAX_BYTES);
-  if (given === undefined) {
-    if (raw.workspaceMaxBytes !== undefined)
-      throw new InvalidOptionError(
-        "workspaceMaxBytes",
-        `workspaceMaxBytes ${describe(raw.workspaceMaxBytes)} needs a workspace to apply to; add \`workspace\``,
-      );
-    return undefined;
-  }
-  const bad = (why: string) => new InvalidOptionError("workspace", `workspace ${describe(given)} ${why}`);
+  const workspace = givenWorkspace(raw);
+  if (workspace === undefined) return undefined;
+  const { given, maxBytes, bad } = workspace;
   // The physical path: `cp -a` and `du` do not follow a symlink given as the root, and the shell's cwd is physical.
   let root: string;
   let isDir = false;
