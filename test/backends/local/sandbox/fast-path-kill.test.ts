@@ -5,7 +5,9 @@
  * ends). The kill's sweep and group kills must run where those PIDs mean the
  * job: a sweep on the host froze such a stranger, waited out its grace and
  * its settle for it, reported the call not clean and went on to a second
- * round that did the same.
+ * round that did the same, and a job's own group was never reached: an
+ * unmarked child of it outlived its call, and a job orphaned by a dead
+ * helper lived on until close().
  */
 
 import { randomInt } from "node:crypto";
@@ -17,6 +19,7 @@ import { LocalTransport } from "../../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../../src/backends/shared/config.js";
 import type { ProcessHandle, TreeKill } from "../../../../src/core/transport.js";
 import { noLocalHelper, skipUnless } from "../../../helpers/native-helper.js";
+import { eventually } from "../../../helpers/processes.js";
 import { HAVE_BWRAP, makeWorld, pidsWithMark, sandboxFor, SKIP_REASON } from "./fixture.js";
 
 describe.skipIf(!HAVE_BWRAP)(`a sandboxed fast-path call's kill (${HAVE_BWRAP ? "bwrap" : SKIP_REASON})`, () => {
@@ -68,6 +71,27 @@ describe.skipIf(!HAVE_BWRAP)(`a sandboxed fast-path call's kill (${HAVE_BWRAP ? 
       // The first round, TERM escalating to KILL after the grace, saw everything gone: no second round.
       expect(rounds).toEqual([{ signal: "TERM", clean: true }]);
       expect(pidsWithMark(seconds)).toEqual([]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("ends a job's group when the helper dies under it: the group is killed in there", async (context) => {
+    skipUnless(context, noLocalHelper);
+    const transport = new LocalTransport({ ...normalizeLocalConfig({ sandbox: sandboxFor(world) }), cwd: world.work });
+    const session = await Session.open(transport, sessionOptions({ timeoutMs: 60_000 }, world.work));
+    try {
+      await transport.fastPathRunner?.whenReady();
+      const seconds = String(4_000_000 + randomInt(1_000_000));
+      let parent = "";
+      const call = session.execute(`cat /proc/$PPID/comm; sleep ${seconds}`, {
+        onOutput: (text) => (parent += text),
+      });
+      await eventually(() => pidsWithMark(seconds).length === 1, "the call's sleep");
+      expect(parent).toMatch(/^swmux/);
+      transport.fastPathRunner!.killHelper();
+      await call;
+      await eventually(() => pidsWithMark(seconds).length === 0, "the orphaned job's sleep to be killed");
     } finally {
       await session.close();
     }
