@@ -19,7 +19,7 @@ import { warnUnavailable } from "../shared/fast-path/unavailable.js";
 import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { WATCHDOG_AFTER_MS } from "./owner-cleanup.js";
 import { killGroup } from "./process-groups.js";
-import { runSweep } from "./process-sweep.js";
+import { runSweep, type SweepLaunch } from "./process-sweep.js";
 import type { LocalSandbox } from "./sandbox/sandbox.js";
 import { helperArgs, helperEnv, type HelperProgram } from "../shared/fast-path/helper-argv.js";
 import { keepStderrTail } from "../shared/fast-path/helper-stderr.js";
@@ -83,6 +83,7 @@ export function localFastPath(host: LocalFastPathHost): FastPathRunner | undefin
     warnUnavailable(`no helper was built for linux-${process.arch} (npm run build needs a C compiler)`);
     return undefined;
   }
+  const inside = sandboxLaunch(host.sandbox);
   return new FastPathRunner({
     sessionMark: host.sessionMark,
     queueWhileStarting: true,
@@ -91,16 +92,29 @@ export function localFastPath(host: LocalFastPathHost): FastPathRunner | undefin
       const command = sessionHelperCommand({ helper, bash, snapshot, workDir, sessionMark, cgroupPath, sandbox });
       return spawnHelper(command, (pid) => host.onHelper(pid));
     },
-    killGroup: (pid) => killGroup(pid, "KILL"),
+    killGroup: (pid) => {
+      if (inside === undefined) killGroup(pid, "KILL");
+      else void runSweep(host.bash, { marks: [], groups: [pid] }, "KILL", 0, inside);
+    },
     // The build runs in place (inside the sandbox too, where the helper itself runs): no copy.
     helperPath: () => Promise.resolve(helper),
-    adopt: (call) => adoptJob(host, call),
+    // A sandboxed job's group dies with the sandbox (close, or bwrap --die-with-parent): nothing to track out here.
+    ...(inside === undefined ? { adopt: (call: FastCall) => adoptJob(host, call) } : {}),
     // After the helper's signal: the job's group from here too, then the sweep of the call's mark and tree.
     sweep: (target, signal: KillSignal, graceMs) => {
-      for (const group of target.groups ?? []) killGroup(group, signal);
-      return runSweep(host.bash, target, signal, graceMs);
+      if (inside === undefined) for (const group of target.groups ?? []) killGroup(group, signal);
+      return runSweep(host.bash, target, signal, graceMs, inside);
     },
   });
+}
+
+/**
+ * In a sandbox the helper reports its jobs' PIDs as its pid namespace numbers
+ * them, and out here those name other processes (a kernel thread, another
+ * user's job): their groups are killed and the sweep runs in there.
+ */
+function sandboxLaunch(sandbox: LocalSandbox | undefined): SweepLaunch | undefined {
+  return sandbox === undefined ? undefined : (argv, env) => sandbox.wrap(argv, env);
 }
 
 /**

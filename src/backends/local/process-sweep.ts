@@ -15,13 +15,27 @@ import { killGroup } from "./process-groups.js";
 /** A sweep that has not finished after this long is given up (the cgroup, if any, is the last word). */
 const SWEEP_LIMIT_MS = 60_000;
 
-export function runSweep(bash: string, target: SweepTarget, signal: KillSignal, graceMs: number): Promise<SweepResult> {
+/** How the sweep's bash is launched: as is, or wrapped (into a sandbox, where the target's PIDs are that one's). */
+export type SweepLaunch = (argv: string[], env: NodeJS.ProcessEnv) => { argv: string[]; env: NodeJS.ProcessEnv };
+
+export function runSweep(
+  bash: string,
+  target: SweepTarget,
+  signal: KillSignal,
+  graceMs: number,
+  launch: SweepLaunch = (argv, env) => ({ argv, env }),
+): Promise<SweepResult> {
   return new Promise((resolve) => {
     let output = "";
-    const child = spawn(bash, ["-c", sweepScript(target, signal, graceMs)], {
-      stdio: ["ignore", "pipe", "ignore"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    });
+    let run: ReturnType<SweepLaunch>;
+    try {
+      run = launch([bash, "-c", sweepScript(target, signal, graceMs)], { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+    } catch {
+      // The sandbox is gone, and with its pid namespace every process in it.
+      resolve({ hit: [], clean: false });
+      return;
+    }
+    const child = spawn(run.argv[0]!, run.argv.slice(1), { stdio: ["ignore", "pipe", "ignore"], env: run.env });
     const timer = setTimeout(() => child.kill("SIGKILL"), SWEEP_LIMIT_MS);
     child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text));
     child.once("error", () => {
