@@ -13,7 +13,7 @@
 import { callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
 import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
-import { boxFastPath } from "./fast-path/box-fast-path.js";
+import { BoxCopies, boxFastPath } from "./fast-path/box-fast-path.js";
 import type { BoxExec } from "./fast-path/box-helper.js";
 import type { FastPathRunner } from "./fast-path/fast-path-runner.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
@@ -29,6 +29,8 @@ export abstract class BoxTransport implements Transport {
   #fast: FastPathRunner | undefined;
   /** What enableFastPath was given: endProcesses starts it afresh. */
   #fastBox: Parameters<BoxTransport["enableFastPath"]> | undefined;
+  /** The session's copy of the helper: kept when endProcesses starts the fast path afresh. */
+  #copies: BoxCopies | undefined;
   /** Set by open.ts (snapshot-checkpoints.ts): checkpoints of the shell state. */
   checkpoints: CheckpointSupport | undefined;
 
@@ -68,8 +70,10 @@ export abstract class BoxTransport implements Transport {
    */
   protected enableFastPath(box: BoxExec, currentBox: () => string | undefined, where: string): void {
     this.#fastBox = [box, currentBox, where];
+    this.#copies ??= new BoxCopies(box, this.tempDir, where);
     this.#fast ??= boxFastPath({
       box,
+      copies: this.#copies,
       currentBox,
       where,
       tempDir: this.tempDir,

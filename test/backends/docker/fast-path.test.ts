@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackendUnavailableError, InvalidOptionError } from "../../../src/core/errors.js";
 import { Session } from "../../../src/core/session.js";
+import { createEnvironment } from "../../../src/index.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
@@ -158,6 +159,39 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
       expect(processes).not.toMatch(new RegExp(`^\\s*${helper}\\s`, "m"));
       expect(docker("exec", name, "ls", "-a", "/tmp")).not.toContain("swmux");
       expect(transport.fastPathRunner).toBeUndefined();
+    } finally {
+      docker("rm", "-f", name);
+    }
+  });
+
+  it("keeps one copy of its helper across rollbacks: helperPath() names it, the restarted helper runs it, close removes it", async () => {
+    const name = `sw-test-fast-copies-${process.pid}`;
+    const copies = (): string[] =>
+      docker("exec", name, "sh", "-c", "ls -d /tmp/shellwright-swmux-* 2>/dev/null || true")
+        .split("\n")
+        .filter(Boolean);
+    try {
+      const env = (await createEnvironment({
+        backend: "docker",
+        image,
+        network: false,
+        containerName: name,
+        keepContainer: true,
+      })) as Session;
+      const path = await env.helperPath!();
+      const checkpoint = await env.checkpoint();
+      for (let i = 0; i < 2; i++) {
+        await env.rollback(checkpoint);
+        // The next call starts the fast path afresh (the plain path runs it meanwhile); its helper is then running.
+        await env.execute("true");
+        expect(await env.whenFastPathReady()).toBe(true);
+        // The helper's argv[0] (its /proc/PID/exe is not readable: it is not dumpable).
+        expect((await env.execute("tr '\\0' '\\n' < /proc/$PPID/cmdline | head -n1")).output.trim()).toBe(path);
+      }
+      expect(copies()).toEqual([path.slice(0, path.lastIndexOf("/"))]);
+      expect(await env.helperPath!()).toBe(path);
+      await env.close();
+      expect(copies()).toEqual([]);
     } finally {
       docker("rm", "-f", name);
     }
