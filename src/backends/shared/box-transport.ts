@@ -18,6 +18,7 @@ import type { BoxExec } from "./fast-path/box-helper.js";
 import type { FastPathRunner } from "./fast-path/fast-path-runner.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
 import { sweepScript } from "../../core/sweep-script.js";
+import { shellQuote } from "../../core/script.js";
 
 export abstract class BoxTransport implements Transport {
   readonly name: string;
@@ -112,6 +113,9 @@ export abstract class BoxTransport implements Transport {
   protected async killSession(): Promise<void> {
     // The helper first (its channel ends, it kills its launcher); the sweep then takes what its jobs left.
     this.#fast?.stop();
-    await this.#killer.killSession(this.#sessionMark).catch(() => undefined);
+    // Its copy too, in the same exec: a box that outlives the session (a kept sandbox) must not keep it.
+    const copy = this.#copies?.madeIn(this.#fastBox?.[1]());
+    const remove = copy === undefined ? undefined : `rm -rf -- ${shellQuote(copy)} 2>/dev/null`;
+    await this.#killer.killSession(this.#sessionMark, remove).catch(() => undefined);
   }
 }

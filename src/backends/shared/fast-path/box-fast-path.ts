@@ -122,6 +122,8 @@ export class BoxCopies {
   readonly #tempDir: string;
   readonly #where: string;
   #copy: { box: string; path: Promise<string> } | undefined;
+  /** The copy's path once it is there, with its box. */
+  #made: { box: string; path: string } | undefined;
   readonly #unsupported = new Set<string>();
 
   constructor(box: BoxExec, tempDir: string, where: string) {
@@ -140,6 +142,10 @@ export class BoxCopies {
     const path = installBoxHelper(this.#box, helper, this.#tempDir, this.#where);
     const copy = { box, path };
     this.#copy = copy;
+    path.then(
+      (made) => (this.#made = { box, path: made }),
+      () => undefined,
+    );
     path.catch((error: unknown) => {
       if (error instanceof HelperUnsupported) this.#unsupported.add(box);
       // A failed copy is tried again at the helper's next start.
@@ -150,5 +156,11 @@ export class BoxCopies {
 
   forget(box: string): void {
     if (this.#copy?.box === box) this.#copy = undefined;
+  }
+
+  /** The directory of the copy made in this box, once it is there (the session removes it at close). */
+  madeIn(box: string | undefined): string | undefined {
+    const made = this.#made;
+    return made === undefined || made.box !== box ? undefined : made.path.slice(0, made.path.lastIndexOf("/"));
   }
 }
