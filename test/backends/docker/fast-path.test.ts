@@ -198,8 +198,9 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     }
   });
 
-  it("reports a container killed under a fast call as gone, then runs fast again in the new one", async () => {
+  it("reports a container killed under a fast call as gone, then runs fast again in the new one, from its own copy", async () => {
     const { session, transport } = await openSession();
+    const oldCopy = await session.helperPath();
     await session.execute("export BEFORE=1");
     const running = session.execute("sleep 30", { timeoutMs: 60_000 });
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -213,6 +214,10 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     await session.execute("export AFTER=2");
     const pid = (await session.execute(LAUNCHER_PID)).output;
     expect(await session.execute(`echo $AFTER; ${LAUNCHER_PID}`)).toMatchObject({ output: `2\n${pid}` });
+    // The session's helper is the new container's copy, the one its helper runs (the PTY tool uses it).
+    const copy = await session.helperPath();
+    expect(copy).not.toBe(oldCopy);
+    expect((await session.execute("tr '\\0' '\\n' < /proc/$PPID/cmdline | head -n1")).output.trim()).toBe(copy);
   });
 
   it("lets the process exit at once when a resumed session closes while its helper is still being copied in", () => {
