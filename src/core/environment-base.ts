@@ -152,6 +152,11 @@ export abstract class EnvironmentBase implements Environment {
     return helper;
   }
 
+  /** The backend was replaced (its files are gone): the next helperPath() finds the new one's copy. */
+  protected forgetHelper(): void {
+    this.#helper = undefined;
+  }
+
   async #findHelper(): Promise<string> {
     const copied = await this.host().fastPath?.helperPath?.();
     if (copied !== undefined) return copied;

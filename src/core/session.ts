@@ -123,6 +123,7 @@ export class Session extends EnvironmentBase {
     }
     if ((await this.#transport.beforeExecute?.()) === "restarted") {
       this.setSnapshotReady(false);
+      this.forgetHelper();
       this.setCwd(this.#options.cwd);
       await this.#init();
     } else if (this.#initRetry !== undefined) {

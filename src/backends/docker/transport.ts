@@ -35,7 +35,7 @@ import { shellQuote } from "../../core/script.js";
 import type { FastCallHandle, FastPath } from "../../core/transport.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import type { FastCall } from "../shared/fast-path/helper-client.js";
-import { boxFastPath } from "../shared/fast-path/box-fast-path.js";
+import { BoxCopies, boxFastPath } from "../shared/fast-path/box-fast-path.js";
 import { SweepHits } from "../shared/sweep-hits.js";
 import { dockerBox, execText } from "./fast-path.js";
 import { redactingTrace } from "./engine-trace.js";
@@ -65,6 +65,8 @@ export class DockerTransport implements Transport {
   readonly #fastStop = new AbortController();
   /** The helper's path in the container, once copied there (close removes it from a kept container). */
   #helperPath: string | undefined;
+  /** The session's copy of the helper: kept when endProcesses starts the fast path afresh. */
+  #copies: BoxCopies | undefined;
   /**
    * Fails a call whose kill could not run in the container (paused, or gone): its wait() rejects with why,
    * since the call's own exit may never be reported (a paused container's processes are frozen).
@@ -115,8 +117,11 @@ export class DockerTransport implements Transport {
 
   #startFastPath(): void {
     if (this.#options.fastPath === false) return;
+    const box = dockerBox(this.#engine, () => this.#container.id, this.#fastStop.signal);
+    this.#copies ??= new BoxCopies(box, this.tempDir, "the container");
     this.#fast = boxFastPath({
-      box: dockerBox(this.#engine, () => this.#container.id, this.#fastStop.signal),
+      box,
+      copies: this.#copies,
       currentBox: () => (this.#container.gone === undefined ? this.#container.id : undefined),
       where: "the container",
       tempDir: this.tempDir,

@@ -13,11 +13,12 @@
 import { callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
 import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
-import { boxFastPath } from "./fast-path/box-fast-path.js";
+import { BoxCopies, boxFastPath } from "./fast-path/box-fast-path.js";
 import type { BoxExec } from "./fast-path/box-helper.js";
 import type { FastPathRunner } from "./fast-path/fast-path-runner.js";
 import { RemoteTreeKiller } from "./remote-tree.js";
 import { sweepScript } from "../../core/sweep-script.js";
+import { shellQuote } from "../../core/script.js";
 
 export abstract class BoxTransport implements Transport {
   readonly name: string;
@@ -29,6 +30,8 @@ export abstract class BoxTransport implements Transport {
   #fast: FastPathRunner | undefined;
   /** What enableFastPath was given: endProcesses starts it afresh. */
   #fastBox: Parameters<BoxTransport["enableFastPath"]> | undefined;
+  /** The session's copy of the helper: kept when endProcesses starts the fast path afresh. */
+  #copies: BoxCopies | undefined;
   /** Set by open.ts (snapshot-checkpoints.ts): checkpoints of the shell state. */
   checkpoints: CheckpointSupport | undefined;
 
@@ -68,8 +71,10 @@ export abstract class BoxTransport implements Transport {
    */
   protected enableFastPath(box: BoxExec, currentBox: () => string | undefined, where: string): void {
     this.#fastBox = [box, currentBox, where];
+    this.#copies ??= new BoxCopies(box, this.tempDir, where);
     this.#fast ??= boxFastPath({
       box,
+      copies: this.#copies,
       currentBox,
       where,
       tempDir: this.tempDir,
@@ -108,6 +113,9 @@ export abstract class BoxTransport implements Transport {
   protected async killSession(): Promise<void> {
     // The helper first (its channel ends, it kills its launcher); the sweep then takes what its jobs left.
     this.#fast?.stop();
-    await this.#killer.killSession(this.#sessionMark).catch(() => undefined);
+    // Its copy too, in the same exec: a box that outlives the session (a kept sandbox) must not keep it.
+    const copy = this.#copies?.madeIn(this.#fastBox?.[1]());
+    const remove = copy === undefined ? undefined : `rm -rf -- ${shellQuote(copy)} 2>/dev/null`;
+    await this.#killer.killSession(this.#sessionMark, remove).catch(() => undefined);
   }
 }

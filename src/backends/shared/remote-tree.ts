@@ -100,16 +100,18 @@ export class RemoteTreeKiller {
 
   /**
    * KILL for everything carrying the session's mark, and for what is left in
-   * the groups and sessions its finished wrappers led.
+   * the groups and sessions its finished wrappers led; `first` runs before,
+   * in the same exec (the close's other cleanup, without a round trip of its own).
    */
-  async killSession(sessionMark: string): Promise<void> {
+  async killSession(sessionMark: string, first?: string): Promise<void> {
     const leaders = this.#leaders.all;
     await this.#exec(
-      sweepScript(
-        { marks: [`${SESSION_MARK}=${sessionMark}`], groups: leaders, sessions: leaders, deadLeadersOnly: true },
-        "KILL",
-        0,
-      ),
+      (first === undefined ? "" : `${first}\n`) +
+        sweepScript(
+          { marks: [`${SESSION_MARK}=${sessionMark}`], groups: leaders, sessions: leaders, deadLeadersOnly: true },
+          "KILL",
+          0,
+        ),
     );
   }
 

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackendUnavailableError, InvalidOptionError } from "../../../src/core/errors.js";
 import { Session } from "../../../src/core/session.js";
+import { createEnvironment } from "../../../src/index.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
 import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
@@ -163,8 +164,43 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     }
   });
 
-  it("reports a container killed under a fast call as gone, then runs fast again in the new one", async () => {
+  it("keeps one copy of its helper across rollbacks: helperPath() names it, the restarted helper runs it, close removes it", async () => {
+    const name = `sw-test-fast-copies-${process.pid}`;
+    const copies = (): string[] =>
+      docker("exec", name, "sh", "-c", "LC_ALL=C ls -d /tmp/*swmux* 2>/dev/null || true").split("\n").filter(Boolean);
+    try {
+      const env = (await createEnvironment({
+        backend: "docker",
+        image,
+        network: false,
+        containerName: name,
+        keepContainer: true,
+      })) as Session;
+      const path = await env.helperPath!();
+      const checkpoint = await env.checkpoint();
+      for (let i = 0; i < 2; i++) {
+        await env.rollback(checkpoint);
+        // The next call starts the fast path afresh (the plain path runs it meanwhile); its helper is then running.
+        await env.execute("true");
+        expect(await env.whenFastPathReady()).toBe(true);
+        // The helper's argv[0] (its /proc/PID/exe is not readable: it is not dumpable).
+        expect((await env.execute("tr '\\0' '\\n' < /proc/$PPID/cmdline | head -n1")).output.trim()).toBe(path);
+      }
+      // The one copy, and the running helper's own work directory (swmux.XXXXXX): none left by the helpers before it.
+      const [copy, work, ...more] = copies();
+      expect({ copy, more }).toEqual({ copy: path.slice(0, path.lastIndexOf("/")), more: [] });
+      expect(work).toMatch(/^\/tmp\/swmux\.\w{6}$/);
+      expect(await env.helperPath!()).toBe(path);
+      await env.close();
+      expect(copies()).toEqual([]);
+    } finally {
+      docker("rm", "-f", name);
+    }
+  });
+
+  it("reports a container killed under a fast call as gone, then runs fast again in the new one, from its own copy", async () => {
     const { session, transport } = await openSession();
+    const oldCopy = await session.helperPath();
     await session.execute("export BEFORE=1");
     const running = session.execute("sleep 30", { timeoutMs: 60_000 });
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -178,6 +214,10 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     await session.execute("export AFTER=2");
     const pid = (await session.execute(LAUNCHER_PID)).output;
     expect(await session.execute(`echo $AFTER; ${LAUNCHER_PID}`)).toMatchObject({ output: `2\n${pid}` });
+    // The session's helper is the new container's copy, the one its helper runs (the PTY tool uses it).
+    const copy = await session.helperPath();
+    expect(copy).not.toBe(oldCopy);
+    expect((await session.execute("tr '\\0' '\\n' < /proc/$PPID/cmdline | head -n1")).output.trim()).toBe(copy);
   });
 
   it("lets the process exit at once when a resumed session closes while its helper is still being copied in", () => {

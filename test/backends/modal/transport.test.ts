@@ -6,9 +6,9 @@
  * resolution (PR 4511) and the SDK calls' parameters.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ADD_PYTHON_COMMANDS, resolveModalImage } from "../../../src/backends/modal/transport.js";
 import {
@@ -17,7 +17,9 @@ import {
   InvalidOptionError,
   type Environment,
 } from "../../../src/index.js";
+import type { Session } from "../../../src/core/session.js";
 import { FakeModalClient } from "../../fakes/fake-modal.js";
+import { noStaticHelper, skipUnless } from "../../helpers/native-helper.js";
 
 const work = mkdtempSync(join(tmpdir(), "sw-modal-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -190,6 +192,26 @@ describe("modal backend (fake SDK client)", () => {
       for (const exec of client.last.execs)
         expect(exec.argv.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0)).toBeLessThanOrEqual(65_536);
     });
+  });
+
+  it("copies its fast-path helper once, a rollback starting it again from the same copy; close removes it", async (context) => {
+    skipUnless(context, noStaticHelper);
+    let dirs: string[] = [];
+    await withModal(async (env, client) => {
+      const session = env as Session;
+      const path = await session.helperPath();
+      // One rollback (they are slow on this fake): it starts the fast path afresh, as every rollback does.
+      await session.rollback(await session.checkpoint());
+      // The next call starts the helper again; once it is ready, it has been started from a copy.
+      await session.execute("true");
+      expect(await session.whenFastPathReady()).toBe(true);
+      // Every copy and start of the helper names its directory in the exec's argv (the fake runs it on this machine).
+      const named = client.last.execs.flatMap((exec) => exec.argv.filter((arg) => /shellwright-swmux-/.test(arg)));
+      dirs = [...new Set(named.map((arg) => /^.*shellwright-swmux-[0-9a-f]+/.exec(arg)![0]))];
+      expect(dirs).toEqual([dirname(path)]);
+      expect(existsSync(path)).toBe(true);
+    });
+    expect(dirs.filter((dir) => existsSync(dir))).toEqual([]);
   });
 
   it("reports a sandbox that cannot be created with the SDK's message", async () => {

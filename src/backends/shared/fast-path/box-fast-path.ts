@@ -17,6 +17,8 @@ import { NO_STATIC_HELPER, warnUnavailable } from "./unavailable.js";
 
 interface BoxFastPathCommon {
   box: BoxExec;
+  /** The session's copies of the helper, held by the backend: a fast path started afresh (a rollback) reuses them. */
+  copies: BoxCopies;
   /** Which box is running now (undefined: none); a new box gets its own copy of the helper. */
   currentBox(): string | undefined;
   /** "the Modal sandbox": for messages. */
@@ -53,15 +55,15 @@ export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undef
     warnUnavailable(NO_STATIC_HELPER);
     return undefined;
   }
-  const copies = new BoxCopies(options, helper);
-  return new FastPathRunner({
+  const copies = options.copies;
+  const runner: FastPathRunner = new FastPathRunner({
     sessionMark: options.sessionMark,
     // A helper still being copied in or started would hold the call back longer than a plain exec takes.
     queueWhileStarting: false,
     start: (snapshot) => {
       const box = options.currentBox();
       if (box === undefined || copies.unsupported(box)) return undefined;
-      const path = copies.of(box);
+      const path = copies.of(box, helper);
       void path.then(
         (copied) => options.onCopied?.(copied),
         () => undefined,
@@ -75,8 +77,9 @@ export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undef
           sessionMark: options.sessionMark,
         })),
       );
-      // A box restarted under the same name may have lost its /tmp: the next start copies again.
-      if (options.keepsCopy !== true) void stream.closed.then(() => copies.forget(box));
+      // A box restarted under the same name may have lost its /tmp: the next start copies again. A helper
+      // stopped on purpose (a rollback, close) leaves the copy where it is, for the next fast path.
+      if (options.keepsCopy !== true) void stream.closed.then(() => runner.stopped || copies.forget(box));
       const frozen = options.frozen;
       return frozen === undefined ? stream : Object.assign(stream, { frozen: () => frozen() });
     },
@@ -85,12 +88,13 @@ export function boxFastPath(options: BoxFastPathOptions): FastPathRunner | undef
     helperPath: async () => {
       const box = options.currentBox();
       if (box === undefined || copies.unsupported(box)) return undefined;
-      const copied = await copies.of(box).catch(() => undefined);
+      const copied = await copies.of(box, helper).catch(() => undefined);
       if (copied !== undefined) options.onCopied?.(copied);
       return copied;
     },
     ...(options.killer === undefined ? { sweep: options.sweep, adopt: options.adopt } : killerKill(options.killer)),
   });
+  return runner;
 }
 
 /** A call's kill and bookkeeping through the backend's remote-tree killer, which remembers its own hits per handle. */
@@ -108,16 +112,24 @@ function killerKill(killer: RemoteTreeKiller): Pick<FastPathHost, "sweep" | "ado
   };
 }
 
-/** The helper's copy in the current box: made once per box, made again after a failure. */
-class BoxCopies {
-  readonly #options: BoxFastPathOptions;
-  readonly #helper: StaticHelper;
+/**
+ * The helper's copy in the current box: made once per box, made again after
+ * a failure. The backend holds it for the whole session, so the fast path
+ * started afresh after a rollback runs the same copy (the session's one).
+ */
+export class BoxCopies {
+  readonly #box: BoxExec;
+  readonly #tempDir: string;
+  readonly #where: string;
   #copy: { box: string; path: Promise<string> } | undefined;
+  /** The copy's path once it is there, with its box. */
+  #made: { box: string; path: string } | undefined;
   readonly #unsupported = new Set<string>();
 
-  constructor(options: BoxFastPathOptions, helper: StaticHelper) {
-    this.#options = options;
-    this.#helper = helper;
+  constructor(box: BoxExec, tempDir: string, where: string) {
+    this.#box = box;
+    this.#tempDir = tempDir;
+    this.#where = where;
   }
 
   /** True when the helper can never run in this box (another architecture with no helper built for it). */
@@ -125,11 +137,15 @@ class BoxCopies {
     return this.#unsupported.has(box);
   }
 
-  of(box: string): Promise<string> {
+  of(box: string, helper: StaticHelper): Promise<string> {
     if (this.#copy?.box === box) return this.#copy.path;
-    const path = installBoxHelper(this.#options.box, this.#helper, this.#options.tempDir, this.#options.where);
+    const path = installBoxHelper(this.#box, helper, this.#tempDir, this.#where);
     const copy = { box, path };
     this.#copy = copy;
+    path.then(
+      (made) => (this.#made = { box, path: made }),
+      () => undefined,
+    );
     path.catch((error: unknown) => {
       if (error instanceof HelperUnsupported) this.#unsupported.add(box);
       // A failed copy is tried again at the helper's next start.
@@ -140,5 +156,11 @@ class BoxCopies {
 
   forget(box: string): void {
     if (this.#copy?.box === box) this.#copy = undefined;
+  }
+
+  /** The directory of the copy made in this box, once it is there (the session removes it at close). */
+  madeIn(box: string | undefined): string | undefined {
+    const made = this.#made;
+    return made === undefined || made.box !== box ? undefined : made.path.slice(0, made.path.lastIndexOf("/"));
   }
 }

@@ -99,6 +99,11 @@ export class FastPathRunner implements FastPath {
     return this.#client?.requestsSent ?? 0;
   }
 
+  /** True once stop() ended this runner (its helper's exit was asked for, not a failure). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   /** Resolves true once a helper's launcher is ready (tests and benchmarks). */
   async whenReady(): Promise<boolean> {
     return (await this.#client?.firstReady) === true;
