@@ -190,9 +190,15 @@ export class LocalTransport implements Transport {
     return this.#watchdog?.pid;
   }
 
-  /** The environment the session's first shell starts from. */
+  /**
+   * The environment the session's first shell starts from. Its SHLVL is this
+   * process's (a nested shell stays nested), but at least 1: `exec node app.js`
+   * from a script leaves 0, and a bash at level 1 with a socket for stdin reads ~/.bashrc.
+   */
   #startEnv(): Record<string, string | undefined> {
-    return { SHLVL: "1", ...withoutCredentials(process.env), ...this.#options.env };
+    const env = { ...withoutCredentials(process.env), ...this.#options.env };
+    const level = Number(env.SHLVL);
+    return { ...env, SHLVL: Number.isInteger(level) && level >= 1 ? String(level) : "1" };
   }
 
   /** The same user, bash, sandbox, starting environment and directory: the same login (core/login-snapshots.ts). */

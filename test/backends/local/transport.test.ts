@@ -54,21 +54,33 @@ describe("local backend", () => {
     }
   });
 
-  it("does not read ~/.bashrc when a command gets stdin (a socketpair, which bash takes for sshd)", async () => {
-    const home = mkdtempSync(join(tmpdir(), "sw-home-"));
-    writeFileSync(join(home, ".bashrc"), "export FROM_BASHRC=yes\necho bashrc-ran\n");
-    // Commands start with an empty environment; this bash finds the .bashrc above through HOME.
-    const bash = join(home, "bash-with-home");
-    writeFileSync(bash, `#!/bin/sh\nHOME=${home} exec bash "$@"\n`, { mode: 0o755 });
-    const env = await createEnvironment({ env: { HOME: home }, bashPath: bash });
-    try {
-      const r = await env.execute('cat; echo " ${FROM_BASHRC-none}"', { stdin: "data" });
-      expect(r.output).toBe("data none\n");
-    } finally {
-      await env.close();
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
+  it.each([
+    ["inherited", undefined],
+    // `exec node app.js` from a script (a container's entrypoint) leaves this process a SHLVL of 0.
+    ["0, after an exec", "0"],
+    ["empty", ""],
+  ])(
+    "does not read ~/.bashrc when a command gets stdin (a socketpair, which bash takes for sshd); SHLVL %s",
+    async (_, shlvl) => {
+      const saved = process.env.SHLVL;
+      if (shlvl !== undefined) process.env.SHLVL = shlvl;
+      const home = mkdtempSync(join(tmpdir(), "sw-home-"));
+      writeFileSync(join(home, ".bashrc"), "export FROM_BASHRC=yes\necho bashrc-ran\n");
+      // Commands start with an empty environment; this bash finds the .bashrc above through HOME.
+      const bash = join(home, "bash-with-home");
+      writeFileSync(bash, `#!/bin/sh\nHOME=${home} exec bash "$@"\n`, { mode: 0o755 });
+      const env = await createEnvironment({ env: { HOME: home }, bashPath: bash });
+      try {
+        const r = await env.execute('cat; echo " ${FROM_BASHRC-none}"', { stdin: "data" });
+        expect(r.output).toBe("data none\n");
+      } finally {
+        if (saved === undefined) delete process.env.SHLVL;
+        else process.env.SHLVL = saved;
+        await env.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("starts in the current directory by default", async () => {
     const env = await createEnvironment();
