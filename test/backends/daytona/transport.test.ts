@@ -241,11 +241,12 @@ describe("daytona backend (fake SDK client)", () => {
       const r = await env.execute("echo out; printf 'e\\377\\376\\n' >&2; echo err >&2", { separateStreams: true });
       expect(r).toMatchObject({ stdout: "out\n", exitCode: 0 });
       expect(Buffer.from(r.stderr!)).toEqual(Buffer.from("e\ufffd\ufffd\nerr\n"));
-      const downloads = client.last.fs.calls.filter((c) => c.startsWith("downloadFile"));
-      expect(downloads).toHaveLength(1);
-      expect(downloads[0]).toMatch(/\.err$/);
+      // stderr's copy only (stdout was UTF-8): once, or again when more of it came after a fetch (a loaded machine
+      // hands the logs over in more pieces).
+      const downloads = new Set(client.last.fs.calls.filter((c) => c.startsWith("downloadFile")));
+      expect([...downloads]).toEqual([expect.stringMatching(/\.err$/)]);
       await env.execute("true");
-      expect(existsSync(downloads[0]!.slice("downloadFile ".length))).toBe(false);
+      expect(existsSync([...downloads][0]!.slice("downloadFile ".length))).toBe(false);
     });
   });
 
