@@ -16,6 +16,7 @@ import os from "node:os";
 import { createEnvironment } from "../dist/index.js";
 import { EngineApi, defaultSocketPath } from "../dist/backends/docker/engine.js";
 import { startExec } from "../dist/backends/docker/exec.js";
+import { printFloorTable } from "./floor-table.mjs";
 
 if (process.env.SHELLWRIGHT_TEST_DOCKER !== "1") {
   console.log("skipped: set SHELLWRIGHT_TEST_DOCKER=1 with a running engine and the test image");
@@ -118,15 +119,12 @@ try {
   engine.close();
 }
 
-const pct = (list, p) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(list.length * p))];
 const info = docker("info", "--format", "{{.ServerVersion}} {{.Driver}}").stdout.trim();
 console.log(
   `Docker checkpoint of a ${MB} MB workspace (${MB} files of 1 MB) in the container, 1 MB changed before each ` +
     `rollback; engine ${info}; ${RUNS} rounds, fork of ${COUNT} ${FORK_RUNS} times (load average ${os.loadavg()[0].toFixed(2)})\n`,
 );
-console.log("| what | p50 | p95 | p50 vs its floor |");
-console.log("|---|---|---|---|");
-for (const [name, list, floor] of [
+printFloorTable([
   ["floor: one exec of `cp -a` of the workspace into the temp dir", times.floorSave, times.floorSave],
   ["checkpoint()", times.save, times.floorSave],
   ["`docker commit` of the container (the other means)", times.commit, times.floorSave],
@@ -135,7 +133,4 @@ for (const [name, list, floor] of [
   ["rollback by commit: a container from the image, started, one exec", times.commitRun, times.floorRestore],
   [`floor: ${COUNT} containers of the image started, one exec each`, times.floorFork, times.floorFork],
   [`fork({ count: ${COUNT} }) until every child answered`, times.fork, times.floorFork],
-])
-  console.log(
-    `| ${name} | ${pct(list, 0.5).toFixed(1)} ms | ${pct(list, 0.95).toFixed(1)} ms | ${(pct(list, 0.5) / pct(floor, 0.5)).toFixed(2)}x |`,
-  );
+]);

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { createEnvironment } from "../dist/index.js";
+import { printFloorTable } from "./floor-table.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const MB = Number(process.env.BENCH_WORKSPACE_MB ?? 200);
@@ -49,20 +50,14 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 
-const pct = (list, p) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(list.length * p))];
 const fs = (dir) => spawnSync("stat", ["-f", "-c", "%T", dir], { encoding: "utf8" }).stdout.trim();
 console.log(
   `Local checkpoint of a ${MB} MB workspace (${MB} files of 1 MB) on ${fs(os.tmpdir())}, state dir on ` +
     `${fs(dirname(stateDir))}, 1 MB changed before each rollback, ${RUNS} rounds interleaved (load average ${os.loadavg()[0].toFixed(2)})\n`,
 );
-console.log("| what | p50 | p95 | p50 vs its floor |");
-console.log("|---|---|---|---|");
-for (const [name, list, floor] of [
+printFloorTable([
   ["floor: cp --reflink=auto -a of the workspace into the state dir", times.floorSave, times.floorSave],
   ["checkpoint()", times.save, times.floorSave],
   ["floor: cp --reflink=auto -a of that copy beside the root", times.floorRestore, times.floorRestore],
   ["rollback() (1 MB changed)", times.restore, times.floorRestore],
-])
-  console.log(
-    `| ${name} | ${pct(list, 0.5).toFixed(1)} ms | ${pct(list, 0.95).toFixed(1)} ms | ${(pct(list, 0.5) / pct(floor, 0.5)).toFixed(2)}x |`,
-  );
+]);

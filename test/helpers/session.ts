@@ -41,3 +41,10 @@ export function opened<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`${what} is made before the tests run, and is read only by them`);
   return value;
 }
+
+/** A command's output, trimmed, after checking it exited 0 (its output is the failure's message). */
+export async function runOk(env: Environment, command: string): Promise<string> {
+  const result = await env.execute(command);
+  expect(result.exitCode, result.output).toBe(0);
+  return result.output.trim();
+}

@@ -32,7 +32,7 @@ type ChildTransport = Pick<Transport, "runBash">;
 export class SnapshotCheckpoints implements CheckpointSupport {
   readonly workspaceRoot = undefined;
   readonly #hooks: SnapshotCheckpointHooks;
-  #dirName = `.shellwright-checkpoints-${randomBytes(6).toString("hex")}`;
+  readonly #dirName = `.shellwright-checkpoints-${randomBytes(6).toString("hex")}`;
 
   constructor(hooks: SnapshotCheckpointHooks) {
     this.#hooks = hooks;

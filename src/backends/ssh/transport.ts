@@ -291,11 +291,7 @@ export class SshTransport implements Transport {
     this.#fast?.stop();
     this.#fast = undefined;
     if (this.#controlDir === "") return;
-    // Background children of the session end with it, as on the local backend, and groups of earlier processes
-    // on this session (a named session's earlier execs), under the same rule.
-    const cleanup = [...this.#groups.takeCleanup(), killGroupsFileLine(this.#groupsFile)];
-    // Everything the session started, however it detached from its call's group.
-    cleanup.push(`bash -c ${shellQuote(sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0))}`);
+    const cleanup = this.#endProcessLines();
     if (this.#ownsTempDir && this.#tempDir !== "") cleanup.push(`rm -rf -- ${shellQuote(this.#tempDir)}`);
     await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 }).catch(() => undefined);
     await this.#closeMaster();
@@ -311,10 +307,19 @@ export class SshTransport implements Transport {
   async endProcesses(): Promise<void> {
     this.#fast?.stop();
     this.#fast = undefined;
-    const cleanup = [...this.#groups.takeCleanup(), killGroupsFileLine(this.#groupsFile)];
-    cleanup.push(`bash -c ${shellQuote(sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0))}`);
-    await this.#exec([...cleanup, "true"].join("\n"), { timeoutMs: 10_000 });
+    await this.#exec([...this.#endProcessLines(), "true"].join("\n"), { timeoutMs: 10_000 });
     this.#startFastPath();
+  }
+
+  /**
+   * The lines that end the session's processes on the host: background children of its calls (as on the local
+   * backend), groups of earlier processes on this session (a named session's earlier execs), and everything
+   * carrying its mark, however it detached from its call's group.
+   */
+  #endProcessLines(): string[] {
+    const lines = [...this.#groups.takeCleanup(), killGroupsFileLine(this.#groupsFile)];
+    lines.push(`bash -c ${shellQuote(sweepScript({ marks: [`${SESSION_MARK}=${this.#sessionMark}`] }, "KILL", 0))}`);
+    return lines;
   }
 
   /** Set by open.ts (shared/snapshot-checkpoints.ts): checkpoints of the shell state. */

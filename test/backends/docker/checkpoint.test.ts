@@ -10,6 +10,7 @@ import { FORK_LABEL, forkContainers } from "../../../src/backends/docker/checkpo
 import { EngineApi, defaultSocketPath } from "../../../src/backends/docker/engine.js";
 import { DOCKER_TEST_ENABLED, DOCKER_TEST_IMAGE } from "../../helpers/docker-test.js";
 import { eventually } from "../../helpers/processes.js";
+import { runOk as run } from "../../helpers/session.js";
 
 const opened: Environment[] = [];
 
@@ -27,12 +28,6 @@ async function open(config: Record<string, unknown> = {}): Promise<Environment> 
   });
   opened.push(env);
   return env;
-}
-
-async function run(env: Environment, command: string): Promise<string> {
-  const result = await env.execute(command);
-  expect(result.exitCode, result.output).toBe(0);
-  return result.output.trim();
 }
 
 /** Every entry under /work: type, mode, and contents or link target (`find` in the container). */

@@ -18,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CheckpointError, createEnvironment, InvalidOptionError, type Environment } from "../../../src/index.js";
 import { alive, eventually } from "../../helpers/processes.js";
 import { LocalCheckpoints } from "../../../src/backends/local/checkpoint.js";
+import { runOk as run } from "../../helpers/session.js";
 
 let base: string;
 let ws: string;
@@ -41,12 +42,6 @@ async function open(config: Record<string, unknown> = {}): Promise<Environment> 
   const env = await createEnvironment({ workspace: ws, cwd: ws, ...config });
   opened.push(env);
   return env;
-}
-
-async function run(env: Environment, command: string): Promise<string> {
-  const result = await env.execute(command);
-  expect(result.exitCode, result.output).toBe(0);
-  return result.output.trim();
 }
 
 /** Every entry under `root`: its type, mode and contents or link target. */
