@@ -33,6 +33,8 @@ export class SnapshotCheckpoints implements CheckpointSupport {
   readonly workspaceRoot = undefined;
   readonly #hooks: SnapshotCheckpointHooks;
   readonly #dirName = `.shellwright-checkpoints-${randomBytes(6).toString("hex")}`;
+  /** A save ran, so the directory may exist: until then close() has nothing to remove (and no call to make). */
+  #saved = false;
 
   constructor(hooks: SnapshotCheckpointHooks) {
     this.#hooks = hooks;
@@ -45,6 +47,7 @@ export class SnapshotCheckpoints implements CheckpointSupport {
 
   async save(host: CheckpointHost, id: string): Promise<undefined> {
     const [dir, saved] = [shellQuote(this.#dir), shellQuote(`${this.#dir}/${id}`)];
+    this.#saved = true;
     await this.#run(
       "take a checkpoint",
       `umask 077; mkdir -p -- ${dir} && mkdir -- ${saved} || exit 1\n` +
@@ -90,6 +93,7 @@ export class SnapshotCheckpoints implements CheckpointSupport {
   }
 
   async close(): Promise<void> {
+    if (!this.#saved) return;
     await this.#run("close", `rm -rf -- ${shellQuote(this.#dir)}`).catch(() => undefined);
   }
 

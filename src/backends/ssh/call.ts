@@ -221,13 +221,26 @@ export class SshCall implements ProcessHandle {
     this.#reported = code;
     this.#resolveExit(code);
     if (this.#group !== undefined) options.onOuterExit(this.#group);
-    // A backgrounded child may keep the channel (and this client) open for
-    // hours: let it, without keeping this Node process alive for it.
+    // A backgrounded child may keep the channel (and this client) open for hours: let it, without keeping this
+    // Node process alive for it. Not at once: the exit line and the command's last output travel apart, and a
+    // reader still waiting for stdout's end would be left with nothing to keep the process alive (it exits, 13).
     const child = this.#child;
-    if (child) {
-      child.unref();
-      (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
-      (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
-    }
+    if (child) releaseWhenDrained(child);
   }
+}
+
+/** After the outer shell's exit: how long the client is still held for its stdout to end. */
+const OUTPUT_GRACE_MS = 2_000;
+
+/** Unrefs the client and its pipes once its stdout ended, or after OUTPUT_GRACE_MS. */
+function releaseWhenDrained(child: ChildProcess): void {
+  const stdout = child.stdout;
+  const release = (): void => {
+    clearTimeout(timer);
+    child.unref();
+    for (const stream of [stdout, child.stderr] as unknown as ({ unref?: () => void } | null)[]) stream?.unref?.();
+  };
+  const timer = setTimeout(release, OUTPUT_GRACE_MS);
+  if (stdout === null || stdout.readableEnded || stdout.destroyed) release();
+  else stdout.once("close", release).once("end", release);
 }
