@@ -1,17 +1,14 @@
 /** Session.execute({isolated: true}) under concurrency, and Session.beforeClose: what the tools rely on. */
 
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfterEach } from "../helpers/close-after-each.js";
 import { createEnvironment, type Environment } from "../../src/index.js";
 
-let session: Environment | undefined;
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
+const keep = closeAfterEach((session: Environment) => session.close());
 
 describe("isolated (what the tools' housekeeping relies on)", () => {
   it("finishing last does not undo a concurrent export", async () => {
-    session = await createEnvironment({ cwd: "/" });
+    const session = keep(await createEnvironment({ cwd: "/" }));
     const slow = session.execute("sleep 0.5; export LOST=1", { isolated: true });
     await session.execute("export SET_MEANWHILE=yes");
     await slow;
@@ -21,7 +18,7 @@ describe("isolated (what the tools' housekeeping relies on)", () => {
 
 describe("what persists between calls (docs/persistence.md)", () => {
   it("keeps plain variables, arrays, set -o options, umask and soft limits; not set -e, set -u or traps", async () => {
-    session = await createEnvironment({ backend: "local", cwd: "/" });
+    const session = keep(await createEnvironment({ backend: "local", cwd: "/" }));
     const setup = await session.execute(
       `x=1; arr=(a "b c"); declare -A m=([k]=v); set -o pipefail -o noclobber -o noglob; umask 077; ulimit -S -n 512; trap 'echo trapped' USR1 INT; set -e -u`,
     );
@@ -49,7 +46,7 @@ describe("what persists between calls (docs/persistence.md)", () => {
 
 describe("trap listings", () => {
   it("trap -p shows the user's traps, not the wrapper's EXIT epilogue nor POSIX-mode defaults", async () => {
-    session = await createEnvironment({ backend: "local", cwd: "/" });
+    const session = keep(await createEnvironment({ backend: "local", cwd: "/" }));
     expect((await session.execute("trap -p")).output).toBe("");
     const r = await session.execute("trap 'echo bye' EXIT; trap 'echo u' USR1; trap -p; trap -p EXIT; echo body");
     expect(r.output).toBe("trap -- 'echo bye' EXIT\ntrap -- 'echo u' SIGUSR1\ntrap -- 'echo bye' EXIT\nbody\nbye\n");
@@ -61,10 +58,10 @@ describe("trap listings", () => {
 
 describe("beforeClose", () => {
   it("runs hooks before the session stops, while commands still work", async () => {
-    session = await createEnvironment({});
+    const session = keep(await createEnvironment({}));
     const seen: string[] = [];
     session.beforeClose(async () => {
-      seen.push((await session!.execute("echo still open")).output);
+      seen.push((await session.execute("echo still open")).output);
     });
     const removed = session.beforeClose(() => {
       seen.push("removed hook ran");

@@ -3,7 +3,8 @@
  * checkpoint, rollback or fork that is still under way on a real session.
  */
 
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfterEach } from "../helpers/close-after-each.js";
 import { createEnvironment } from "../../src/index.js";
 import { SessionRegistry } from "../../src/gateway/sessions.js";
 
@@ -15,15 +16,11 @@ const LIMITS = {
   idleTimeoutMs: 60_000,
 };
 
-let registry: SessionRegistry | undefined;
-afterEach(async () => {
-  await registry?.shutdown();
-  registry = undefined;
-});
+const keep = closeAfterEach((registry: SessionRegistry) => registry.shutdown());
 
 describe("the idle reaper", () => {
   it("leaves a session while an operation on it runs, however long, and reaps it once it is idle after", async () => {
-    registry = new SessionRegistry(LIMITS);
+    const registry = keep(new SessionRegistry(LIMITS));
     const { id } = await registry.create(() => createEnvironment({ backend: "local" }));
     let finish!: () => void;
     const held = new Promise<void>((resolve) => (finish = resolve));
