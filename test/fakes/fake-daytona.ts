@@ -364,6 +364,8 @@ export class FakeDaytona implements DaytonaApi {
   failSnapshot: Error | undefined;
   /** While set, createSnapshot waits for it before it snapshots (a slow snapshot). */
   snapshotHold: Promise<void> | undefined;
+  /** Set to make sandbox creation fail as the SDK call does. */
+  failCreate: Error | undefined;
 
   /**
    * With `initlessBox`, each sandbox's programs run in a box whose init never reaps (initless-box.ts); with
@@ -383,6 +385,7 @@ export class FakeDaytona implements DaytonaApi {
 
   async create(params: CreateParams = {}): Promise<FakeDaytonaSandbox> {
     this.calls.push(`create ${params.name ?? ""}`);
+    if (this.failCreate) throw this.failCreate;
     if (params.name !== undefined && this.sandboxes.some((s) => s.name === params.name && s.state !== "destroyed")) {
       throw new Error(`Sandbox with name ${params.name} already exists`);
     }

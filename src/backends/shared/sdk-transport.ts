@@ -97,6 +97,7 @@ export abstract class SdkTransport<Sandbox> extends BoxTransport {
     const old = this.sandbox;
     this.sandbox = sandbox;
     this.fileSync?.invalidate(); // another sandbox: its synced files are the snapshot's, not the sync's
+    // The fast path the rollback started afresh starts its helper at the next call: in this sandbox.
     this.sandboxSwapped();
     if (old !== undefined) await this.discard(old).catch(() => undefined);
   }
