@@ -239,7 +239,10 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
   async fork(params?: { name?: string }): Promise<FakeDaytonaSandbox> {
     this.calls.push("fork");
     this.checkRunning();
-    return this.client.add({ ...(params?.name === undefined ? {} : { name: params.name }), envVars: this.params.envVars }, this.files?.copy());
+    return this.client.add(
+      { ...(params?.name === undefined ? {} : { name: params.name }), envVars: this.params.envVars },
+      this.files?.copy(),
+    );
   }
 
   checkRunning(): void {
@@ -392,8 +395,7 @@ export class FakeDaytona implements DaytonaApi {
     const from = "snapshot" in params && params.snapshot !== undefined ? params.snapshot : undefined;
     const saved = from === undefined ? undefined : this.snapshots.get(from);
     // The snapshots a session makes are its own; any other name stands for one of the user's (not modelled).
-    if (from?.startsWith("shellwright-") === true && saved === undefined)
-      throw new Error(`Snapshot ${from} not found`);
+    if (from?.startsWith("shellwright-") === true && saved === undefined) throw new Error(`Snapshot ${from} not found`);
     return this.add(params, saved?.files?.copy());
   }
 

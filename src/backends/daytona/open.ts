@@ -40,7 +40,14 @@ async function open(
       openForkChildren(transport.name, count, shell, signal, async () => {
         const sandbox = await transport.forkSandbox();
         // A new sandbox, never one resumed by the parent's name or labels, deleted at its close.
-        const child = { ...raw, cwd: host.cwd, resume: undefined, name: undefined, labels: undefined, onClose: undefined };
+        const child = {
+          ...raw,
+          cwd: host.cwd,
+          resume: undefined,
+          name: undefined,
+          labels: undefined,
+          onClose: undefined,
+        };
         try {
           return await open(child, sandbox);
         } catch (error) {

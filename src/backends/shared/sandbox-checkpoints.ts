@@ -37,7 +37,12 @@ export interface SandboxSnapshotHooks<Box> {
   /** Makes `box` the session's sandbox; the one it replaces is let go. */
   swapIn(box: Box): Promise<void>;
   /** `count` new sessions from the sandbox's files now, each given `shell` as its snapshot; on failure none is left open. */
-  forkMany(host: CheckpointHost, count: number, shell: Uint8Array, signal: AbortSignal | undefined): Promise<Environment[]>;
+  forkMany(
+    host: CheckpointHost,
+    count: number,
+    shell: Uint8Array,
+    signal: AbortSignal | undefined,
+  ): Promise<Environment[]>;
 }
 
 interface Saved {
