@@ -367,7 +367,7 @@ export class FakeDaytona implements DaytonaApi {
   failSnapshot: Error | undefined;
   /** While set, createSnapshot waits for it before it snapshots (a slow snapshot). */
   snapshotHold: Promise<void> | undefined;
-  /** Set to make sandbox creation fail as the SDK call does. */
+  /** Set to make sandbox creation (and a fork) fail as the SDK call does. */
   failCreate: Error | undefined;
 
   /**
@@ -388,7 +388,6 @@ export class FakeDaytona implements DaytonaApi {
 
   async create(params: CreateParams = {}): Promise<FakeDaytonaSandbox> {
     this.calls.push(`create ${params.name ?? ""}`);
-    if (this.failCreate) throw this.failCreate;
     if (params.name !== undefined && this.sandboxes.some((s) => s.name === params.name && s.state !== "destroyed")) {
       throw new Error(`Sandbox with name ${params.name} already exists`);
     }
@@ -401,6 +400,7 @@ export class FakeDaytona implements DaytonaApi {
 
   /** A new started sandbox, with `files` as its /tmp when given. */
   async add(params: CreateParams, files: PrivateTmp | undefined): Promise<FakeDaytonaSandbox> {
+    if (this.failCreate) throw this.failCreate;
     const box = this.options.initlessBox === true ? await InitlessBox.start() : undefined;
     const own = files ?? (this.options.privateTmp === true ? PrivateTmp.fresh() : undefined);
     const sandbox = new FakeDaytonaSandbox(this.sandboxes.length + 1, params, box, this, own);

@@ -213,8 +213,9 @@ export async function openForkChildren(
 ): Promise<Environment[]> {
   const opened: Environment[] = [];
   let next = 0;
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < count) {
+    while (next < count && !failed) {
       next++;
       checkAborted(signal, "fork", backend);
       const child = await open();
@@ -232,8 +233,16 @@ export async function openForkChildren(
         });
     }
   };
+  // Every worker settles before the cleanup: a child still being opened when another failed is closed too.
+  const workers = Array.from({ length: Math.min(count, FORK_PARALLEL) }, () =>
+    worker().catch((error: unknown) => {
+      failed = true;
+      throw error;
+    }),
+  );
+  const failure = (await Promise.allSettled(workers)).find((result) => result.status === "rejected");
   try {
-    await Promise.all(Array.from({ length: Math.min(count, FORK_PARALLEL) }, worker));
+    if (failure !== undefined) throw failure.reason;
     checkAborted(signal, "fork", backend);
   } catch (error) {
     await Promise.allSettled(opened.map((child) => child.close()));

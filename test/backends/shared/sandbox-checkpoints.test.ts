@@ -27,6 +27,8 @@ interface Stand {
   holdSnapshot(hold: Promise<void> | undefined): void;
   snapshotCalls(): number;
   failCreate(error: Error | undefined): void;
+  /** Sandbox creation (a fork's too) fails after `made` more have been made. */
+  failCreateAfter(made: number, error: Error): void;
 }
 
 function modalStand(): Stand {
@@ -41,6 +43,11 @@ function modalStand(): Stand {
     holdSnapshot: (hold) => (client.snapshotHold = hold),
     snapshotCalls: () => client.snapshotCalls.length,
     failCreate: (error) => (client.failCreate = error),
+    failCreateAfter: (made, error) => {
+      const create = client.sandboxes.create;
+      let left = made;
+      client.sandboxes.create = (...args) => (left-- > 0 ? create(...args) : Promise.reject(error));
+    },
   };
 }
 
@@ -56,6 +63,11 @@ function daytonaStand(): Stand {
     holdSnapshot: (hold) => (client.snapshotHold = hold),
     snapshotCalls: () => client.sandboxes.flatMap((s) => s.calls).filter((c) => c.startsWith("createSnapshot")).length,
     failCreate: (error) => (client.failCreate = error),
+    failCreateAfter: (made, error) => {
+      const add = client.add.bind(client);
+      let left = made;
+      client.add = (...args) => (left-- > 0 ? add(...args) : Promise.reject(error));
+    },
   };
 }
 
@@ -160,6 +172,22 @@ describe.each([modalStand, daytonaStand])("sandbox checkpoints: %o", (stand) => 
       fake.failCreate(undefined);
       await env.rollback(cp);
       expect(await runOk(env, "cat kept")).toBe("one");
+    });
+  });
+
+  it("a fork whose child cannot be made leaves no child open and no snapshot behind", async () => {
+    const fake = stand();
+    await using(await fake.open(false), async (env) => {
+      await runOk(env, `mkdir -p ${WORK} && echo one > ${WORK}/kept`);
+      // The first child is made (fork opens them one at a time up to 8 at once: a count of 3 asks for all
+      // three together, so one or two may be open when the failure comes); the rest fail.
+      fake.failCreateAfter(1, new Error("no capacity in region"));
+      const error = await env.fork({ count: 3 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CheckpointError);
+      expect((error as Error).message).toContain("no capacity in region");
+      expect(fake.made()).toBe(2);
+      expect([fake.alive(), fake.snapshots()]).toEqual([1, []]);
+      expect(await runOk(env, `cat ${WORK}/kept`)).toBe("one");
     });
   });
 
