@@ -29,6 +29,8 @@ interface Stand {
   failCreate(error: Error | undefined): void;
   /** Sandbox creation (a fork's too) fails after `made` more have been made. */
   failCreateAfter(made: number, error: Error): void;
+  /** Sandbox creation waits for `hold` first; says how many creations have been asked for since. */
+  holdCreate(hold: Promise<void>): () => number;
 }
 
 function modalStand(): Stand {
@@ -47,6 +49,12 @@ function modalStand(): Stand {
       const create = client.sandboxes.create;
       let left = made;
       client.sandboxes.create = (...args) => (left-- > 0 ? create(...args) : Promise.reject(error));
+    },
+    holdCreate: (hold) => {
+      const create = client.sandboxes.create;
+      let asked = 0;
+      client.sandboxes.create = async (...args) => (asked++, await hold, create(...args));
+      return () => asked;
     },
   };
 }
@@ -67,6 +75,12 @@ function daytonaStand(): Stand {
       const add = client.add.bind(client);
       let left = made;
       client.add = (...args) => (left-- > 0 ? add(...args) : Promise.reject(error));
+    },
+    holdCreate: (hold) => {
+      const add = client.add.bind(client);
+      let asked = 0;
+      client.add = async (...args) => (asked++, await hold, add(...args));
+      return () => asked;
     },
   };
 }
@@ -216,6 +230,27 @@ describe.each([modalStand, daytonaStand])("sandbox checkpoints: %o", (stand) => 
       const aborted = await env.rollback(cp, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
       expect(aborted).toMatchObject({ reason: "aborted" });
       expect(fake.made()).toBe(made);
+    });
+  });
+
+  it("a rollback aborted while its new sandbox is made leaves the session as it was and deletes that sandbox", async () => {
+    const fake = stand();
+    await using(await fake.open(false), async (env) => {
+      await runOk(env, `mkdir -p ${WORK} && echo one > ${WORK}/kept`);
+      const cp = await env.checkpoint();
+      await runOk(env, `echo two > ${WORK}/kept && export V=two`);
+      let release!: () => void;
+      const asked = fake.holdCreate(new Promise<void>((resolve) => (release = resolve)));
+      const controller = new AbortController();
+      const pending = env.rollback(cp, { signal: controller.signal }).catch((e: unknown) => e);
+      await vi.waitFor(() => expect(asked()).toBe(1), { timeout: 30_000 });
+      controller.abort();
+      expect(await pending).toMatchObject({ reason: "aborted" });
+      expect(await runOk(env, `cat ${WORK}/kept; echo "$V"`)).toBe("two\ntwo");
+      release();
+      // The sandbox the SDK made after the abort is let go once it arrives.
+      await vi.waitFor(() => expect([fake.made(), fake.alive()]).toEqual([2, 1]), { timeout: 30_000 });
+      expect(await runOk(env, `cat ${WORK}/kept`)).toBe("two");
     });
   });
 
