@@ -10,6 +10,7 @@
  * fails is the sandbox terminated, and the next command then creates a new one.
  */
 
+import { randomBytes } from "node:crypto";
 import type { PortUrl } from "../../core/environment.js";
 import { modalTunnelUrl } from "./tunnels.js";
 import type * as ModalSdk from "modal";
@@ -143,7 +144,7 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
 
   /** Writes a private file into a sandbox that is not the session's yet, through its stdin. */
   async writeFileIn(sandbox: ModalSandbox, path: string, bytes: Uint8Array): Promise<void> {
-    const [target, temp] = [shellQuote(path), shellQuote(`${path}.restore`)];
+    const [target, temp] = [shellQuote(path), shellQuote(`${path}.restore-${randomBytes(6).toString("hex")}`)];
     const script = `umask 077; mkdir -p -- "$(dirname -- ${target})" && cat > ${temp} && mv -f -- ${temp} ${target}`;
     const result = await withDeadline(
       runInSandbox(sandbox, ["bash", "-c", script], bytes, CONTROL_TIMEOUT_MS),
