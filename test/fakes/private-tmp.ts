@@ -8,7 +8,7 @@
  * directory; a sandbox started from it gets a copy of the copy.
  */
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,14 @@ let made = 0;
 
 export class PrivateTmp {
   private constructor(readonly dir: string) {}
+
+  /** Why a private /tmp cannot be made here (no bubblewrap, or it cannot bind), or undefined when it can. */
+  static unavailable(): string | undefined {
+    const probe = spawnSync("bwrap", ["--dev-bind", "/", "/", "--tmpfs", "/tmp", "--", "true"], { encoding: "utf8" });
+    return probe.status === 0
+      ? undefined
+      : `bwrap cannot bind a private /tmp here: ${probe.error?.message ?? probe.stderr.trim()}`;
+  }
 
   /** An empty /tmp (a sandbox from a registry image). */
   static fresh(): PrivateTmp {

@@ -11,7 +11,8 @@ import { CheckpointError, createEnvironment, type Environment } from "../../../s
 import type { Session } from "../../../src/core/session.js";
 import { FakeDaytona } from "../../fakes/fake-daytona.js";
 import { FakeModalClient } from "../../fakes/fake-modal.js";
-import { noStaticHelper, skipUnless } from "../../helpers/native-helper.js";
+import { PrivateTmp } from "../../fakes/private-tmp.js";
+import { noStaticHelper, skipAllUnless, skipUnless } from "../../helpers/native-helper.js";
 import { runOk } from "../../helpers/session.js";
 
 /** One backend's fake, seen the same way by every case. */
@@ -97,7 +98,11 @@ async function using<T>(env: Environment, fn: (env: Environment) => Promise<T>):
 const WORK = "/tmp/work";
 const STATE = `cat kept; [ -e made ] && echo made || echo no-made; cat gone 2>/dev/null || echo no-gone; echo "$V"; pwd`;
 
-describe.each([modalStand, daytonaStand])("sandbox checkpoints: %o", (stand) => {
+describe.each([
+  { backend: "modal", stand: modalStand },
+  { backend: "daytona", stand: daytonaStand },
+])("sandbox checkpoints: $backend", ({ stand }) => {
+  skipAllUnless(PrivateTmp.unavailable());
   it("a rollback brings the sandbox's files back with the shell state, in a new sandbox", async () => {
     const fake = stand();
     await using(await fake.open(), async (env) => {
