@@ -34,6 +34,7 @@ export type {
   Checkpoint,
   CheckpointContents,
   CheckpointOptions,
+  FilesystemSnapshot,
   ForkOptions,
   RollbackOptions,
   WorkspaceCopy,

@@ -84,12 +84,18 @@ export class Branches {
       const id = `cp-${newId()}`;
       const createdAt = new Date();
       const cwd = this.#owner.cwd;
-      const workspace = await support.save(this.#owner, id, signal);
+      const saved = await support.save(this.#owner, id, signal);
+      const holds =
+        saved === undefined
+          ? { shell: true as const }
+          : "filesystem" in saved
+            ? { shell: true as const, filesystem: Object.freeze({ ...saved.filesystem }) }
+            : { shell: true as const, workspace: saved };
       const checkpoint: Checkpoint = Object.freeze({
         id,
         sessionId: this.#owner.id,
         createdAt,
-        holds: Object.freeze(workspace === undefined ? { shell: true } : { shell: true, workspace }),
+        holds: Object.freeze(holds),
       });
       this.#entries.set(id, { checkpoint, cwd });
       return checkpoint;

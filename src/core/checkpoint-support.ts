@@ -5,7 +5,7 @@
  */
 
 import type { Environment, SessionPaths } from "./environment.js";
-import type { WorkspaceCopy } from "./checkpoint.js";
+import type { FilesystemSnapshot, WorkspaceCopy } from "./checkpoint.js";
 
 /** The session, as its backend's checkpoint support sees it. */
 export interface CheckpointHost {
@@ -23,8 +23,15 @@ export interface CheckpointHost {
 export interface CheckpointSupport {
   /** The declared workspace root; undefined when checkpoints hold the shell state only. */
   readonly workspaceRoot: string | undefined;
-  /** Saves the snapshot (and the workspace) under `id`; on failure keeps nothing of it. */
-  save(host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<WorkspaceCopy | undefined>;
+  /**
+   * Saves the snapshot (and the workspace, or the sandbox's whole filesystem) under `id`; on failure keeps
+   * nothing of it. Says what it saved beside the shell state.
+   */
+  save(
+    host: CheckpointHost,
+    id: string,
+    signal: AbortSignal | undefined,
+  ): Promise<WorkspaceCopy | { filesystem: FilesystemSnapshot } | undefined>;
   /**
    * Ends the session's background processes and PTYs, then puts the saved
    * snapshot (and workspace) back, all of it or none of it.

@@ -17,12 +17,20 @@ export interface WorkspaceCopy {
   readonly bytes: number;
 }
 
+/** The backend's own snapshot of the whole filesystem of its sandbox (Modal, Daytona; docs/branching.md). */
+export interface FilesystemSnapshot {
+  /** What the backend calls it: a Modal image id (`im-…`), a Daytona snapshot name. */
+  readonly snapshot: string;
+}
+
 /** What a checkpoint holds. */
 export interface CheckpointContents {
   /** The shell state: cwd, variables, functions, aliases, options (docs/persistence.md). Always held. */
   readonly shell: true;
   /** The workspace's files, when the session declared one; absent otherwise. */
   readonly workspace?: WorkspaceCopy;
+  /** Every file of the backend's sandbox, where its SDK snapshots it; absent otherwise. */
+  readonly filesystem?: FilesystemSnapshot;
 }
 
 /** A saved state of one session, which `rollback` returns to. Plain data: it holds no handle. */

@@ -27,7 +27,7 @@ import type { HelperInstaller } from "./session-options.js";
 type CloseHook = () => Promise<void> | void;
 
 /** Where a backend's commands act (Transport declares both). */
-export type HostTraits = Pick<Transport, "actsOnHost" | "sharesHostFiles" | "checkpoints" | "fastPath">;
+export type HostTraits = Pick<Transport, "actsOnHost" | "sharesHostFiles" | "checkpoints" | "fastPath" | "boxId">;
 
 export abstract class EnvironmentBase implements Environment {
   abstract readonly backend: string;
@@ -45,7 +45,7 @@ export abstract class EnvironmentBase implements Environment {
   readonly #branches: Branches;
   readonly #installHelper: HelperInstaller | undefined;
   /** The session's one helper copy, once asked for (a failed install is tried again next time). */
-  #helper: Promise<string> | undefined;
+  #helper: { box: string | undefined; path: Promise<string> } | undefined;
 
   /** What the backend says of the machine its commands run on; each is false unless it says so. */
   protected host(): HostTraits {
@@ -143,13 +143,16 @@ export abstract class EnvironmentBase implements Environment {
    */
   helperPath(): Promise<string> {
     if (this.#closed) return Promise.reject(new SessionClosedError());
-    if (this.#helper !== undefined) return this.#helper;
-    const helper = this.#findHelper();
+    const box = this.host().boxId;
+    // A copy made in a box that was replaced since (a lost sandbox, a rollback) is gone with it.
+    if (this.#helper !== undefined && this.#helper.box === box) return this.#helper.path;
+    const path = this.#findHelper();
+    const helper = { box, path };
     this.#helper = helper;
-    helper.catch(() => {
+    path.catch(() => {
       if (this.#helper === helper) this.#helper = undefined;
     });
-    return helper;
+    return path;
   }
 
   /** The backend was replaced (its files are gone): the next helperPath() finds the new one's copy. */

@@ -130,6 +130,11 @@ export interface Transport {
   portUrl?(port: number): Promise<PortUrl>;
   /** Checkpoints, rollback and fork, where the backend offers them (core/checkpoint.ts). */
   readonly checkpoints?: CheckpointSupport | undefined;
+  /**
+   * Which box (sandbox) runs the session's programs now, where the backend may replace it under the session
+   * (a lost sandbox, a rollback): a path into the previous one, such as the helper's copy, is stale once it changes.
+   */
+  readonly boxId?: string | undefined;
 }
 
 /** How a fast-path call ended, as the helper reported it. */

@@ -11,6 +11,12 @@
  * Like the real SDK it hands logs to the callbacks as decoded UTF-8 strings,
  * and like a real session it gives a session command a stdin that is never
  * closed.
+ *
+ * Snapshots and forks (`Sandbox.createSnapshot`, `Sandbox.fork`,
+ * `snapshot.delete`, `create({ snapshot })`): with `{ privateTmp: true }`
+ * each sandbox has a /tmp of its own (private-tmp.ts), which a snapshot or a
+ * fork copies, as Daytona's capture the sandbox's filesystem; without it
+ * every fake sandbox shares this machine's files, and a snapshot holds none.
  */
 
 import type { ChildProcess } from "node:child_process";
@@ -25,6 +31,7 @@ import type {
 } from "../../src/backends/daytona/transport.js";
 import { InitlessBox } from "./initless-box.js";
 import { exitCodeOf, hostSandboxEnv, LocalProcessGroup } from "./local-process.js";
+import { PrivateTmp } from "./private-tmp.js";
 
 type CreateParams = DaytonaSdk.CreateSandboxFromImageParams | DaytonaSdk.CreateSandboxFromSnapshotParams;
 
@@ -206,13 +213,36 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     id: number,
     readonly params: CreateParams,
     /** Where its programs run when the client was made with `initlessBox`; on this machine otherwise. */
-    readonly box?: InitlessBox,
+    readonly box: InitlessBox | undefined,
+    readonly client: FakeDaytona,
+    /** Its own /tmp, when the client was made with `privateTmp`. */
+    readonly files: PrivateTmp | undefined,
   ) {
     this.id = `fake-sandbox-${id}`;
     this.name = params.name ?? this.id;
     this.labels = { ...params.labels };
     this.#env = { ...hostSandboxEnv(), ...params.envVars };
     this.process = new FakeDaytonaProcess(this);
+  }
+
+  /** Daytona's snapshot of this sandbox's filesystem, under a name unique among the client's snapshots. */
+  async createSnapshot(name: string): Promise<void> {
+    this.calls.push(`createSnapshot ${name}`);
+    this.checkRunning();
+    await this.client.snapshotHold;
+    if (this.client.failSnapshot) throw this.client.failSnapshot;
+    if (this.client.snapshots.has(name)) throw new Error(`Snapshot with name ${name} already exists`);
+    this.client.snapshots.set(name, { files: this.files?.copy() });
+  }
+
+  /** Daytona's fork: a new, started sandbox with a copy of this one's files. */
+  async fork(params?: { name?: string }): Promise<FakeDaytonaSandbox> {
+    this.calls.push("fork");
+    this.checkRunning();
+    return this.client.add(
+      { ...(params?.name === undefined ? {} : { name: params.name }), envVars: this.params.envVars },
+      this.files?.copy(),
+    );
   }
 
   checkRunning(): void {
@@ -223,7 +253,8 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     command: string,
     options: { cwd?: string | undefined; env?: Record<string, string> | undefined; timeoutMs?: number | undefined },
   ): ChildProcess {
-    const argv = ["sh", "-c", command];
+    const shell = ["sh", "-c", command];
+    const argv = this.files?.argv(shell) ?? shell;
     return this.#processes.spawn(this.box?.argv(argv) ?? argv, {
       env: { ...this.#env, ...options.env },
       cwd: options.cwd,
@@ -262,8 +293,16 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
   #halt(state: DaytonaSdk.SandboxState): void {
     this.state = state;
     this.#processes.killAll();
-    if (state === "destroyed") this.box?.stop();
+    if (state === "destroyed") {
+      this.box?.stop();
+      this.files?.remove();
+    }
     this.process.sessions.clear();
+  }
+
+  /** Where a path of the sandbox lies on this machine. */
+  path(remotePath: string): string {
+    return this.files?.hostPath(remotePath) ?? remotePath;
   }
 
   readonly fs: DaytonaFileSystem & { calls: string[]; lag: { reads: number; bytes: number } } = {
@@ -276,36 +315,36 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     uploadFile: async (file: Buffer, remotePath: string) => {
       this.checkRunning();
       this.fs.calls.push(`uploadFile ${remotePath}`);
-      mkdirSync(dirname(remotePath), { recursive: true });
-      writeFileSync(remotePath, file);
+      mkdirSync(dirname(this.path(remotePath)), { recursive: true });
+      writeFileSync(this.path(remotePath), file);
     },
     uploadFiles: async (files: DaytonaSdk.FileUpload[]) => {
       this.checkRunning();
       this.fs.calls.push(`uploadFiles ${files.map((f) => f.destination).join(" ")}`);
       for (const file of files) {
-        mkdirSync(dirname(file.destination), { recursive: true });
+        mkdirSync(dirname(this.path(file.destination)), { recursive: true });
         if (typeof file.source === "string")
           writeFileSync(
-            file.destination,
+            this.path(file.destination),
             new Uint8Array(await import("node:fs/promises").then((fs) => fs.readFile(file.source as string))),
           );
-        else writeFileSync(file.destination, file.source);
+        else writeFileSync(this.path(file.destination), file.source);
       }
     },
     createFolder: async (path: string, mode: string) => {
       this.checkRunning();
       this.fs.calls.push(`createFolder ${path} ${mode}`);
-      mkdirSync(path, { recursive: true, mode: parseInt(mode, 8) });
+      mkdirSync(this.path(path), { recursive: true, mode: parseInt(mode, 8) });
     },
     deleteFile: async (path: string, recursive?: boolean) => {
       this.checkRunning();
       this.fs.calls.push(`deleteFile ${path}`);
-      rmSync(path, { recursive: recursive ?? false, force: false });
+      rmSync(this.path(path), { recursive: recursive ?? false, force: false });
     },
     downloadFile: async (remotePath: string) => {
       this.checkRunning();
       this.fs.calls.push(`downloadFile ${remotePath}`);
-      const bytes = readFileSync(remotePath);
+      const bytes = readFileSync(this.path(remotePath));
       if (this.fs.lag.reads === 0) return bytes;
       this.fs.lag.reads--;
       return bytes.subarray(0, Math.max(0, bytes.length - this.fs.lag.bytes));
@@ -313,7 +352,7 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
     setFilePermissions: async (path: string, permissions: DaytonaSdk.FilePermissionsParams) => {
       this.checkRunning();
       this.fs.calls.push(`setFilePermissions ${path} ${permissions.mode ?? ""}`);
-      if (permissions.mode !== undefined) chmodSync(path, parseInt(permissions.mode, 8));
+      if (permissions.mode !== undefined) chmodSync(this.path(path), parseInt(permissions.mode, 8));
     },
   };
 }
@@ -322,17 +361,49 @@ export class FakeDaytonaSandbox implements DaytonaSandbox {
 export class FakeDaytona implements DaytonaApi {
   readonly sandboxes: FakeDaytonaSandbox[] = [];
   readonly calls: string[] = [];
+  /** The snapshots made from sandboxes and not deleted yet, by name, with the files they hold. */
+  readonly snapshots = new Map<string, { files: PrivateTmp | undefined }>();
+  /** Set to make createSnapshot fail as the SDK call does (a rejected promise). */
+  failSnapshot: Error | undefined;
+  /** While set, createSnapshot waits for it before it snapshots (a slow snapshot). */
+  snapshotHold: Promise<void> | undefined;
+  /** Set to make sandbox creation (and a fork) fail as the SDK call does. */
+  failCreate: Error | undefined;
 
-  /** With `initlessBox`, each sandbox's programs run in a box whose init never reaps (initless-box.ts). */
-  constructor(private readonly options: { initlessBox?: boolean } = {}) {}
+  /**
+   * With `initlessBox`, each sandbox's programs run in a box whose init never reaps (initless-box.ts); with
+   * `privateTmp`, each sandbox has a /tmp of its own (private-tmp.ts).
+   */
+  constructor(private readonly options: { initlessBox?: boolean; privateTmp?: boolean } = {}) {}
+
+  readonly snapshot = {
+    delete: async (name: string): Promise<void> => {
+      this.calls.push(`snapshot.delete ${name}`);
+      const saved = this.snapshots.get(name);
+      if (saved === undefined) throw new Error(`Snapshot ${name} not found`);
+      this.snapshots.delete(name);
+      saved.files?.remove();
+    },
+  };
 
   async create(params: CreateParams = {}): Promise<FakeDaytonaSandbox> {
     this.calls.push(`create ${params.name ?? ""}`);
     if (params.name !== undefined && this.sandboxes.some((s) => s.name === params.name && s.state !== "destroyed")) {
       throw new Error(`Sandbox with name ${params.name} already exists`);
     }
+    const from = "snapshot" in params && params.snapshot !== undefined ? params.snapshot : undefined;
+    const saved = from === undefined ? undefined : this.snapshots.get(from);
+    // The snapshots a session makes are its own; any other name stands for one of the user's (not modelled).
+    if (from?.startsWith("shellwright-") === true && saved === undefined) throw new Error(`Snapshot ${from} not found`);
+    return this.add(params, saved?.files?.copy());
+  }
+
+  /** A new started sandbox, with `files` as its /tmp when given. */
+  async add(params: CreateParams, files: PrivateTmp | undefined): Promise<FakeDaytonaSandbox> {
+    if (this.failCreate) throw this.failCreate;
     const box = this.options.initlessBox === true ? await InitlessBox.start() : undefined;
-    const sandbox = new FakeDaytonaSandbox(this.sandboxes.length + 1, params, box);
+    const own = files ?? (this.options.privateTmp === true ? PrivateTmp.fresh() : undefined);
+    const sandbox = new FakeDaytonaSandbox(this.sandboxes.length + 1, params, box, this, own);
     this.sandboxes.push(sandbox);
     return sandbox;
   }

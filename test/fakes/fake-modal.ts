@@ -4,9 +4,16 @@
  * `apps.fromName`, `images.fromRegistry/fromId`, `Image.dockerfileCommands`,
  * `sandboxes.create`, `Sandbox.exec` (binary mode, stdin WritableStream,
  * stdout/stderr ReadableStreams, wait), `Sandbox.terminate`,
- * `Sandbox.filesystem` — and runs every exec with the real program on this
- * machine. Modal's cloud cannot be reached from here; this is the network
- * boundary. It also enforces Modal's 64 KiB argv cap and records every call.
+ * `Sandbox.filesystem`, `Sandbox.snapshotFilesystem` and `images.delete` —
+ * and runs every exec with the real program on this machine. Modal's cloud
+ * cannot be reached from here; this is the network boundary. It also
+ * enforces Modal's 64 KiB argv cap and records every call.
+ *
+ * A sandbox's own files: with `{ privateTmp: true }` each sandbox has a /tmp
+ * of its own (private-tmp.ts), which `snapshotFilesystem` copies into an
+ * image (`im-fake…`) that a sandbox created from it starts with, as Modal
+ * starts one from a snapshot's image; without it every fake sandbox shares
+ * this machine's files, and a snapshot's image holds none of them.
  */
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,12 +29,18 @@ import type {
   ModalSandbox,
 } from "../../src/backends/modal/transport.js";
 import { exitCodeOf, hostSandboxEnv, LocalProcessGroup } from "./local-process.js";
+import { PrivateTmp } from "./private-tmp.js";
 
 export class FakeModalImage implements ModalImage {
   constructor(
     readonly tag: string,
     readonly commands: string[] = [],
+    /** A snapshot's image: its id, and the sandbox's /tmp as it was (with `privateTmp`). */
+    readonly snapshot?: { imageId: string; files: PrivateTmp | undefined },
   ) {}
+  get imageId(): string {
+    return this.snapshot?.imageId ?? (this.tag.startsWith("im-") ? this.tag : "");
+  }
   dockerfileCommands(commands: string[]): FakeModalImage {
     return new FakeModalImage(this.tag, [...this.commands, ...commands]);
   }
@@ -57,14 +70,34 @@ export class FakeModalSandbox implements ModalSandbox {
   failExec: ((argv: string[]) => Error | undefined) | undefined;
   readonly #processes = new LocalProcessGroup();
   readonly #env: Record<string, string>;
+  readonly #client: FakeModalClient;
+  /** Its own /tmp, with `privateTmp`. */
+  readonly files: PrivateTmp | undefined;
 
   constructor(
     id: number,
     readonly image: FakeModalImage,
     readonly params: ModalSdk.SandboxCreateParams,
+    client: FakeModalClient,
   ) {
     this.sandboxId = `sb-fake${id}`;
     this.#env = { ...hostSandboxEnv(), ...params.env };
+    this.#client = client;
+    if (client.privateTmp) this.files = image.snapshot?.files?.copy() ?? PrivateTmp.fresh();
+  }
+
+  /** Modal's filesystem snapshot: an image of the sandbox's files now, registered with the client. */
+  async snapshotFilesystem(params?: ModalSdk.SandboxSnapshotFilesystemParams): Promise<FakeModalImage> {
+    this.#client.snapshotCalls.push({ sandboxId: this.sandboxId, params });
+    this.#checkAlive();
+    await this.#client.snapshotHold;
+    const injected = this.#client.failSnapshot;
+    if (injected) throw injected;
+    this.#checkAlive();
+    const imageId = `im-fake${++this.#client.imagesMade}`;
+    const image = new FakeModalImage(this.image.tag, this.image.commands, { imageId, files: this.files?.copy() });
+    this.#client.images.saved.set(imageId, image);
+    return image;
   }
 
   async exec(argv: string[], params: ModalSdk.SandboxExecParams & { mode: "binary" }): Promise<ModalProcess> {
@@ -74,7 +107,11 @@ export class FakeModalSandbox implements ModalSandbox {
     if (injected) throw injected;
     const size = argv.reduce((sum, arg) => sum + Buffer.byteLength(arg) + 1, 0);
     if (size > ARGV_LIMIT) throw new Error(`command arguments are ${size} bytes; the limit is ${ARGV_LIMIT}`);
-    const child = this.#processes.spawn(argv, { env: this.#env, cwd: params.workdir, timeoutMs: params.timeoutMs });
+    const child = this.#processes.spawn(this.files?.argv(argv) ?? argv, {
+      env: this.#env,
+      cwd: params.workdir,
+      timeoutMs: params.timeoutMs,
+    });
     const spawned = new Promise<void>((resolve, reject) => {
       child.once("spawn", () => resolve());
       child.once("error", reject);
@@ -126,6 +163,12 @@ export class FakeModalSandbox implements ModalSandbox {
     this.terminateCalls++;
     this.terminated = true;
     this.#processes.killAll();
+    this.files?.remove();
+  }
+
+  /** Where a path of the sandbox lies on this machine. */
+  #path(remotePath: string): string {
+    return this.files?.hostPath(remotePath) ?? remotePath;
   }
 
   readonly filesystem: ModalFilesystem & { calls: string[] } = {
@@ -133,23 +176,23 @@ export class FakeModalSandbox implements ModalSandbox {
     writeBytes: async (data: Uint8Array | ArrayBuffer | Buffer, remotePath: string) => {
       this.#checkAlive();
       this.filesystem.calls.push(`writeBytes ${remotePath}`);
-      mkdirSync(dirname(remotePath), { recursive: true });
-      writeFileSync(remotePath, data instanceof ArrayBuffer ? new Uint8Array(data) : data);
+      mkdirSync(dirname(this.#path(remotePath)), { recursive: true });
+      writeFileSync(this.#path(remotePath), data instanceof ArrayBuffer ? new Uint8Array(data) : data);
     },
     readBytes: async (remotePath: string) => {
       this.#checkAlive();
       this.filesystem.calls.push(`readBytes ${remotePath}`);
-      return new Uint8Array(readFileSync(remotePath));
+      return new Uint8Array(readFileSync(this.#path(remotePath)));
     },
     makeDirectory: async (remotePath: string) => {
       this.#checkAlive();
       this.filesystem.calls.push(`makeDirectory ${remotePath}`);
-      mkdirSync(remotePath, { recursive: true });
+      mkdirSync(this.#path(remotePath), { recursive: true });
     },
     remove: async (remotePath: string, options?: { recursive?: boolean }) => {
       this.#checkAlive();
       this.filesystem.calls.push(`remove ${remotePath}`);
-      rmSync(remotePath, { recursive: options?.recursive ?? false });
+      rmSync(this.#path(remotePath), { recursive: options?.recursive ?? false });
     },
   };
 
@@ -194,6 +237,19 @@ export class FakeModalClient implements ModalApi {
   readonly appLookups: { name: string; params: ModalSdk.AppFromNameParams | undefined }[] = [];
   /** Set to make sandbox creation fail. */
   failCreate: Error | undefined;
+  /** Each sandbox has a /tmp of its own, which snapshots copy (private-tmp.ts). */
+  readonly privateTmp: boolean;
+  /** Every snapshotFilesystem call. */
+  readonly snapshotCalls: { sandboxId: string; params: ModalSdk.SandboxSnapshotFilesystemParams | undefined }[] = [];
+  /** Set to make snapshotFilesystem fail as the SDK call does (a rejected promise). */
+  failSnapshot: Error | undefined;
+  /** While set, snapshotFilesystem waits for it before it snapshots (a slow snapshot). */
+  snapshotHold: Promise<void> | undefined;
+  imagesMade = 0;
+
+  constructor(options: { privateTmp?: boolean } = {}) {
+    this.privateTmp = options.privateTmp === true;
+  }
 
   readonly apps = {
     fromName: async (name: string, params?: ModalSdk.AppFromNameParams): Promise<ModalApp> => {
@@ -203,8 +259,24 @@ export class FakeModalClient implements ModalApi {
   };
 
   readonly images = {
+    /** The snapshots' images not deleted yet, by id. */
+    saved: new Map<string, FakeModalImage>(),
+    deleted: [] as string[],
     fromRegistry: (tag: string) => new FakeModalImage(tag),
-    fromId: async (imageId: string) => new FakeModalImage(imageId),
+    fromId: async (imageId: string): Promise<FakeModalImage> => {
+      const saved = this.images.saved.get(imageId);
+      if (saved !== undefined) return saved;
+      // As Modal answers for an image that was deleted (or never was).
+      if (imageId.startsWith("im-fake")) throw new Error(`Image ${imageId} not found`);
+      return new FakeModalImage(imageId);
+    },
+    delete: async (imageId: string): Promise<void> => {
+      const saved = this.images.saved.get(imageId);
+      if (saved === undefined) throw new Error(`Could not find image with ID ${imageId}`);
+      this.images.saved.delete(imageId);
+      this.images.deleted.push(imageId);
+      saved.snapshot?.files?.remove();
+    },
   };
 
   readonly sandboxes = {
@@ -214,7 +286,12 @@ export class FakeModalClient implements ModalApi {
       params?: ModalSdk.SandboxCreateParams,
     ): Promise<FakeModalSandbox> => {
       if (this.failCreate) throw this.failCreate;
-      const sandbox = new FakeModalSandbox(this.sandboxesCreated.length + 1, image as FakeModalImage, params ?? {});
+      const sandbox = new FakeModalSandbox(
+        this.sandboxesCreated.length + 1,
+        image as FakeModalImage,
+        params ?? {},
+        this,
+      );
       this.sandboxesCreated.push(sandbox);
       return sandbox;
     },

@@ -57,6 +57,10 @@ export interface DaytonaSandbox {
   start(timeout?: number): Promise<void>;
   stop(timeout?: number): Promise<void>;
   delete(timeout?: number): Promise<void>;
+  /** Saves the sandbox's filesystem as a Daytona snapshot under `name`, which new sandboxes can start from. */
+  createSnapshot(name: string, timeout?: number): Promise<void>;
+  /** A new sandbox with a copy-on-write clone of this one's filesystem, started. */
+  fork(params?: { name?: string }, timeout?: number): Promise<DaytonaSandbox>;
   /** The preview URL of a port, and the token a private sandbox's URL wants in `x-daytona-preview-token`. */
   getPreviewLink?(port: number): Promise<{ url: string; token: string }>;
 }
@@ -64,4 +68,6 @@ export interface DaytonaApi {
   create(params?: DaytonaCreateParams, options?: { timeout?: number }): Promise<DaytonaSandbox>;
   get(sandboxIdOrName: string): Promise<DaytonaSandbox>;
   list(query?: { labels?: Record<string, string>; limit?: number }): AsyncIterable<DaytonaSandbox>;
+  /** Daytona's snapshots (the images sandboxes start from): a released checkpoint's is deleted by name. */
+  readonly snapshot: { delete(snapshot: string): Promise<void> };
 }

@@ -61,11 +61,15 @@ export interface DaytonaTransportOptions {
   /** Run calls through the fast-path helper (docs/fast-path.md); false: one session command per call. */
   fastPath?: boolean | undefined;
   warn: (message: string) => void;
+  /** A sandbox to run in from the start instead of one made or resumed (a fork's child: Daytona's fork of the parent's). */
+  sandbox?: DaytonaSandbox | undefined;
 }
 
 /** Stdin (and a long script) up to this size rides in the command as base64; larger goes up as a file. */
 const MAX_EMBEDDED_STDIN = 48_000;
 const CONTROL_TIMEOUT_SEC = 30;
+/** How long Daytona may take to snapshot a sandbox. */
+const SNAPSHOT_TIMEOUT_SEC = 300;
 const RESTARTABLE = new Set(["stopped", "archived", "paused", "stopping", "archiving", "pausing"]);
 const GONE = new Set(["destroyed", "destroying", "error", "build_failed"]);
 
@@ -84,6 +88,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   constructor(options: DaytonaTransportOptions) {
     super("daytona", "Daytona", options);
     this.#options = options;
+    this.sandbox = options.sandbox;
     if (options.fastPath !== false)
       this.enableFastPath(
         daytonaBox(() => this.runningSandbox(), this.tempDir),
@@ -94,6 +99,38 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
 
   override async start(): Promise<void> {
     await this.#ensureReady();
+  }
+
+  get boxId(): string | undefined {
+    return this.sandbox?.id;
+  }
+
+  /** Saves the running sandbox's filesystem as the Daytona snapshot `name` (a checkpoint). */
+  async snapshotSandbox(name: string): Promise<void> {
+    await this.runningSandbox().createSnapshot(name, SNAPSHOT_TIMEOUT_SEC);
+  }
+
+  async deleteSnapshot(name: string): Promise<void> {
+    await (await this.#getClient()).snapshot.delete(name);
+  }
+
+  /** A new sandbox of the session's config from a snapshot (a rollback's), without the name: not yet the session's. */
+  async sandboxFromSnapshot(name: string): Promise<DaytonaSandbox> {
+    if (this.closed) throw new BackendUnavailableError("The Daytona backend was stopped", { backend: this.name });
+    return this.#create(name);
+  }
+
+  /** Daytona's fork of the running sandbox: a new sandbox with a clone of its files (a fork's child). */
+  async forkSandbox(): Promise<DaytonaSandbox> {
+    return this.runningSandbox().fork(undefined, this.#options.startTimeoutSec);
+  }
+
+  async discard(sandbox: DaytonaSandbox): Promise<void> {
+    await sandbox.delete();
+  }
+
+  protected override sandboxSwapped(): void {
+    this.#sessionId = undefined; // the next command opens a process session in the new sandbox
   }
 
   /** Makes sure the sandbox runs (starting a stopped one, recreating a destroyed one), then syncs files. */
@@ -262,21 +299,23 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
     return undefined;
   }
 
-  async #create(): Promise<DaytonaSandbox> {
+  /** A new sandbox of the session's config, or from the Daytona snapshot `from` (then without the session's name). */
+  async #create(from?: string): Promise<DaytonaSandbox> {
     const options = this.#options;
     const client = await this.#getClient();
     const base: DaytonaCreateParams = { labels: { ...options.labels } };
-    if (options.name !== undefined) base.name = options.name;
+    if (options.name !== undefined && from === undefined) base.name = options.name;
     if (Object.keys(options.env).length > 0) base.envVars = { ...options.env };
     if (options.autoStopMinutes !== undefined) base.autoStopInterval = options.autoStopMinutes;
     const resources: NonNullable<DaytonaCreateParams["resources"]> = {};
     if (options.cpu !== undefined) resources.cpu = options.cpu;
     if (options.memoryGiB !== undefined) resources.memory = options.memoryGiB;
     if (options.diskGiB !== undefined) resources.disk = options.diskGiB;
+    const snapshot = from ?? options.snapshot;
     const params =
-      options.image !== undefined
+      options.image !== undefined && from === undefined
         ? { ...base, image: options.image, ...(Object.keys(resources).length > 0 ? { resources } : {}) }
-        : { ...base, ...(options.snapshot === undefined ? {} : { snapshot: options.snapshot }) };
+        : { ...base, ...(snapshot === undefined ? {} : { snapshot }) };
     return client.create(params, { timeout: options.startTimeoutSec });
   }
 

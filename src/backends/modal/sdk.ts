@@ -10,6 +10,8 @@ export interface ModalApp {
   readonly appId: string;
 }
 export interface ModalImage {
+  /** Set once the image exists on Modal (a snapshot's image has one at once). */
+  readonly imageId: string;
   dockerfileCommands(commands: string[]): ModalImage;
 }
 export interface ModalReadable extends ReadableStream<Uint8Array> {
@@ -55,6 +57,11 @@ export interface ModalSandbox {
   terminate(): Promise<unknown>;
   /** null while the sandbox runs, else its exit code. */
   poll(): Promise<number | null>;
+  /**
+   * An image of the sandbox's whole filesystem now, which a new sandbox can start from; Modal keeps it for
+   * `ttlMs` (a multiple of 1000; default 30 days).
+   */
+  snapshotFilesystem(params?: { timeoutMs?: number; ttlMs?: number | null }): Promise<ModalImage>;
   /** The public tunnels of the ports declared at creation (`encryptedPorts`), by container port. */
   tunnels?(timeoutMs?: number): Promise<Record<number, { url: string }>>;
 }
@@ -62,6 +69,11 @@ export interface ModalApi {
   readonly apps: {
     fromName(name: string, params?: { createIfMissing?: boolean; environment?: string }): Promise<ModalApp>;
   };
-  readonly images: { fromRegistry(tag: string): ModalImage; fromId(imageId: string): Promise<ModalImage> };
+  readonly images: {
+    fromRegistry(tag: string): ModalImage;
+    fromId(imageId: string): Promise<ModalImage>;
+    /** Deletes an image (a released checkpoint's snapshot). */
+    delete(imageId: string): Promise<void>;
+  };
   readonly sandboxes: { create(app: ModalApp, image: ModalImage, params?: ModalSandboxParams): Promise<ModalSandbox> };
 }

@@ -10,10 +10,12 @@
  * fails is the sandbox terminated, and the next command then creates a new one.
  */
 
+import { randomBytes } from "node:crypto";
 import type { PortUrl } from "../../core/environment.js";
 import { modalTunnelUrl } from "./tunnels.js";
 import type * as ModalSdk from "modal";
 import { BackendUnavailableError } from "../../core/errors.js";
+import { shellQuote } from "../../core/script.js";
 import type { ProcessHandle, RunOptions } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
 import { messageOf } from "../shared/error-message.js";
@@ -74,6 +76,10 @@ export interface ModalTransportOptions {
 /** Modal caps an exec's argv at 64 KiB in all: longer scripts travel on stdin. */
 const MAX_INLINE_SCRIPT = 60_000;
 const CONTROL_TIMEOUT_MS = 20_000;
+/** How long Modal may take to snapshot a sandbox's filesystem. */
+const SNAPSHOT_TIMEOUT_MS = 300_000;
+/** A checkpoint's image outlives a process that dies holding it by a day at most: Modal deletes it then. */
+const SNAPSHOT_TTL_MS = 24 * 3_600_000;
 
 /** The image as Modal should build it. */
 export type ModalImageSpec =
@@ -110,6 +116,46 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
   /** The current sandbox's id (undefined before start or after a terminate). */
   get sandboxId(): string | undefined {
     return this.sandbox?.sandboxId;
+  }
+
+  get boxId(): string | undefined {
+    return this.sandbox?.sandboxId;
+  }
+
+  /** An image of the running sandbox's whole filesystem (a checkpoint, a fork); its id. */
+  async snapshotFilesystem(): Promise<string> {
+    const image = await this.runningSandbox().snapshotFilesystem({
+      timeoutMs: SNAPSHOT_TIMEOUT_MS,
+      ttlMs: SNAPSHOT_TTL_MS,
+    });
+    return image.imageId;
+  }
+
+  async deleteImage(imageId: string): Promise<void> {
+    const client = (this.#client ??= this.#options.client ?? (await loadModalClient()));
+    await client.images.delete(imageId);
+  }
+
+  /** A new sandbox of the session's config started from an image (a rollback's): not yet the session's. */
+  async sandboxFromImage(imageId: string): Promise<ModalSandbox> {
+    if (this.closed) throw new BackendUnavailableError("The Modal backend was stopped", { backend: this.name });
+    return this.#newSandbox({ kind: "id", imageId });
+  }
+
+  /** Writes a private file into a sandbox that is not the session's yet, through its stdin. */
+  async writeFileIn(sandbox: ModalSandbox, path: string, bytes: Uint8Array): Promise<void> {
+    const [target, temp] = [shellQuote(path), shellQuote(`${path}.restore-${randomBytes(6).toString("hex")}`)];
+    const script = `umask 077; mkdir -p -- "$(dirname -- ${target})" && cat > ${temp} && mv -f -- ${temp} ${target}`;
+    const result = await withDeadline(
+      runInSandbox(sandbox, ["bash", "-c", script], bytes, CONTROL_TIMEOUT_MS),
+      CONTROL_TIMEOUT_MS,
+      "a write into the new Modal sandbox",
+    );
+    if (result.exitCode !== 0) throw new Error(`the write exited ${result.exitCode}: ${result.output.trim()}`);
+  }
+
+  async discard(sandbox: ModalSandbox): Promise<void> {
+    await sandbox.terminate();
   }
 
   override async start(): Promise<void> {
@@ -205,11 +251,16 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
   }
 
   async #create(): Promise<ModalSandbox> {
+    this.sandbox = await this.#newSandbox(resolveModalImage(this.#options.image, this.#options.addPython));
+    this.fileSync?.invalidate(); // a new sandbox has none of the synced files
+    return this.sandbox;
+  }
+
+  async #newSandbox(spec: ModalImageSpec): Promise<ModalSandbox> {
     const options = this.#options;
     try {
       const client = (this.#client ??= options.client ?? (await loadModalClient()));
       const app = await client.apps.fromName(options.appName, { createIfMissing: true });
-      const spec = resolveModalImage(options.image, options.addPython);
       let image = spec.kind === "id" ? await client.images.fromId(spec.imageId) : client.images.fromRegistry(spec.tag);
       if (spec.kind === "registry" && spec.dockerfileCommands.length > 0)
         image = image.dockerfileCommands(spec.dockerfileCommands);
@@ -219,12 +270,11 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
       if (options.idleTimeoutMs !== undefined) params.idleTimeoutMs = options.idleTimeoutMs;
       if (Object.keys(options.env).length > 0) params.env = { ...options.env };
       if (options.ports !== undefined && options.ports.length > 0) params.encryptedPorts = [...options.ports];
-      this.sandbox = await client.sandboxes.create(app, image, params);
-      this.fileSync?.invalidate(); // a new sandbox has none of the synced files
-      return this.sandbox;
+      return await client.sandboxes.create(app, image, params);
     } catch (error) {
       if (error instanceof BackendUnavailableError) throw error;
-      throw new BackendUnavailableError(`Could not create a Modal sandbox from ${options.image}: ${messageOf(error)}`, {
+      const from = spec.kind === "id" ? spec.imageId : spec.tag;
+      throw new BackendUnavailableError(`Could not create a Modal sandbox from ${from}: ${messageOf(error)}`, {
         cause: error,
         backend: this.name,
       });

@@ -32,7 +32,7 @@ export abstract class BoxTransport implements Transport {
   #fastBox: Parameters<BoxTransport["enableFastPath"]> | undefined;
   /** The session's copy of the helper: kept when endProcesses starts the fast path afresh. */
   #copies: BoxCopies | undefined;
-  /** Set by open.ts (snapshot-checkpoints.ts): checkpoints of the shell state. */
+  /** Set by open.ts: checkpoints of the shell state (snapshot-checkpoints.ts) or of the whole sandbox (sandbox-checkpoints.ts). */
   checkpoints: CheckpointSupport | undefined;
 
   protected constructor(name: string) {

@@ -60,7 +60,20 @@ export abstract class SdkTransport<Sandbox> extends BoxTransport {
   /** What release() does, for its error message: "terminate Modal sandbox sb-1". */
   protected abstract describeRelease(sandbox: Sandbox): string;
 
+  /** Run once the sandbox was let go at stop(), whatever came of it (a fork's child gives back the image it started from). */
+  afterStop: (() => Promise<void>) | undefined;
+
   async stop(): Promise<void> {
+    try {
+      await this.#stop();
+    } finally {
+      const after = this.afterStop;
+      this.afterStop = undefined;
+      await after?.().catch(() => undefined);
+    }
+  }
+
+  async #stop(): Promise<void> {
     if (this.sandbox !== undefined) await this.killSession();
     this.closed = true;
     const sandbox = this.sandbox;
@@ -75,6 +88,25 @@ export abstract class SdkTransport<Sandbox> extends BoxTransport {
       });
     }
   }
+
+  /**
+   * Makes `sandbox` the session's (a rollback's new one, started from a snapshot) and lets the one it
+   * replaces go; the session's processes there were ended already.
+   */
+  async swapIn(sandbox: Sandbox): Promise<void> {
+    const old = this.sandbox;
+    this.sandbox = sandbox;
+    this.fileSync?.invalidate(); // another sandbox: its synced files are the snapshot's, not the sync's
+    // The fast path the rollback started afresh starts its helper at the next call: in this sandbox.
+    this.sandboxSwapped();
+    if (old !== undefined) await this.discard(old).catch(() => undefined);
+  }
+
+  /** Forgets what the backend keeps about the sandbox that was swapped out (a process session). */
+  protected sandboxSwapped(): void {}
+
+  /** Lets a sandbox go for good: one a rollback replaced, or one that never became the session's. */
+  abstract discard(sandbox: Sandbox): Promise<void>;
 
   /** Syncs files; a failure is a warning (the command still runs) and false. */
   protected async syncQuietly(): Promise<boolean> {

@@ -116,7 +116,12 @@ function described(checkpoint: Checkpoint, named: Map<string, string>): Record<s
     id: checkpoint.id,
     created_at: checkpoint.createdAt.toISOString(),
     ...(label === undefined ? {} : { label }),
-    holds: workspace === undefined ? "shell state only" : `shell state and the files under ${workspace.root}`,
+    holds:
+      workspace !== undefined
+        ? `shell state and the files under ${workspace.root}`
+        : checkpoint.holds.filesystem !== undefined
+          ? "shell state and every file of the sandbox"
+          : "shell state only",
     ...(workspace === undefined ? {} : { workspace_bytes: workspace.bytes }),
   };
 }

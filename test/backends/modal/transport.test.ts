@@ -194,24 +194,33 @@ describe("modal backend (fake SDK client)", () => {
     });
   });
 
-  it("copies its fast-path helper once, a rollback starting it again from the same copy; close removes it", async (context) => {
+  it("copies its fast-path helper once per sandbox, a rollback's new sandbox getting its own; close removes it", async (context) => {
     skipUnless(context, noStaticHelper);
-    let dirs: string[] = [];
+    let copy = "";
     await withModal(async (env, client) => {
       const session = env as Session;
+      const first = client.last;
       const path = await session.helperPath();
-      // One rollback (they are slow on this fake): it starts the fast path afresh, as every rollback does.
+      // One rollback (they are slow on this fake): it starts a new sandbox, and the fast path afresh in it.
       await session.rollback(await session.checkpoint());
-      // The next call starts the helper again; once it is ready, it has been started from a copy.
+      expect(client.last).not.toBe(first);
       await session.execute("true");
       expect(await session.whenFastPathReady()).toBe(true);
+      copy = await session.helperPath();
       // Every copy and start of the helper names its directory in the exec's argv (the fake runs it on this machine).
-      const named = client.last.execs.flatMap((exec) => exec.argv.filter((arg) => /shellwright-swmux-/.test(arg)));
-      dirs = [...new Set(named.map((arg) => /^.*shellwright-swmux-[0-9a-f]+/.exec(arg)![0]))];
-      expect(dirs).toEqual([dirname(path)]);
-      expect(existsSync(path)).toBe(true);
+      const named = (sandbox: typeof first): string[] => [
+        ...new Set(
+          sandbox.execs
+            .flatMap((exec) => exec.argv.filter((arg) => /shellwright-swmux-/.test(arg)))
+            .map((arg) => /^.*shellwright-swmux-[0-9a-f]+/.exec(arg)![0]),
+        ),
+      ];
+      expect(named(first)).toEqual([dirname(path)]);
+      expect(named(client.last)).toEqual([dirname(copy)]);
+      expect(existsSync(copy)).toBe(true);
     });
-    expect(dirs.filter((dir) => existsSync(dir))).toEqual([]);
+    // (The first sandbox's copy went with that sandbox on Modal; this fake shares the machine's /tmp.)
+    expect(existsSync(dirname(copy))).toBe(false);
   });
 
   it("reports a sandbox that cannot be created with the SDK's message", async () => {

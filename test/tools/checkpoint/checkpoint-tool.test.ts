@@ -17,6 +17,7 @@ import {
   type CheckpointToolResult,
 } from "../../../src/index.js";
 import { toolSets } from "../../../src/tools/tool-sets.js";
+import { FakeModalClient } from "../../fakes/fake-modal.js";
 import { useSession } from "../../helpers/session.js";
 import { useScratchDir } from "../../helpers/scratch.js";
 
@@ -54,6 +55,16 @@ describe("the checkpoint tool", () => {
     expect(await call({ action: "release", id: made.checkpoint.id })).toEqual({ released: made.checkpoint.id });
     expect(await call({ action: "list" })).toEqual({ checkpoints: [] });
     expect(open.session.checkpoints()).toEqual([]);
+  });
+
+  it("says a checkpoint of a whole sandbox holds every file of it (modal, on its FAKE client)", async () => {
+    const session = await createEnvironment({ backend: "modal", client: new FakeModalClient(), fastPath: false });
+    try {
+      const result = (await callTool(checkpointTool, { action: "create" }, { session })) as CheckpointToolResult;
+      expect(result.checkpoint).toMatchObject({ holds: "shell state and every file of the sandbox" });
+    } finally {
+      await session.close();
+    }
   });
 
   it("answers a model's mistakes with what to do, and changes nothing", async () => {
