@@ -113,6 +113,7 @@ export function checkpointInfo(checkpoint: Checkpoint): CheckpointInfo {
     holds: {
       shell: true,
       ...(checkpoint.holds.workspace === undefined ? {} : { workspace: { ...checkpoint.holds.workspace } }),
+      ...(checkpoint.holds.filesystem === undefined ? {} : { filesystem: { ...checkpoint.holds.filesystem } }),
     },
   };
 }

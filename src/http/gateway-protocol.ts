@@ -89,7 +89,8 @@ export interface CheckpointInfo {
   id: string;
   /** ISO 8601. */
   createdAt: string;
-  holds: { shell: true; workspace?: { root: string; bytes: number } };
+  /** `filesystem`: the server's backend saved its sandbox's whole filesystem (a Modal image, a Daytona snapshot). */
+  holds: { shell: true; workspace?: { root: string; bytes: number }; filesystem?: { snapshot: string } };
 }
 
 /** `POST /sessions/{id}/fork` with `{count}` (1 to 100): the children, each a session of its own on the gateway. */

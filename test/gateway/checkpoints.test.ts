@@ -9,6 +9,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CheckpointError, createEnvironment, type Environment, type Gateway } from "../../src/index.js";
 import { api, scratchDir, startTestGateway, TOKEN } from "./helpers.js";
+import { FakeModalClient } from "../fakes/fake-modal.js";
+import { PrivateTmp } from "../fakes/private-tmp.js";
+import { skipAllUnless } from "../helpers/native-helper.js";
+import { runOk } from "../helpers/session.js";
 
 const scratch = scratchDir();
 const root = join(scratch.path, "ws");
@@ -110,6 +114,30 @@ describe("gateway checkpoints", () => {
       expect((await api(gateway, "GET", `/v1/sessions/${env.id}/checkpoints`)).body).toEqual({ checkpoints: [] });
     } finally {
       await env.close();
+    }
+  });
+});
+
+describe("gateway checkpoints over a backend that snapshots its sandbox", () => {
+  skipAllUnless(PrivateTmp.unavailable());
+
+  it("says the server's checkpoint holds the sandbox's filesystem, and rolls its files back", async () => {
+    // The server's backend is Modal's FAKE client (test/fakes/): the cloud cannot be reached from here.
+    const client = new FakeModalClient({ privateTmp: true });
+    const server = await startTestGateway({ backend: { backend: "modal", client } });
+    const env = await createEnvironment({ backend: "gateway", url: server.url, token: TOKEN });
+    try {
+      await runOk(env, "echo one > /tmp/kept");
+      const cp = await env.checkpoint();
+      expect(cp.holds).toEqual({ shell: true, filesystem: { snapshot: expect.stringMatching(/^im-/) } });
+      const listed = await api(server, "GET", `/v1/sessions/${env.id}/checkpoints`);
+      expect(listed.body.checkpoints[0].holds).toEqual(cp.holds);
+      await runOk(env, "echo two > /tmp/kept; touch /tmp/later");
+      await env.rollback(cp);
+      expect(await runOk(env, "cat /tmp/kept; [ -e /tmp/later ] && echo there || echo gone")).toBe("one\ngone");
+    } finally {
+      await env.close();
+      await server.close();
     }
   });
 });

@@ -7,7 +7,7 @@
  */
 
 import type { CheckpointHost, CheckpointSupport } from "../../core/checkpoint-support.js";
-import type { WorkspaceCopy } from "../../core/checkpoint.js";
+import type { FilesystemSnapshot, WorkspaceCopy } from "../../core/checkpoint.js";
 import type { Environment } from "../../core/environment.js";
 import { CheckpointError } from "../../core/errors.js";
 import type { CheckpointInfo, ForkResponse, SessionInfo } from "../../http/gateway-protocol.js";
@@ -46,7 +46,11 @@ export class GatewayCheckpoints implements CheckpointSupport {
     this.#attach = options.attach;
   }
 
-  async save(_host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<WorkspaceCopy | undefined> {
+  async save(
+    _host: CheckpointHost,
+    id: string,
+    signal: AbortSignal | undefined,
+  ): Promise<WorkspaceCopy | { filesystem: FilesystemSnapshot } | undefined> {
     const { checkpoint } = await this.#send<{ checkpoint: CheckpointInfo }>(
       "POST",
       `${this.#session}/checkpoints`,
@@ -54,7 +58,8 @@ export class GatewayCheckpoints implements CheckpointSupport {
       signal,
     );
     this.#serverIds.set(id, checkpoint.id);
-    return checkpoint.holds.workspace;
+    const { workspace, filesystem } = checkpoint.holds;
+    return workspace ?? (filesystem === undefined ? undefined : { filesystem });
   }
 
   async restore(_host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<void> {
