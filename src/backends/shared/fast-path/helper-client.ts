@@ -14,6 +14,8 @@ import type { FastCallEnd, FastCallHandle } from "../../../core/transport.js";
 import { CallOutput } from "./call-output.js";
 import { decodeExit, FrameDecoder, FrameWriter, ProtocolViolation, type Frame } from "./frames.js";
 import { KEY_BYTES, REQUEST } from "./protocol.js";
+import type { ProcessAttachRequest } from "../../../core/process-channel.js";
+import { attachPayload, HelperProcessChannel } from "./process-channel.js";
 
 /** The byte stream to a helper, however the backend carries it. */
 export interface HelperStream {
@@ -120,6 +122,8 @@ export class FastCall implements FastCallHandle {
 export class HelperClient {
   readonly #stream: HelperStream;
   readonly #calls = new Map<number, FastCall>();
+  /** Attached processes (process-channel.ts), by channel id: apart from the calls, none holds a call's place. */
+  readonly #channels = new Map<number, HelperProcessChannel>();
   readonly #decoder: FrameDecoder;
   readonly writer: FrameWriter;
   readonly #onOrphan: (pid: number) => void;
@@ -189,7 +193,7 @@ export class HelperClient {
   #watchdog(): void {
     if (this.#watch !== undefined || !this.#alive) return;
     this.#watch = setInterval(() => {
-      if (!this.#alive || this.#calls.size === 0) {
+      if (!this.#alive || this.#open === 0) {
         clearInterval(this.#watch);
         this.#watch = undefined;
         return;
@@ -254,16 +258,53 @@ export class HelperClient {
     const id = this.#nextId++;
     const call = new FastCall(id, this, (full, key) => this.#backlog(key, full), separateStreams);
     this.#calls.set(id, call);
-    if (this.#calls.size === 1) {
-      this.#stream.hold?.(true);
-      this.#lastFrameAt = Date.now();
-    }
+    this.#opened();
     call.sent = this.send(this.writer.run(id, script, stdin, separateStreams));
     void call.sent.then((sent) => {
       if (sent) this.#requestsSent++;
     });
     this.#watchdog();
     return call;
+  }
+
+  /**
+   * Attaches to a process one of this helper's calls started: its output streams in, its stdin takes writes.
+   * Undefined when the request cannot be framed (the caller follows it the `execute` way).
+   */
+  attach(request: ProcessAttachRequest): HelperProcessChannel | undefined {
+    const payload = attachPayload(request);
+    if (payload === undefined || !this.#alive) return undefined;
+    const id = this.#nextId++;
+    const channel = new HelperProcessChannel(id, request, (type, to, bytes) =>
+      this.send(this.writer.frame(type, to, bytes)),
+    );
+    this.#channels.set(id, channel);
+    this.#opened();
+    void this.send(this.writer.frame(REQUEST.attach, id, payload)).then((sent) => {
+      if (!sent) this.#closeChannel(id, "lost");
+    });
+    this.#watchdog();
+    return channel;
+  }
+
+  /** Calls and attached processes open: while there are any, the helper is watched and this process kept alive. */
+  get #open(): number {
+    return this.#calls.size + this.#channels.size;
+  }
+
+  #opened(): void {
+    if (this.#open !== 1) return;
+    this.#stream.hold?.(true);
+    this.#lastFrameAt = Date.now();
+  }
+
+  #closeChannel(id: number, end: "lost" | undefined, payload?: Buffer): void {
+    const channel = this.#channels.get(id);
+    if (channel === undefined) return;
+    this.#channels.delete(id);
+    if (this.#open === 0) this.#stream.hold?.(false);
+    if (payload !== undefined) channel.ended(payload);
+    else channel.settle(end ?? "lost");
   }
 
   /** Resolves once the bytes are in the helper's pipe (true), or could not be written there (false). */
@@ -297,7 +338,7 @@ export class HelperClient {
   #onFrame(frame: Frame): void {
     switch (frame.type) {
       case "H":
-        if (!this.#ready && this.#calls.size === 0) this.#stream.hold?.(false);
+        if (!this.#ready && this.#open === 0) this.#stream.hold?.(false);
         this.#ready = true;
         this.#firstReady(true);
         return;
@@ -335,15 +376,25 @@ export class HelperClient {
         if (call === undefined) throw new ProtocolViolation(`an exit for call ${frame.id}, which is not open`);
         const end = decodeExit(frame.payload);
         this.#calls.delete(frame.id);
-        if (this.#calls.size === 0) this.#stream.hold?.(false);
+        if (this.#open === 0) this.#stream.hold?.(false);
         this.#backlog(frame.id, false);
         this.#backlog(-frame.id, false);
         call.settle(end);
         return;
       }
       default:
-        return;
+        return this.#onChannelFrame(frame);
     }
+  }
+
+  #onChannelFrame(frame: Frame): void {
+    if (frame.type !== "o" && frame.type !== "i" && frame.type !== "x") return;
+    const channel = this.#channels.get(frame.id);
+    // Every attach ends with one `x`, and nothing of it comes after: a frame for no open channel is not the helper's.
+    if (channel === undefined) throw new ProtocolViolation(`a '${frame.type}' frame for channel ${frame.id}, which is not open`);
+    if (frame.type === "o") channel.output(frame.payload);
+    else if (frame.type === "i") channel.acked(frame.payload);
+    else this.#closeChannel(frame.id, undefined, frame.payload);
   }
 
   #gone(): void {
@@ -374,5 +425,6 @@ export class HelperClient {
       else settle(false);
     }
     this.#calls.clear();
+    for (const id of [...this.#channels.keys()]) this.#closeChannel(id, "lost");
   }
 }
