@@ -100,6 +100,11 @@ export class FastPathRunner implements FastPath {
     return this.#client?.requestsSent ?? 0;
   }
 
+  /** Calls the current helper runs now (tests: an attached process holds none). */
+  get openCalls(): number {
+    return this.#client?.openCalls ?? 0;
+  }
+
   /** True once stop() ended this runner (its helper's exit was asked for, not a failure). */
   get stopped(): boolean {
     return this.#stopped;
