@@ -1,6 +1,6 @@
 /**
- * A PTY on the fast path, local and docker (the helper in the container over
- * `docker exec -i`): a keystroke and its echo start no process in the backend
+ * A PTY on the fast path, local, docker (the helper in the container over
+ * `docker exec -i`) and ssh (on the host, over one channel of the master): a keystroke and its echo start no process in the backend
  * (no run request reaches the helper) and no call holds one of its slots;
  * when the helper dies under the PTY, the follower goes on from the byte the
  * channel stopped at, and the next keystroke takes the `execute` route.
@@ -15,7 +15,10 @@ import { DockerTransport } from "../../../src/backends/docker/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import type { FastPathRunner } from "../../../src/backends/shared/fast-path/fast-path-runner.js";
 import { callTool } from "../../../src/tools/registry.js";
+import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
+import { SshTransport } from "../../../src/backends/ssh/transport.js";
 import { DOCKER_TEST_ENABLED, DOCKER_TEST_IMAGE } from "../../helpers/docker-test.js";
+import { sshTestConfig, sshTestEnabled } from "../../backends/ssh/ssh-env.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually } from "../../helpers/processes.js";
 
@@ -43,6 +46,14 @@ const backends = [
       return { transport, session: await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/root")) };
     },
   },
+  {
+    name: "ssh",
+    enabled: sshTestEnabled,
+    open: async () => {
+      const transport = new SshTransport(normalizeSshConfig(sshTestConfig(), () => undefined));
+      return { transport, session: await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp")) };
+    },
+  },
 ];
 
 for (const backend of backends) {
@@ -52,8 +63,9 @@ for (const backend of backends) {
     async function ptyCat(): Promise<{ session: Session; runner: FastPathRunner; id: string }> {
       const { transport, session } = await backend.open();
       open.push(session);
+      // The helper first (ssh copies it in the background), so that the PTY is one of its processes.
+      expect(await session.whenFastPathReady()).toBe(true);
       const runner = transport.fastPathRunner!;
-      expect(await runner.whenReady()).toBe(true);
       const started = await callTool("terminal", { command: "cat", background: true, pty: true }, { session });
       const id = started.session_id as string;
       expect(id).toBeTruthy();
