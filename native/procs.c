@@ -257,7 +257,8 @@ static void write_input(struct proc *p) {
 /* Whether its stdin takes input now: the holder's pid in `holder` (process-scripts.ts); none yet, or emptied. */
 static unsigned char stdin_state(struct proc *p) {
   struct stat st;
-  if (fstatat(p->dirfd, "holder", &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? INPUT_NOT_READY : INPUT_CLOSED;
+  if (fstatat(p->dirfd, "holder", &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? INPUT_NOT_READY : INPUT_CLOSED;
   return st.st_size > 0 ? INPUT_WRITTEN : INPUT_CLOSED;
 }
 

@@ -35,7 +35,9 @@ async function launch(h: Harness, command: string, maxLogBytes = 1 << 20): Promi
   const id = nextId++;
   const dir = join(h.dir, `proc-${id}`);
   const script = launchScript(processFiles(dir), command, `proc_${id}`, { maxLogBytes });
-  h.child.stdin.write(h.writer.run(id, buildFastCallScript({ command: script, cwd: "/tmp", knownCwd: "/tmp" }), undefined));
+  h.child.stdin.write(
+    h.writer.run(id, buildFastCallScript({ command: script, cwd: "/tmp", knownCwd: "/tmp" }), undefined),
+  );
   await eventually(() => h.frames.some((f) => f.type === "X" && f.id === id), "the launch's end");
   const output = Buffer.concat(h.frames.filter((f) => f.type === "O" && f.id === id).map((f) => f.payload)).toString();
   const pid = Number(/(\d+)\s*$/.exec(output)?.[1]);
@@ -52,8 +54,10 @@ function attach(h: Harness, id: number, pid: number, dir: string): void {
 
 const streamed = (h: Harness, id: number): Buffer =>
   Buffer.concat(h.frames.filter((f) => f.type === "o" && f.id === id).map((f) => f.payload));
-const endOf = (h: Harness, id: number): number | undefined => h.frames.find((f) => f.type === "x" && f.id === id)?.payload[0];
-const acks = (h: Harness, id: number): number[] => h.frames.filter((f) => f.type === "i" && f.id === id).map((f) => f.payload[0]!);
+const endOf = (h: Harness, id: number): number | undefined =>
+  h.frames.find((f) => f.type === "x" && f.id === id)?.payload[0];
+const acks = (h: Harness, id: number): number[] =>
+  h.frames.filter((f) => f.type === "i" && f.id === id).map((f) => f.payload[0]!);
 
 /** The helper still answers (a ping), and broke no rule of the protocol. */
 async function stillServes(h: Harness): Promise<void> {

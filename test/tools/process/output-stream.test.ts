@@ -50,7 +50,7 @@ const backends = [
     name: "ssh",
     enabled: sshTestEnabled,
     open: async () => {
-      const transport = new SshTransport(normalizeSshConfig(sshTestConfig(), () => undefined));
+      const transport = new SshTransport(normalizeSshConfig({ ...sshTestConfig() }, () => undefined));
       return { transport, session: await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp")) };
     },
   },
@@ -74,7 +74,11 @@ for (const backend of backends) {
 
     const echo = async (session: Session, id: string, word: string): Promise<string> => {
       await callTool("process", { action: "submit", session_id: id, data: word }, { session });
-      const seen = await callTool("process", { action: "wait", session_id: id, pattern: word, timeout: 30 }, { session });
+      const seen = await callTool(
+        "process",
+        { action: "wait", session_id: id, pattern: word, timeout: 30 },
+        { session },
+      );
       expect(seen.status, JSON.stringify(seen)).toBe("matched");
       return seen.output as string;
     };

@@ -7,7 +7,6 @@
  * "not started", for the session to run on the plain path.
  */
 
-import type { Readable, Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { constants as osConstants } from "node:os";
 import type { FastCallEnd, FastCallHandle } from "../../../core/transport.js";
@@ -15,55 +14,12 @@ import { CallOutput } from "./call-output.js";
 import { decodeExit, FrameDecoder, FrameWriter, ProtocolViolation, type Frame } from "./frames.js";
 import { KEY_BYTES, REQUEST } from "./protocol.js";
 import type { ProcessAttachRequest } from "../../../core/process-channel.js";
-import { attachPayload, HelperProcessChannel } from "./process-channel.js";
+import type { HelperProcessChannel } from "./process-channel.js";
+import { ProcessChannels } from "./process-channels.js";
+import { DEFAULT_TIMING, type HelperFailure, type HelperStream, type HelperTiming } from "./helper-stream.js";
 
-/** The byte stream to a helper, however the backend carries it. */
-export interface HelperStream {
-  readonly input: Writable;
-  readonly output: Readable;
-  /** Resolves when the helper is gone (its stream ended or its process exited). */
-  readonly closed: Promise<void>;
-  /** Best effort, never throws. */
-  kill(): void;
-  /** Keep this process alive while calls are open (true), not while idle (false). */
-  hold?(busy: boolean): void;
-  /** Continues the helper if a command stopped it (SIGCONT from outside its reach); best effort. */
-  resume?(): void;
-  /**
-   * True while the whole box is frozen from outside (a paused container): the helper's silence is not its own,
-   * and it is waited for, as the plain path's call in that box is, instead of given up as stuck.
-   */
-  frozen?(): Promise<boolean>;
-  /** The last lines the helper wrote on stderr (why it failed), when the backend keeps them. */
-  stderrTail?(): string;
-}
-
-/** Why a helper was given up, for the warning the session shows once. */
-export interface HelperFailure {
-  kind: "violation" | "stuck";
-  message: string;
-}
-
-/**
- * Silence (no frame) while calls are open before a ping, before a resume,
- * before giving up. A helper still reading a big request says it is alive
- * (`A`, every 250 ms), so a slow delivery is not silence.
- */
-export const PING_AFTER_MS = 1000;
-export const RESUME_AFTER_MS = 1500;
-export const GIVE_UP_AFTER_MS = 10_000;
-
-/** The watchdog's limits (tests shorten them). */
-export interface HelperTiming {
-  pingAfterMs: number;
-  resumeAfterMs: number;
-  giveUpAfterMs: number;
-}
-const DEFAULT_TIMING: HelperTiming = {
-  pingAfterMs: PING_AFTER_MS,
-  resumeAfterMs: RESUME_AFTER_MS,
-  giveUpAfterMs: GIVE_UP_AFTER_MS,
-};
+export { GIVE_UP_AFTER_MS, PING_AFTER_MS, RESUME_AFTER_MS } from "./helper-stream.js";
+export type { HelperFailure, HelperStream, HelperTiming } from "./helper-stream.js";
 
 export class FastCall implements FastCallHandle {
   readonly id: number;
@@ -122,8 +78,13 @@ export class FastCall implements FastCallHandle {
 export class HelperClient {
   readonly #stream: HelperStream;
   readonly #calls = new Map<number, FastCall>();
-  /** Attached processes (process-channel.ts), by channel id: apart from the calls, none holds a call's place. */
-  readonly #channels = new Map<number, HelperProcessChannel>();
+  /** Attached processes (process-channels.ts): apart from the calls, none holds a call's place. */
+  readonly #channels = new ProcessChannels(
+    (type, id, payload) => this.send(this.writer.frame(type, id, payload)),
+    () => {
+      if (this.#open === 0) this.#stream.hold?.(false);
+    },
+  );
   readonly #decoder: FrameDecoder;
   readonly writer: FrameWriter;
   readonly #onOrphan: (pid: number) => void;
@@ -272,17 +233,10 @@ export class HelperClient {
    * Undefined when the request cannot be framed (the caller follows it the `execute` way).
    */
   attach(request: ProcessAttachRequest): HelperProcessChannel | undefined {
-    const payload = attachPayload(request);
-    if (payload === undefined || !this.#alive) return undefined;
-    const id = this.#nextId++;
-    const channel = new HelperProcessChannel(id, request, (type, to, bytes) =>
-      this.send(this.writer.frame(type, to, bytes)),
-    );
-    this.#channels.set(id, channel);
+    if (!this.#alive) return undefined;
+    const channel = this.#channels.open(this.#nextId++, request);
+    if (channel === undefined) return undefined;
     this.#opened();
-    void this.send(this.writer.frame(REQUEST.attach, id, payload)).then((sent) => {
-      if (!sent) this.#closeChannel(id, "lost");
-    });
     this.#watchdog();
     return channel;
   }
@@ -296,15 +250,6 @@ export class HelperClient {
     if (this.#open !== 1) return;
     this.#stream.hold?.(true);
     this.#lastFrameAt = Date.now();
-  }
-
-  #closeChannel(id: number, end: "lost" | undefined, payload?: Buffer): void {
-    const channel = this.#channels.get(id);
-    if (channel === undefined) return;
-    this.#channels.delete(id);
-    if (this.#open === 0) this.#stream.hold?.(false);
-    if (payload !== undefined) channel.ended(payload);
-    else channel.settle(end ?? "lost");
   }
 
   /** Resolves once the bytes are in the helper's pipe (true), or could not be written there (false). */
@@ -383,18 +328,9 @@ export class HelperClient {
         return;
       }
       default:
-        return this.#onChannelFrame(frame);
+        this.#channels.onFrame(frame);
+        return;
     }
-  }
-
-  #onChannelFrame(frame: Frame): void {
-    if (frame.type !== "o" && frame.type !== "i" && frame.type !== "x") return;
-    const channel = this.#channels.get(frame.id);
-    // Every attach ends with one `x`, and nothing of it comes after: a frame for no open channel is not the helper's.
-    if (channel === undefined) throw new ProtocolViolation(`a '${frame.type}' frame for channel ${frame.id}, which is not open`);
-    if (frame.type === "o") channel.output(frame.payload);
-    else if (frame.type === "i") channel.acked(frame.payload);
-    else this.#closeChannel(frame.id, undefined, frame.payload);
   }
 
   #gone(): void {
@@ -425,6 +361,6 @@ export class HelperClient {
       else settle(false);
     }
     this.#calls.clear();
-    for (const id of [...this.#channels.keys()]) this.#closeChannel(id, "lost");
+    this.#channels.loseAll();
   }
 }

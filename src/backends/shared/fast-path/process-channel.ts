@@ -100,7 +100,8 @@ export class HelperProcessChannel implements ProcessChannel {
   acked(payload: Buffer): void {
     const result = WRITE_RESULTS[payload[0]!];
     if (result === undefined) throw new ProtocolViolation(`an input ack with status ${payload[0]}`);
-    if (this.#pending === undefined) throw new ProtocolViolation(`an input ack for channel ${this.id}, which sent none`);
+    if (this.#pending === undefined)
+      throw new ProtocolViolation(`an input ack for channel ${this.id}, which sent none`);
     // "notReady" comes only for a first piece (the helper checks before it writes any): the rest goes the same way.
     if (result === "written" && this.#rest !== undefined) return this.#sendPiece(this.#rest);
     this.#settleWrite(result);

@@ -25,7 +25,13 @@ async function readyClient(): Promise<{ client: HelperClient; dir: string }> {
   const snapshot = join(dir, "snapshot.sh");
   writeFileSync(snapshot, "");
   const stream = spawnHelper(
-    helperCommand({ helper: localHelperPath()!, bash: "/bin/bash", snapshot, workDir: dir, sessionMark: "channel-test" }),
+    helperCommand({
+      helper: localHelperPath()!,
+      bash: "/bin/bash",
+      snapshot,
+      workDir: dir,
+      sessionMark: "channel-test",
+    }),
     () => undefined,
   );
   cleanup.push(() => {
@@ -40,7 +46,10 @@ async function readyClient(): Promise<{ client: HelperClient; dir: string }> {
 /** A background process started by a call of the helper, as the process tool starts one. */
 async function launch(client: HelperClient, dir: string, command: string): Promise<{ pid: number; dir: string }> {
   const procDir = join(dir, `proc-${Math.random().toString(36).slice(2)}`);
-  const call = client.run(launchScript(processFiles(procDir), command, "proc_test", { maxLogBytes: 1 << 20 }), undefined);
+  const call = client.run(
+    launchScript(processFiles(procDir), command, "proc_test", { maxLogBytes: 1 << 20 }),
+    undefined,
+  );
   let text = "";
   for await (const chunk of call.output) text += Buffer.from(chunk).toString();
   await call.end;
@@ -70,7 +79,11 @@ describe("an attached process's channel", () => {
 
   it("writes, one write at a time, streams the output in order, and ends once when the process does", async () => {
     const { client, dir } = await readyClient();
-    const proc = await launch(client, dir, "while read -r line; do echo \"got $line\"; [[ $line == bye ]] && exit 0; done");
+    const proc = await launch(
+      client,
+      dir,
+      'while read -r line; do echo "got $line"; [[ $line == bye ]] && exit 0; done',
+    );
     let output = "";
     const channel = client.attach({ ...proc, onOutput: (bytes) => (output += Buffer.from(bytes).toString()) })!;
     expect(await writeWhenOpen(channel, "one\n")).toBe("written");
