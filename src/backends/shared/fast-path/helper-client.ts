@@ -80,7 +80,13 @@ export class HelperClient {
   readonly #calls = new Map<number, FastCall>();
   /** Attached processes (process-channels.ts): apart from the calls, none holds a call's place. */
   readonly #channels = new ProcessChannels(
-    (type, id, payload) => this.send(this.writer.frame(type, id, payload)),
+    (type, id, payload) => {
+      // A write waits for its ack: the helper's silence counts from here (an idle PTY's does not).
+      if (type === "I" && this.#watch === undefined) this.#lastFrameAt = Date.now();
+      const sent = this.send(this.writer.frame(type, id, payload));
+      if (type === "I") this.#watchdog();
+      return sent;
+    },
     () => {
       if (this.#open === 0) this.#stream.hold?.(false);
     },
@@ -154,7 +160,7 @@ export class HelperClient {
   #watchdog(): void {
     if (this.#watch !== undefined || !this.#alive) return;
     this.#watch = setInterval(() => {
-      if (!this.#alive || this.#open === 0) {
+      if (!this.#alive || this.#calls.size + this.#channels.writing === 0) {
         clearInterval(this.#watch);
         this.#watch = undefined;
         return;
@@ -237,7 +243,6 @@ export class HelperClient {
     const channel = this.#channels.open(this.#nextId++, request);
     if (channel === undefined) return undefined;
     this.#opened();
-    this.#watchdog();
     return channel;
   }
 

@@ -67,6 +67,11 @@ export class HelperProcessChannel implements ProcessChannel {
     return this.#done;
   }
 
+  /** A write waits for the helper's ack. */
+  get writing(): boolean {
+    return this.#pending !== undefined;
+  }
+
   write(data: Uint8Array): Promise<ProcessWriteResult> {
     if (this.#done) return Promise.resolve("closed");
     if (this.#pending !== undefined)

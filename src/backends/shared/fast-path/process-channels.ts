@@ -24,6 +24,13 @@ export class ProcessChannels {
     return this.#channels.size;
   }
 
+  /** Channels whose write waits for the helper's ack: only these need the helper to answer soon. */
+  get writing(): number {
+    let n = 0;
+    for (const channel of this.#channels.values()) if (channel.writing) n++;
+    return n;
+  }
+
   /** Attaches as channel `id`; undefined when the request cannot be framed (the caller follows it the plain way). */
   open(id: number, request: ProcessAttachRequest): HelperProcessChannel | undefined {
     const payload = attachPayload(request);

@@ -20,27 +20,34 @@ afterEach(() => {
   for (const step of cleanup.splice(0).reverse()) step();
 });
 
-async function readyClient(): Promise<{ client: HelperClient; dir: string }> {
+async function readyClient(
+  timing: ConstructorParameters<typeof HelperClient>[3] = {},
+): Promise<{ client: HelperClient; dir: string; pid: () => number }> {
   const dir = mkdtempSync(join(tmpdir(), "sw-channel-"));
   const snapshot = join(dir, "snapshot.sh");
   writeFileSync(snapshot, "");
-  const stream = spawnHelper(
-    helperCommand({
-      helper: localHelperPath()!,
-      bash: "/bin/bash",
-      snapshot,
-      workDir: dir,
-      sessionMark: "channel-test",
-    }),
-    () => undefined,
-  );
+  let pid = 0;
+  const command = helperCommand({
+    helper: localHelperPath()!,
+    bash: "/bin/bash",
+    snapshot,
+    workDir: dir,
+    sessionMark: "channel-test",
+  });
+  const stream = spawnHelper(command, (found) => (pid = found));
   cleanup.push(() => {
     stream.kill();
     rmSync(dir, { recursive: true, force: true });
   });
-  const client = new HelperClient(stream, () => undefined);
+  // Nobody continues a stopped helper here: only the watchdog's limit ends what waits on it.
+  const client = new HelperClient(
+    { ...stream, resume: () => undefined },
+    () => undefined,
+    () => undefined,
+    timing,
+  );
   expect(await client.firstReady).toBe(true);
-  return { client, dir };
+  return { client, dir, pid: () => pid };
 }
 
 /** A background process started by a call of the helper, as the process tool starts one. */
@@ -76,6 +83,26 @@ async function writeWhenOpen(channel: NonNullable<ReturnType<HelperClient["attac
 
 describe("an attached process's channel", () => {
   skipAllUnless(noLocalHelper);
+
+  it("a write the helper never acks (it was stopped) ends when the helper is given up: closed, and the channel lost", async () => {
+    const { client, dir, pid } = await readyClient({ pingAfterMs: 300, resumeAfterMs: 450, giveUpAfterMs: 1000 });
+    const proc = await launch(client, dir, "cat");
+    const channel = client.attach({ ...proc, onOutput: () => undefined })!;
+    expect(await writeWhenOpen(channel, "one\n")).toBe("written");
+    // Idle with no call and no write: the watchdog of the launch's call stops (it ticks every 150 ms here).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    process.kill(pid(), "SIGSTOP");
+    cleanup.push(() => {
+      try {
+        process.kill(pid(), "SIGCONT");
+      } catch {
+        // gone
+      }
+    });
+    expect(await channel.write(Buffer.from("two\n"))).toBe("closed");
+    expect(await channel.end).toBe("lost");
+    expect(client.alive).toBe(false);
+  });
 
   it("writes, one write at a time, streams the output in order, and ends once when the process does", async () => {
     const { client, dir } = await readyClient();
