@@ -41,12 +41,14 @@
 #define LOG_NONE (-2)
 /* logfile for the head, `log` (a segment's is its number). */
 #define LOG_HEAD (-1)
+/* inotify events read at once: enough for many, each at most a header and a name. */
+#define CHUNK_EVENTS 4096
 /* A segment's name: log.%012lld. */
 #define SEGMENT_NAME_MAX 32
 /* The `bound` file: two numbers and a newline. */
 #define BOUND_FILE_MAX 64
-/* What the watch of one process is: its log's changes, its end, its stdin's room. */
-#define PROC_WATCHES 3
+/* What the watch of one process is: its end, its stdin's room (the log's changes come on the one inotify fd). */
+#define PROC_WATCHES 2
 
 enum proc_state {
   PROC_FREE,
@@ -63,7 +65,8 @@ struct proc {
   unsigned flags; /* enum proc_flag */
   uint32_t id;
   pid_t pid;
-  int pidfd, notify, dirfd, logfd, infd;
+  /* wd: its directory's watch on `notify` (two attaches to one process share it). */
+  int pidfd, wd, dirfd, logfd, infd;
   /* Which file logfd is: LOG_HEAD, a segment's number, or LOG_NONE. */
   long long logfile;
   /* Bytes of the whole output sent so far (the offsets of log-bound.ts). */
@@ -76,10 +79,12 @@ struct proc {
 };
 
 static struct proc procs[MAX_PROCS];
+/* One inotify instance for every process (a user has 128 in all, shared with every other program of theirs). */
+static int notify = -1;
 
 /* Whose each entry of the last procs_watch is, and its id then (a slot may be freed and reused meanwhile). */
-static struct proc *watched[MAX_PROCS * PROC_WATCHES];
-static uint32_t watched_ids[MAX_PROCS * PROC_WATCHES];
+static struct proc *watched[MAX_PROCS * PROC_WATCHES + 1];
+static uint32_t watched_ids[MAX_PROCS * PROC_WATCHES + 1];
 
 static struct proc *find_proc(uint32_t id) {
   for (int i = 0; i < MAX_PROCS; i++)
@@ -94,13 +99,25 @@ static void close_fd(int *fd) {
   *fd = -1;
 }
 
+/* Its directory's watch goes with the last attach that shares it. */
+static void forget_watch(struct proc *p) {
+  if (p->wd < 0) return;
+  for (int i = 0; i < MAX_PROCS; i++)
+    if (&procs[i] != p && procs[i].state == PROC_ATTACHED && procs[i].wd == p->wd) {
+      p->wd = -1;
+      return;
+    }
+  inotify_rm_watch(notify, p->wd);
+  p->wd = -1;
+}
+
 /* The channel's last frame: an input still pending is answered first (nothing more of it is written). */
 static void end_proc(struct proc *p, unsigned char why) {
   if (p->in) ack(p->id, INPUT_CLOSED);
   free(p->in);
   p->in = NULL;
   close_fd(&p->pidfd);
-  close_fd(&p->notify);
+  forget_watch(p);
   close_fd(&p->dirfd);
   close_fd(&p->logfd);
   close_fd(&p->infd);
@@ -203,8 +220,10 @@ static int open_proc(struct proc *p, const char *dir) {
   p->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (p->dirfd < 0) return -1;
   read_bound(p);
-  p->notify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (p->notify < 0 || inotify_add_watch(p->notify, dir, IN_MODIFY | IN_CREATE | IN_MOVED_TO) < 0) return -1;
+  if (notify < 0) notify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (notify < 0) return -1;
+  p->wd = inotify_add_watch(notify, dir, IN_MODIFY | IN_CREATE | IN_MOVED_TO);
+  if (p->wd < 0) return -1;
   p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
   return p->pidfd < 0 ? -1 : 0;
 }
@@ -228,7 +247,7 @@ void procs_attach(uint32_t id, const unsigned char *b, uint32_t len) {
   p->state = PROC_ATTACHED;
   p->id = id;
   p->pid = pid;
-  p->pidfd = p->notify = p->dirfd = p->logfd = p->infd = -1;
+  p->pidfd = p->wd = p->dirfd = p->logfd = p->infd = -1;
   p->logfile = LOG_NONE;
   /* What the log holds already is sent in the next round. */
   p->flags = PROC_MORE;
@@ -303,19 +322,31 @@ static void watch_one(struct pollfd *f, int *n, int fd, short events, struct pro
 
 int procs_watch(struct pollfd *f, int room) {
   int n = 0;
+  if (notify >= 0 && room > 0) {
+    f[n].fd = notify, f[n].events = POLLIN, f[n].revents = 0;
+    watched[n++] = NULL;
+  }
   for (int i = 0; i < MAX_PROCS && n + PROC_WATCHES <= room; i++) {
     struct proc *p = &procs[i];
     if (p->state != PROC_ATTACHED) continue;
-    watch_one(f, &n, p->notify, POLLIN, p);
     if (p->pidfd >= 0) watch_one(f, &n, p->pidfd, POLLIN, p);
     if (p->in) watch_one(f, &n, p->infd, POLLOUT, p);
   }
   return n;
 }
 
-static void drain_notify(int fd) {
-  char events[sizeof(struct inotify_event) + NAME_MAX + 1];
-  while (read(fd, events, sizeof events) > 0) continue;
+/* Marks every process whose directory changed (all of them when the kernel's queue overflowed). */
+static void drain_notify(void) {
+  char events[CHUNK_EVENTS] __attribute__((aligned(__alignof__(struct inotify_event))));
+  ssize_t n;
+  while ((n = read(notify, events, sizeof events)) > 0) {
+    for (char *e = events; e < events + n; e += sizeof(struct inotify_event) + ((struct inotify_event *)e)->len) {
+      const struct inotify_event *ev = (const struct inotify_event *)e;
+      for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i].state == PROC_ATTACHED && (ev->wd == procs[i].wd || (ev->mask & IN_Q_OVERFLOW)))
+          procs[i].flags |= PROC_MORE;
+    }
+  }
 }
 
 /* A round's reading for one process: its output, and after its end the end frame once all of it is sent. */
@@ -327,11 +358,9 @@ static void serve_proc(struct proc *p) {
 void procs_serve(const struct pollfd *f, int n) {
   for (int i = 0; i < n; i++) {
     struct proc *p = watched[i];
-    if (!f[i].revents || p->state != PROC_ATTACHED || p->id != watched_ids[i]) continue;
-    if (f[i].fd == p->notify) {
-      drain_notify(p->notify);
-      p->flags |= PROC_MORE;
-    } else if (f[i].fd == p->pidfd) {
+    if (f[i].revents && !p) drain_notify();
+    if (!f[i].revents || !p || p->state != PROC_ATTACHED || p->id != watched_ids[i]) continue;
+    if (f[i].fd == p->pidfd) {
       /* The wrapper waited for its log's writer to drain before it exited: the log is whole now. */
       close_fd(&p->pidfd);
       p->flags |= PROC_EXITED | PROC_MORE;

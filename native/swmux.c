@@ -1341,7 +1341,7 @@ static sigset_t set_up(void) {
 
 /* What one round of the loop waits on: the channel, every launcher's reports, and each live call's FIFOs and
  * pidfd. `who` and `ids` say whose each one is (a slot may be finished and reused while the round runs). */
-enum { PROC_FDS = MAX_PROCS * 3, MAX_FDS = MAX_CALLS * 4 + MAX_LAUNCHERS + 1 + PROC_FDS };
+enum { PROC_FDS = MAX_PROCS * 2 + 1, MAX_FDS = MAX_CALLS * 4 + MAX_LAUNCHERS + 1 + PROC_FDS };
 struct watch {
   struct pollfd f[MAX_FDS];
   struct call *who[MAX_FDS];

@@ -174,6 +174,24 @@ describe("swmux's attached processes", () => {
     await stillServes(h);
   });
 
+  it("detaching one of two attaches to a process leaves the other streaming (they share its directory's watch)", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "cat");
+    attach(h, 12, pid, dir);
+    attach(h, 13, pid, dir);
+    h.child.stdin.write(h.writer.frame("U", 12));
+    await eventually(() => endOf(h, 12) !== undefined, "the detach");
+    await eventually(async () => {
+      h.child.stdin.write(h.writer.frame("I", 13, Buffer.from("still\n")));
+      const before = acks(h, 13).length;
+      await eventually(() => acks(h, 13).length > before, "the ack");
+      return acks(h, 13).at(-1) === INPUT_STATUS.written;
+    }, "a written input");
+    await eventually(() => streamed(h, 13).toString() === "still\n", "the echo on the other channel");
+    expect(streamed(h, 12).toString()).toBe("");
+    await stillServes(h);
+  });
+
   it("holds an input the process does not read (no ack), and acks it closed once the process is killed", async () => {
     const h = await startReady();
     const { pid, dir } = await launch(h, "sleep 1000");
