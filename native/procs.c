@@ -281,6 +281,15 @@ static unsigned char stdin_state(struct proc *p) {
   return st.st_size > 0 ? INPUT_WRITTEN : INPUT_CLOSED;
 }
 
+/* The process's stdin FIFO for one write; -1 when it has no reader (ENXIO: it ended or closed its stdin), or `in` is
+ * not a FIFO any more (a command replaced it: the keystrokes must not land in a file). */
+static int open_stdin(struct proc *p) {
+  int fd = openat(p->dirfd, "in", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))) close_fd(&fd);
+  return fd;
+}
+
 void procs_input(uint32_t id, const unsigned char *b, uint32_t len) {
   struct proc *p = find_proc(id);
   /* Ended or detached meanwhile: not an error, a race Node may lose. */
@@ -292,7 +301,7 @@ void procs_input(uint32_t id, const unsigned char *b, uint32_t len) {
   unsigned char state = stdin_state(p);
   if (state == INPUT_WRITTEN) {
     /* No reader (ENXIO): it has ended or closed its stdin. */
-    p->infd = openat(p->dirfd, "in", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    p->infd = open_stdin(p);
     if (p->infd < 0) state = INPUT_CLOSED;
   }
   if (state != INPUT_WRITTEN) {

@@ -6,7 +6,7 @@
  * with a reader that does not read, two attaches, a pid that is not its own.
  */
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
@@ -190,6 +190,19 @@ describe("swmux's attached processes", () => {
     await eventually(() => streamed(h, 13).toString() === "still\n", "the echo on the other channel");
     expect(streamed(h, 12).toString()).toBe("");
     await stillServes(h);
+  });
+
+  it("writes no keystroke into a file a command put in place of the process's stdin FIFO", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "sleep 1000");
+    await eventually(() => existsSync(join(dir, "holder")) && statSync(join(dir, "holder")).size > 0, "the holder");
+    rmSync(join(dir, "in"));
+    writeFileSync(join(dir, "in"), "");
+    attach(h, 14, pid, dir);
+    h.child.stdin.write(h.writer.frame("I", 14, Buffer.from("secret\n")));
+    await eventually(() => acks(h, 14).length === 1, "the ack");
+    expect(acks(h, 14)).toEqual([INPUT_STATUS.closed]);
+    expect(readFileSync(join(dir, "in"), "utf8")).toBe("");
   });
 
   it("holds an input the process does not read (no ack), and acks it closed once the process is killed", async () => {
