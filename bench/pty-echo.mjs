@@ -4,7 +4,8 @@
 // process(submit) of a fresh word and process(wait, pattern) for the
 // terminal's echo of it. Beside it, the floor: one foreground call
 // (`true`) on the same session, interleaved, so drift hits both alike; each
-// backend with its fast path and without (`-plain`).
+// backend with its fast path and without (`-plain`). On the fast path a keystroke is one frame to the session's
+// helper and the echo one frame back (native/procs.c); on the plain path each is a command in the backend.
 //
 //   npm run build && node bench/pty-echo.mjs
 // Backends: local and the gateway (in this process, over loopback HTTP, local
@@ -43,6 +44,9 @@ const only = env.BENCH_PTY_BACKENDS?.split(",");
 for (const { name, config } of backends.filter((b) => only === undefined || only.includes(b.name))) {
   const session = await createEnvironment(config);
   try {
+    // The PTY is started once the helper is ready, so that on the fast path it is the helper's to attach to (a
+    // docker PTY started before takes the follower and the execute route, as the plain path does).
+    await session.whenFastPathReady?.();
     const call = (tool, args) => callTool(tool, args, { session });
     const started = await call("terminal", { command: "cat", background: true, pty: true });
     const id = started.session_id;

@@ -71,9 +71,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procs.h"
 #include "protocol.h"
 #include "pty.h"
 #include "sha256.h"
+#include "swmux.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -194,7 +196,7 @@ static long long now_ms(void) {
   return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-static void debug(const char *fmt, ...) {
+void debug(const char *fmt, ...) {
   if (!verbose) return;
   va_list ap;
   va_start(ap, fmt);
@@ -225,7 +227,7 @@ static void cleanup_dir(void) {
   rmdir(dir);
 }
 
-static void quit(int code) {
+static void __attribute__((noreturn)) quit(int code) {
   for (int i = 0; i < MAX_LAUNCHERS; i++)
     if (launchers[i].state != LAUNCHER_FREE && launchers[i].pid > 0) kill(launchers[i].pid, SIGKILL);
   cleanup_dir();
@@ -233,7 +235,7 @@ static void quit(int code) {
 }
 
 /* Ends the helper with a reason on stderr: Node keeps the last lines for its warning. */
-static void die(int code, const char *fmt, ...) {
+void die(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fputs("swmux: ", stderr);
@@ -243,7 +245,7 @@ static void die(int code, const char *fmt, ...) {
   quit(code);
 }
 
-static void *xmalloc(size_t n) {
+void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (!p) die(EXIT_INTERNAL, "out of memory (%zu bytes)", n);
   return p;
@@ -306,7 +308,8 @@ static uint32_t get32(const unsigned char *p) {
 static void tag_of(unsigned char direction, const unsigned char *header, const void *payload, size_t n,
                    unsigned char out[TAG_BYTES]) {
   unsigned char d = direction;
-  int tagged = (header[0] != REP_OUTPUT && header[0] != REP_STDERR) || direction != FROM_HELPER;
+  int output = header[0] == REP_OUTPUT || header[0] == REP_STDERR || header[0] == REP_PROC_OUTPUT;
+  int tagged = !output || direction != FROM_HELPER;
   hmac_tag(&key, &d, 1, header, TAGGED_HEADER_BYTES, payload, tagged ? n : 0, out, TAG_BYTES);
 }
 
@@ -328,7 +331,7 @@ static void text_frame(const unsigned char *h, const void *b, uint32_t n) {
   wr_all(chan_out, line, o);
 }
 
-static void frame(char t, uint32_t id, const void *b, uint32_t n) {
+void frame(char t, uint32_t id, const void *b, uint32_t n) {
   unsigned char h[HEADER_BYTES];
   h[0] = (unsigned char)t;
   put32(h + 1, id);
@@ -1019,6 +1022,15 @@ static void dispatch(unsigned char type, uint32_t id, const unsigned char *p, ui
   case REQ_QUIT:
     quit(EXIT_OK);
     break;
+  case REQ_ATTACH:
+    procs_attach(id, p, len);
+    break;
+  case REQ_INPUT:
+    procs_input(id, p, len);
+    break;
+  case REQ_DETACH:
+    procs_detach(id);
+    break;
   default: /* take_frames refused every other type (request_bounds) */
     break;
   }
@@ -1116,7 +1128,7 @@ static char proc_stat(pid_t pid, pid_t *parent) {
 }
 
 /* A process's parent; -1 when it is gone, 0 while it is being reaped. */
-static pid_t parent_of(pid_t pid) {
+pid_t parent_of(pid_t pid) {
   pid_t parent = -1;
   return proc_stat(pid, &parent) ? parent : -1;
 }
@@ -1329,13 +1341,14 @@ static sigset_t set_up(void) {
 
 /* What one round of the loop waits on: the channel, every launcher's reports, and each live call's FIFOs and
  * pidfd. `who` and `ids` say whose each one is (a slot may be finished and reused while the round runs). */
-enum { MAX_FDS = MAX_CALLS * 4 + MAX_LAUNCHERS + 1 };
+enum { PROC_FDS = MAX_PROCS * 2 + 1, MAX_FDS = MAX_CALLS * 4 + MAX_LAUNCHERS + 1 + PROC_FDS };
 struct watch {
   struct pollfd f[MAX_FDS];
   struct call *who[MAX_FDS];
   uint32_t ids[MAX_FDS];
   struct launcher *lw[MAX_LAUNCHERS];
-  int nf, nl, first_call;
+  /* The attached processes' entries come last (procs.c), from first_proc. */
+  int nf, nl, first_call, first_proc;
 };
 
 static void watch_fd(struct watch *w, int fd, uint32_t id, struct call *k) {
@@ -1362,6 +1375,8 @@ static void build_watch(struct watch *w) {
     if (k->errfd >= 0) watch_fd(w, k->errfd, k->id, k);
     if (k->pidfd >= 0) watch_fd(w, k->pidfd, k->id, k);
   }
+  w->first_proc = w->nf;
+  w->nf += procs_watch(w->f + w->nf, MAX_FDS - w->nf);
 }
 
 static void serve_ready(struct watch *w) {
@@ -1372,7 +1387,7 @@ static void serve_ready(struct watch *w) {
     struct launcher *l = w->lw[i];
     if (w->f[1 + i].revents && l->state != LAUNCHER_FREE && l->gen == w->ids[1 + i]) on_report(l);
   }
-  for (int i = w->first_call; i < w->nf; i++) {
+  for (int i = w->first_call; i < w->first_proc; i++) {
     struct call *k = w->who[i];
     int fd = w->f[i].fd;
     if (!w->f[i].revents || k->state == CALL_FREE || k->id != w->ids[i]) continue;
@@ -1402,11 +1417,13 @@ int main(int argc, char **argv) {
   for (;;) {
     build_watch(&w);
     int wait_ms = check_stuck();
+    if (procs_busy()) wait_ms = 0; /* a process's log has more than one round took */
     struct timespec limit = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
     /* SIGCHLD is blocked except inside ppoll: an orphan's exit wakes us to reap it (no zombie lingers). */
     int ready = ppoll(w.f, (nfds_t)w.nf, wait_ms >= 0 ? &limit : NULL, &unblocked);
     if (ready < 0 && errno != EINTR) die(EXIT_INTERNAL, "ppoll: %s", strerror(errno));
     reap();
     if (ready > 0) serve_ready(&w);
+    procs_serve(w.f + w.first_proc, w.nf - w.first_proc);
   }
 }

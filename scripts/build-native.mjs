@@ -13,7 +13,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const sources = [`${root}native/swmux.c`, `${root}native/sha256.c`, `${root}native/pty.c`];
+const sources = [`${root}native/swmux.c`, `${root}native/procs.c`, `${root}native/sha256.c`, `${root}native/pty.c`];
 const outDir = `${root}native/build`;
 const say = (line) => process.stderr.write(`build-native: ${line}\n`);
 

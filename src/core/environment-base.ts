@@ -22,6 +22,7 @@ import { Branches } from "./branches.js";
 import type { Checkpoint, CheckpointOptions, ForkOptions, RollbackOptions } from "./checkpoint.js";
 import { shellString } from "./options.js";
 import type { Transport } from "./transport.js";
+import type { ProcessAttachRequest, ProcessChannel } from "./process-channel.js";
 import type { HelperInstaller } from "./session-options.js";
 
 type CloseHook = () => Promise<void> | void;
@@ -153,6 +154,12 @@ export abstract class EnvironmentBase implements Environment {
       if (this.#helper === helper) this.#helper = undefined;
     });
     return path;
+  }
+
+  /** A live line to a process of this session through its fast-path helper, when it runs (Environment.attachProcess). */
+  attachProcess(request: ProcessAttachRequest): ProcessChannel | undefined {
+    if (this.#closed) return undefined;
+    return this.host().fastPath?.attach?.(request);
   }
 
   /** The backend was replaced (its files are gone): the next helperPath() finds the new one's copy. */

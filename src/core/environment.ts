@@ -12,6 +12,7 @@
 import { InvalidOptionError } from "./errors.js";
 import { describe, positiveNumber, shellString } from "./options.js";
 import type { Checkpoint, CheckpointOptions, ForkOptions, RollbackOptions } from "./checkpoint.js";
+import type { ProcessAttachRequest, ProcessChannel } from "./process-channel.js";
 
 /** Files a session keeps inside the backend. */
 export interface SessionPaths {
@@ -157,6 +158,12 @@ export interface Environment {
    * there are no PTYs.
    */
   helperPath?(): Promise<string>;
+  /**
+   * A live line to a background process a call of this session started, through the session's fast-path helper
+   * (core/process-channel.ts); undefined when there is none now (the plain path, no helper, a gateway): use
+   * `execute`. Optional so that an Environment written elsewhere still fits.
+   */
+  attachProcess?(request: ProcessAttachRequest): ProcessChannel | undefined;
   /** The workspace root checkpoints copy, when one was declared (docs/branching.md). */
   readonly workspaceRoot: string | undefined;
   /**

@@ -6,6 +6,7 @@
 
 import type { PortUrl } from "./environment.js";
 import type { CheckpointSupport } from "./checkpoint-support.js";
+import type { ProcessAttachRequest, ProcessChannel } from "./process-channel.js";
 
 export interface RunOptions {
   /** Bytes for the command's stdin; absent means an empty stdin (never an open pipe). */
@@ -205,4 +206,6 @@ export interface FastPath {
    * (Environment.helperPath) is this when it is defined.
    */
   helperPath?(): Promise<string | undefined>;
+  /** A live line to a process one of this helper's calls started (Environment.attachProcess); undefined: none now. */
+  attach?(request: ProcessAttachRequest): ProcessChannel | undefined;
 }

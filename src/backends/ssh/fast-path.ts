@@ -97,6 +97,8 @@ export class SshFastPath {
       get helperExits() {
         return fast.#runner?.helperExits ?? 0;
       },
+      // A live line to a process one of the helper's calls started (Environment.attachProcess).
+      attach: (request) => fast.#runner?.attach(request),
       // The copy the fast path made (the session's one copy), once it is there; undefined when it failed.
       helperPath: async () => {
         await installing;

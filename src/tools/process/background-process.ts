@@ -5,6 +5,7 @@
  */
 
 import { ProcessError } from "../../core/errors.js";
+import type { ProcessChannel } from "../../core/process-channel.js";
 import type { Redactor } from "../../core/redact.js";
 import { stripAnsi } from "../shared/text.js";
 import type { ProcessFiles } from "./process-scripts.js";
@@ -40,8 +41,18 @@ export interface BackgroundProcess {
   killing: boolean;
   /** Set when the process runs under a pseudo-terminal (terminal pty=true). */
   pty: PtyState | undefined;
-  /** Ends the command that streams the log (log-follower.ts); set for a PTY process or an `onOutput` listener. */
-  follower: AbortController | undefined;
+  /** Its output as it arrives (output-stream.ts); set for a PTY process or an `onOutput` listener. */
+  stream: ProcessOutputStream | undefined;
+}
+
+/** What the registry holds of a process's output stream (output-stream.ts). */
+export interface ProcessOutputStream {
+  /** The live line to its stdin through the session's helper, while there is one. */
+  readonly channel: ProcessChannel | undefined;
+  /** The process ended: the stream ends once its last output is in. */
+  processEnded(): void;
+  /** Stops now (the session closes). */
+  stop(): void;
 }
 
 /** A process just started: running, nothing read yet. */
@@ -62,7 +73,7 @@ export function newBackgroundProcess(
     stdinOpen: true,
     killing: false,
     pty: undefined,
-    follower: undefined,
+    stream: undefined,
   };
 }
 

@@ -116,20 +116,23 @@ export const LOG_READ_FUNCTIONS = [
 ].join("\n");
 
 /**
- * Follows the log from its start as it grows, ending when the wrapper `pid`
+ * Follows the log from byte `fromByte` of the whole output (its start by default) as it grows, ending when the wrapper `pid`
  * does (GNU tail's --pid): the head, then each segment in turn (one that is
  * gone is skipped). Without a `bound` file, the one log file, as before (a
  * tail without --pid, busybox's, follows until the caller aborts it).
  */
-export function followScript(dir: string, pid: number): string {
+export function followScript(dir: string, pid: number, fromByte = 0): string {
   const log = `${dir}/log`;
+  const from = Math.max(0, Math.floor(fromByte));
   return [
-    `if [[ ! -s ${dir}/bound ]]; then command tail -s 0.02 -c +1 --pid=${pid} -f ${log} 2>/dev/null || command tail -c +1 -f ${log}; builtin exit; fi`,
-    `builtin read -r __sw_h __sw_s < ${dir}/bound; __sw_k=-1`,
+    `if [[ ! -s ${dir}/bound ]]; then command tail -s 0.02 -c +${from + 1} --pid=${pid} -f ${log} 2>/dev/null || command tail -c +${from + 1} -f ${log}; builtin exit; fi`,
+    // The file that holds byte `from` of the whole output, and where in it: the head, or a segment.
+    `builtin read -r __sw_h __sw_s < ${dir}/bound; __sw_k=-1 __sw_skip=${from}`,
+    `(( ${from} >= __sw_h )) && __sw_k=$(( (${from} - __sw_h) / __sw_s )) __sw_skip=$(( (${from} - __sw_h) % __sw_s ))`,
     "while :; do",
     `  if (( __sw_k < 0 )); then __sw_f=${log} __sw_n=$__sw_h; else builtin printf -v __sw_f ${SEGMENT} ${dir} "$__sw_k"; __sw_n=$__sw_s; fi`,
-    `  command tail -s 0.02 -c +1 --retry --pid=${pid} -f "$__sw_f" 2>/dev/null | command stdbuf -o0 head -c "$__sw_n"`,
-    "  __sw_k=$((__sw_k + 1))",
+    `  command tail -s 0.02 -c +$((__sw_skip + 1)) --retry --pid=${pid} -f "$__sw_f" 2>/dev/null | command stdbuf -o0 head -c "$((__sw_n - __sw_skip))"`,
+    "  __sw_skip=0 __sw_k=$((__sw_k + 1))",
     `  builtin printf -v __sw_f ${SEGMENT} ${dir} "$__sw_k"`,
     "  if [[ ! -e $__sw_f ]]; then",
     `    __sw_segs=(${dir}/log.????????????)`,

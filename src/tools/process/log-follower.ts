@@ -15,7 +15,7 @@ import { runLongLived } from "./long-lived.js";
 const FOREVER_MS = 2 ** 31 - 1;
 
 /**
- * Starts following; the controller ends it (the registry aborts it a little
+ * Starts following (from byte `fromByte` of the output); the controller ends it (the registry aborts it a little
  * after the process ended). `started` rejects when the backend refused it
  * (a gateway at its bound of long-lived executions).
  */
@@ -24,9 +24,11 @@ export function followLog(
   process: BackgroundProcess,
   sink: (text: string) => void,
   ended: () => void,
+  fromByte = 0,
 ): { controller: AbortController; started: Promise<void> } {
   const controller = new AbortController();
-  const { started, result } = runLongLived(session, followScript(shellQuote(process.files.dir), process.pid), {
+  const script = followScript(shellQuote(process.files.dir), process.pid, fromByte);
+  const { started, result } = runLongLived(session, script, {
     isolated: true,
     timeoutMs: FOREVER_MS,
     signal: controller.signal,

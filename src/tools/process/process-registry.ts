@@ -17,7 +17,7 @@ import { Redactor } from "../../core/redact.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
 import { ptyLaunch } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
-import { followLog } from "./log-follower.js";
+import { OutputStream } from "./output-stream.js";
 import { checkPtySize } from "./pty-size.js";
 import { PtyTerminal, type PatternSource, type PatternWait, type ScreenShot } from "./pty-terminal.js";
 import type { SecretFinder } from "./screen-text.js";
@@ -50,9 +50,6 @@ import {
   type PollAnswer,
   type PollRequest,
 } from "./process-scripts.js";
-
-/** How long the follower may keep reading after the process ended (a tail without --pid never ends by itself). */
-const FOLLOW_AFTER_END_MS = 2000;
 
 const registries = new WeakMap<Environment, ProcessRegistry>();
 
@@ -163,14 +160,14 @@ export class ProcessRegistry {
     if (process.pty !== undefined || options.onOutput !== undefined) {
       const terminal = process.pty?.terminal;
       const listener = options.onOutput;
-      const follower = followLog(
+      const stream = new OutputStream(
         this.#session,
         process,
         (text) => (terminal?.feed(text), listener?.(text)),
         () => terminal?.end(),
       );
-      process.follower = follower.controller;
-      started.push(follower.started);
+      process.stream = stream;
+      started.push(stream.started);
     }
     this.#processes.set(id, process);
     if (process.notifyOnComplete) started.push(this.#watch(process));
@@ -178,7 +175,7 @@ export class ProcessRegistry {
     await Promise.all(started).catch(async (error: unknown) => {
       await this.kill(process).catch(() => undefined);
       this.#processes.delete(id);
-      process.follower?.abort();
+      process.stream?.stop();
       process.pty?.terminal.dispose();
       throw new ProcessError(
         `The process was ended at once: its output cannot be followed. ${(error as Error).message ?? String(error)}`,
@@ -301,7 +298,7 @@ export class ProcessRegistry {
   async write(process: BackgroundProcess, data: string): Promise<boolean> {
     const pty = process.pty;
     if (pty === undefined) return writeStdin(this.#session, process, data);
-    const written = pty.writes.then(() => writeStdin(this.#session, process, data));
+    const written = pty.writes.then(() => writeStdin(this.#session, process, data, process.stream?.channel));
     pty.writes = written.catch(() => undefined);
     return written;
   }
@@ -335,7 +332,7 @@ export class ProcessRegistry {
     await this.#session.execute(script, options).catch(() => undefined);
     for (const process of entries) {
       if (process.status === "running") this.#finish(process, "killed", undefined);
-      process.follower?.abort();
+      process.stream?.stop();
       process.pty?.terminal.dispose();
     }
     this.#processes.clear();
@@ -368,8 +365,7 @@ export class ProcessRegistry {
     markEnded(process);
     this.#watchers.get(process.id)?.abort();
     this.#watchers.delete(process.id);
-    const follower = process.follower;
-    if (follower !== undefined) setTimeout(() => follower.abort(), FOLLOW_AFTER_END_MS).unref();
+    process.stream?.processEnded();
     if (process.notifyOnComplete) this.#events.push(completionEvent(process, this.redactor));
   }
 

@@ -1,14 +1,26 @@
 /** A background process's stdin (its terminal, for a PTY process), written and closed through the backend. */
 
 import type { Environment } from "../../core/environment.js";
+import type { ProcessChannel } from "../../core/process-channel.js";
 import { ProcessError } from "../../core/errors.js";
 import type { BackgroundProcess } from "./background-process.js";
 import { HOUSEKEEPING } from "./housekeeping.js";
 import { closeStdinScript, writeStdinScript } from "./process-scripts.js";
 
-/** Writes `data` to the process's stdin. Returns false when its stdin is closed or it has ended. */
-export async function writeStdin(session: Environment, process: BackgroundProcess, data: string): Promise<boolean> {
+/**
+ * Writes `data` to the process's stdin. Returns false when its stdin is closed or it has ended. With `channel`
+ * (the session's helper attached to it, output-stream.ts) the bytes go as one message, no command started; the
+ * `execute` route takes a write the channel cannot (the process's stdin not open yet, the channel gone).
+ */
+export async function writeStdin(
+  session: Environment,
+  process: BackgroundProcess,
+  data: string,
+  channel?: ProcessChannel,
+): Promise<boolean> {
   if (!process.stdinOpen || process.status !== "running") return false;
+  // Anything but "written" (not open yet, closed, the channel gone) is the `execute` route's to tell apart.
+  if (channel !== undefined && (await channel.write(Buffer.from(data))) === "written") return true;
   const result = await session.execute(writeStdinScript(process.files), {
     ...HOUSEKEEPING,
     timeoutMs: 10_000,

@@ -15,6 +15,7 @@
 import { CALL_MARK, callMarks, type CallMarks } from "../../../core/call-marks.js";
 import type { SweepResult, SweepTarget } from "../../../core/sweep-script.js";
 import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../../core/transport.js";
+import type { ProcessAttachRequest, ProcessChannel } from "../../../core/process-channel.js";
 import { SweepHits } from "../sweep-hits.js";
 import { markedJob } from "./helper-argv.js";
 import type { FastCall } from "./helper-client.js";
@@ -99,6 +100,11 @@ export class FastPathRunner implements FastPath {
     return this.#client?.requestsSent ?? 0;
   }
 
+  /** Calls the current helper runs now (tests: an attached process holds none). */
+  get openCalls(): number {
+    return this.#client?.openCalls ?? 0;
+  }
+
   /** True once stop() ended this runner (its helper's exit was asked for, not a failure). */
   get stopped(): boolean {
     return this.#stopped;
@@ -147,6 +153,16 @@ export class FastPathRunner implements FastPath {
     const handle = this.#options.adopt?.(call, marks) ?? call;
     this.#calls.set(handle, { call, marks, handle });
     return handle;
+  }
+
+  /**
+   * A live line to a process one of this helper's calls started (Environment.attachProcess). A helper started
+   * since is not its parent and refuses it: the channel ends "refused" and the caller goes the `execute` way.
+   */
+  attach(request: ProcessAttachRequest): ProcessChannel | undefined {
+    const client = this.#client;
+    if (this.#stopped || client?.alive !== true) return undefined;
+    return client.attach(request);
   }
 
   /**

@@ -17,6 +17,7 @@ import {
   FROM_HELPER,
   STARTED,
   HEADER_BYTES,
+  REPLY,
   REPLY_LIMITS,
   REQUEST,
   RUN_FLAG,
@@ -45,6 +46,9 @@ function tagOf(key: Buffer, direction: number, header: Buffer, at: number, paylo
   if (payload !== undefined && payload.length > 0) hmac.update(payload);
   return hmac.digest().subarray(0, TAG_BYTES);
 }
+
+/** The frames whose payload is a program's own bytes: handed on in pieces as they arrive, and not tagged. */
+const UNTAGGED_OUTPUT: ReadonlySet<string> = new Set([REPLY.output, REPLY.stderr, REPLY.procOutput]);
 
 const EXIT_FLAGS = EXIT_FLAG.committed | EXIT_FLAG.killed | EXIT_FLAG.groupLeft;
 
@@ -106,7 +110,7 @@ export class FrameWriter {
     header.writeUInt32BE(id, 1);
     header.writeUInt32BE(payload.length, 5);
     header.writeUInt32BE(this.#seq++ >>> 0, 9);
-    const tagged = (type !== "O" && type !== "e") || this.#direction !== FROM_HELPER;
+    const tagged = !UNTAGGED_OUTPUT.has(type) || this.#direction !== FROM_HELPER;
     tagOf(this.#key, this.#direction, header, 0, tagged ? payload : undefined).copy(header, TAGGED_HEADER_BYTES);
     return payload.length === 0 ? header : Buffer.concat([header, payload]);
   }
@@ -123,7 +127,7 @@ export class FrameWriter {
 /**
  * Splits the helper's byte stream into frames and checks each: a known type,
  * a length within its bounds, the next number, the right tag (checked before
- * any of it is handed on). An output frame ('O', or 'e' for stderr apart) is handed on in pieces as
+ * any of it is handed on). An output frame ('O', 'e' for stderr apart, 'o' a process's) is handed on in pieces as
  * its bytes arrive, each a view of the chunk it came in: a big output frame
  * is never copied together. Every other frame is small and is handed on whole.
  */
@@ -163,13 +167,13 @@ export class FrameDecoder {
       const piece = chunk.subarray(offset, offset + take);
       offset += take;
       this.#remaining -= take;
-      if (this.#type === "O" || this.#type === "e") {
+      if (UNTAGGED_OUTPUT.has(this.#type)) {
         if (take > 0) onFrame({ type: this.#type, id: this.#id, payload: piece });
       } else if (take > 0) {
         this.#pieces.push(piece);
       }
       if (this.#remaining > 0) return;
-      if (this.#type !== "O" && this.#type !== "e") {
+      if (!UNTAGGED_OUTPUT.has(this.#type)) {
         const payload = this.#pieces.length === 1 ? this.#pieces[0]! : Buffer.concat(this.#pieces as Uint8Array[]);
         const tag = tagOf(this.#key, FROM_HELPER, this.#headerCopy, 0, payload);
         if (!tag.equals(this.#tag)) throw new ProtocolViolation(`frame ${this.#seq - 1} has a wrong tag`);
@@ -195,7 +199,7 @@ export class FrameDecoder {
     header.copy(this.#tag, 0, TAGGED_HEADER_BYTES, HEADER_BYTES);
     header.copy(this.#headerCopy);
     // An output frame's header is checked now; its payload is the command's own bytes.
-    if ((type === "O" || type === "e") && !tagOf(this.#key, FROM_HELPER, header, 0, undefined).equals(this.#tag))
+    if (UNTAGGED_OUTPUT.has(type) && !tagOf(this.#key, FROM_HELPER, header, 0, undefined).equals(this.#tag))
       throw new ProtocolViolation(`frame ${seq} has a wrong tag`);
     this.#type = type;
     this.#id = header.readUInt32BE(1);

@@ -7,61 +7,19 @@
  * "not started", for the session to run on the plain path.
  */
 
-import type { Readable, Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { constants as osConstants } from "node:os";
 import type { FastCallEnd, FastCallHandle } from "../../../core/transport.js";
 import { CallOutput } from "./call-output.js";
 import { decodeExit, FrameDecoder, FrameWriter, ProtocolViolation, type Frame } from "./frames.js";
 import { KEY_BYTES, REQUEST } from "./protocol.js";
+import type { ProcessAttachRequest } from "../../../core/process-channel.js";
+import type { HelperProcessChannel } from "./process-channel.js";
+import { ProcessChannels } from "./process-channels.js";
+import { DEFAULT_TIMING, type HelperFailure, type HelperStream, type HelperTiming } from "./helper-stream.js";
 
-/** The byte stream to a helper, however the backend carries it. */
-export interface HelperStream {
-  readonly input: Writable;
-  readonly output: Readable;
-  /** Resolves when the helper is gone (its stream ended or its process exited). */
-  readonly closed: Promise<void>;
-  /** Best effort, never throws. */
-  kill(): void;
-  /** Keep this process alive while calls are open (true), not while idle (false). */
-  hold?(busy: boolean): void;
-  /** Continues the helper if a command stopped it (SIGCONT from outside its reach); best effort. */
-  resume?(): void;
-  /**
-   * True while the whole box is frozen from outside (a paused container): the helper's silence is not its own,
-   * and it is waited for, as the plain path's call in that box is, instead of given up as stuck.
-   */
-  frozen?(): Promise<boolean>;
-  /** The last lines the helper wrote on stderr (why it failed), when the backend keeps them. */
-  stderrTail?(): string;
-}
-
-/** Why a helper was given up, for the warning the session shows once. */
-export interface HelperFailure {
-  kind: "violation" | "stuck";
-  message: string;
-}
-
-/**
- * Silence (no frame) while calls are open before a ping, before a resume,
- * before giving up. A helper still reading a big request says it is alive
- * (`A`, every 250 ms), so a slow delivery is not silence.
- */
-export const PING_AFTER_MS = 1000;
-export const RESUME_AFTER_MS = 1500;
-export const GIVE_UP_AFTER_MS = 10_000;
-
-/** The watchdog's limits (tests shorten them). */
-export interface HelperTiming {
-  pingAfterMs: number;
-  resumeAfterMs: number;
-  giveUpAfterMs: number;
-}
-const DEFAULT_TIMING: HelperTiming = {
-  pingAfterMs: PING_AFTER_MS,
-  resumeAfterMs: RESUME_AFTER_MS,
-  giveUpAfterMs: GIVE_UP_AFTER_MS,
-};
+export { GIVE_UP_AFTER_MS, PING_AFTER_MS, RESUME_AFTER_MS } from "./helper-stream.js";
+export type { HelperFailure, HelperStream, HelperTiming } from "./helper-stream.js";
 
 export class FastCall implements FastCallHandle {
   readonly id: number;
@@ -120,6 +78,19 @@ export class FastCall implements FastCallHandle {
 export class HelperClient {
   readonly #stream: HelperStream;
   readonly #calls = new Map<number, FastCall>();
+  /** Attached processes (process-channels.ts): apart from the calls, none holds a call's place. */
+  readonly #channels = new ProcessChannels(
+    (type, id, payload) => {
+      // A write waits for its ack: the helper's silence counts from here (an idle PTY's does not).
+      if (type === "I" && this.#watch === undefined) this.#lastFrameAt = Date.now();
+      const sent = this.send(this.writer.frame(type, id, payload));
+      if (type === "I") this.#watchdog();
+      return sent;
+    },
+    () => {
+      if (this.#open === 0) this.#stream.hold?.(false);
+    },
+  );
   readonly #decoder: FrameDecoder;
   readonly writer: FrameWriter;
   readonly #onOrphan: (pid: number) => void;
@@ -189,7 +160,7 @@ export class HelperClient {
   #watchdog(): void {
     if (this.#watch !== undefined || !this.#alive) return;
     this.#watch = setInterval(() => {
-      if (!this.#alive || this.#calls.size === 0) {
+      if (!this.#alive || this.#calls.size + this.#channels.writing === 0) {
         clearInterval(this.#watch);
         this.#watch = undefined;
         return;
@@ -254,16 +225,36 @@ export class HelperClient {
     const id = this.#nextId++;
     const call = new FastCall(id, this, (full, key) => this.#backlog(key, full), separateStreams);
     this.#calls.set(id, call);
-    if (this.#calls.size === 1) {
-      this.#stream.hold?.(true);
-      this.#lastFrameAt = Date.now();
-    }
+    this.#opened();
     call.sent = this.send(this.writer.run(id, script, stdin, separateStreams));
     void call.sent.then((sent) => {
       if (sent) this.#requestsSent++;
     });
     this.#watchdog();
     return call;
+  }
+
+  /**
+   * Attaches to a process one of this helper's calls started: its output streams in, its stdin takes writes.
+   * Undefined when the request cannot be framed (the caller follows it the `execute` way).
+   */
+  attach(request: ProcessAttachRequest): HelperProcessChannel | undefined {
+    if (!this.#alive) return undefined;
+    const channel = this.#channels.open(this.#nextId++, request);
+    if (channel === undefined) return undefined;
+    this.#opened();
+    return channel;
+  }
+
+  /** Calls and attached processes open: while there are any, the helper is watched and this process kept alive. */
+  get #open(): number {
+    return this.#calls.size + this.#channels.size;
+  }
+
+  #opened(): void {
+    if (this.#open !== 1) return;
+    this.#stream.hold?.(true);
+    this.#lastFrameAt = Date.now();
   }
 
   /** Resolves once the bytes are in the helper's pipe (true), or could not be written there (false). */
@@ -297,7 +288,7 @@ export class HelperClient {
   #onFrame(frame: Frame): void {
     switch (frame.type) {
       case "H":
-        if (!this.#ready && this.#calls.size === 0) this.#stream.hold?.(false);
+        if (!this.#ready && this.#open === 0) this.#stream.hold?.(false);
         this.#ready = true;
         this.#firstReady(true);
         return;
@@ -335,13 +326,14 @@ export class HelperClient {
         if (call === undefined) throw new ProtocolViolation(`an exit for call ${frame.id}, which is not open`);
         const end = decodeExit(frame.payload);
         this.#calls.delete(frame.id);
-        if (this.#calls.size === 0) this.#stream.hold?.(false);
+        if (this.#open === 0) this.#stream.hold?.(false);
         this.#backlog(frame.id, false);
         this.#backlog(-frame.id, false);
         call.settle(end);
         return;
       }
       default:
+        this.#channels.onFrame(frame);
         return;
     }
   }
@@ -374,5 +366,6 @@ export class HelperClient {
       else settle(false);
     }
     this.#calls.clear();
+    this.#channels.loseAll();
   }
 }

@@ -17,7 +17,7 @@
  * key, which it could read only by tracing the helper.
  */
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 export const HEADER_BYTES = 21;
 /** Where the tag starts in the header (the bytes before it are tagged). */
 export const TAGGED_HEADER_BYTES = 13;
@@ -37,6 +37,16 @@ export const REQUEST = {
   quit: "Q",
   /** Are you there: answered by a `pong` frame with the same id. */
   ping: "P",
+  /**
+   * Attach to a background process one of the helper's jobs started (it is the helper's child now): u32be its pid,
+   * then its directory (processes' `log`, `bound`, `in`, `holder`). Its output comes as `procOutput` frames from
+   * the log's start, its end as one `procEnd`; the id is the channel's, never a call's.
+   */
+  attach: "T",
+  /** Bytes for an attached process's stdin (its terminal): answered by one `inputAck`. One at a time per channel. */
+  input: "I",
+  /** Detach: answered by the channel's `procEnd` (detached) unless it had ended already. */
+  detach: "U",
 } as const;
 
 /** A run request's flag bits. */
@@ -97,6 +107,32 @@ export const REPLY = {
   pong: "P",
   /** Still reading a request that is arriving (sent at most every 250 ms): the helper is not stuck. */
   alive: "A",
+  /** An attached process's output bytes, in order; untagged payload, as output's. */
+  procOutput: "o",
+  /** An input request was handled: u8 an INPUT_STATUS. */
+  inputAck: "i",
+  /** An attach ended, the last frame of its channel: u8 a PROC_END. */
+  procEnd: "x",
+} as const;
+
+/** An `inputAck`'s status. */
+export const INPUT_STATUS = {
+  /** All of the bytes are in the process's stdin. */
+  written: 0,
+  /** Its stdin is closed (or it ended): nothing was written. */
+  closed: 1,
+  /** Its stdin is not open yet (the process is starting): nothing was written, the plain route waits for it. */
+  notReady: 2,
+} as const;
+
+/** Why a channel ended (`procEnd`). */
+export const PROC_END = {
+  /** The process ended; every byte its log held then was sent. */
+  ended: 0,
+  /** Node detached. */
+  detached: 1,
+  /** Not attached: not the helper's child, its files cannot be opened, or the table is full. */
+  refused: 2,
 } as const;
 
 export type RequestType = (typeof REQUEST)[keyof typeof REQUEST];
@@ -110,6 +146,12 @@ export const MAX_OUTPUT_FRAME = 256 * 1024;
 export const MAX_CWD_BYTES = 65536;
 /** Calls one helper runs at once; more wait in Node. */
 export const MAX_CALLS = 512;
+/** Processes one helper streams at once; an attach beyond them is refused (the process is followed the plain way). */
+export const MAX_PROCS = 64;
+/** The most stdin one input request carries (Node splits longer writes). */
+export const MAX_INPUT_BYTES = 65536;
+/** The longest process directory an attach names. */
+export const MAX_PROC_DIR_BYTES = 4000;
 
 /** The payload lengths each frame type may have: [min, max]. */
 export const REQUEST_LIMITS: Record<RequestType, readonly [number, number]> = {
@@ -117,6 +159,9 @@ export const REQUEST_LIMITS: Record<RequestType, readonly [number, number]> = {
   K: [1, 1],
   Q: [0, 0],
   P: [0, 0],
+  T: [5, 4 + MAX_PROC_DIR_BYTES],
+  I: [1, MAX_INPUT_BYTES],
+  U: [0, 0],
 };
 export const REPLY_LIMITS: Record<ReplyType, readonly [number, number]> = {
   H: [0, 0],
@@ -127,6 +172,9 @@ export const REPLY_LIMITS: Record<ReplyType, readonly [number, number]> = {
   X: [EXIT_TEXT_AT, EXIT_TEXT_AT + MAX_CWD_BYTES],
   P: [0, 0],
   A: [0, 0],
+  o: [1, MAX_OUTPUT_FRAME],
+  i: [1, 1],
+  x: [1, 1],
 };
 
 /** How the helper exits, and why. */
@@ -160,8 +208,11 @@ export function protocolHeader(): string {
     `#define MAX_OUTPUT_FRAME ${MAX_OUTPUT_FRAME}`,
     `#define MAX_CWD_BYTES ${MAX_CWD_BYTES}`,
     `#define MAX_CALLS ${MAX_CALLS}`,
+    `#define MAX_PROCS ${MAX_PROCS}`,
+    `#define MAX_INPUT_BYTES ${MAX_INPUT_BYTES}`,
+    `#define MAX_PROC_DIR_BYTES ${MAX_PROC_DIR_BYTES}`,
     ...Object.entries(REQUEST).map(([name, type]) => `#define REQ_${name.toUpperCase()} '${type}'`),
-    ...Object.entries(REPLY).map(([name, type]) => `#define REP_${name.toUpperCase()} '${type}'`),
+    ...Object.entries(REPLY).map(([name, type]) => `#define REP_${snake(name)} '${type}'`),
     ...Object.entries(HELPER_EXIT).map(([name, code]) => `#define EXIT_${snake(name)} ${code}`),
     ...Object.entries(RUN_FLAG).map(([name, bit]) => `#define RUN_FLAG_${snake(name)} ${bit}`),
     ...Object.entries(STARTED).map(([name, value]) => `#define STARTED_${snake(name)} ${value}`),
@@ -169,6 +220,8 @@ export function protocolHeader(): string {
     `#define EXIT_TEXT_AT ${EXIT_TEXT_AT}`,
     ...Object.entries(EXIT_FLAG).map(([name, bit]) => `#define EXIT_FLAG_${snake(name)} ${bit}`),
     `#define NOT_STARTED_STATUS ${NOT_STARTED_STATUS}`,
+    ...Object.entries(INPUT_STATUS).map(([name, value]) => `#define INPUT_${snake(name)} ${value}`),
+    ...Object.entries(PROC_END).map(([name, value]) => `#define PROC_END_${snake(name)} ${value}`),
     "/* Request payload bounds: the switch the reader validates with. */",
     "static inline int request_bounds(unsigned char type, unsigned long *min, unsigned long *max) {",
     "  switch (type) {",

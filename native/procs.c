@@ -1,0 +1,388 @@
+/*
+ * The background processes the helper streams (docs/fast-path.md): a PTY's
+ * keystroke is one `I` frame written to the process's stdin FIFO here, and
+ * its echo one `o` frame read from the process's log as the kernel says the
+ * log grew (inotify), with no process started in the backend for either and
+ * no call slot held: the table below is apart from the calls.
+ *
+ * A process is attached by the pid of its wrapper, which one of our jobs
+ * started and which became our child when that job ended (we are the
+ * subreaper): its pid cannot be reused while we have not reaped it, so the
+ * pidfd we open for its end is its own. The log is read from its start,
+ * through the layout log-bound.ts gives it (a head `log`, then segments
+ * `log.%012d` of which the bounder keeps the last two; without a `bound`
+ * file, `log` alone). The log is the buffer: we read it as fast as Node takes
+ * our frames, so a flood with a slow reader costs us one frame's buffer.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "protocol.h"
+#include "procs.h"
+#include "swmux.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* One round of the loop takes at most this much of one process's log, so that a flood cannot starve the calls. */
+#define PROC_ROUND_BYTES (1 << 20)
+/* logfile when no file of the log is open. */
+#define LOG_NONE (-2)
+/* logfile for the head, `log` (a segment's is its number). */
+#define LOG_HEAD (-1)
+/* inotify events read at once: enough for many, each at most a header and a name. */
+#define CHUNK_EVENTS 4096
+/* A segment's name: log.%012lld. */
+#define SEGMENT_NAME_MAX 32
+/* The `bound` file: two numbers and a newline. */
+#define BOUND_FILE_MAX 64
+/* What the watch of one process is: its end, its stdin's room (the log's changes come on the one inotify fd). */
+#define PROC_WATCHES 2
+
+enum proc_state {
+  PROC_FREE,
+  PROC_ATTACHED,
+};
+
+enum proc_flag {
+  PROC_MORE = 1 << 0,   /* a round left output unread: the next one reads on without waiting */
+  PROC_EXITED = 1 << 1, /* its pidfd fired: what the log holds is sent, then its end */
+};
+
+struct proc {
+  enum proc_state state;
+  unsigned flags; /* enum proc_flag */
+  uint32_t id;
+  pid_t pid;
+  /* wd: its directory's watch on `notify` (two attaches to one process share it). */
+  int pidfd, wd, dirfd, logfd, infd;
+  /* Which file logfd is: LOG_HEAD, a segment's number, or LOG_NONE. */
+  long long logfile;
+  /* Bytes of the whole output sent so far (the offsets of log-bound.ts). */
+  unsigned long long offset;
+  /* The bound layout (head, segment bytes); seg 0: one unbounded `log`. */
+  unsigned long long head, seg;
+  /* An input the FIFO had no room for yet: sent on as it drains, then acked. */
+  unsigned char *in;
+  size_t in_len, in_off;
+};
+
+static struct proc procs[MAX_PROCS];
+/* One inotify instance for every process (a user has 128 in all, shared with every other program of theirs). */
+static int notify = -1;
+
+/* Whose each entry of the last procs_watch is, and its id then (a slot may be freed and reused meanwhile). */
+static struct proc *watched[MAX_PROCS * PROC_WATCHES + 1];
+static uint32_t watched_ids[MAX_PROCS * PROC_WATCHES + 1];
+
+static struct proc *find_proc(uint32_t id) {
+  for (int i = 0; i < MAX_PROCS; i++)
+    if (procs[i].state == PROC_ATTACHED && procs[i].id == id) return &procs[i];
+  return NULL;
+}
+
+static void ack(uint32_t id, unsigned char status) { frame(REP_INPUT_ACK, id, &status, 1); }
+
+static void close_fd(int *fd) {
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
+/* Its directory's watch goes with the last attach that shares it. */
+static void forget_watch(struct proc *p) {
+  if (p->wd < 0) return;
+  for (int i = 0; i < MAX_PROCS; i++)
+    if (&procs[i] != p && procs[i].state == PROC_ATTACHED && procs[i].wd == p->wd) {
+      p->wd = -1;
+      return;
+    }
+  inotify_rm_watch(notify, p->wd);
+  p->wd = -1;
+}
+
+/* The channel's last frame: an input still pending is answered first (nothing more of it is written). */
+static void end_proc(struct proc *p, unsigned char why) {
+  if (p->in) ack(p->id, INPUT_CLOSED);
+  free(p->in);
+  p->in = NULL;
+  close_fd(&p->pidfd);
+  forget_watch(p);
+  close_fd(&p->dirfd);
+  close_fd(&p->logfd);
+  close_fd(&p->infd);
+  p->state = PROC_FREE;
+  frame(REP_PROC_END, p->id, &why, 1);
+  debug("process channel %u ended (%d)", p->id, why);
+}
+
+/* The oldest segment after k that is there (the bounder removed k and maybe more: we fell behind), or -1. */
+static long long next_segment(struct proc *p, long long k) {
+  int fd = openat(p->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  long long best = -1;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end;
+    if (strncmp(e->d_name, "log.", 4) != 0) continue;
+    long long n = strtoll(e->d_name + 4, &end, 10);
+    if (*end == 0 && n > k && (best < 0 || n < best)) best = n;
+  }
+  closedir(d);
+  return best;
+}
+
+/* Where offset is: which file, at which position, and where that file ends (the whole stream's layout). */
+static long long locate(const struct proc *p, unsigned long long *pos, unsigned long long *limit) {
+  if (!p->seg) {
+    *pos = p->offset, *limit = ULLONG_MAX;
+    return LOG_HEAD;
+  }
+  if (p->offset < p->head) {
+    *pos = p->offset, *limit = p->head;
+    return LOG_HEAD;
+  }
+  *pos = (p->offset - p->head) % p->seg, *limit = p->seg;
+  return (long long)((p->offset - p->head) / p->seg);
+}
+
+/* Opens the file holding offset; 0, or -1 when it is not there (yet, or no more: then offset skips ahead). */
+static int open_log(struct proc *p, unsigned long long *pos, unsigned long long *limit) {
+  long long file = locate(p, pos, limit);
+  if (file == p->logfile && p->logfd >= 0) return 0;
+  close_fd(&p->logfd);
+  p->logfile = LOG_NONE;
+  char name[SEGMENT_NAME_MAX];
+  if (file == LOG_HEAD) snprintf(name, sizeof name, "log");
+  else snprintf(name, sizeof name, "log.%012lld", file);
+  p->logfd = openat(p->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (p->logfd >= 0) {
+    p->logfile = file;
+    return 0;
+  }
+  long long later = file == LOG_HEAD ? -1 : next_segment(p, file);
+  if (later < 0) return -1;
+  /* The bytes in between are gone, as they are for poll (log-bound.ts): the stream goes on from there. */
+  p->offset = p->head + (unsigned long long)later * p->seg;
+  return open_log(p, pos, limit);
+}
+
+/* Sends what the log holds past offset, up to budget bytes. 1: all of it (an end of file reached); 0: more left. */
+static int pump(struct proc *p, size_t budget) {
+  static char buf[MAX_OUTPUT_FRAME];
+  size_t sent = 0;
+  p->flags &= ~(unsigned)PROC_MORE;
+  while (sent < budget) {
+    unsigned long long pos, limit;
+    if (open_log(p, &pos, &limit)) return 1;
+    if (pos >= limit) continue; /* a full segment: the next one */
+    size_t want = limit - pos < sizeof buf ? (size_t)(limit - pos) : sizeof buf;
+    ssize_t r = pread(p->logfd, buf, want, (off_t)pos);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return 1;
+    frame(REP_PROC_OUTPUT, p->id, buf, (uint32_t)r);
+    p->offset += (unsigned long long)r;
+    sent += (size_t)r;
+  }
+  p->flags |= PROC_MORE;
+  return 0;
+}
+
+/* The `bound` file's layout, when the log is bounded (log-bound.ts); else seg stays 0. */
+static void read_bound(struct proc *p) {
+  char b[BOUND_FILE_MAX];
+  int fd = openat(p->dirfd, "bound", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  ssize_t n = read(fd, b, sizeof b - 1);
+  close(fd);
+  if (n <= 0) return;
+  b[n] = 0;
+  unsigned long long h, s;
+  if (sscanf(b, "%llu %llu", &h, &s) == 2 && h > 0 && s > 0) p->head = h, p->seg = s;
+}
+
+/* Opens what an attached process is watched by; 0, or -1 (the caller ends it refused). */
+static int open_proc(struct proc *p, const char *dir) {
+  p->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (p->dirfd < 0) return -1;
+  read_bound(p);
+  if (notify < 0) notify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (notify < 0) return -1;
+  p->wd = inotify_add_watch(notify, dir, IN_MODIFY | IN_CREATE | IN_MOVED_TO);
+  if (p->wd < 0) return -1;
+  p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+  return p->pidfd < 0 ? -1 : 0;
+}
+
+void procs_attach(uint32_t id, const unsigned char *b, uint32_t len) {
+  if (find_proc(id)) die(EXIT_PROTOCOL, "protocol violation: process channel %u is already attached", id);
+  struct proc *p = NULL;
+  for (int i = 0; i < MAX_PROCS && !p; i++)
+    if (procs[i].state == PROC_FREE) p = &procs[i];
+  char dir[MAX_PROC_DIR_BYTES + 1];
+  memcpy(dir, b + 4, len - 4);
+  dir[len - 4] = 0;
+  pid_t pid = (pid_t)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]);
+  unsigned char refused = PROC_END_REFUSED;
+  /* Only our own child: a pid we have not reaped cannot be another process's by the time the pidfd is open. */
+  if (!p || pid <= 1 || strlen(dir) != len - 4 || parent_of(pid) != getpid()) {
+    frame(REP_PROC_END, id, &refused, 1);
+    return;
+  }
+  memset(p, 0, sizeof *p);
+  p->state = PROC_ATTACHED;
+  p->id = id;
+  p->pid = pid;
+  p->pidfd = p->wd = p->dirfd = p->logfd = p->infd = -1;
+  p->logfile = LOG_NONE;
+  /* What the log holds already is sent in the next round. */
+  p->flags = PROC_MORE;
+  if (open_proc(p, dir)) end_proc(p, PROC_END_REFUSED);
+  else debug("process %d attached as channel %u", (int)pid, id);
+}
+
+/* Writes what is pending of the input; when all of it is in (or cannot be), the ack. */
+static void write_input(struct proc *p) {
+  while (p->in_off < p->in_len) {
+    ssize_t w = write(p->infd, p->in + p->in_off, p->in_len - p->in_off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && errno == EAGAIN) return; /* its reader is behind: POLLOUT brings us back */
+    if (w < 0) break;
+    p->in_off += (size_t)w;
+  }
+  unsigned char status = p->in_off == p->in_len ? INPUT_WRITTEN : INPUT_CLOSED;
+  free(p->in);
+  p->in = NULL;
+  p->in_len = p->in_off = 0;
+  /* Not held open: the process reads EOF as soon as its stdin is closed (the holder killed). */
+  close_fd(&p->infd);
+  ack(p->id, status);
+}
+
+/* Whether its stdin takes input now: the holder's pid in `holder` (process-scripts.ts); none yet, or emptied. */
+static unsigned char stdin_state(struct proc *p) {
+  struct stat st;
+  if (fstatat(p->dirfd, "holder", &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? INPUT_NOT_READY : INPUT_CLOSED;
+  return st.st_size > 0 ? INPUT_WRITTEN : INPUT_CLOSED;
+}
+
+/* The process's stdin FIFO for one write; -1 when it has no reader (ENXIO: it ended or closed its stdin), or `in` is
+ * not a FIFO any more (a command replaced it: the keystrokes must not land in a file). */
+static int open_stdin(struct proc *p) {
+  int fd = openat(p->dirfd, "in", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))) close_fd(&fd);
+  return fd;
+}
+
+void procs_input(uint32_t id, const unsigned char *b, uint32_t len) {
+  struct proc *p = find_proc(id);
+  /* Ended or detached meanwhile: not an error, a race Node may lose. */
+  if (!p || (p->flags & PROC_EXITED)) {
+    ack(id, INPUT_CLOSED);
+    return;
+  }
+  if (p->in) die(EXIT_PROTOCOL, "protocol violation: input for process channel %u before its last was acked", id);
+  unsigned char state = stdin_state(p);
+  if (state == INPUT_WRITTEN) {
+    /* No reader (ENXIO): it has ended or closed its stdin. */
+    p->infd = open_stdin(p);
+    if (p->infd < 0) state = INPUT_CLOSED;
+  }
+  if (state != INPUT_WRITTEN) {
+    ack(id, state);
+    return;
+  }
+  p->in = xmalloc(len);
+  memcpy(p->in, b, len);
+  p->in_len = len;
+  p->in_off = 0;
+  write_input(p);
+}
+
+void procs_detach(uint32_t id) {
+  struct proc *p = find_proc(id);
+  if (p) end_proc(p, PROC_END_DETACHED); /* else it ended first: its end frame is on its way */
+}
+
+static void watch_one(struct pollfd *f, int *n, int fd, short events, struct proc *p) {
+  f[*n].fd = fd;
+  f[*n].events = events;
+  f[*n].revents = 0;
+  watched[*n] = p;
+  watched_ids[*n] = p->id;
+  (*n)++;
+}
+
+int procs_watch(struct pollfd *f, int room) {
+  int n = 0;
+  if (notify >= 0 && room > 0) {
+    f[n].fd = notify, f[n].events = POLLIN, f[n].revents = 0;
+    watched[n++] = NULL;
+  }
+  for (int i = 0; i < MAX_PROCS && n + PROC_WATCHES <= room; i++) {
+    struct proc *p = &procs[i];
+    if (p->state != PROC_ATTACHED) continue;
+    if (p->pidfd >= 0) watch_one(f, &n, p->pidfd, POLLIN, p);
+    if (p->in) watch_one(f, &n, p->infd, POLLOUT, p);
+  }
+  return n;
+}
+
+/* Marks every process whose directory changed (all of them when the kernel's queue overflowed). */
+static void drain_notify(void) {
+  char events[CHUNK_EVENTS] __attribute__((aligned(__alignof__(struct inotify_event))));
+  ssize_t n;
+  while ((n = read(notify, events, sizeof events)) > 0) {
+    for (char *e = events; e < events + n; e += sizeof(struct inotify_event) + ((struct inotify_event *)e)->len) {
+      const struct inotify_event *ev = (const struct inotify_event *)e;
+      for (int i = 0; i < MAX_PROCS; i++)
+        if (procs[i].state == PROC_ATTACHED && (ev->wd == procs[i].wd || (ev->mask & IN_Q_OVERFLOW)))
+          procs[i].flags |= PROC_MORE;
+    }
+  }
+}
+
+/* A round's reading for one process: its output, and after its end the end frame once all of it is sent. */
+static void serve_proc(struct proc *p) {
+  if (p->state != PROC_ATTACHED) return;
+  if (pump(p, PROC_ROUND_BYTES) && (p->flags & PROC_EXITED)) end_proc(p, PROC_END_ENDED);
+}
+
+void procs_serve(const struct pollfd *f, int n) {
+  for (int i = 0; i < n; i++) {
+    struct proc *p = watched[i];
+    if (f[i].revents && !p) drain_notify();
+    if (!f[i].revents || !p || p->state != PROC_ATTACHED || p->id != watched_ids[i]) continue;
+    if (f[i].fd == p->pidfd) {
+      /* The wrapper waited for its log's writer to drain before it exited: the log is whole now. */
+      close_fd(&p->pidfd);
+      p->flags |= PROC_EXITED | PROC_MORE;
+    } else if (f[i].fd == p->infd && p->in) {
+      write_input(p);
+    }
+  }
+  for (int i = 0; i < MAX_PROCS; i++)
+    if (procs[i].state == PROC_ATTACHED && (procs[i].flags & PROC_MORE)) serve_proc(&procs[i]);
+}
+
+int procs_busy(void) {
+  for (int i = 0; i < MAX_PROCS; i++)
+    if (procs[i].state == PROC_ATTACHED && (procs[i].flags & PROC_MORE)) return 1;
+  return 0;
+}

@@ -1,0 +1,136 @@
+/**
+ * Node's end of one attached process (protocol.ts: `T`, `I`, `U`; `o`, `i`,
+ * `x`): its output as the helper streams it, its stdin one write at a time,
+ * and its end. The channel's id is drawn from the client's call ids, so a
+ * frame names one thing only.
+ */
+
+import { ProcessError } from "../../../core/errors.js";
+import type {
+  ProcessAttachRequest,
+  ProcessChannel,
+  ProcessChannelEnd,
+  ProcessWriteResult,
+} from "../../../core/process-channel.js";
+import { ProtocolViolation } from "./frames.js";
+import { INPUT_STATUS, MAX_INPUT_BYTES, MAX_PROC_DIR_BYTES, PROC_END, REQUEST } from "./protocol.js";
+
+/** How the client sends for a channel: a request frame, resolving once it is in the helper's pipe. */
+export type ChannelSend = (type: "T" | "I" | "U", id: number, payload?: Uint8Array) => Promise<boolean>;
+
+const WRITE_RESULTS: Record<number, ProcessWriteResult> = {
+  [INPUT_STATUS.written]: "written",
+  [INPUT_STATUS.closed]: "closed",
+  [INPUT_STATUS.notReady]: "notReady",
+};
+const ENDS: Record<number, ProcessChannelEnd> = {
+  [PROC_END.ended]: "ended",
+  [PROC_END.detached]: "detached",
+  [PROC_END.refused]: "refused",
+};
+
+/** The attach request's payload: u32be pid, then the directory; undefined when the directory cannot go in one. */
+export function attachPayload(request: ProcessAttachRequest): Buffer | undefined {
+  const dir = Buffer.from(request.dir);
+  if (dir.length === 0 || dir.length > MAX_PROC_DIR_BYTES || dir.includes(0)) return undefined;
+  if (!Number.isInteger(request.pid) || request.pid <= 1 || request.pid > 0xffffffff) return undefined;
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(request.pid, 0);
+  return Buffer.concat([head, dir]);
+}
+
+export class HelperProcessChannel implements ProcessChannel {
+  readonly id: number;
+  readonly end: Promise<ProcessChannelEnd>;
+  #offset = 0;
+  #done = false;
+  #resolveEnd!: (end: ProcessChannelEnd) => void;
+  /** The write the helper has not acked yet. */
+  #pending: ((result: ProcessWriteResult) => void) | undefined;
+  /** The part of a long write still to send (the helper takes MAX_INPUT_BYTES per request). */
+  #rest: Uint8Array | undefined;
+  readonly #send: ChannelSend;
+  readonly #onOutput: (bytes: Uint8Array) => void;
+
+  constructor(id: number, request: ProcessAttachRequest, send: ChannelSend) {
+    this.id = id;
+    this.#send = send;
+    this.#onOutput = request.onOutput;
+    this.end = new Promise((resolve) => (this.#resolveEnd = resolve));
+  }
+
+  get offset(): number {
+    return this.#offset;
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** A write waits for the helper's ack. */
+  get writing(): boolean {
+    return this.#pending !== undefined;
+  }
+
+  write(data: Uint8Array): Promise<ProcessWriteResult> {
+    if (this.#done) return Promise.resolve("closed");
+    if (this.#pending !== undefined)
+      return Promise.reject(new ProcessError("A write to this process's stdin is still under way: one at a time."));
+    if (data.length === 0) return Promise.resolve("written");
+    return new Promise((resolve) => {
+      this.#pending = resolve;
+      this.#sendPiece(data);
+    });
+  }
+
+  #sendPiece(data: Uint8Array): void {
+    this.#rest = data.length > MAX_INPUT_BYTES ? data.subarray(MAX_INPUT_BYTES) : undefined;
+    void this.#send(REQUEST.input, this.id, data.subarray(0, MAX_INPUT_BYTES)).then((sent) => {
+      if (!sent) this.#settleWrite("closed");
+    });
+  }
+
+  detach(): void {
+    if (!this.#done) void this.#send(REQUEST.detach, this.id);
+  }
+
+  /** An `o` frame's piece. */
+  output(bytes: Buffer): void {
+    if (this.#done) throw new ProtocolViolation(`output for process channel ${this.id} after its end`);
+    this.#offset += bytes.length;
+    this.#onOutput(bytes);
+  }
+
+  /** An `i` frame. */
+  acked(payload: Buffer): void {
+    const result = WRITE_RESULTS[payload[0]!];
+    if (result === undefined) throw new ProtocolViolation(`an input ack with status ${payload[0]}`);
+    if (this.#pending === undefined)
+      throw new ProtocolViolation(`an input ack for channel ${this.id}, which sent none`);
+    // "notReady" comes only for a first piece (the helper checks before it writes any): the rest goes the same way.
+    if (result === "written" && this.#rest !== undefined) return this.#sendPiece(this.#rest);
+    this.#settleWrite(result);
+  }
+
+  /** An `x` frame: the channel's last. */
+  ended(payload: Buffer): void {
+    const end = ENDS[payload[0]!];
+    if (end === undefined) throw new ProtocolViolation(`a process end ${payload[0]}`);
+    this.settle(end);
+  }
+
+  /** The channel is over (its end frame, or the helper went away: "lost"). */
+  settle(end: ProcessChannelEnd): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#settleWrite("closed");
+    this.#resolveEnd(end);
+  }
+
+  #settleWrite(result: ProcessWriteResult): void {
+    const pending = this.#pending;
+    this.#pending = undefined;
+    this.#rest = undefined;
+    pending?.(result);
+  }
+}

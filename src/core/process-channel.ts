@@ -1,0 +1,38 @@
+/**
+ * A live line to one background process inside the backend, when the
+ * session's fast-path helper can give one (Environment.attachProcess): its
+ * stdin written and its output streamed by the helper the session already
+ * runs, with no command started in the backend for either. Without it (the
+ * plain path, a backend without the helper, a gateway) the tools use
+ * `execute`, as they always did.
+ */
+
+/** What to attach to: a process a call of this session started, and its directory (tools/process). */
+export interface ProcessAttachRequest {
+  /** Its wrapper's pid (its process group). */
+  pid: number;
+  /** Its directory inside the backend: `log` (or the bounded layout with `bound`), `in`, `holder`. */
+  dir: string;
+  /** Its output from the log's start, as it arrives, in order. */
+  onOutput(bytes: Uint8Array): void;
+}
+
+/** How a write went: in its stdin; its stdin closed (or it ended); not open yet (the `execute` route waits for it). */
+export type ProcessWriteResult = "written" | "closed" | "notReady";
+
+/**
+ * How a channel ended: the process ended and every byte of its log was delivered; detached; refused (not the
+ * helper's process, or its table is full: follow it the `execute` way); lost (the helper went away: output may be
+ * missing past `offset`).
+ */
+export type ProcessChannelEnd = "ended" | "detached" | "refused" | "lost";
+
+export interface ProcessChannel {
+  /** One write at a time: a second before the first resolved is refused (a ProcessError). */
+  write(data: Uint8Array): Promise<ProcessWriteResult>;
+  readonly end: Promise<ProcessChannelEnd>;
+  /** Bytes of output delivered so far. */
+  readonly offset: number;
+  /** Stops the stream; `end` resolves "detached" (or how it ended first). */
+  detach(): void;
+}

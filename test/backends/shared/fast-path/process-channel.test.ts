@@ -1,0 +1,142 @@
+/**
+ * Node's end of an attached process (process-channel.ts) over a real helper:
+ * writes and their results, the output in order, one end per channel, a
+ * refusal, and a helper that dies under an open channel.
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { helperCommand, spawnHelper } from "../../../../src/backends/local/fast-path.js";
+import { localHelperPath } from "../../../../src/backends/shared/fast-path/helper-path.js";
+import { HelperClient } from "../../../../src/backends/shared/fast-path/helper-client.js";
+import { launchScript, processFiles } from "../../../../src/tools/process/process-scripts.js";
+import { alive, eventually } from "../../../helpers/processes.js";
+import { noLocalHelper, skipAllUnless } from "../../../helpers/native-helper.js";
+
+const cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const step of cleanup.splice(0).reverse()) step();
+});
+
+async function readyClient(
+  timing: ConstructorParameters<typeof HelperClient>[3] = {},
+): Promise<{ client: HelperClient; dir: string; pid: () => number }> {
+  const dir = mkdtempSync(join(tmpdir(), "sw-channel-"));
+  const snapshot = join(dir, "snapshot.sh");
+  writeFileSync(snapshot, "");
+  let pid = 0;
+  const command = helperCommand({
+    helper: localHelperPath()!,
+    bash: "/bin/bash",
+    snapshot,
+    workDir: dir,
+    sessionMark: "channel-test",
+  });
+  const stream = spawnHelper(command, (found) => (pid = found));
+  cleanup.push(() => {
+    stream.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // Nobody continues a stopped helper here: only the watchdog's limit ends what waits on it.
+  const client = new HelperClient(
+    { ...stream, resume: () => undefined },
+    () => undefined,
+    () => undefined,
+    timing,
+  );
+  expect(await client.firstReady).toBe(true);
+  return { client, dir, pid: () => pid };
+}
+
+/** A background process started by a call of the helper, as the process tool starts one. */
+async function launch(client: HelperClient, dir: string, command: string): Promise<{ pid: number; dir: string }> {
+  const procDir = join(dir, `proc-${Math.random().toString(36).slice(2)}`);
+  const call = client.run(
+    launchScript(processFiles(procDir), command, "proc_test", { maxLogBytes: 1 << 20 }),
+    undefined,
+  );
+  let text = "";
+  for await (const chunk of call.output) text += Buffer.from(chunk).toString();
+  await call.end;
+  const pid = Number(/(\d+)\s*$/.exec(text)?.[1]);
+  cleanup.push(() => {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  });
+  return { pid, dir: procDir };
+}
+
+/** Writes until the process's stdin is open (a write right after the start may find it not yet open). */
+async function writeWhenOpen(channel: NonNullable<ReturnType<HelperClient["attach"]>>, data: string): Promise<string> {
+  let result = await channel.write(Buffer.from(data));
+  while (result === "notReady") {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    result = await channel.write(Buffer.from(data));
+  }
+  return result;
+}
+
+describe("an attached process's channel", () => {
+  skipAllUnless(noLocalHelper);
+
+  it("a write the helper never acks (it was stopped) ends when the helper is given up: closed, and the channel lost", async () => {
+    const { client, dir, pid } = await readyClient({ pingAfterMs: 300, resumeAfterMs: 450, giveUpAfterMs: 1000 });
+    const proc = await launch(client, dir, "cat");
+    const channel = client.attach({ ...proc, onOutput: () => undefined })!;
+    expect(await writeWhenOpen(channel, "one\n")).toBe("written");
+    // Idle with no call and no write: the watchdog of the launch's call stops (it ticks every 150 ms here).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    process.kill(pid(), "SIGSTOP");
+    cleanup.push(() => {
+      try {
+        process.kill(pid(), "SIGCONT");
+      } catch {
+        // gone
+      }
+    });
+    expect(await channel.write(Buffer.from("two\n"))).toBe("closed");
+    expect(await channel.end).toBe("lost");
+    expect(client.alive).toBe(false);
+  });
+
+  it("writes, one write at a time, streams the output in order, and ends once when the process does", async () => {
+    const { client, dir } = await readyClient();
+    const proc = await launch(
+      client,
+      dir,
+      'while read -r line; do echo "got $line"; [[ $line == bye ]] && exit 0; done',
+    );
+    let output = "";
+    const channel = client.attach({ ...proc, onOutput: (bytes) => (output += Buffer.from(bytes).toString()) })!;
+    expect(await writeWhenOpen(channel, "one\n")).toBe("written");
+    const second = channel.write(Buffer.from("two\n"));
+    await expect(channel.write(Buffer.from("three\n"))).rejects.toThrow(/one at a time/);
+    expect(await second).toBe("written");
+    // A write longer than one request goes in pieces, each acked before the next.
+    expect(await channel.write(Buffer.from(`${"x".repeat(70_000)}\nbye\n`))).toBe("written");
+    expect(await channel.end).toBe("ended");
+    expect(output).toBe(`got one\ngot two\ngot ${"x".repeat(70_000)}\ngot bye\n`);
+    expect(channel.offset).toBe(Buffer.byteLength(output));
+    expect(await channel.write(Buffer.from("late\n"))).toBe("closed");
+    expect(client.openCalls).toBe(0);
+  });
+
+  it("ends refused for a process the helper did not start, and lost when the helper dies", async () => {
+    const { client, dir } = await readyClient();
+    const refused = client.attach({ pid: process.pid, dir, onOutput: () => undefined })!;
+    expect(await refused.end).toBe("refused");
+    const proc = await launch(client, dir, "sleep 1000");
+    const channel = client.attach({ ...proc, onOutput: () => undefined })!;
+    client.kill();
+    expect(await channel.end).toBe("lost");
+    expect(await channel.write(Buffer.from("x"))).toBe("closed");
+    // The process is the session's to end (its sweep), not the channel's: it still runs.
+    expect(alive(proc.pid)).toBe(true);
+    await eventually(() => !client.alive, "the client gone");
+  });
+});

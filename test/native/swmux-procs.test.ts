@@ -1,0 +1,241 @@
+/**
+ * The helper's process service over its channel (protocol.ts: `T`, `I`, `U`;
+ * `o`, `i`, `x`): a background process started by one of its calls, as the
+ * process tool starts it (launchScript), attached, written to and streamed,
+ * and the adversaries: input after the end, a detach racing the end, a flood
+ * with a reader that does not read, two attaches, a pid that is not its own.
+ */
+
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { buildFastCallScript } from "../../src/core/fast-script.js";
+import { decodeExit } from "../../src/backends/shared/fast-path/frames.js";
+import { INPUT_STATUS, PROC_END } from "../../src/backends/shared/fast-path/protocol.js";
+import { launchScript, processFiles } from "../../src/tools/process/process-scripts.js";
+import { alive, eventually } from "../helpers/processes.js";
+import { noLocalHelper, skipAllUnless } from "../helpers/native-helper.js";
+import { endHelpers, startReady, type Harness } from "../helpers/swmux-harness.js";
+
+const groups: number[] = [];
+afterEach(() => {
+  for (const pgid of groups.splice(0))
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  endHelpers();
+});
+
+let nextId = 100;
+
+/** Starts `command` in the background through a call of the helper, as the process tool does; its pid and dir. */
+async function launch(h: Harness, command: string, maxLogBytes = 1 << 20): Promise<{ pid: number; dir: string }> {
+  const id = nextId++;
+  const dir = join(h.dir, `proc-${id}`);
+  const script = launchScript(processFiles(dir), command, `proc_${id}`, { maxLogBytes });
+  h.child.stdin.write(
+    h.writer.run(id, buildFastCallScript({ command: script, cwd: "/tmp", knownCwd: "/tmp" }), undefined),
+  );
+  await eventually(() => h.frames.some((f) => f.type === "X" && f.id === id), "the launch's end");
+  const output = Buffer.concat(h.frames.filter((f) => f.type === "O" && f.id === id).map((f) => f.payload)).toString();
+  const pid = Number(/(\d+)\s*$/.exec(output)?.[1]);
+  expect(decodeExit(h.frames.find((f) => f.type === "X" && f.id === id)!.payload).status).toBe(0);
+  groups.push(pid);
+  return { pid, dir };
+}
+
+function attach(h: Harness, id: number, pid: number, dir: string): void {
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(pid, 0);
+  h.child.stdin.write(h.writer.frame("T", id, Buffer.concat([head, Buffer.from(dir)])));
+}
+
+const streamed = (h: Harness, id: number): Buffer =>
+  Buffer.concat(h.frames.filter((f) => f.type === "o" && f.id === id).map((f) => f.payload));
+const endOf = (h: Harness, id: number): number | undefined =>
+  h.frames.find((f) => f.type === "x" && f.id === id)?.payload[0];
+const acks = (h: Harness, id: number): number[] =>
+  h.frames.filter((f) => f.type === "i" && f.id === id).map((f) => f.payload[0]!);
+
+/** The helper still answers (a ping), and broke no rule of the protocol. */
+async function stillServes(h: Harness): Promise<void> {
+  h.child.stdin.write(h.writer.frame("P", 9999));
+  await eventually(() => h.frames.some((f) => f.type === "P" && f.id === 9999), "the pong");
+  expect(h.errors).toEqual([]);
+}
+
+describe("swmux's attached processes", () => {
+  skipAllUnless(noLocalHelper);
+
+  it("writes an input to the process's stdin and streams its output back, then detaches", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "cat");
+    attach(h, 1, pid, dir);
+    // Its stdin opens once the wrapper has started its holder: until then the ack says "not ready".
+    await eventually(async () => {
+      h.child.stdin.write(h.writer.frame("I", 1, Buffer.from("hello\n")));
+      const before = acks(h, 1).length;
+      await eventually(() => acks(h, 1).length > before, "the ack");
+      return acks(h, 1).at(-1) === INPUT_STATUS.written;
+    }, "a written input");
+    await eventually(() => streamed(h, 1).toString() === "hello\n", "the echo");
+    h.child.stdin.write(h.writer.frame("U", 1));
+    await eventually(() => endOf(h, 1) !== undefined, "the detach's end");
+    expect(endOf(h, 1)).toBe(PROC_END.detached);
+    // Detached is not ended: the process runs on.
+    expect(alive(pid)).toBe(true);
+    await stillServes(h);
+  });
+
+  it("streams a log across its bounded head and segment exactly, then the end once the process is gone", async () => {
+    const h = await startReady();
+    // 1 MiB bound: a 256 KiB head, then segments of 384 KiB; the output is 400 KB.
+    const { pid, dir } = await launch(h, "read -r _; seq 1 68894", 1 << 20);
+    attach(h, 2, pid, dir);
+    await eventually(async () => {
+      h.child.stdin.write(h.writer.frame("I", 2, Buffer.from("go\n")));
+      const before = acks(h, 2).length;
+      await eventually(() => acks(h, 2).length > before, "the ack");
+      return acks(h, 2).at(-1) === INPUT_STATUS.written;
+    }, "a written input");
+    await eventually(() => endOf(h, 2) !== undefined, "the end");
+    expect(endOf(h, 2)).toBe(PROC_END.ended);
+    const expected = Array.from({ length: 68894 }, (_, i) => `${i + 1}\n`).join("");
+    expect(expected.length).toBeGreaterThan(256 * 1024);
+    expect(streamed(h, 2).toString()).toBe(expected);
+    expect(alive(pid)).toBe(false);
+    // Nothing of the channel after its end.
+    const last = h.frames.findLastIndex((f) => f.id === 2);
+    expect(h.frames[last]!.type).toBe("x");
+    await stillServes(h);
+  });
+
+  it("acks input for a process that ended as closed, and a detach racing the end ends the channel once", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "exit 0");
+    await eventually(() => !alive(pid), "the process gone");
+    attach(h, 3, pid, dir);
+    // The detach and the input arrive while (or after) the helper saw the end: one end frame, and the input closed.
+    h.child.stdin.write(h.writer.frame("U", 3));
+    h.child.stdin.write(h.writer.frame("I", 3, Buffer.from("late\n")));
+    await eventually(() => acks(h, 3).length === 1, "the input's ack");
+    expect(acks(h, 3)).toEqual([INPUT_STATUS.closed]);
+    await stillServes(h);
+    expect(h.frames.filter((f) => f.type === "x" && f.id === 3)).toHaveLength(1);
+    // An input for a channel long gone: closed, not a violation.
+    h.child.stdin.write(h.writer.frame("I", 3, Buffer.from("later\n")));
+    await eventually(() => acks(h, 3).length === 2, "the second ack");
+    expect(acks(h, 3)[1]).toBe(INPUT_STATUS.closed);
+    await stillServes(h);
+  });
+
+  it("keeps its memory bounded while a process floods and Node does not read", async () => {
+    const h = await startReady();
+    const rss = (): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${h.child.pid}/status`, "utf8"))![1]);
+    const before = rss();
+    // 64 MiB through a 4 MiB bounded log; the reader stops reading while most of it is written.
+    const { pid, dir } = await launch(h, "head -c 67108864 /dev/zero", 4 << 20);
+    h.child.stdout.pause();
+    attach(h, 4, pid, dir);
+    await eventually(() => !alive(pid), "the flood's end", 120_000);
+    const during = rss();
+    h.child.stdout.resume();
+    await eventually(() => endOf(h, 4) !== undefined, "the end");
+    expect(endOf(h, 4)).toBe(PROC_END.ended);
+    // What it held while blocked on Node: about one output frame (256 KiB), never the flood.
+    expect(during - before).toBeLessThan(4096);
+    // The middle is gone as it is for poll (log-bound.ts); what came is the head and the tail kept.
+    const got = streamed(h, 4).length;
+    expect(got).toBeGreaterThanOrEqual(1 << 20);
+    expect(got).toBeLessThanOrEqual(64 << 20);
+    await stillServes(h);
+  });
+
+  it("gives two attaches to one process the whole stream each, and refuses a pid that is not its child", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "read -r _; echo one; echo two");
+    attach(h, 5, pid, dir);
+    attach(h, 6, pid, dir);
+    attach(h, 7, process.pid, dir);
+    await eventually(() => endOf(h, 7) !== undefined, "the refusal");
+    expect(endOf(h, 7)).toBe(PROC_END.refused);
+    await eventually(async () => {
+      h.child.stdin.write(h.writer.frame("I", 5, Buffer.from("go\n")));
+      const before = acks(h, 5).length;
+      await eventually(() => acks(h, 5).length > before, "the ack");
+      return acks(h, 5).at(-1) === INPUT_STATUS.written;
+    }, "a written input");
+    await eventually(() => endOf(h, 5) !== undefined && endOf(h, 6) !== undefined, "both ends");
+    expect([endOf(h, 5), endOf(h, 6)]).toEqual([PROC_END.ended, PROC_END.ended]);
+    expect(streamed(h, 5).toString()).toBe("one\ntwo\n");
+    expect(streamed(h, 6).toString()).toBe("one\ntwo\n");
+    await stillServes(h);
+  });
+
+  it("detaching one of two attaches to a process leaves the other streaming (they share its directory's watch)", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "cat");
+    attach(h, 12, pid, dir);
+    attach(h, 13, pid, dir);
+    h.child.stdin.write(h.writer.frame("U", 12));
+    await eventually(() => endOf(h, 12) !== undefined, "the detach");
+    await eventually(async () => {
+      h.child.stdin.write(h.writer.frame("I", 13, Buffer.from("still\n")));
+      const before = acks(h, 13).length;
+      await eventually(() => acks(h, 13).length > before, "the ack");
+      return acks(h, 13).at(-1) === INPUT_STATUS.written;
+    }, "a written input");
+    await eventually(() => streamed(h, 13).toString() === "still\n", "the echo on the other channel");
+    expect(streamed(h, 12).toString()).toBe("");
+    await stillServes(h);
+  });
+
+  it("writes no keystroke into a file a command put in place of the process's stdin FIFO", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "sleep 1000");
+    await eventually(() => existsSync(join(dir, "holder")) && statSync(join(dir, "holder")).size > 0, "the holder");
+    rmSync(join(dir, "in"));
+    writeFileSync(join(dir, "in"), "");
+    attach(h, 14, pid, dir);
+    h.child.stdin.write(h.writer.frame("I", 14, Buffer.from("secret\n")));
+    await eventually(() => acks(h, 14).length === 1, "the ack");
+    expect(acks(h, 14)).toEqual([INPUT_STATUS.closed]);
+    expect(readFileSync(join(dir, "in"), "utf8")).toBe("");
+  });
+
+  it("holds an input the process does not read (no ack), and acks it closed once the process is killed", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "sleep 1000");
+    attach(h, 9, pid, dir);
+    const full = Buffer.alloc(65536, 0x61);
+    await eventually(async () => {
+      h.child.stdin.write(h.writer.frame("I", 9, full));
+      const before = acks(h, 9).length;
+      await eventually(() => acks(h, 9).length > before, "the ack");
+      return acks(h, 9).at(-1) === INPUT_STATUS.written;
+    }, "a written input");
+    // Its stdin's pipe is full now: this one waits in the helper, which serves on meanwhile.
+    const acked = acks(h, 9).length;
+    h.child.stdin.write(h.writer.frame("I", 9, Buffer.from("more\n")));
+    await stillServes(h);
+    expect(acks(h, 9)).toHaveLength(acked);
+    process.kill(-pid, "SIGKILL");
+    await eventually(() => endOf(h, 9) !== undefined, "the end");
+    expect(acks(h, 9).slice(acked)).toEqual([INPUT_STATUS.closed]);
+    expect(endOf(h, 9)).toBe(PROC_END.ended);
+    expect(alive(pid)).toBe(false);
+    // Its stdin's last reader (the holder, in the group) is gone too: nothing of the group is left.
+    expect(() => process.kill(-pid, 0)).toThrow();
+  });
+
+  it("ends the helper with the protocol code on an attach of a channel already open", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "sleep 1000");
+    attach(h, 8, pid, dir);
+    attach(h, 8, pid, dir);
+    expect(await h.exited).toBe(6);
+    expect(h.stderr()).toMatch(/process channel 8 is already attached/);
+  });
+});
