@@ -20,6 +20,8 @@ export interface LocalTransportOptions {
   sandbox?: SandboxOptions | undefined;
   /** The session's first cwd, which the sandbox's relative paths resolve against; default: this process's cwd. */
   cwd?: string | undefined;
+  /** A declared workspace root, which the sandbox shows as an overlay (sandbox/overlay.ts). */
+  workspace?: string | undefined;
   /** Run calls through the fast-path helper when it is available (docs/fast-path.md); default true. */
   fastPath?: boolean | undefined;
   /** The helper program; default: the one built into this package (tests point it elsewhere). */

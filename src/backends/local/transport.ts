@@ -122,6 +122,7 @@ export class LocalTransport implements Transport {
           stateDir: this.#stateDir,
           privateRoot: fastTempRoot(),
           bash: this.#bash,
+          workspace: this.#options.workspace,
         });
       } catch (error) {
         await sandbox.stop();
@@ -317,6 +318,16 @@ ${script}`;
   async endProcesses(): Promise<void> {
     await this.#endProcesses();
     this.#startFastPath();
+  }
+
+  /** Stops the fast path (its launcher holds the session's cwd) until resumeFastPath; calls take the plain path meanwhile. */
+  pauseFastPath(): void {
+    this.#fast?.stop();
+    this.#fast = undefined;
+  }
+
+  resumeFastPath(): void {
+    if (this.#fast === undefined) this.#startFastPath();
   }
 
   async stop(): Promise<void> {
