@@ -19,6 +19,7 @@ import { CheckpointError, createEnvironment, InvalidOptionError, type Environmen
 import { alive, eventually } from "../../helpers/processes.js";
 import { LocalCheckpoints } from "../../../src/backends/local/checkpoint.js";
 import { runOk as run } from "../../helpers/session.js";
+import { tree } from "../../helpers/tree.js";
 
 let base: string;
 let ws: string;
@@ -42,27 +43,6 @@ async function open(config: Record<string, unknown> = {}): Promise<Environment> 
   const env = await createEnvironment({ workspace: ws, cwd: ws, ...config });
   opened.push(env);
   return env;
-}
-
-/** Every entry under `root`: its type, mode and contents or link target. */
-function tree(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string, rel: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      const key = rel === "" ? name : `${rel}/${name}`;
-      const st = lstatSync(path);
-      const mode = (st.mode & 0o7777).toString(8);
-      if (st.isSymbolicLink()) out[key] = `link -> ${readlinkSync(path)}`;
-      else if (st.isDirectory()) {
-        out[key] = `dir ${mode}`;
-        walk(path, key);
-      } else out[key] = `file ${mode} ${readFileSync(path, "utf8")}`;
-    }
-  };
-  out["."] = `dir ${(lstatSync(root).mode & 0o7777).toString(8)}`;
-  walk(root, "");
-  return out;
 }
 
 const checkpointDirs = (env: Environment) => join(dirname(env.paths.snapshot), "checkpoints");

@@ -20,6 +20,7 @@
 
 import { spawn } from "node:child_process";
 import { chownSync, mkdirSync } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CheckpointError } from "../../../core/errors.js";
 
@@ -127,7 +128,6 @@ rm -rf -- w${old.upper}`;
   /** Removes layers no checkpoint and not the stack now needs. */
   async forget(keep: Iterable<number>): Promise<void> {
     const kept = new Set([...keep, ...this.#stack.chain, this.#stack.upper]);
-    const { readdir, rm } = await import("node:fs/promises");
     const names = await readdir(this.layers).catch(() => [] as string[]);
     const gone = names.filter((name) => /^\d+$/.test(name) && !kept.has(Number(name)));
     await Promise.all(gone.map((name) => rm(join(this.layers, name), { recursive: true, force: true })));
