@@ -13,7 +13,7 @@ import type { Environment } from "../../../core/environment.js";
 import { CheckpointError, UnsupportedError } from "../../../core/errors.js";
 import { LocalCheckpoints, type LocalCheckpointHooks } from "../checkpoint.js";
 import type { WorkspaceOverlay } from "./overlay.js";
-import { writeBack } from "./overlay-writeback.js";
+import { rescue, writeBack } from "./overlay-writeback.js";
 
 export interface OverlayCheckpointHooks extends Omit<LocalCheckpointHooks, "openChild"> {
   /** The session's overlay (valid once the transport started). */
@@ -116,7 +116,12 @@ export class OverlayCheckpoints implements CheckpointSupport {
     const overlay = this.#hooks.overlay();
     if (overlay === undefined) return;
     await this.#hooks.endProcesses();
-    await writeBack(overlay.merged, overlay.root, overlay.layerDirs);
+    try {
+      await writeBack(overlay.merged, overlay.root, overlay.layerDirs);
+    } catch (error) {
+      // The layers go with the state dir: what the session made is copied whole beside the root first.
+      throw await rescue(overlay, error);
+    }
   }
 
   async #forget(): Promise<void> {

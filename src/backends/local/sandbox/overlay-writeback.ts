@@ -12,7 +12,8 @@
  */
 
 import { spawn } from "node:child_process";
-import { chmodSync, chownSync, lstatSync, readdirSync, rmSync, utimesSync, type Stats } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { CheckpointError } from "../../../core/errors.js";
 
@@ -51,6 +52,31 @@ async function sync(merged: string, host: string, layers: string[], rel: string)
   for (let i = 0; i < copies.length; i += BATCH) await cp(copies.slice(i, i + BATCH), join(host, rel));
 }
 
+/**
+ * After a failed write-back (the host's disk is full, a file there is not
+ * writable): the workspace as the session left it, copied whole to
+ * `<root>.shellwright-unsaved-<tag>`, and a warning on this process's stderr
+ * naming it, since close() itself reports no error. The error to throw.
+ */
+export async function rescue(overlay: { merged: string; root: string }, error: unknown): Promise<CheckpointError> {
+  const reason = error instanceof Error ? error.message : String(error);
+  const kept = `${overlay.root}.shellwright-unsaved-${randomBytes(6).toString("hex")}`;
+  let message: string;
+  try {
+    mkdirSync(kept, { mode: 0o700 });
+    await cp(
+      readdirSync(overlay.merged).map((name) => join(overlay.merged, name)),
+      kept,
+    );
+    message = `The session's changes to ${overlay.root} could not all be written back (${reason}); the workspace as the session left it is in ${kept}`;
+  } catch (again) {
+    const why = again instanceof Error ? again.message : String(again);
+    message = `The session's changes to ${overlay.root} could not all be written back (${reason}), nor copied to ${kept} (${why}); they are lost`;
+  }
+  process.emitWarning(message, { code: "SHELLWRIGHT_WORKSPACE_UNSAVED" });
+  return new CheckpointError("failed", message, { cause: error, backend: "local" });
+}
+
 function rm(path: string): void {
   rmSync(path, { recursive: true, force: true });
 }
@@ -71,9 +97,13 @@ function cp(sources: string[], into: string): Promise<void> {
       code === 0
         ? resolve()
         : reject(
-            new CheckpointError("failed", `Cannot write the workspace back to ${into}: cp exited ${code}: ${err.trim()}`, {
-              backend: "local",
-            }),
+            new CheckpointError(
+              "failed",
+              `Cannot write the workspace back to ${into}: cp exited ${code}: ${err.trim()}`,
+              {
+                backend: "local",
+              },
+            ),
           ),
     );
   });

@@ -140,7 +140,16 @@ rm -rf -- w${old.upper}`;
 
   /** Runs `script` in the layers dir, as root in the sandbox's mount namespace; resolves its stdout. */
   #run(script: string, what: string, explain?: (code: number | null) => CheckpointError | undefined): Promise<string> {
-    const argv = ["--target", String(this.#initPid), "--mount", "--pid", "--", "sh", "-c", `cd -- "$LAYERS" || exit 1\n${script}`];
+    const argv = [
+      "--target",
+      String(this.#initPid),
+      "--mount",
+      "--pid",
+      "--",
+      "sh",
+      "-c",
+      `cd -- "$LAYERS" || exit 1\n${script}`,
+    ];
     return new Promise((resolve, reject) => {
       const child = spawn(this.#nsenter, argv, {
         stdio: ["ignore", "pipe", "pipe"],

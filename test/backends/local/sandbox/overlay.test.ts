@@ -75,7 +75,7 @@ const CHANGES = [
 describe.skipIf(!HAVE_BWRAP || !ROOT)(
   `a sandboxed workspace as overlay layers (${HAVE_BWRAP ? "needs root" : SKIP_REASON})`,
   () => {
-    it.each(PATHS)(
+    it.for(PATHS)(
       "rollback makes the workspace what it was; the host dir stays as it was until close ($name)",
       async ({ fastPath }, context) => {
         skipUnlessPath(context, fastPath);
@@ -147,7 +147,14 @@ describe.skipIf(!HAVE_BWRAP || !ROOT)(
       expect((error as CheckpointError).reason).toBe("busy");
       expect(await run(env, "cat a.txt")).toBe("alpha");
       await run(env, `kill ${pid}`);
-      await eventually(async () => (await env.checkpoint().then(() => true, () => false)) === true, "a checkpoint");
+      await eventually(
+        async () =>
+          (await env.checkpoint().then(
+            () => true,
+            () => false,
+          )) === true,
+        "a checkpoint",
+      );
       const go = join(world.root, `go-${Math.random().toString(36).slice(2)}`);
       const running = env.execute(`while [ ! -e ${go} ]; do sleep 0.05; done`);
       await eventually(async () => {
