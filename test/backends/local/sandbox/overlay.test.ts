@@ -6,7 +6,8 @@
  */
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { basename, dirname, join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CheckpointError,
@@ -117,6 +118,29 @@ describe.skipIf(!HAVE_BWRAP || !ROOT)(
       expect(existsSync(state)).toBe(false);
       await eventually(() => !alive(init), "the sandbox's init to be gone (and its mount namespace with it)");
       expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(ws);
+    });
+
+    it("a write-back that fails at close keeps the workspace as the session left it beside the root, and warns", async () => {
+      const env = await open();
+      await run(env, "echo mine > a.txt && echo new > new.txt");
+      const final = inside(env);
+      // The host's a.txt cannot be replaced, even by root: the write-back fails halfway.
+      execFileSync("chattr", ["+i", join(ws, "a.txt")]);
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error): number => warnings.push(warning);
+      process.on("warning", onWarning);
+      try {
+        await env.close();
+      } finally {
+        process.off("warning", onWarning);
+        execFileSync("chattr", ["-i", join(ws, "a.txt")]);
+      }
+      const kept = readdirSync(world.work).filter((name) => name.startsWith(`${basename(ws)}.shellwright-unsaved-`));
+      expect(kept).toHaveLength(1);
+      const copy = join(world.work, kept[0]!);
+      expect({ ...tree(copy), ".": final["."] }).toEqual(final);
+      expect(warnings.map((w) => w.message).join("\n")).toContain(copy);
+      rmSync(copy, { recursive: true });
     });
 
     it("checkpoints stack: roll back, roll forward again, release; a layer goes once nothing stands on it", async () => {
