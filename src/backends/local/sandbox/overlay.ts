@@ -19,7 +19,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { chownSync, mkdirSync } from "node:fs";
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CheckpointError } from "../../../core/errors.js";
@@ -39,6 +39,9 @@ const OPTIONS = "redirect_dir=off,index=off,metacopy=off,xino=off";
  * launcher, stopped just before, holds its cwd there until it is gone.
  */
 const UNMOUNT = `n=0; until umount -- "$ROOT" 2>/dev/null; do n=$((n+1)); [ $n -lt 100 ] || break; sleep 0.02; done; [ $n -lt 100 ]`;
+
+/** The error for a script's exit code, when it has a meaning of its own. */
+type Explain = (code: number | null) => CheckpointError | undefined;
 
 export interface OverlayStack {
   /** Frozen layers, newest first. */
@@ -79,6 +82,7 @@ export class WorkspaceOverlay {
   /** Once the sandbox runs: the host directory bound as `lower`, the first overlay mounted over the root. */
   async mount(initPid: number): Promise<void> {
     this.#initPid = initPid;
+    this.#makeUpper(this.#stack);
     await this.#run(`mount --bind -- "$ROOT" lower && ${mountLine(this.#stack)}`, "mount the workspace overlay");
   }
 
@@ -96,11 +100,10 @@ export class WorkspaceOverlay {
       );
     const old = this.#stack;
     const next: OverlayStack = { chain: [old.upper, ...old.chain], upper: this.#next++ };
+    this.#makeUpper(next);
     const script = `${UNMOUNT} || exit 75
-${mountLine(next)} || { ${mountLine(old, true)}; exit 1; }
-rm -rf -- w${old.upper}
-du -s -b -- ${old.upper}`;
-    const out = await this.#run(script, "take a checkpoint", (code) =>
+${mountLine(next)} || { ${mountLine(old)}; exit 1; }`;
+    await this.#mountOrDrop(next, script, "take a checkpoint", (code) =>
       code === 75
         ? new CheckpointError(
             "busy",
@@ -110,7 +113,8 @@ du -s -b -- ${old.upper}`;
         : undefined,
     );
     this.#stack = next;
-    return { chain: next.chain, bytes: Number.parseInt(out, 10) || 0 };
+    this.#removeWork(old);
+    return { chain: next.chain, bytes: treeBytes(join(this.layers, String(old.upper))) };
   }
 
   /** With the session's processes ended: the layers of `chain` with a fresh upper, over the root. */
@@ -118,11 +122,43 @@ du -s -b -- ${old.upper}`;
     const old = this.#stack;
     const next: OverlayStack = { chain: [...chain], upper: this.#next++ };
     // Lazily detached if anything still holds it: the processes are ended, the mount goes with the last of them.
+    this.#makeUpper(next);
     const script = `${UNMOUNT} || umount -l -- "$ROOT" || exit 1
-${mountLine(next)} || { ${mountLine(old, true)}; exit 1; }
-rm -rf -- w${old.upper}`;
-    await this.#run(script, "roll back");
+${mountLine(next)} || { ${mountLine(old)}; exit 1; }`;
+    await this.#mountOrDrop(next, script, "roll back");
     this.#stack = next;
+    this.#removeWork(old);
+  }
+
+  /**
+   * A fresh upper layer and its work dir, made from the host. The overlay's
+   * root shows the upper's own mode, owner and times, so the new upper takes
+   * those the root showed when its top layer was frozen (the host dir's at first).
+   */
+  #makeUpper(stack: OverlayStack): void {
+    const upper = join(this.layers, String(stack.upper));
+    mkdirSync(upper);
+    mkdirSync(join(this.layers, `w${stack.upper}`));
+    const top = stack.chain[0] === undefined ? this.root : join(this.layers, String(stack.chain[0]));
+    const st = lstatSync(top);
+    chownSync(upper, st.uid, st.gid);
+    chmodSync(upper, st.mode & 0o7777);
+    utimesSync(upper, st.atime, st.mtime);
+  }
+
+  /** Runs a remount of `next`; when it fails, `next`'s fresh dirs go (the stack is still the old one). */
+  async #mountOrDrop(next: OverlayStack, script: string, what: string, explain?: Explain): Promise<void> {
+    try {
+      await this.#run(script, what, explain);
+    } catch (error) {
+      for (const name of [String(next.upper), `w${next.upper}`])
+        rmSync(join(this.layers, name), { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  #removeWork(stack: OverlayStack): void {
+    rmSync(join(this.layers, `w${stack.upper}`), { recursive: true, force: true });
   }
 
   /** Removes layers no checkpoint and not the stack now needs. */
@@ -139,7 +175,7 @@ rm -rf -- w${old.upper}`;
   }
 
   /** Runs `script` in the layers dir, as root in the sandbox's mount namespace; resolves its stdout. */
-  #run(script: string, what: string, explain?: (code: number | null) => CheckpointError | undefined): Promise<string> {
+  #run(script: string, what: string, explain?: Explain): Promise<string> {
     const argv = [
       "--target",
       String(this.#initPid),
@@ -176,9 +212,18 @@ rm -rf -- w${old.upper}`;
 }
 
 /** The mount of `stack` over the root, run in the layers dir (short relative names keep the options small). */
-function mountLine(stack: OverlayStack, again = false): string {
+function mountLine(stack: OverlayStack): string {
   const lower = [...stack.chain.map(String), "lower"].join(":");
   const work = `w${stack.upper}`;
-  const make = again ? "" : `mkdir -- ${stack.upper} ${work} && `;
-  return `${make}mount -t overlay overlay -o ${OPTIONS},lowerdir=${lower},upperdir=${stack.upper},workdir=${work} -- "$ROOT"`;
+  return `mount -t overlay overlay -o ${OPTIONS},lowerdir=${lower},upperdir=${stack.upper},workdir=${work} -- "$ROOT"`;
+}
+
+/** The apparent size of what a layer holds (small: only what changed). */
+function treeBytes(dir: string): number {
+  let bytes = 0;
+  for (const name of readdirSync(dir)) {
+    const st = lstatSync(join(dir, name));
+    bytes += st.isDirectory() ? treeBytes(join(dir, name)) : st.size;
+  }
+  return bytes;
 }

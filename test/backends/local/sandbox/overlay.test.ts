@@ -5,7 +5,7 @@
  * mount or dir behind; a command inside cannot unmount, cover or reach them.
  */
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { basename, dirname, join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -33,6 +33,8 @@ beforeEach(() => {
   writeFileSync(join(ws, "sub", "b.txt"), "beta\n");
   writeFileSync(join(ws, "sub", "deep", "c.txt"), "gamma\n");
   writeFileSync(join(ws, "run.sh"), "#!/bin/sh\n", { mode: 0o755 });
+  // Not mkdir's default: the overlay's root shows its upper layer's mode, which must be the host dir's.
+  chmodSync(ws, 0o750);
 });
 
 afterEach(async () => {
@@ -84,6 +86,7 @@ describe.skipIf(!HAVE_BWRAP || !ROOT)(
         const env = await open({ fastPath });
         await executeOn(env, fastPath, "ln -s sub/b.txt blink && chmod 0750 sub/deep");
         const before = inside(env);
+        expect(before["."]).toBe("dir 750");
         const cp = await env.checkpoint();
         expect(cp.holds.workspace?.root).toBe(ws);
         const outside = `${ws}.outside.txt`;
