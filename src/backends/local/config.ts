@@ -68,7 +68,8 @@ export interface LocalConfig extends CommonConfig {
   reuseLoginSnapshot?: boolean;
   /**
    * The directory checkpoints copy and rollbacks restore (docs/branching.md);
-   * without it a checkpoint holds the shell state only. Not with `sandbox` yet.
+   * without it a checkpoint holds the shell state only. With `sandbox` (as
+   * root) it is an overlay inside the sandbox, written into the directory at close.
    */
   workspace?: string;
   /** The largest workspace a checkpoint or fork copies, in bytes. @default 1 GiB */
