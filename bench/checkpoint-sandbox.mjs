@@ -75,10 +75,10 @@ console.log(
 );
 printFloorTable([
   ["floor: nsenter into the sandbox's mount namespace, `true`", times.nsenter, times.nsenter],
-  ["floor: execute(\"true\")", times.execute, times.execute],
+  ['floor: execute("true")', times.execute, times.execute],
   ["floor: cp --reflink=auto -a of the workspace (a checkpoint without the sandbox)", times.copy, times.copy],
   ["checkpoint()", times.save, times.nsenter],
   ["checkpoint() vs the copy", times.save, times.copy],
   ["rollback() (1 MB rewritten)", times.restore, times.nsenter],
-  ["rollback() vs execute(\"true\")", times.restore, times.execute],
+  ['rollback() vs execute("true")', times.restore, times.execute],
 ]);
