@@ -25,7 +25,9 @@ for (let i = 0; i < MB; i++) writeFileSync(join(ws, `f${i}`), randomBytes(1024 *
 const env = await createEnvironment({ workspace: ws, cwd: ws, sandbox: { writable: [ws] } });
 const stateDir = dirname(env.paths.snapshot);
 const init = initPid(stateDir);
-const times = { nsenter: [], execute: [], copy: [], save: [], restore: [] };
+// The same sandbox without a workspace: its checkpoints hold the shell state only (what the overlay adds to).
+const shellOnly = await createEnvironment({ cwd: ws, sandbox: { writable: [ws] } });
+const times = { nsenter: [], execute: [], copy: [], save: [], restore: [], shellSave: [], shellRestore: [] };
 try {
   await env.execute("true");
   for (let i = 0; i < RUNS; i++) {
@@ -41,6 +43,14 @@ try {
     rmSync(join(base, "floor"), { recursive: true, force: true });
 
     started = performance.now();
+    const shell = await shellOnly.checkpoint();
+    times.shellSave.push(performance.now() - started);
+    started = performance.now();
+    await shellOnly.rollback(shell);
+    times.shellRestore.push(performance.now() - started);
+    await shellOnly.releaseCheckpoint(shell);
+
+    started = performance.now();
     const checkpoint = await env.checkpoint();
     times.save.push(performance.now() - started);
     await env.execute(`head -c 1048576 /dev/urandom > f${i % MB}`);
@@ -51,6 +61,7 @@ try {
   }
 } finally {
   await env.close();
+  await shellOnly.close();
   rmSync(base, { recursive: true, force: true });
 }
 
@@ -77,8 +88,11 @@ printFloorTable([
   ["floor: nsenter into the sandbox's mount namespace, `true`", times.nsenter, times.nsenter],
   ['floor: execute("true")', times.execute, times.execute],
   ["floor: cp --reflink=auto -a of the workspace (a checkpoint without the sandbox)", times.copy, times.copy],
+  ["floor: checkpoint() of the shell state only (same sandbox, no workspace)", times.shellSave, times.shellSave],
+  ["floor: rollback() of the shell state only", times.shellRestore, times.shellRestore],
   ["checkpoint()", times.save, times.nsenter],
+  ["checkpoint() vs the shell state's", times.save, times.shellSave],
   ["checkpoint() vs the copy", times.save, times.copy],
   ["rollback() (1 MB rewritten)", times.restore, times.nsenter],
-  ['rollback() vs execute("true")', times.restore, times.execute],
+  ["rollback() vs the shell state's", times.restore, times.shellRestore],
 ]);

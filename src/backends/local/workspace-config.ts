@@ -39,6 +39,11 @@ export function normalizeWorkspace(raw: Record<string, unknown>): WorkspaceOptio
     throw bad(
       "cannot be checkpointed inside the sandbox without root: its overlay needs root to mount (docs/branching.md); leave out `sandbox` or `workspace`",
     );
+  // Its changes reach the directory at close; a session that outlives this process (a named one) is never closed here.
+  if (raw.sandbox !== undefined && raw.sandbox !== false && raw.outliveOwner === true)
+    throw bad(
+      "cannot be kept inside the sandbox by a session that outlives this process (a named session, outliveOwner): its changes reach the directory at close, and its sandbox ends with this process; leave out `sandbox` or `workspace`",
+    );
   const stateDir = optionalShellString("stateDir", raw.stateDir);
   if (stateDir !== undefined && (inside(resolve(stateDir), root) || inside(physical(resolve(stateDir)), root)))
     throw new InvalidOptionError(

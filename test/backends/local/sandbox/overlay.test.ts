@@ -229,6 +229,8 @@ describe.skipIf(!HAVE_BWRAP || !ROOT)(
       await expect(writable).rejects.toThrow(/holds the writable root/);
       const denied = open({ sandbox: { writable: [ws], denyRead: [join(ws, "sub")] } });
       await expect(denied).rejects.toThrow(/which the sandbox hides/);
+      // A named session outlives this process, and its sandbox does not: its changes would never be written back.
+      await expect(open({ outliveOwner: true })).rejects.toThrow(/outlives this process/);
       rmSync(join(ws, "sub"), { recursive: true });
     });
   },
