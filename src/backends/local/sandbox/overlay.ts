@@ -83,7 +83,7 @@ export class WorkspaceOverlay {
   async mount(initPid: number): Promise<void> {
     this.#initPid = initPid;
     this.#makeUpper(this.#stack);
-    await this.#run(`mount --bind -- "$ROOT" lower && ${mountLine(this.#stack)}`, "mount the workspace overlay");
+    await this.#run(`mount --bind -o ro -- "$ROOT" lower && ${mountLine(this.#stack)}`, "mount the workspace overlay");
   }
 
   /**

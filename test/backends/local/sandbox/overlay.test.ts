@@ -212,6 +212,19 @@ describe.skipIf(!HAVE_BWRAP || !ROOT)(
         const result = await env.execute(`${attempt} 2>&1`);
         expect(result.exitCode, `${attempt}: ${result.output}`).not.toBe(0);
       }
+      // The host dir below the overlay is bound read-only, also where the overlay takes it from.
+      const lower = execFileSync("nsenter", [
+        "--target",
+        String(initPid(env)),
+        "--mount",
+        "--pid",
+        "--",
+        "findmnt",
+        "-no",
+        "OPTIONS",
+        `${layers}/lower`,
+      ]);
+      expect(lower.toString()).toMatch(/^ro,/);
       await run(env, "echo mine > a.txt");
       expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("alpha\n");
       await env.rollback(cp);
