@@ -28,7 +28,7 @@ function open(
     const transport = new LocalTransport({ ...local, cwd: options.cwd, workspace: workspace.root });
     transport.checkpoints = new OverlayCheckpoints(workspace.root, {
       stateDir: () => transport.tempDir,
-      endProcesses: () => transport.endProcesses(),
+      endProcesses: (restartFastPath) => transport.endProcesses(restartFastPath),
       prepareFastPath: (snapshot) => transport.fastPath?.prepare(snapshot),
       overlay: () => transport.sandbox?.overlay,
       pauseFastPath: () => transport.pauseFastPath(),

@@ -314,10 +314,10 @@ ${script}`;
     return result.clean;
   }
 
-  /** Ends every process of the session as stop() does, then starts a new fast path (a rollback's first step). */
-  async endProcesses(): Promise<void> {
+  /** Ends every process of the session as stop() does, then starts a new fast path unless told not to (a rollback's first step). */
+  async endProcesses(restartFastPath = true): Promise<void> {
     await this.#endProcesses();
-    this.#startFastPath();
+    if (restartFastPath) this.#startFastPath();
   }
 
   /** Stops the fast path (its launcher holds the session's cwd) until resumeFastPath; calls take the plain path meanwhile. */

@@ -15,7 +15,9 @@ import { LocalCheckpoints, type LocalCheckpointHooks } from "../checkpoint.js";
 import type { WorkspaceOverlay } from "./overlay.js";
 import { rescue, writeBack } from "./overlay-writeback.js";
 
-export interface OverlayCheckpointHooks extends Omit<LocalCheckpointHooks, "openChild"> {
+export interface OverlayCheckpointHooks extends Omit<LocalCheckpointHooks, "openChild" | "endProcesses"> {
+  /** Ends the session's processes; starts a new fast path unless `restartFastPath` is false. */
+  endProcesses(restartFastPath?: boolean): Promise<void>;
   /** The session's overlay (valid once the transport started). */
   overlay(): WorkspaceOverlay | undefined;
   /** Stops the fast path, whose launcher holds its cwd in the workspace and so keeps the overlay from unmounting. */
@@ -38,9 +40,9 @@ export class OverlayCheckpoints implements CheckpointSupport {
     this.#shell = new LocalCheckpoints(undefined, {
       ...hooks,
       endProcesses: async () => {
-        await hooks.endProcesses();
-        if (this.#restoring === undefined) return;
-        hooks.pauseFastPath();
+        if (this.#restoring === undefined) return hooks.endProcesses();
+        // The fast path starts again only over the new mount: its launcher would hold the old one.
+        await hooks.endProcesses(false);
         try {
           await this.#overlay().restore(this.#restoring);
         } finally {
@@ -115,7 +117,7 @@ export class OverlayCheckpoints implements CheckpointSupport {
     await this.#shell.close();
     const overlay = this.#hooks.overlay();
     if (overlay === undefined) return;
-    await this.#hooks.endProcesses();
+    await this.#hooks.endProcesses(false);
     try {
       await writeBack(overlay.merged, overlay.root, overlay.layerDirs);
     } catch (error) {
