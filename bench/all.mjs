@@ -23,6 +23,12 @@ const benches = [
   { name: "state-dir", file: "bench/state-dir.mjs" },
   // Checkpoint and rollback of a 200 MB local workspace (docs/branching.md).
   { name: "checkpoint", file: "bench/checkpoint.mjs" },
+  // The same in the local sandbox, where the workspace is overlay layers (needs root and bwrap).
+  {
+    name: "checkpoint-sandbox",
+    file: "bench/checkpoint-sandbox.mjs",
+    needs: () => process.getuid?.() === 0 && spawnSync("bwrap", ["--version"]).status === 0,
+  },
   // The same on docker, beside `docker commit`, and fork of 16 (needs the engine and the test image).
   {
     name: "checkpoint-docker",

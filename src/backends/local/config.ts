@@ -20,6 +20,8 @@ export interface LocalTransportOptions {
   sandbox?: SandboxOptions | undefined;
   /** The session's first cwd, which the sandbox's relative paths resolve against; default: this process's cwd. */
   cwd?: string | undefined;
+  /** A declared workspace root, which the sandbox shows as an overlay (sandbox/overlay.ts). */
+  workspace?: string | undefined;
   /** Run calls through the fast-path helper when it is available (docs/fast-path.md); default true. */
   fastPath?: boolean | undefined;
   /** The helper program; default: the one built into this package (tests point it elsewhere). */
@@ -66,7 +68,8 @@ export interface LocalConfig extends CommonConfig {
   reuseLoginSnapshot?: boolean;
   /**
    * The directory checkpoints copy and rollbacks restore (docs/branching.md);
-   * without it a checkpoint holds the shell state only. Not with `sandbox` yet.
+   * without it a checkpoint holds the shell state only. With `sandbox` (as
+   * root) it is an overlay inside the sandbox, written into the directory at close.
    */
   workspace?: string;
   /** The largest workspace a checkpoint or fork copies, in bytes. @default 1 GiB */

@@ -8,6 +8,7 @@ import { sessionOptions } from "../shared/config.js";
 import { normalizeLocalConfig } from "./config.js";
 import { LocalTransport } from "./transport.js";
 import { LocalCheckpoints } from "./checkpoint.js";
+import { OverlayCheckpoints } from "./sandbox/overlay-checkpoints.js";
 import { normalizeWorkspace, type WorkspaceOptions } from "./workspace-config.js";
 
 export function openLocal(raw: Record<string, unknown>): Promise<Environment> {
@@ -23,6 +24,18 @@ function open(
   ownsWorkspace: boolean,
 ): Promise<Session> {
   const options = sessionOptions(raw, process.cwd());
+  if (local.sandbox !== undefined && workspace !== undefined) {
+    const transport = new LocalTransport({ ...local, cwd: options.cwd, workspace: workspace.root });
+    transport.checkpoints = new OverlayCheckpoints(workspace.root, {
+      stateDir: () => transport.tempDir,
+      endProcesses: (restartFastPath) => transport.endProcesses(restartFastPath),
+      prepareFastPath: (snapshot) => transport.fastPath?.prepare(snapshot),
+      overlay: () => transport.sandbox?.overlay,
+      pauseFastPath: () => transport.pauseFastPath(),
+      resumeFastPath: () => transport.resumeFastPath(),
+    });
+    return Session.open(transport, options);
+  }
   const transport = new LocalTransport({ ...local, cwd: options.cwd });
   transport.checkpoints = new LocalCheckpoints(
     workspace,

@@ -122,6 +122,7 @@ export class LocalTransport implements Transport {
           stateDir: this.#stateDir,
           privateRoot: fastTempRoot(),
           bash: this.#bash,
+          workspace: this.#options.workspace,
         });
       } catch (error) {
         await sandbox.stop();
@@ -313,10 +314,20 @@ ${script}`;
     return result.clean;
   }
 
-  /** Ends every process of the session as stop() does, then starts a new fast path (a rollback's first step). */
-  async endProcesses(): Promise<void> {
+  /** Ends every process of the session as stop() does, then starts a new fast path unless told not to (a rollback's first step). */
+  async endProcesses(restartFastPath = true): Promise<void> {
     await this.#endProcesses();
-    this.#startFastPath();
+    if (restartFastPath) this.#startFastPath();
+  }
+
+  /** Stops the fast path (its launcher holds the session's cwd) until resumeFastPath; calls take the plain path meanwhile. */
+  pauseFastPath(): void {
+    this.#fast?.stop();
+    this.#fast = undefined;
+  }
+
+  resumeFastPath(): void {
+    if (this.#fast === undefined) this.#startFastPath();
   }
 
   async stop(): Promise<void> {

@@ -34,8 +34,16 @@ export function normalizeWorkspace(raw: Record<string, unknown>): WorkspaceOptio
   if (dirname(root) === root) throw bad("is the filesystem's root; declare a directory below it");
   if (statSync(dirname(root)).dev !== statSync(root).dev)
     throw bad("is a mount point; a rollback swaps the directory by rename, so declare a directory below it");
-  if (raw.sandbox !== undefined && raw.sandbox !== false)
-    throw bad("cannot be checkpointed inside the sandbox yet (docs/branching.md); leave out `sandbox` or `workspace`");
+  // In the sandbox the workspace is an overlay, which only root can mount there (sandbox/overlay.ts).
+  if (raw.sandbox !== undefined && raw.sandbox !== false && process.getuid?.() !== 0)
+    throw bad(
+      "cannot be checkpointed inside the sandbox without root: its overlay needs root to mount (docs/branching.md); leave out `sandbox` or `workspace`",
+    );
+  // Its changes reach the directory at close; a session that outlives this process (a named one) is never closed here.
+  if (raw.sandbox !== undefined && raw.sandbox !== false && raw.outliveOwner === true)
+    throw bad(
+      "cannot be kept inside the sandbox by a session that outlives this process (a named session, outliveOwner): its changes reach the directory at close, and its sandbox ends with this process; leave out `sandbox` or `workspace`",
+    );
   const stateDir = optionalShellString("stateDir", raw.stateDir);
   if (stateDir !== undefined && (inside(resolve(stateDir), root) || inside(physical(resolve(stateDir)), root)))
     throw new InvalidOptionError(

@@ -28,6 +28,8 @@ export interface BwrapPlan {
   scratch?: string[] | undefined;
   /** Host files bound back read-only over the hidden dirs. @default [] */
   bindBack?: string[] | undefined;
+  /** A workspace seen as an overlay (overlay.ts): its root, bound read-only until the overlay covers it, and its layers dir. */
+  workspace?: { root: string; layers: string } | undefined;
 }
 
 /** bwrap's arguments up to and including "--"; the init command follows. */
@@ -61,9 +63,13 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   const covered = [...hidden, ...(plan.scratch ?? [])];
   // A writable dir around a covered one (a cwd of /) must not bring its sockets back: bound before the cover.
   const inHidden = (path: string): boolean => covered.some((dir) => path === dir || path.startsWith(`${dir}/`));
-  for (const path of sandbox.writable.filter((p) => !inHidden(p))) args.push("--bind", path, path);
+  // The workspace is writable through its overlay only: the host directory itself never is.
+  const ws = plan.workspace;
+  const writable = sandbox.writable.filter((path) => path !== ws?.root);
+  for (const path of writable.filter((p) => !inHidden(p))) args.push("--bind", path, path);
   for (const path of covered) args.push("--tmpfs", path);
-  for (const path of [...sandbox.writable.filter(inHidden), plan.stateDir]) args.push("--bind", path, path);
+  for (const path of [...writable.filter(inHidden), plan.stateDir]) args.push("--bind", path, path);
+  if (ws !== undefined) args.push("--ro-bind", ws.root, ws.root, "--bind", ws.layers, ws.layers);
   if (plan.proxySocket !== undefined) args.push("--ro-bind", plan.proxySocket, plan.proxySocket);
   for (const path of plan.bindBack ?? []) args.push("--ro-bind", path, path);
   for (const { path, directory } of sandbox.denyRead) {

@@ -23,6 +23,8 @@ import { hostRuntime, outermost } from "./host-runtime.js";
 import { checkSandboxSupport } from "./preflight.js";
 import { privatePaths } from "./private-paths.js";
 import { startAllowlistProxy, type AllowlistProxy } from "./proxy.js";
+import { checkWorkspace } from "./workspace.js";
+import { WorkspaceOverlay } from "./overlay.js";
 
 const START_TIMEOUT_MS = 15_000;
 
@@ -35,6 +37,8 @@ export interface SandboxStart {
   privateRoot: string;
   /** bash, for the init command when there is no bridge. */
   bash: string;
+  /** A declared workspace root: seen inside as an overlay whose layers the session's checkpoints keep (overlay.ts). */
+  workspace?: string | undefined;
 }
 
 export interface Launch {
@@ -50,6 +54,7 @@ export class LocalSandbox {
   #prefix: string[] = [];
   #proxy: AllowlistProxy | undefined;
   #proxyDir: string | undefined;
+  #overlay: WorkspaceOverlay | undefined;
   #stopped = false;
 
   constructor(options: SandboxOptions) {
@@ -59,6 +64,11 @@ export class LocalSandbox {
   /** The paths as resolved at start (for tests and diagnostics). */
   get resolved(): ResolvedSandbox | undefined {
     return this.#resolved;
+  }
+
+  /** The workspace's overlay, when the session declared a workspace. */
+  get overlay(): WorkspaceOverlay | undefined {
+    return this.#overlay;
   }
 
   /** The host pid of the sandbox's pid 1 (bwrap's init). */
@@ -86,8 +96,19 @@ export class LocalSandbox {
     const mine = privatePaths(start.stateDir);
     // A dir inside another is covered with it.
     const covers = outermost([...runtime.hidden, ...mine.roots, ...mine.scratch]);
+    const denyRead = [...sandbox.denyRead, ...mine.paths];
+    const overlay =
+      start.workspace === undefined
+        ? undefined
+        : new WorkspaceOverlay(
+            checkWorkspace(start.workspace, sandbox, [...denyRead.map((d) => d.path), ...covers]),
+            start.stateDir,
+            tools.nsenter,
+          );
+    overlay?.prepare();
     const plan = {
-      sandbox: { ...sandbox, denyRead: [...sandbox.denyRead, ...mine.paths] },
+      sandbox: { ...sandbox, denyRead },
+      workspace: overlay === undefined ? undefined : { root: overlay.root, layers: overlay.layers },
       stateDir: start.stateDir,
       proxySocket,
       hidden: covers.filter((dir) => !mine.scratch.includes(dir)),
@@ -110,6 +131,10 @@ export class LocalSandbox {
     child.once("exit", () => {
       this.#init = undefined;
     });
+    if (overlay !== undefined) {
+      this.#overlay = overlay;
+      await overlay.mount(info.childPid);
+    }
     child.unref();
     for (const stream of [child.stdout, child.stderr, child.stdio[3]])
       (stream as unknown as { unref?(): void } | null)?.unref?.();

@@ -115,6 +115,20 @@ describe("bwrap and nsenter command lines", () => {
     expect(bwrapArgs({ sandbox: { ...sandbox, network: "host" }, stateDir: "/s" })).not.toContain("--unshare-net");
   });
 
+  it("binds a workspace read-only, never writable, and its layers dir after the state dir (overlay.ts mounts over it)", () => {
+    const args = bwrapArgs({
+      sandbox: { ...sandbox, writable: ["/w", "/w/ws"] },
+      stateDir: "/dev/shm/s",
+      workspace: { root: "/w/ws", layers: "/dev/shm/s/layers" },
+    });
+    const at = (...op: string[]): number => args.findIndex((_, i) => op.every((part, k) => args[i + k] === part));
+    expect(at("--bind", "/w/ws")).toBe(-1);
+    expect(at("--bind", "/w", "/w")).toBeLessThan(at("--ro-bind", "/w/ws", "/w/ws"));
+    expect(at("--bind", "/dev/shm/s", "/dev/shm/s")).toBeLessThan(
+      at("--bind", "/dev/shm/s/layers", "/dev/shm/s/layers"),
+    );
+  });
+
   it("covers the host's runtime dirs, binds back what the session needs over them, and seals them last", () => {
     const args = bwrapArgs({
       sandbox: { ...sandbox, writable: ["/", "/run/pg"] },
