@@ -115,6 +115,9 @@ export function saveFailed(status: string, file: string): string {
 /** Room the dump file is given before the call, so that a call that fills the disk still has a block for `#F`. */
 export const DUMP_RESERVE_BYTES = 4096;
 
+/** The snapshot's line that names the session's cwd (`__sw_scwd=…`), which a call enters after sourcing it. */
+export const SNAPSHOT_CWD_VARIABLE = "__sw_scwd";
+
 function epilogue(plan: ScriptPlan, options: { dump: boolean; filterPrivateFunctions?: boolean }): string {
   const pending = shellQuote(pendingPaths(plan.paths, plan.callId).snapshot);
   const lines = [

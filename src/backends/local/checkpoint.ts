@@ -21,6 +21,8 @@ import type { CheckpointHost, CheckpointSupport } from "../../core/checkpoint-su
 import type { Environment } from "../../core/environment.js";
 import { checkAborted } from "../../core/branches.js";
 import { CheckpointError } from "../../core/errors.js";
+import { quoteCwd } from "../../core/quote.js";
+import { SNAPSHOT_CWD_VARIABLE } from "../../core/script.js";
 import { inside, type WorkspaceOptions } from "./workspace-config.js";
 import { copyStateFile, makePrivateDir, withDir } from "./state-files.js";
 import { forgetDir, recordDir } from "./checkpoint-dirs.js";
@@ -136,16 +138,30 @@ export class LocalCheckpoints implements CheckpointSupport {
     await rm(join(all, id), { recursive: true, force: true });
   }
 
-  async fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
-    const root = this.#workspace?.root;
+  fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
+    const workspace = this.#workspace;
+    return this.forkFrom(host, signal, workspace && { ...workspace, readFrom: workspace.root });
+  }
+
+  /**
+   * A child with its own copy of `workspace` (none without), its files read from `readFrom`: the root itself,
+   * or the overlay's view of it (sandbox/overlay-checkpoints.ts). The copy lies beside the root; the child
+   * removes it at close.
+   */
+  async forkFrom(
+    host: CheckpointHost,
+    signal: AbortSignal | undefined,
+    workspace: (WorkspaceOptions & { readFrom: string }) | undefined,
+  ): Promise<Environment> {
+    const root = workspace?.root;
     let copy: string | undefined;
     let cwd = host.cwd;
-    if (root !== undefined) {
-      await this.#measure("fork", signal);
+    if (workspace !== undefined && root !== undefined) {
+      await this.#measure("fork", signal, workspace, workspace.readFrom);
       copy = `${root}.fork-${randomBytes(6).toString("hex")}`;
       recordDir(this.#hooks.stateDir(), copy);
       try {
-        await copyTree(root, copy, signal, "fork");
+        await copyTree(workspace.readFrom, copy, signal, "fork");
       } catch (error) {
         this.#remove(copy);
         throw wrap(error, "fork");
@@ -157,7 +173,9 @@ export class LocalCheckpoints implements CheckpointSupport {
       child = await this.#hooks.openChild(copy, cwd);
       // The parent's state, renamed into place: the child's fast path sees a new inode and reloads it.
       const pending = `${child.paths.snapshot}.fork`;
-      copyStateFile(host.paths.snapshot, pending, "fork");
+      copyStateFile(host.paths.snapshot, pending, "fork", (state) =>
+        copy === undefined ? state : withCwd(state, cwd),
+      );
       renameSync(pending, child.paths.snapshot);
       // From now on the child removes its copy at close, and --prune finds it through the child's record.
       if (copy !== undefined) {
@@ -180,8 +198,12 @@ export class LocalCheckpoints implements CheckpointSupport {
   }
 
   /** The workspace's size, refused past workspaceMaxBytes before anything is copied. */
-  async #measure(what: string, signal: AbortSignal | undefined): Promise<number> {
-    const { root, maxBytes } = this.#workspace!;
+  async #measure(
+    what: string,
+    signal: AbortSignal | undefined,
+    { root, maxBytes }: WorkspaceOptions = this.#workspace!,
+    readFrom = root,
+  ): Promise<number> {
     const inStateDir = realpathSync(this.#hooks.stateDir());
     if (inside(inStateDir, root))
       throw new CheckpointError(
@@ -191,7 +213,7 @@ export class LocalCheckpoints implements CheckpointSupport {
           backend: BACKEND,
         },
       );
-    const out = await run("du", ["-s", "-b", "--", root], signal, what);
+    const out = await run("du", ["-s", "-b", "--", readFrom], signal, what);
     const bytes = Number.parseInt(out, 10);
     if (!Number.isFinite(bytes))
       throw new CheckpointError("failed", `Cannot ${what}: du printed ${JSON.stringify(out)}`, { backend: BACKEND });
@@ -218,6 +240,21 @@ export class LocalCheckpoints implements CheckpointSupport {
     this.#removing.add(removal);
     void removal.finally(() => this.#removing.delete(removal));
   }
+}
+
+/**
+ * The parent's state with the child's cwd: the state names its cwd (script.ts), and the parent's lies in the
+ * parent's workspace, where the child's first command would otherwise run.
+ */
+function withCwd(state: Buffer, cwd: string): Buffer {
+  const lines = state.toString("utf8").split("\n");
+  return Buffer.from(
+    lines
+      .map((line) =>
+        line.startsWith(`${SNAPSHOT_CWD_VARIABLE}=`) ? `${SNAPSHOT_CWD_VARIABLE}=${quoteCwd(cwd)}` : line,
+      )
+      .join("\n"),
+  );
 }
 
 /**

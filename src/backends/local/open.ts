@@ -26,14 +26,19 @@ function open(
   const options = sessionOptions(raw, process.cwd());
   if (local.sandbox !== undefined && workspace !== undefined) {
     const transport = new LocalTransport({ ...local, cwd: options.cwd, workspace: workspace.root });
-    transport.checkpoints = new OverlayCheckpoints(workspace.root, {
-      stateDir: () => transport.tempDir,
-      endProcesses: (restartFastPath) => transport.endProcesses(restartFastPath),
-      prepareFastPath: (snapshot) => transport.fastPath?.prepare(snapshot),
-      overlay: () => transport.sandbox?.overlay,
-      pauseFastPath: () => transport.pauseFastPath(),
-      resumeFastPath: () => transport.resumeFastPath(),
-    });
+    transport.checkpoints = new OverlayCheckpoints(
+      workspace,
+      {
+        stateDir: () => transport.tempDir,
+        endProcesses: (restartFastPath) => transport.endProcesses(restartFastPath),
+        prepareFastPath: (snapshot) => transport.fastPath?.prepare(snapshot),
+        overlay: () => transport.sandbox?.overlay,
+        pauseFastPath: () => transport.pauseFastPath(),
+        resumeFastPath: () => transport.resumeFastPath(),
+        openChild: (root, cwd) => openChild(raw, local, workspace, root, cwd),
+      },
+      ownsWorkspace,
+    );
     return Session.open(transport, options);
   }
   const transport = new LocalTransport({ ...local, cwd: options.cwd });
@@ -43,16 +48,25 @@ function open(
       stateDir: () => transport.tempDir,
       endProcesses: () => transport.endProcesses(),
       prepareFastPath: (snapshot) => transport.fastPath?.prepare(snapshot),
-      // A child: the same config in its own state dir, its own copy of the workspace, from the parent's cwd.
-      openChild: (root, cwd) =>
-        open(
-          { ...raw, cwd, resume: undefined },
-          { ...local, stateDir: undefined },
-          root === undefined || workspace === undefined ? undefined : { ...workspace, root },
-          root !== undefined,
-        ),
+      openChild: (root, cwd) => openChild(raw, local, workspace, root, cwd),
     },
     ownsWorkspace,
   );
   return Session.open(transport, options);
+}
+
+/** A fork's child: the same config in its own state dir, its own copy of the workspace, from the parent's cwd. */
+function openChild(
+  raw: Record<string, unknown>,
+  local: ReturnType<typeof normalizeLocalConfig>,
+  workspace: WorkspaceOptions | undefined,
+  root: string | undefined,
+  cwd: string,
+): Promise<Session> {
+  return open(
+    { ...raw, cwd, resume: undefined },
+    { ...local, stateDir: undefined },
+    root === undefined || workspace === undefined ? undefined : { ...workspace, root },
+    root !== undefined,
+  );
 }

@@ -47,7 +47,12 @@ export function makePrivateDir(dir: string, name: string, what: string, fresh: b
 }
 
 /** Copies the regular file `from` to the new file `to` (0600), following no symlink at either end. */
-export function copyStateFile(from: string, to: string, what: string): void {
+export function copyStateFile(
+  from: string,
+  to: string,
+  what: string,
+  edit: (content: Buffer) => Buffer = (content) => content,
+): void {
   const source = openOrRefuse(from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, what, from);
   let content: Buffer;
   try {
@@ -59,7 +64,7 @@ export function copyStateFile(from: string, to: string, what: string): void {
   }
   const target = openOrRefuse(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, what, to, 0o600);
   try {
-    writeFileSync(target, content);
+    writeFileSync(target, edit(content));
   } finally {
     closeSync(target);
   }

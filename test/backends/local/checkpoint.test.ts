@@ -167,7 +167,8 @@ describe("local checkpoints with a workspace", () => {
     for (const [i, child] of children.entries()) {
       expect(roots[i]!.startsWith(`${ws}.fork-`)).toBe(true);
       expect(child.cwd).toBe(join(roots[i]!, "sub"));
-      expect(await run(child, 'echo "$WHO"; cat b.txt')).toBe("parent\nbeta");
+      // Its first command too runs in its copy: the parent's state names the parent's cwd.
+      expect(await run(child, 'pwd; echo "$WHO"; cat b.txt')).toBe(`${join(roots[i]!, "sub")}\nparent\nbeta`);
     }
     await run(c1, "echo c1 > b.txt; export WHO=c1; cd ..");
     expect(await run(c2, 'echo "$WHO"; cat b.txt; pwd')).toBe(`parent\nbeta\n${join(roots[1]!, "sub")}`);

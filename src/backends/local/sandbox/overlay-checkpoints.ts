@@ -10,12 +10,14 @@
 import type { WorkspaceCopy } from "../../../core/checkpoint.js";
 import type { CheckpointHost, CheckpointSupport } from "../../../core/checkpoint-support.js";
 import type { Environment } from "../../../core/environment.js";
-import { CheckpointError, UnsupportedError } from "../../../core/errors.js";
+import { rm } from "node:fs/promises";
+import { CheckpointError } from "../../../core/errors.js";
 import { LocalCheckpoints, type LocalCheckpointHooks } from "../checkpoint.js";
+import type { WorkspaceOptions } from "../workspace-config.js";
 import type { WorkspaceOverlay } from "./overlay.js";
 import { rescue, writeBack } from "./overlay-writeback.js";
 
-export interface OverlayCheckpointHooks extends Omit<LocalCheckpointHooks, "openChild" | "endProcesses"> {
+export interface OverlayCheckpointHooks extends Omit<LocalCheckpointHooks, "endProcesses"> {
   /** Ends the session's processes; starts a new fast path unless `restartFastPath` is false. */
   endProcesses(restartFastPath?: boolean): Promise<void>;
   /** The session's overlay (valid once the transport started). */
@@ -28,15 +30,18 @@ export interface OverlayCheckpointHooks extends Omit<LocalCheckpointHooks, "open
 export class OverlayCheckpoints implements CheckpointSupport {
   readonly #hooks: OverlayCheckpointHooks;
   readonly #shell: LocalCheckpoints;
-  readonly #root: string;
+  readonly #workspace: WorkspaceOptions;
+  /** A fork's copy of its parent's workspace: removed at close, nothing written back into it. */
+  readonly #ownsWorkspace: boolean;
   /** Each checkpoint's frozen layers, newest first. */
   readonly #chains = new Map<string, number[]>();
   /** The layers a rollback under way mounts once the processes are ended. */
   #restoring: number[] | undefined;
 
-  constructor(root: string, hooks: OverlayCheckpointHooks) {
-    this.#root = root;
+  constructor(workspace: WorkspaceOptions, hooks: OverlayCheckpointHooks, ownsWorkspace = false) {
+    this.#workspace = workspace;
     this.#hooks = hooks;
+    this.#ownsWorkspace = ownsWorkspace;
     this.#shell = new LocalCheckpoints(undefined, {
       ...hooks,
       endProcesses: async () => {
@@ -49,12 +54,11 @@ export class OverlayCheckpoints implements CheckpointSupport {
           hooks.resumeFastPath();
         }
       },
-      openChild: () => Promise.reject(new Error("unreachable: forks are refused before")),
     });
   }
 
   get workspaceRoot(): string {
-    return this.#root;
+    return this.#workspace.root;
   }
 
   #overlay(): WorkspaceOverlay {
@@ -80,7 +84,7 @@ export class OverlayCheckpoints implements CheckpointSupport {
       this.#chains.delete(id);
       throw error;
     }
-    return { root: this.#root, bytes: frozen.bytes };
+    return { root: this.#workspace.root, bytes: frozen.bytes };
   }
 
   async restore(host: CheckpointHost, id: string, signal: AbortSignal | undefined): Promise<void> {
@@ -102,22 +106,25 @@ export class OverlayCheckpoints implements CheckpointSupport {
     await this.#forget();
   }
 
-  fork(): Promise<Environment> {
-    return Promise.reject(
-      new UnsupportedError(
-        "fork of a sandboxed session with a workspace is not supported yet: its workspace is an overlay only its own sandbox mounts; fork without `workspace`, or without `sandbox`",
-        { backend: "local" },
-      ),
-    );
+  /** A child sandboxed session whose workspace is a copy of what this one's overlay shows now (checkpoint.ts). */
+  fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
+    return this.#shell.forkFrom(host, signal, { ...this.#workspace, readFrom: this.#overlay().merged });
   }
 
-  /** Ends the processes, then writes the session's changes into the host directory; the layers go with the state dir. */
+  /**
+   * Ends the processes, then writes the session's changes into the host directory (a fork's own copy is
+   * removed instead); the layers go with the state dir.
+   */
   async close(): Promise<void> {
     this.#chains.clear();
     await this.#shell.close();
     const overlay = this.#hooks.overlay();
     if (overlay === undefined) return;
     await this.#hooks.endProcesses(false);
+    if (this.#ownsWorkspace) {
+      await rm(this.#workspace.root, { recursive: true, force: true });
+      return;
+    }
     try {
       await writeBack(overlay.merged, overlay.root, overlay.layerDirs);
     } catch (error) {
