@@ -28,12 +28,15 @@ export async function writeBack(merged: string, host: string, layers: string[]):
 
 async function sync(merged: string, host: string, layers: string[], rel: string): Promise<void> {
   const touched = new Set<string>();
+  let held = false;
   for (const layer of layers) {
     const dir = join(layer, rel);
-    if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
-      for (const name of readdirSync(dir)) touched.add(name);
+    if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) continue;
+    held = true;
+    for (const name of readdirSync(dir)) touched.add(name);
   }
-  if (touched.size === 0) return;
+  // Held empty, it may still hide all the host has there: a directory removed and made again is opaque.
+  if (!held) return;
   const shown = new Set(readdirSync(join(merged, rel)));
   const copies: string[] = [];
   for (const name of readdirSync(join(host, rel))) if (!shown.has(name)) rm(join(host, rel, name));

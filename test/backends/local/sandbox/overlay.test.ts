@@ -98,13 +98,16 @@ describe.skipIf(!HAVE_BWRAP || !ROOT)(
     );
 
     it("close writes every change into the host dir, then no layer, mount, process or dir is left", async () => {
+      // A directory removed and made again holds nothing but an opaque, empty copy in the top layer.
+      mkdirSync(join(ws, "build"));
+      writeFileSync(join(ws, "build", "old.o"), "stale\n");
       const env = await open();
       const cp = await env.checkpoint();
       await run(env, CHANGES);
       await env.rollback(cp);
       await run(env, `${CHANGES} && rm -rf newdir && mkdir newdir && echo again > newdir/g && chmod 0701 .`);
       await env.checkpoint();
-      await run(env, "echo last > last.txt && rm new.txt");
+      await run(env, "echo last > last.txt && rm new.txt && rm -rf build && mkdir build");
       const final = inside(env);
       const init = initPid(env);
       const state = dirname(env.paths.snapshot);
