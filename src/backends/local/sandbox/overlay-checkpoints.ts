@@ -121,6 +121,7 @@ export class OverlayCheckpoints implements CheckpointSupport {
     const overlay = this.#hooks.overlay();
     if (overlay === undefined) return;
     await this.#hooks.endProcesses(false);
+    await overlay.endAllButInit();
     if (this.#ownsWorkspace) {
       await rm(this.#workspace.root, { recursive: true, force: true });
       return;

@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { CheckpointError } from "../../../core/errors.js";
 
 /** Most names one `cp` is given (its argv stays far below the kernel's limit). */
@@ -52,7 +52,19 @@ async function sync(merged: string, host: string, layers: string[], rel: string)
       copies.push(join(merged, rel, name));
     }
   }
-  for (let i = 0; i < copies.length; i += BATCH) await cp(copies.slice(i, i + BATCH), join(host, rel));
+  for (let i = 0; i < copies.length; i += BATCH) {
+    const batch = copies.slice(i, i + BATCH);
+    await cp(batch, join(host, rel));
+    await dropSetIds(batch.map((from) => join(host, rel, basename(from))));
+  }
+}
+
+/**
+ * A file the sandbox made set-user-ID or set-group-ID would reach the host as root's: the bits are cleared
+ * from every regular file the write-back copied (find -P follows no link).
+ */
+function dropSetIds(paths: string[]): Promise<void> {
+  return runTool("find", ["-P", ...paths, "-type", "f", "-perm", "/6000", "-exec", "chmod", "ug-s", "--", "{}", "+"]);
 }
 
 /**
@@ -91,8 +103,13 @@ function copyAttributes(from: Stats, to: string): void {
 }
 
 function cp(sources: string[], into: string): Promise<void> {
+  return runTool("cp", ["-a", "-t", into, "--", ...sources]);
+}
+
+/** Runs a tool of the write-back; rejects with its exit code and the end of its stderr. */
+function runTool(program: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn("cp", ["-a", "-t", into, "--", ...sources], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(program, args, { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
     child.stderr.setEncoding("utf8").on("data", (text: string) => (err = (err + text).slice(-2000)));
     child.once("error", reject);
@@ -100,13 +117,9 @@ function cp(sources: string[], into: string): Promise<void> {
       code === 0
         ? resolve()
         : reject(
-            new CheckpointError(
-              "failed",
-              `Cannot write the workspace back to ${into}: cp exited ${code}: ${err.trim()}`,
-              {
-                backend: "local",
-              },
-            ),
+            new CheckpointError("failed", `Cannot write the workspace back: ${program} exited ${code}: ${err.trim()}`, {
+              backend: "local",
+            }),
           ),
     );
   });

@@ -120,6 +120,14 @@ describe.skipIf(!HAVE_BWRAP || !ROOT)(
       expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(ws);
     });
 
+    it("clears set-user-ID and set-group-ID from the files close writes into the host dir", async () => {
+      const env = await open();
+      await run(env, "echo x > tool && chmod 6755 tool && mkdir -p bin && cp tool bin/tool2 && chmod 4711 bin/tool2");
+      expect(await run(env, "stat -c %a tool bin/tool2")).toBe("6755\n4711");
+      await env.close();
+      expect(tree(ws)).toMatchObject({ tool: "file 755 x\n", "bin/tool2": "file 711 x\n" });
+    });
+
     it("a write-back that fails at close keeps the workspace as the session left it beside the root, and warns", async () => {
       const env = await open();
       await run(env, "echo mine > a.txt && echo new > new.txt");
