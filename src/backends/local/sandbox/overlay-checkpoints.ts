@@ -120,6 +120,7 @@ export class OverlayCheckpoints implements CheckpointSupport {
     await this.#hooks.endProcesses(false);
     try {
       await writeBack(overlay.merged, overlay.root, overlay.layerDirs);
+      overlay.saved();
     } catch (error) {
       // The layers go with the state dir: what the session made is copied whole beside the root first.
       throw await rescue(overlay, error);
