@@ -8,7 +8,7 @@
  * itself is unchanged, and no mount or process of the session is left.
  */
 
-import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, cliHome } from "../../../helpers/cli.js";
@@ -76,8 +76,11 @@ const mountsUnder = (...paths: string[]) =>
     .split("\n")
     .filter((line) => paths.some((path) => line.includes(path)));
 
-async function ownerWithChanges(ws: string): Promise<{ report: Report; watchdog: number; kill: () => Promise<void> }> {
-  const { child, report } = await startOwnerFixture<Report>(fixture, [ws], started, where.env);
+async function startOwner(
+  ws: string,
+  mode = "",
+): Promise<{ report: Report; watchdog: number; kill: () => Promise<void> }> {
+  const { child, report } = await startOwnerFixture<Report>(fixture, [ws, mode], started, where.env);
   const watchdogs = pidsWithCmdline("shellwright-watchdog", report.stateDir);
   expect(watchdogs).toHaveLength(1);
   started.add(watchdogs[0]!);
@@ -101,35 +104,59 @@ function checkKept(ws: string, before: Record<string, string>, report: Report): 
   expect(alive(report.owner)).toBe(false);
 }
 
+/** Kills the watchdog, then the owner; `between` checks the dir before --prune; --prune's result. */
+async function pruneAfterBothDie(
+  report: Report,
+  watchdog: number,
+  kill: () => Promise<void>,
+  between: () => void,
+): Promise<{ stderr: string }> {
+  process.kill(watchdog, "SIGKILL");
+  await eventually(() => !alive(watchdog), "the watchdog dies");
+  await kill();
+  // The sandbox dies with its owner (bwrap --die-with-parent); the layers stay in the state dir until --prune.
+  await eventually(() => pidsWithCmdline(report.stateDir).length === 0, "the sandbox ends with its owner");
+  expect(existsSync(report.stateDir)).toBe(true);
+  between();
+  const result = cli(where, ["sessions", "--json", "--prune"]);
+  expect(result.code, result.stderr).toBe(0);
+  const pruned = (JSON.parse(result.stdout) as { pruned: { what: string }[] }).pruned.map((p) => p.what);
+  expect(pruned).toContain(report.stateDir);
+  return result;
+}
+
 describe.skipIf(!HAVE_BWRAP || !ROOT)(
   `a dead owner's sandboxed workspace changes are kept (${HAVE_BWRAP ? "needs root" : SKIP_REASON})`,
   () => {
     it("by the owner watchdog, beside the root", async () => {
       const ws = workspace("by-watchdog");
       const before = tree(ws);
-      const { report, watchdog, kill } = await ownerWithChanges(ws);
+      const { report, watchdog, kill } = await startOwner(ws);
       await kill();
       await eventually(() => !alive(watchdog) && !existsSync(report.stateDir), "the watchdog cleans up");
       checkKept(ws, before, report);
     }, 120_000);
 
-    it("by sessions --prune when the watchdog died too", async () => {
+    it("by sessions --prune when the watchdog died too, after a rollback", async () => {
       const ws = workspace("by-prune");
       const before = tree(ws);
-      const { report, watchdog, kill } = await ownerWithChanges(ws);
-      process.kill(watchdog, "SIGKILL");
-      await eventually(() => !alive(watchdog), "the watchdog dies");
-      await kill();
-      // The sandbox dies with its owner; the layers stay in the state dir until --prune.
-      await eventually(() => pidsWithCmdline(report.stateDir).length === 0, "the sandbox ends with its owner");
-      expect(existsSync(report.stateDir)).toBe(true);
-      expect(keptCopies(ws)).toEqual([]);
-      const result = cli(where, ["sessions", "--json", "--prune"]);
-      expect(result.code, result.stderr).toBe(0);
-      const pruned = (JSON.parse(result.stdout) as { pruned: { what: string }[] }).pruned.map((p) => p.what);
-      expect(pruned).toContain(report.stateDir);
+      const { report, watchdog, kill } = await startOwner(ws, "rollback");
+      const result = await pruneAfterBothDie(report, watchdog, kill, () => expect(keptCopies(ws)).toEqual([]));
       expect(result.stderr).toContain(keptCopies(ws)[0]);
       checkKept(ws, before, report);
+    }, 120_000);
+
+    it("--prune neither trusts nor runs a layers dir a sandboxed command planted in its state dir", async () => {
+      const target = workspace("planted-target");
+      const before = tree(target);
+      const { report, watchdog, kill } = await startOwner(target, "plant");
+      // The sandbox maps no uid but the session's: the planted dir cannot be given the layers dir's owner.
+      const planted = statSync(join(report.stateDir, "layers"));
+      expect(planted.uid).not.toBe(65534);
+      await pruneAfterBothDie(report, watchdog, kill, () => undefined);
+      expect(keptCopies(target)).toEqual([]);
+      expect(tree(target)).toEqual(before);
+      expect(existsSync(report.stateDir)).toBe(false);
     }, 120_000);
   },
 );
