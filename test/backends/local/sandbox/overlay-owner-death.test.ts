@@ -5,7 +5,8 @@
  * SIGKILLed. Its owner watchdog, or `shellwright sessions --prune` when the
  * watchdog was killed too, copies the workspace as the session left it to
  * `<root>.shellwright-unsaved-<tag>` before the state dir goes; the root
- * itself is unchanged, and no mount or process of the session is left.
+ * itself is unchanged, and no mount or process of the session is left. A
+ * layers dir a sandboxed command planted in its state dir is not trusted.
  */
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -62,8 +63,7 @@ function expected(ws: string): Record<string, string> {
 
 /** A tree without its top dir's own mode (a kept copy's dir is made 0700). */
 function withoutTop(t: Record<string, string>): Record<string, string> {
-  const { ".": _top, ...rest } = t;
-  return rest;
+  return Object.fromEntries(Object.entries(t).filter(([key]) => key !== "."));
 }
 
 const keptCopies = (ws: string) =>
