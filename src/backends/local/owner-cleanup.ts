@@ -12,6 +12,7 @@ import { SESSION_MARK, SESSION_MARK_FILE } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
 import { sweepScript } from "../../core/sweep-script.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { keepScript } from "./sandbox/overlay-keep.js";
 
 /**
  * How a sandboxed session's own state dir is named (the name of a directory bound into the sandbox cannot be
@@ -35,6 +36,8 @@ export interface OwnerCleanup {
   ownsStateDir: boolean;
   sessionMark: string;
   cgroupPath: string | undefined;
+  /** A sandboxed workspace's overlay layers are in the state dir: its changes are kept before the dir goes. */
+  keepsWorkspace?: boolean;
 }
 
 /** Records what `--prune` needs (before the owner file, which makes the dir a candidate) and starts the watchdog. */
@@ -49,7 +52,10 @@ export function guardOwnerDeath(o: OwnerCleanup): OwnerWatchdog {
     o.cgroupPath === undefined ? "" : `echo 1 > ${shellQuote(`${o.cgroupPath}/cgroup.kill`)} 2>/dev/null`,
     `for g; do [[ $g == ${ENDED_GROUP_TAG}* ]] && { g=\${g#${ENDED_GROUP_TAG}}; [[ -e /proc/$g ]] && continue; }; kill -s KILL -- "-$g" 2>/dev/null; done`,
     `( ${sweep}\n) >/dev/null 2>&1`,
-    o.ownsStateDir ? `rm -rf -- ${shellQuote(o.stateDir)}` : "",
+    // Once the processes are ended, and the dir only if the changes were kept (else prune tries again).
+    o.ownsStateDir
+      ? `${o.keepsWorkspace === true ? `${keepScript(o.stateDir, o.bash)} && ` : ""}rm -rf -- ${shellQuote(o.stateDir)}`
+      : "",
   ];
   return new OwnerWatchdog({ bashPath: o.bash, cleanup: cleanup.filter(Boolean).join("\n") });
 }

@@ -137,7 +137,13 @@ export class LocalTransport implements Transport {
     this.#cgroup = SessionCgroup.create();
     if (!this.#options.outliveOwner) {
       const o = { bash: this.#bash, stateDir: this.#stateDir, ownsStateDir: this.#ownsStateDir };
-      this.#watchdog = guardOwnerDeath({ ...o, sessionMark: this.#sessionMark, cgroupPath: this.#cgroup?.path });
+      const keepsWorkspace = this.#sandbox?.overlay !== undefined;
+      this.#watchdog = guardOwnerDeath({
+        ...o,
+        sessionMark: this.#sessionMark,
+        cgroupPath: this.#cgroup?.path,
+        keepsWorkspace,
+      });
     }
     // A stray dir's owner tells `shellwright sessions --prune` whether it is still in use.
     if (this.#ownsStateDir) writeOwner(this.#stateDir);

@@ -123,11 +123,14 @@ export class OverlayCheckpoints implements CheckpointSupport {
     await this.#hooks.endProcesses(false);
     await overlay.endAllButInit();
     if (this.#ownsWorkspace) {
+      // A fork's copy: nothing of it is kept, by this close or by a cleanup after its owner's death.
+      overlay.saved();
       await rm(this.#workspace.root, { recursive: true, force: true });
       return;
     }
     try {
       await writeBack(overlay.merged, overlay.root, overlay.layerDirs);
+      overlay.saved();
     } catch (error) {
       // The layers go with the state dir: what the session made is copied whole beside the root first.
       throw await rescue(overlay, error);

@@ -19,20 +19,38 @@
  */
 
 import { spawn } from "node:child_process";
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { CheckpointError } from "../../../core/errors.js";
 
 /** The layers dir, under the session's state dir. */
 export const LAYERS_DIR = "layers";
 /** Owner of the layers dir: unmapped in the sandbox (which maps only the session's user), so no command enters it. */
-const UNMAPPED_UID = 65534;
+export const UNMAPPED_UID = 65534;
+/**
+ * In the layers dir, for when the owner dies before close (overlay-keep.ts):
+ * the host directory's path, and the layers of the stack now (upper first).
+ */
+export const ROOT_FILE = "root";
+export const STACK_FILE = "stack";
+/** In the layers dir: where a dead owner's layers are mounted again to be copied (overlay-keep.ts). */
+export const VIEW_DIR = "view";
 /** overlayfs stacks at most 500 lower layers; the mount options must also fit one page. */
 export const MAX_LAYERS = 200;
 const BACKEND = "local";
 /** Plain layers: a renamed directory is copied up whole rather than redirected, so each layer is self-contained. */
-const OPTIONS = "redirect_dir=off,index=off,metacopy=off,xino=off";
+export const OPTIONS = "redirect_dir=off,index=off,metacopy=off,xino=off";
 
 /**
  * Unmounts the root, retrying for up to 2 s while it is busy: the fast path's
@@ -76,6 +94,8 @@ export class WorkspaceOverlay {
   /** Before bwrap starts: the layers dir it binds, with the mount point of the host directory in it. */
   prepare(): void {
     mkdirSync(join(this.layers, "lower"), { recursive: true, mode: 0o700 });
+    mkdirSync(join(this.layers, VIEW_DIR), { mode: 0o700 });
+    writeFileSync(join(this.layers, ROOT_FILE), this.root, { mode: 0o600 });
     chownSync(this.layers, UNMAPPED_UID, UNMAPPED_UID);
   }
 
@@ -84,6 +104,7 @@ export class WorkspaceOverlay {
     this.#initPid = initPid;
     this.#makeUpper(this.#stack);
     await this.#run(`mount --bind -o ro -- "$ROOT" lower && ${mountLine(this.#stack)}`, "mount the workspace overlay");
+    this.#record();
   }
 
   /**
@@ -113,6 +134,7 @@ ${mountLine(next)} || { ${mountLine(old)}; exit 1; }`;
         : undefined,
     );
     this.#stack = next;
+    this.#record();
     this.#removeWork(old);
     return { chain: next.chain, bytes: treeBytes(join(this.layers, String(old.upper))) };
   }
@@ -127,6 +149,7 @@ ${mountLine(next)} || { ${mountLine(old)}; exit 1; }`;
 ${mountLine(next)} || { ${mountLine(old)}; exit 1; }`;
     await this.#mountOrDrop(next, script, "roll back");
     this.#stack = next;
+    this.#record();
     this.#removeWork(old);
   }
 
@@ -144,6 +167,18 @@ ${mountLine(next)} || { ${mountLine(old)}; exit 1; }`;
     chownSync(upper, st.uid, st.gid);
     chmodSync(upper, st.mode & 0o7777);
     utimesSync(upper, st.atime, st.mtime);
+  }
+
+  /** The stack now, on disk for a keep after the owner's death; replaced whole (a rename), never half written. */
+  #record(): void {
+    const file = join(this.layers, STACK_FILE);
+    writeFileSync(`${file}.new`, `${this.layerDirs.map((dir) => basename(dir)).join(" ")}\n`, { mode: 0o600 });
+    renameSync(`${file}.new`, file);
+  }
+
+  /** The changes are in the host directory (close wrote them back): nothing is left to keep if the owner dies now. */
+  saved(): void {
+    rmSync(join(this.layers, STACK_FILE), { force: true });
   }
 
   /** Runs a remount of `next`; when it fails, `next`'s fresh dirs go (the stack is still the old one). */

@@ -112,7 +112,18 @@ describe.skipIf(!HAVE_BWRAP || !ROOT)(
       const init = initPid(env);
       const state = dirname(env.paths.snapshot);
       // 2 was the upper the rollback threw away; 1 and 3 are frozen, 4 is the upper with its work dir.
-      expect(readdirSync(join(state, "layers")).sort()).toEqual(["1", "3", "4", "lower", "w4"]);
+      expect(readdirSync(join(state, "layers")).sort()).toEqual([
+        "1",
+        "3",
+        "4",
+        "lower",
+        "root",
+        "stack",
+        "view",
+        "w4",
+      ]);
+      // The stack on disk, upper first, for a keep after the owner's death (overlay-owner-death.test.ts).
+      expect(readFileSync(join(state, "layers", "stack"), "utf8")).toBe("4 3 1\n");
       await env.close();
       expect(tree(ws)).toEqual(final);
       expect(existsSync(state)).toBe(false);
