@@ -292,8 +292,10 @@ static int open_stdin(struct proc *p) {
 
 void procs_input(uint32_t id, const unsigned char *b, uint32_t len) {
   struct proc *p = find_proc(id);
-  /* Ended or detached meanwhile: not an error, a race Node may lose. */
-  if (!p || (p->flags & PROC_EXITED)) {
+  /* Ended or detached meanwhile (a race Node may lose): its `x` is sent already, and nothing of a channel comes after
+   * it (Node settles the write closed at the `x`). */
+  if (!p) return;
+  if (p->flags & PROC_EXITED) {
     ack(id, INPUT_CLOSED);
     return;
   }
