@@ -10,7 +10,7 @@ import { closeStdinScript, writeStdinScript } from "./process-scripts.js";
 /**
  * Writes `data` to the process's stdin. Returns false when its stdin is closed or it has ended. With `channel`
  * (the session's helper attached to it, output-stream.ts) the bytes go as one message, no command started; the
- * `execute` route takes a write the channel cannot (the process's stdin not open yet, the channel gone).
+ * `execute` route takes a write none of which the channel took (the process's stdin not open yet, the channel gone).
  */
 export async function writeStdin(
   session: Environment,
@@ -19,8 +19,12 @@ export async function writeStdin(
   channel?: ProcessChannel,
 ): Promise<boolean> {
   if (!process.stdinOpen || process.status !== "running") return false;
-  // Anything but "written" (not open yet, closed, the channel gone) is the `execute` route's to tell apart.
-  if (channel !== undefined && (await channel.write(Buffer.from(data))) === "written") return true;
+  if (channel !== undefined) {
+    const result = await channel.write(Buffer.from(data));
+    // Only a write none of which went in takes the `execute` route: "closed" may come after part of it (a long
+    // write's first pieces, a pipe that broke mid-write, the channel lost while the helper held it).
+    if (result !== "notReady") return result === "written";
+  }
   const result = await session.execute(writeStdinScript(process.files), {
     ...HOUSEKEEPING,
     timeoutMs: 10_000,

@@ -122,7 +122,7 @@ describe("an attached process's channel", () => {
     expect(await channel.end).toBe("ended");
     expect(output).toBe(`got one\ngot two\ngot ${"x".repeat(70_000)}\ngot bye\n`);
     expect(channel.offset).toBe(Buffer.byteLength(output));
-    expect(await channel.write(Buffer.from("late\n"))).toBe("closed");
+    expect(await channel.write(Buffer.from("late\n"))).toBe("notReady");
     expect(client.openCalls).toBe(0);
   });
 
@@ -163,7 +163,7 @@ describe("an attached process's channel", () => {
     const channel = client.attach({ ...proc, onOutput: () => undefined })!;
     client.kill();
     expect(await channel.end).toBe("lost");
-    expect(await channel.write(Buffer.from("x"))).toBe("closed");
+    expect(await channel.write(Buffer.from("x"))).toBe("notReady");
     // The process is the session's to end (its sweep), not the channel's: it still runs.
     expect(alive(proc.pid)).toBe(true);
     await eventually(() => !client.alive, "the client gone");
