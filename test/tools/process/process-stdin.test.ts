@@ -4,7 +4,7 @@
  * `execute` route (keystrokes typed twice), and a write the process does not read ends at its deadline.
  */
 
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -73,5 +73,34 @@ describe("a process's stdin through the session's helper", () => {
     const got = statSync(join(dir, "got")).size;
     expect(got).toBeGreaterThan(prefill);
     expect(got).toBeLessThan(prefill + data.length);
+  });
+
+  it("a write the process does not read ends at its deadline with a clear error, and the process runs on", async () => {
+    const { session, dir } = await openSession();
+    const process = await gatedCat(session, dir);
+    const channel = session.attachProcess!({ pid: process.pid, dir: process.files.dir, onOutput: () => undefined })!;
+    expect(await writeStdin(session, process, "a".repeat(PIPE_BYTES), channel)).toBe(true);
+    // The pipe is full and nothing reads it: the helper holds this one.
+    await expect(writeStdin(session, process, "held\n", channel, 1000)).rejects.toThrow(
+      /timed out after 1000 ms: it is not reading its input .* The process runs on; this input goes in once it reads/,
+    );
+    await expect(writeStdin(session, process, "next\n", channel, 1000)).rejects.toThrow(/still waits for it to read/);
+    await processRegistry(session).refresh([process]);
+    expect(process.status).toBe("running");
+    // Once it reads, the held input goes in, and the channel takes writes again.
+    writeFileSync(join(dir, "gate"), "");
+    await eventually(async () => {
+      try {
+        return await writeStdin(session, process, "after\n", channel);
+      } catch {
+        return false;
+      }
+    }, "a write taken again");
+    expect(await closeStdin(session, process)).toBe(true);
+    await eventually(async () => {
+      await processRegistry(session).refresh([process]);
+      return process.status !== "running";
+    }, "the process's end");
+    expect(readFileSync(join(dir, "got"), "utf8")).toBe(`${"a".repeat(PIPE_BYTES)}held\nafter\n`);
   });
 });

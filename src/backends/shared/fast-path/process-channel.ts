@@ -76,7 +76,11 @@ export class HelperProcessChannel implements ProcessChannel {
     // Nothing sent: the `execute` route tells an ended process from a channel that was lost under a running one.
     if (this.#done) return Promise.resolve("notReady");
     if (this.#pending !== undefined)
-      return Promise.reject(new ProcessError("A write to this process's stdin is still under way: one at a time."));
+      return Promise.reject(
+        new ProcessError(
+          "An earlier write to this process's stdin still waits for it to read its input: one at a time.",
+        ),
+      );
     if (data.length === 0) return Promise.resolve("written");
     return new Promise((resolve) => {
       this.#pending = resolve;
