@@ -45,6 +45,8 @@
 #define CHUNK_EVENTS 4096
 /* A segment's name: log.%012lld. */
 #define SEGMENT_NAME_MAX 32
+/* The digits of a segment's number in its name (log-bound.ts). */
+#define SEGMENT_DIGITS 12
 /* The `bound` file: two numbers and a newline. */
 #define BOUND_FILE_MAX 64
 /* What the watch of one process is: its end, its stdin's room (the log's changes come on the one inotify fd). */
@@ -126,6 +128,19 @@ static void end_proc(struct proc *p, unsigned char why) {
   debug("process channel %u ended (%d)", p->id, why);
 }
 
+/* A segment's number from its name, exactly as the writer makes it (log.%012d: "log." and SEGMENT_DIGITS digits), or
+ * -1 for any other name (a planted log.<huge> must not move the stream). */
+static long long segment_number(const char *name) {
+  if (strncmp(name, "log.", 4) != 0) return -1;
+  long long n = 0;
+  for (int i = 0; i < SEGMENT_DIGITS; i++) {
+    char c = name[4 + i];
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+  }
+  return name[4 + SEGMENT_DIGITS] == 0 ? n : -1;
+}
+
 /* The oldest segment after k that is there (the bounder removed k and maybe more: we fell behind), or -1. */
 static long long next_segment(struct proc *p, long long k) {
   int fd = openat(p->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -137,13 +152,20 @@ static long long next_segment(struct proc *p, long long k) {
   long long best = -1;
   struct dirent *e;
   while ((e = readdir(d))) {
-    char *end;
-    if (strncmp(e->d_name, "log.", 4) != 0) continue;
-    long long n = strtoll(e->d_name + 4, &end, 10);
-    if (*end == 0 && n > k && (best < 0 || n < best)) best = n;
+    long long n = segment_number(e->d_name);
+    if (n > k && (best < 0 || n < best)) best = n;
   }
   closedir(d);
   return best;
+}
+
+/* A file of the process's directory to read: a regular file only, and never waiting in open (a FIFO put in its
+ * place, by a command of the same user, must not block the helper); -1 otherwise. */
+static int open_regular(int dirfd, const char *name) {
+  int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) close_fd(&fd);
+  return fd;
 }
 
 /* Where offset is: which file, at which position, and where that file ends (the whole stream's layout). */
@@ -162,23 +184,26 @@ static long long locate(const struct proc *p, unsigned long long *pos, unsigned 
 
 /* Opens the file holding offset; 0, or -1 when it is not there (yet, or no more: then offset skips ahead). */
 static int open_log(struct proc *p, unsigned long long *pos, unsigned long long *limit) {
-  long long file = locate(p, pos, limit);
-  if (file == p->logfile && p->logfd >= 0) return 0;
-  close_fd(&p->logfd);
-  p->logfile = LOG_NONE;
-  char name[SEGMENT_NAME_MAX];
-  if (file == LOG_HEAD) snprintf(name, sizeof name, "log");
-  else snprintf(name, sizeof name, "log.%012lld", file);
-  p->logfd = openat(p->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (p->logfd >= 0) {
-    p->logfile = file;
-    return 0;
+  for (;;) {
+    long long file = locate(p, pos, limit);
+    if (file == p->logfile && p->logfd >= 0) return 0;
+    close_fd(&p->logfd);
+    p->logfile = LOG_NONE;
+    char name[SEGMENT_NAME_MAX];
+    if (file == LOG_HEAD) snprintf(name, sizeof name, "log");
+    else snprintf(name, sizeof name, "log.%0*lld", SEGMENT_DIGITS, file);
+    p->logfd = open_regular(p->dirfd, name);
+    if (p->logfd >= 0) {
+      p->logfile = file;
+      return 0;
+    }
+    long long later = file == LOG_HEAD ? -1 : next_segment(p, file);
+    /* A segment whose start the offsets cannot hold is none of the writer's. */
+    if (later < 0 || (unsigned long long)later > (ULLONG_MAX - p->head) / p->seg) return -1;
+    /* The bytes in between are gone, as they are for poll (log-bound.ts): the stream goes on from there (a later
+     * segment each time, so this ends). */
+    p->offset = p->head + (unsigned long long)later * p->seg;
   }
-  long long later = file == LOG_HEAD ? -1 : next_segment(p, file);
-  if (later < 0) return -1;
-  /* The bytes in between are gone, as they are for poll (log-bound.ts): the stream goes on from there. */
-  p->offset = p->head + (unsigned long long)later * p->seg;
-  return open_log(p, pos, limit);
 }
 
 /* Sends what the log holds past offset, up to budget bytes. 1: all of it (an end of file reached); 0: more left. */
@@ -205,7 +230,7 @@ static int pump(struct proc *p, size_t budget) {
 /* The `bound` file's layout, when the log is bounded (log-bound.ts); else seg stays 0. */
 static void read_bound(struct proc *p) {
   char b[BOUND_FILE_MAX];
-  int fd = openat(p->dirfd, "bound", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  int fd = open_regular(p->dirfd, "bound");
   if (fd < 0) return;
   ssize_t n = read(fd, b, sizeof b - 1);
   close(fd);
@@ -292,8 +317,10 @@ static int open_stdin(struct proc *p) {
 
 void procs_input(uint32_t id, const unsigned char *b, uint32_t len) {
   struct proc *p = find_proc(id);
-  /* Ended or detached meanwhile: not an error, a race Node may lose. */
-  if (!p || (p->flags & PROC_EXITED)) {
+  /* Ended or detached meanwhile (a race Node may lose): its `x` is sent already, and nothing of a channel comes after
+   * it (Node settles the write closed at the `x`). */
+  if (!p) return;
+  if (p->flags & PROC_EXITED) {
     ack(id, INPUT_CLOSED);
     return;
   }

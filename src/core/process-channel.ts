@@ -17,7 +17,11 @@ export interface ProcessAttachRequest {
   onOutput(bytes: Uint8Array): void;
 }
 
-/** How a write went: in its stdin; its stdin closed (or it ended); not open yet (the `execute` route waits for it). */
+/**
+ * How a write went: in its stdin; closed: its stdin closed, it ended, or the channel was lost, maybe after part of
+ * it went in (never sent again: keystrokes typed twice); notReady: none of it went in (its stdin not open yet, or the
+ * channel was over before it was sent): the `execute` route takes it (and waits for its stdin).
+ */
 export type ProcessWriteResult = "written" | "closed" | "notReady";
 
 /**

@@ -7,32 +7,56 @@ import type { BackgroundProcess } from "./background-process.js";
 import { HOUSEKEEPING } from "./housekeeping.js";
 import { closeStdinScript, writeStdinScript } from "./process-scripts.js";
 
+/** How long a write may wait for the process to read its input (its pipe full). */
+export const STDIN_WRITE_TIMEOUT_MS = 10_000;
+
 /**
  * Writes `data` to the process's stdin. Returns false when its stdin is closed or it has ended. With `channel`
  * (the session's helper attached to it, output-stream.ts) the bytes go as one message, no command started; the
- * `execute` route takes a write the channel cannot (the process's stdin not open yet, the channel gone).
+ * `execute` route takes a write none of which the channel took (the process's stdin not open yet, the channel gone).
  */
 export async function writeStdin(
   session: Environment,
   process: BackgroundProcess,
   data: string,
   channel?: ProcessChannel,
+  timeoutMs = STDIN_WRITE_TIMEOUT_MS,
 ): Promise<boolean> {
   if (!process.stdinOpen || process.status !== "running") return false;
-  // Anything but "written" (not open yet, closed, the channel gone) is the `execute` route's to tell apart.
-  if (channel !== undefined && (await channel.write(Buffer.from(data))) === "written") return true;
-  const result = await session.execute(writeStdinScript(process.files), {
-    ...HOUSEKEEPING,
-    timeoutMs: 10_000,
-    stdin: data,
-  });
+  if (channel !== undefined) {
+    const result = await withDeadline(channel.write(Buffer.from(data)), timeoutMs);
+    // Only a write none of which went in takes the `execute` route: "closed" may come after part of it (a long
+    // write's first pieces, a pipe that broke mid-write, the channel lost while the helper held it).
+    if (result !== "notReady") return result === "written";
+  }
+  const result = await session.execute(writeStdinScript(process.files), { ...HOUSEKEEPING, timeoutMs, stdin: data });
   if (result.exitCode === 0) return true;
   if (result.exitCode === 3) process.stdinOpen = false;
-  if (result.timedOut)
-    throw new ProcessError(
-      "Writing to the process's stdin timed out: it is not reading its input (its pipe buffer is full).",
-    );
+  if (result.timedOut) throw notReading(timeoutMs);
   return false;
+}
+
+const notReading = (timeoutMs: number, held = false): ProcessError =>
+  new ProcessError(
+    `Writing to the process's stdin timed out after ${timeoutMs} ms: it is not reading its input (its pipe buffer ` +
+      `is full). The process runs on${held ? "; this input goes in once it reads, and no other until then" : ""}.`,
+  );
+
+/**
+ * The channel's write, or a ProcessError once the deadline passed: the helper keeps the bytes and writes them as
+ * the process reads (there is no taking them back), and the channel refuses another write until then.
+ */
+async function withDeadline<T>(write: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  // Not unref'd: a caller that only awaits this write must see it end.
+  const deadline = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(notReading(timeoutMs, true)), timeoutMs)),
+  );
+  try {
+    return await Promise.race([write, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Closes the process's stdin: it reads EOF after what was already written. */

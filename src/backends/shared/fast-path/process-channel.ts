@@ -73,9 +73,14 @@ export class HelperProcessChannel implements ProcessChannel {
   }
 
   write(data: Uint8Array): Promise<ProcessWriteResult> {
-    if (this.#done) return Promise.resolve("closed");
+    // Nothing sent: the `execute` route tells an ended process from a channel that was lost under a running one.
+    if (this.#done) return Promise.resolve("notReady");
     if (this.#pending !== undefined)
-      return Promise.reject(new ProcessError("A write to this process's stdin is still under way: one at a time."));
+      return Promise.reject(
+        new ProcessError(
+          "An earlier write to this process's stdin still waits for it to read its input: one at a time.",
+        ),
+      );
     if (data.length === 0) return Promise.resolve("written");
     return new Promise((resolve) => {
       this.#pending = resolve;
@@ -83,10 +88,10 @@ export class HelperProcessChannel implements ProcessChannel {
     });
   }
 
-  #sendPiece(data: Uint8Array): void {
+  #sendPiece(data: Uint8Array, first = true): void {
     this.#rest = data.length > MAX_INPUT_BYTES ? data.subarray(MAX_INPUT_BYTES) : undefined;
     void this.#send(REQUEST.input, this.id, data.subarray(0, MAX_INPUT_BYTES)).then((sent) => {
-      if (!sent) this.#settleWrite("closed");
+      if (!sent) this.#settleWrite(first ? "notReady" : "closed");
     });
   }
 
@@ -108,7 +113,7 @@ export class HelperProcessChannel implements ProcessChannel {
     if (this.#pending === undefined)
       throw new ProtocolViolation(`an input ack for channel ${this.id}, which sent none`);
     // "notReady" comes only for a first piece (the helper checks before it writes any): the rest goes the same way.
-    if (result === "written" && this.#rest !== undefined) return this.#sendPiece(this.#rest);
+    if (result === "written" && this.#rest !== undefined) return this.#sendPiece(this.#rest, false);
     this.#settleWrite(result);
   }
 

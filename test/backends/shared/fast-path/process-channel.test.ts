@@ -122,8 +122,37 @@ describe("an attached process's channel", () => {
     expect(await channel.end).toBe("ended");
     expect(output).toBe(`got one\ngot two\ngot ${"x".repeat(70_000)}\ngot bye\n`);
     expect(channel.offset).toBe(Buffer.byteLength(output));
-    expect(await channel.write(Buffer.from("late\n"))).toBe("closed");
+    expect(await channel.write(Buffer.from("late\n"))).toBe("notReady");
     expect(client.openCalls).toBe(0);
+  });
+
+  it("a write racing the channel's end settles closed, and the helper and a call running meanwhile go on", async () => {
+    const { client, dir } = await readyClient();
+    const proc = await launch(client, dir, "cat");
+    const exiting = await launch(client, dir, "read -r _; exit 0");
+    // A foreground call that runs across the races and ends by itself (a file it waits for).
+    const gate = join(dir, "gate");
+    const call = client.run(`while [[ ! -e ${gate} ]]; do sleep 0.05; done; echo done`, undefined);
+    const channel = client.attach({ ...proc, onOutput: () => undefined })!;
+    expect(await writeWhenOpen(channel, "one\n")).toBe("written");
+    // The detach (the stream stopped) and a keystroke right behind it: the helper sees the input after it sent `x`.
+    channel.detach();
+    expect(await channel.write(Buffer.from("two\n"))).toBe("closed");
+    expect(await channel.end).toBe("detached");
+    // A round trip (an attach the helper refuses): its answer comes after anything it sent for that input.
+    expect(await client.attach({ pid: process.pid, dir, onOutput: () => undefined })!.end).toBe("refused");
+    expect(client.alive).toBe(true);
+    // A process whose stdin reader exits while keystrokes are in flight: writes until one finds it closed.
+    const second = client.attach({ ...exiting, onOutput: () => undefined })!;
+    expect(await writeWhenOpen(second, "exit\n")).toBe("written");
+    while ((await second.write(Buffer.from("x"))) === "written");
+    expect(await second.end).toBe("ended");
+    // Any frame the helper sent after those ends comes before the call's end.
+    writeFileSync(gate, "");
+    const end = await call.end;
+    expect(end.killed).toBe(false);
+    expect(end.status).toBe(0);
+    expect(client.alive).toBe(true);
   });
 
   it("ends refused for a process the helper did not start, and lost when the helper dies", async () => {
@@ -134,7 +163,7 @@ describe("an attached process's channel", () => {
     const channel = client.attach({ ...proc, onOutput: () => undefined })!;
     client.kill();
     expect(await channel.end).toBe("lost");
-    expect(await channel.write(Buffer.from("x"))).toBe("closed");
+    expect(await channel.write(Buffer.from("x"))).toBe("notReady");
     // The process is the session's to end (its sweep), not the channel's: it still runs.
     expect(alive(proc.pid)).toBe(true);
     await eventually(() => !client.alive, "the client gone");
