@@ -7,13 +7,15 @@
  */
 
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { shellQuote } from "../../core/script.js";
 import { basename, isAbsolute, join } from "node:path";
-import { SANDBOX_DIR_PREFIX } from "./owner-cleanup.js";
+import { SANDBOX_DIR_PREFIX } from "./paths.js";
 
 export const CHECKPOINT_DIRS_FILE = "checkpoint-dirs";
 
-/** Only names this module makes: a forged line cannot make --prune remove anything else. */
-const OURS = /^(\..+\.shellwright-(restore|old)-[0-9a-f]{12}|.+\.fork-[0-9a-f]{12})$/;
+/** Only names this module makes: a forged line cannot make a cleanup remove anything else (an ERE for bash too). */
+const OURS_PATTERN = String.raw`^(\..+\.shellwright-(restore|old)-[0-9a-f]{12}|.+\.fork-[0-9a-f]{12})$`;
+const OURS = new RegExp(OURS_PATTERN);
 
 export function recordDir(stateDir: string, path: string): void {
   appendFileSync(join(stateDir, CHECKPOINT_DIRS_FILE), `${path}\n`, { mode: 0o600 });
@@ -44,4 +46,13 @@ function read(file: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** removeLeftoverDirs for the owner watchdog: a bash line that removes what the state dir recorded. */
+export function removeRecordedDirsLine(stateDir: string): string {
+  const file = shellQuote(join(stateDir, CHECKPOINT_DIRS_FILE));
+  return (
+    `__sw_re=${shellQuote(OURS_PATTERN)}; [[ -f ${file} ]] && while IFS= read -r d; do ` +
+    `[[ $d == /* && \${d##*/} =~ $__sw_re ]] && rm -rf -- "$d"; done < ${file}`
+  );
 }

@@ -7,18 +7,14 @@
  */
 
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { SESSION_MARK, SESSION_MARK_FILE } from "../../core/call-marks.js";
 import { shellQuote } from "../../core/script.js";
 import { sweepScript } from "../../core/sweep-script.js";
 import { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { keepScript } from "./sandbox/overlay-keep.js";
-
-/**
- * How a sandboxed session's own state dir is named (the name of a directory bound into the sandbox cannot be
- * changed from inside it): its commands can write in it, so `--prune` takes no process group from it.
- */
-export const SANDBOX_DIR_PREFIX = "shellwright-sandbox-";
+import { removeRecordedDirsLine } from "./checkpoint-dirs.js";
+import { SANDBOX_DIR_PREFIX } from "./paths.js";
 
 /** The file of the state dir that names the session's cgroup. */
 export const CGROUP_FILE = "cgroup";
@@ -52,6 +48,8 @@ export function guardOwnerDeath(o: OwnerCleanup): OwnerWatchdog {
     o.cgroupPath === undefined ? "" : `echo 1 > ${shellQuote(`${o.cgroupPath}/cgroup.kill`)} 2>/dev/null`,
     `for g; do [[ $g == ${ENDED_GROUP_TAG}* ]] && { g=\${g#${ENDED_GROUP_TAG}}; [[ -e /proc/$g ]] && continue; }; kill -s KILL -- "-$g" 2>/dev/null; done`,
     `( ${sweep}\n) >/dev/null 2>&1`,
+    // What a rollback or fork under way had made beside the workspace (a sandboxed session's record is not read).
+    basename(o.stateDir).startsWith(SANDBOX_DIR_PREFIX) ? "" : removeRecordedDirsLine(o.stateDir),
     // Once the processes are ended, and the dir only if the changes were kept (else prune tries again).
     o.ownsStateDir
       ? `${o.keepsWorkspace === true ? `${keepScript(o.stateDir, o.bash)} && ` : ""}rm -rf -- ${shellQuote(o.stateDir)}`

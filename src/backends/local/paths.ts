@@ -8,6 +8,12 @@ import { delimiter, join } from "node:path";
 import { SpawnError } from "../../core/errors.js";
 
 /**
+ * How a sandboxed session's own state dir is named (the name of a directory bound into the sandbox cannot be
+ * changed from inside it): its commands can write in it, so `--prune` takes no process group from it.
+ */
+export const SANDBOX_DIR_PREFIX = "shellwright-sandbox-";
+
+/**
  * Every call rewrites the snapshot. On a disk filesystem each truncate-and-write
  * costs about as much as the rest of the wrapper (measured here: 0.1–0.2 ms per
  * dump on ext4 against 0.01–0.03 ms on tmpfs), so prefer a RAM-backed directory.

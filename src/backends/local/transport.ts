@@ -33,7 +33,8 @@ import {
 import { endSessionProcesses, runSweep } from "./process-sweep.js";
 import { SessionCgroup } from "./session-cgroup.js";
 import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
-import { ENDED_GROUP_TAG, guardOwnerDeath, SANDBOX_DIR_PREFIX } from "./owner-cleanup.js";
+import { ENDED_GROUP_TAG, guardOwnerDeath } from "./owner-cleanup.js";
+import { SANDBOX_DIR_PREFIX } from "./paths.js";
 import { writeOwner } from "../shared/owner.js";
 import { killRecordedGroups, recordGroup, sharedSessionMark } from "./groups-file.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";

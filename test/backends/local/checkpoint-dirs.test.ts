@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalCheckpoints } from "../../../src/backends/local/checkpoint.js";
 import { CHECKPOINT_DIRS_FILE } from "../../../src/backends/local/checkpoint-dirs.js";
 import { localLeftovers } from "../../../src/backends/local/leftovers.js";
-import { SANDBOX_DIR_PREFIX } from "../../../src/backends/local/owner-cleanup.js";
+import { SANDBOX_DIR_PREFIX } from "../../../src/backends/local/paths.js";
 import { CheckpointError } from "../../../src/index.js";
 
 let base: string;

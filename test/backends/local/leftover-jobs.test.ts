@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { endLeftoverJobs } from "../../../src/backends/local/leftover-jobs.js";
 import { localLeftovers } from "../../../src/backends/local/leftovers.js";
-import { SANDBOX_DIR_PREFIX } from "../../../src/backends/local/owner-cleanup.js";
+import { SANDBOX_DIR_PREFIX } from "../../../src/backends/local/paths.js";
 import { SessionCgroup } from "../../../src/backends/local/session-cgroup.js";
 import { killAll } from "../../helpers/proc-scan.js";
 import { alive, eventually } from "../../helpers/processes.js";
