@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { createEnvironment } from "../dist/index.js";
-import { printFloorTable } from "./floor-table.mjs";
+import { printFloorTable, timedRound } from "./floor-table.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const MB = Number(process.env.BENCH_WORKSPACE_MB ?? 200);
@@ -50,14 +50,7 @@ try {
     times.shellRestore.push(performance.now() - started);
     await shellOnly.releaseCheckpoint(shell);
 
-    started = performance.now();
-    const checkpoint = await env.checkpoint();
-    times.save.push(performance.now() - started);
-    await env.execute(`head -c 1048576 /dev/urandom > f${i % MB}`);
-    started = performance.now();
-    await env.rollback(checkpoint);
-    times.restore.push(performance.now() - started);
-    await env.releaseCheckpoint(checkpoint);
+    await timedRound(env, () => env.execute(`head -c 1048576 /dev/urandom > f${i % MB}`), times);
   }
 } finally {
   await env.close();

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { createEnvironment } from "../dist/index.js";
-import { printFloorTable } from "./floor-table.mjs";
+import { printFloorTable, timedRound } from "./floor-table.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const MB = Number(process.env.BENCH_WORKSPACE_MB ?? 200);
@@ -36,14 +36,7 @@ try {
     rmSync(join(stateDir, "floor"), { recursive: true, force: true });
     rmSync(join(base, "floor"), { recursive: true, force: true });
 
-    started = performance.now();
-    const checkpoint = await env.checkpoint();
-    times.save.push(performance.now() - started);
-    writeFileSync(join(ws, `f${i % MB}`), randomBytes(1024 * 1024));
-    started = performance.now();
-    await env.rollback(checkpoint);
-    times.restore.push(performance.now() - started);
-    await env.releaseCheckpoint(checkpoint);
+    await timedRound(env, () => writeFileSync(join(ws, `f${i % MB}`), randomBytes(1024 * 1024)), times);
   }
 } finally {
   await env.close();

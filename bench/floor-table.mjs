@@ -12,3 +12,15 @@ export function printFloorTable(rows) {
       `| ${name} | ${pct(list, 0.5).toFixed(1)} ms | ${pct(list, 0.95).toFixed(1)} ms | ${(pct(list, 0.5) / pct(floor, 0.5)).toFixed(2)}x |`,
     );
 }
+
+/** One timed round of a checkpoint bench: checkpoint, `change`, rollback to it, release; into times.save and .restore. */
+export async function timedRound(env, change, times) {
+  let started = performance.now();
+  const checkpoint = await env.checkpoint();
+  times.save.push(performance.now() - started);
+  await change();
+  started = performance.now();
+  await env.rollback(checkpoint);
+  times.restore.push(performance.now() - started);
+  await env.releaseCheckpoint(checkpoint);
+}
