@@ -53,6 +53,8 @@ export function removeRecordedDirsLine(stateDir: string): string {
   const file = shellQuote(join(stateDir, CHECKPOINT_DIRS_FILE));
   return (
     `__sw_re=${shellQuote(OURS_PATTERN)}; [[ -f ${file} ]] && while IFS= read -r d; do ` +
-    `[[ $d == /* && \${d##*/} =~ $__sw_re ]] && rm -rf -- "$d"; done < ${file}`
+    // Again while it is there: a copy the dead owner had started may still be writing into it (up to 5 s).
+    `[[ $d == /* && \${d##*/} =~ $__sw_re ]] && for ((t = 0; t < 50; t++)); do rm -rf -- "$d" 2>/dev/null; ` +
+    `[[ -e $d || -L $d ]] || break; sleep 0.1; done; done < ${file}`
   );
 }

@@ -247,14 +247,12 @@ export class LocalCheckpoints implements CheckpointSupport {
  * parent's workspace, where the child's first command would otherwise run.
  */
 function withCwd(state: Buffer, cwd: string): Buffer {
-  const lines = state.toString("utf8").split("\n");
-  return Buffer.from(
-    lines
-      .map((line) =>
-        line.startsWith(`${SNAPSHOT_CWD_VARIABLE}=`) ? `${SNAPSHOT_CWD_VARIABLE}=${quoteCwd(cwd)}` : line,
-      )
-      .join("\n"),
-  );
+  // Byte for byte (latin1): a variable may hold bytes that are not UTF-8.
+  const lines = state.toString("latin1").split("\n");
+  // The last such line: the dump's own, after every function body and alias that could hold one.
+  const at = lines.findLastIndex((line) => line.startsWith(`${SNAPSHOT_CWD_VARIABLE}=`));
+  if (at >= 0) lines[at] = Buffer.from(`${SNAPSHOT_CWD_VARIABLE}=${quoteCwd(cwd)}`).toString("latin1");
+  return Buffer.from(lines.join("\n"), "latin1");
 }
 
 /**

@@ -26,19 +26,15 @@ function open(
   const options = sessionOptions(raw, process.cwd());
   if (local.sandbox !== undefined && workspace !== undefined) {
     const transport = new LocalTransport({ ...local, cwd: options.cwd, workspace: workspace.root });
-    transport.checkpoints = new OverlayCheckpoints(
-      workspace,
-      {
-        stateDir: () => transport.tempDir,
-        endProcesses: (restartFastPath) => transport.endProcesses(restartFastPath),
-        prepareFastPath: (snapshot) => transport.fastPath?.prepare(snapshot),
-        overlay: () => transport.sandbox?.overlay,
-        pauseFastPath: () => transport.pauseFastPath(),
-        resumeFastPath: () => transport.resumeFastPath(),
-        openChild: (root, cwd) => openChild(raw, local, workspace, root, cwd),
-      },
-      ownsWorkspace,
-    );
+    transport.checkpoints = new OverlayCheckpoints(workspace, {
+      stateDir: () => transport.tempDir,
+      endProcesses: (restartFastPath) => transport.endProcesses(restartFastPath),
+      prepareFastPath: (snapshot) => transport.fastPath?.prepare(snapshot),
+      overlay: () => transport.sandbox?.overlay,
+      pauseFastPath: () => transport.pauseFastPath(),
+      resumeFastPath: () => transport.resumeFastPath(),
+      openChild: () => Promise.reject(new Error("unreachable: a fork is refused before")),
+    });
     return Session.open(transport, options);
   }
   const transport = new LocalTransport({ ...local, cwd: options.cwd });

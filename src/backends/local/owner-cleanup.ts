@@ -34,6 +34,8 @@ export interface OwnerCleanup {
   cgroupPath: string | undefined;
   /** A sandboxed workspace's overlay layers are in the state dir: its changes are kept before the dir goes. */
   keepsWorkspace?: boolean;
+  /** Its commands run in the sandbox and can write the state dir (whatever its name): nothing recorded there is trusted. */
+  sandboxed?: boolean;
 }
 
 /** Records what `--prune` needs (before the owner file, which makes the dir a candidate) and starts the watchdog. */
@@ -49,7 +51,9 @@ export function guardOwnerDeath(o: OwnerCleanup): OwnerWatchdog {
     `for g; do [[ $g == ${ENDED_GROUP_TAG}* ]] && { g=\${g#${ENDED_GROUP_TAG}}; [[ -e /proc/$g ]] && continue; }; kill -s KILL -- "-$g" 2>/dev/null; done`,
     `( ${sweep}\n) >/dev/null 2>&1`,
     // What a rollback or fork under way had made beside the workspace (a sandboxed session's record is not read).
-    basename(o.stateDir).startsWith(SANDBOX_DIR_PREFIX) ? "" : removeRecordedDirsLine(o.stateDir),
+    o.sandboxed === true || basename(o.stateDir).startsWith(SANDBOX_DIR_PREFIX)
+      ? ""
+      : removeRecordedDirsLine(o.stateDir),
     // Once the processes are ended, and the dir only if the changes were kept (else prune tries again).
     o.ownsStateDir
       ? `${o.keepsWorkspace === true ? `${keepScript(o.stateDir, o.bash)} && ` : ""}rm -rf -- ${shellQuote(o.stateDir)}`

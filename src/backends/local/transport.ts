@@ -144,6 +144,7 @@ export class LocalTransport implements Transport {
         sessionMark: this.#sessionMark,
         cgroupPath: this.#cgroup?.path,
         keepsWorkspace,
+        sandboxed: this.#sandbox !== undefined,
       });
     }
     // A stray dir's owner tells `shellwright sessions --prune` whether it is still in use.

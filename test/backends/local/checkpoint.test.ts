@@ -182,6 +182,14 @@ describe("local checkpoints with a workspace", () => {
     for (const path of [...roots, ...states]) expect(existsSync(path)).toBe(false);
   });
 
+  it("a fork moves only the state's own cwd line: a function's heredoc that looks like it is kept", async () => {
+    const parent = await open();
+    await run(parent, "cd sub && f() { cat <<'EOF'\n__sw_scwd=kept'\nEOF\n}");
+    const [child] = await parent.fork({ count: 1 });
+    opened.push(child!);
+    expect(await run(child!, "pwd; f")).toBe(`${join(child!.workspaceRoot!, "sub")}\n__sw_scwd=kept'`);
+  });
+
   it("closing removes every checkpoint's files, also from a stateDir that is kept", async () => {
     const env = await open({ stateDir: join(base, "state") });
     const cp = await env.checkpoint();

@@ -10,8 +10,7 @@
 import type { WorkspaceCopy } from "../../../core/checkpoint.js";
 import type { CheckpointHost, CheckpointSupport } from "../../../core/checkpoint-support.js";
 import type { Environment } from "../../../core/environment.js";
-import { rm } from "node:fs/promises";
-import { CheckpointError } from "../../../core/errors.js";
+import { CheckpointError, UnsupportedError } from "../../../core/errors.js";
 import { LocalCheckpoints, type LocalCheckpointHooks } from "../checkpoint.js";
 import type { WorkspaceOptions } from "../workspace-config.js";
 import type { WorkspaceOverlay } from "./overlay.js";
@@ -31,17 +30,14 @@ export class OverlayCheckpoints implements CheckpointSupport {
   readonly #hooks: OverlayCheckpointHooks;
   readonly #shell: LocalCheckpoints;
   readonly #workspace: WorkspaceOptions;
-  /** A fork's copy of its parent's workspace: removed at close, nothing written back into it. */
-  readonly #ownsWorkspace: boolean;
   /** Each checkpoint's frozen layers, newest first. */
   readonly #chains = new Map<string, number[]>();
   /** The layers a rollback under way mounts once the processes are ended. */
   #restoring: number[] | undefined;
 
-  constructor(workspace: WorkspaceOptions, hooks: OverlayCheckpointHooks, ownsWorkspace = false) {
+  constructor(workspace: WorkspaceOptions, hooks: OverlayCheckpointHooks) {
     this.#workspace = workspace;
     this.#hooks = hooks;
-    this.#ownsWorkspace = ownsWorkspace;
     this.#shell = new LocalCheckpoints(undefined, {
       ...hooks,
       endProcesses: async () => {
@@ -106,14 +102,22 @@ export class OverlayCheckpoints implements CheckpointSupport {
     await this.#forget();
   }
 
-  /** A child sandboxed session whose workspace is a copy of what this one's overlay shows now (checkpoint.ts). */
-  fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
-    return this.#shell.forkFrom(host, signal, { ...this.#workspace, readFrom: this.#overlay().merged });
+  /**
+   * Refused: a copy of the live overlay made from the host would read, as root, what the sandbox's running
+   * processes can swap for a link to the host's files, and carry their set-user-ID files out.
+   */
+  fork(): Promise<Environment> {
+    return Promise.reject(
+      new UnsupportedError(
+        "fork of a sandboxed session with a workspace is not supported yet: its workspace is an overlay only its own sandbox mounts; fork without `workspace`, or without `sandbox`",
+        { backend: "local" },
+      ),
+    );
   }
 
   /**
-   * Ends the processes, then writes the session's changes into the host directory (a fork's own copy is
-   * removed instead); the layers go with the state dir.
+   * Ends the processes, then writes the session's changes into the host directory; the layers go with the
+   * state dir.
    */
   async close(): Promise<void> {
     this.#chains.clear();
@@ -122,12 +126,6 @@ export class OverlayCheckpoints implements CheckpointSupport {
     if (overlay === undefined) return;
     await this.#hooks.endProcesses(false);
     await overlay.endAllButInit();
-    if (this.#ownsWorkspace) {
-      // A fork's copy: nothing of it is kept, by this close or by a cleanup after its owner's death.
-      overlay.saved();
-      await rm(this.#workspace.root, { recursive: true, force: true });
-      return;
-    }
     try {
       await writeBack(overlay.merged, overlay.root, overlay.layerDirs);
       overlay.saved();

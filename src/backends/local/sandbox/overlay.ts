@@ -208,13 +208,14 @@ ${mountLine(next)} || { ${mountLine(old)}; exit 1; }`;
    * Ends every process in the sandbox but bwrap's init (pid 1) and the command that holds it (pid 2: when it
    * ends, so does the sandbox), however it left the session's groups, marks and cgroup: what a command left
    * running could otherwise swap a name for a symlink while the host reads the overlay. Repeated while a
-   * process is still found (a zombie is skipped: its parent reaps it).
+   * process is still found (a zombie is skipped: its parent reaps it; its state is read after the last `) `
+   * of its stat line, since a process names itself).
    */
   async endAllButInit(): Promise<void> {
     await this.#run(
       `i=0; while [ $i -lt 50 ]; do found=; for d in /proc/[0-9]*; do p=\${d#/proc/}
 [ "$p" -gt 2 ] && [ "$p" != $$ ] || continue; read -r line < "$d/stat" 2>/dev/null || continue
-case $line in *") Z "*) continue ;; esac; kill -KILL "$p" 2>/dev/null && found=1; done
+s=\${line##*") "}; [ "\${s%% *}" = Z ] && continue; kill -KILL "$p" 2>/dev/null && found=1; done
 [ -n "$found" ] || break; i=$((i + 1)); sleep 0.02; done`,
       "end the sandbox's processes",
     );
