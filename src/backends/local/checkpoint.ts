@@ -138,30 +138,16 @@ export class LocalCheckpoints implements CheckpointSupport {
     await rm(join(all, id), { recursive: true, force: true });
   }
 
-  fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
-    const workspace = this.#workspace;
-    return this.forkFrom(host, signal, workspace && { ...workspace, readFrom: workspace.root });
-  }
-
-  /**
-   * A child with its own copy of `workspace` (none without), its files read from `readFrom`: the root itself,
-   * or the overlay's view of it (sandbox/overlay-checkpoints.ts). The copy lies beside the root; the child
-   * removes it at close.
-   */
-  async forkFrom(
-    host: CheckpointHost,
-    signal: AbortSignal | undefined,
-    workspace: (WorkspaceOptions & { readFrom: string }) | undefined,
-  ): Promise<Environment> {
-    const root = workspace?.root;
+  async fork(host: CheckpointHost, signal: AbortSignal | undefined): Promise<Environment> {
+    const root = this.#workspace?.root;
     let copy: string | undefined;
     let cwd = host.cwd;
-    if (workspace !== undefined && root !== undefined) {
-      await this.#measure("fork", signal, workspace, workspace.readFrom);
+    if (root !== undefined) {
+      await this.#measure("fork", signal);
       copy = `${root}.fork-${randomBytes(6).toString("hex")}`;
       recordDir(this.#hooks.stateDir(), copy);
       try {
-        await copyTree(workspace.readFrom, copy, signal, "fork");
+        await copyTree(root, copy, signal, "fork");
       } catch (error) {
         this.#remove(copy);
         throw wrap(error, "fork");
@@ -198,12 +184,8 @@ export class LocalCheckpoints implements CheckpointSupport {
   }
 
   /** The workspace's size, refused past workspaceMaxBytes before anything is copied. */
-  async #measure(
-    what: string,
-    signal: AbortSignal | undefined,
-    { root, maxBytes }: WorkspaceOptions = this.#workspace!,
-    readFrom = root,
-  ): Promise<number> {
+  async #measure(what: string, signal: AbortSignal | undefined): Promise<number> {
+    const { root, maxBytes } = this.#workspace!;
     const inStateDir = realpathSync(this.#hooks.stateDir());
     if (inside(inStateDir, root))
       throw new CheckpointError(
@@ -213,7 +195,7 @@ export class LocalCheckpoints implements CheckpointSupport {
           backend: BACKEND,
         },
       );
-    const out = await run("du", ["-s", "-b", "--", readFrom], signal, what);
+    const out = await run("du", ["-s", "-b", "--", root], signal, what);
     const bytes = Number.parseInt(out, 10);
     if (!Number.isFinite(bytes))
       throw new CheckpointError("failed", `Cannot ${what}: du printed ${JSON.stringify(out)}`, { backend: BACKEND });
