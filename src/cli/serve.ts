@@ -27,6 +27,7 @@ import { scrubCredentials } from "../core/credentials.js";
 import { loadToken, TokenSourceError } from "../http/token-source.js";
 import { TOKEN_ENV_VAR } from "../http/gateway-protocol.js";
 import { startGateway, type GatewayOptions } from "../gateway/server.js";
+import { apiNames, type ApiName } from "../gateway/apis.js";
 import { redactText } from "./secrets.js";
 import { serve as spec } from "./specs.js";
 import { writeStderr } from "../core/stderr.js";
@@ -176,6 +177,7 @@ function serveArgs(values: Values): ParsedServeArgs & { sources: ConfigSources }
   set("idleTimeoutMs", integerValue(values, "idle-timeout-ms"));
   set("maxBodyBytes", integerValue(values, "max-body-bytes"));
   set("poolSize", poolSizeFlag(values));
+  set("apis", apisFlag(values));
   const roots = values["allow-root"];
   if (Array.isArray(roots) && roots.length > 0) options.allowedRoots = roots.map(String);
   const configPath = stringValue(values, "config");
@@ -197,6 +199,18 @@ function serveArgs(values: Values): ParsedServeArgs & { sources: ConfigSources }
       file: { path: configPath, config: backendConfig },
     },
   };
+}
+
+/** `--api a,b`: the names as given, for startGateway to validate (its message names the option). */
+function apisFlag(values: Values): ApiName[] | undefined {
+  const flag = stringValue(values, "api");
+  if (flag === undefined) return undefined;
+  const names = flag.split(",").map((name) => name.trim());
+  try {
+    return apiNames(names);
+  } catch (error) {
+    throw new UsageError(`--api: ${(error as Error).message}`);
+  }
 }
 
 // `node dist/cli/serve.js …` runs it directly (as the process tests do); imported, it only exports.

@@ -193,6 +193,11 @@ export const serve: CommandSpec = {
     "max-body-bytes": { type: "string", value: "BYTES", help: "request body limit (default 8388608)" },
     "pool-size": poolSize,
     sandbox,
+    api: {
+      type: "string",
+      value: "APIS",
+      help: "APIs served, comma-separated: shellwright (default; docs/gateway.md)",
+    },
   },
   details: "Prints the gateway's URL on stdout once it listens; runs until SIGINT or SIGTERM.",
 };

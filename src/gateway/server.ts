@@ -34,7 +34,9 @@ import { canonicalHost, isLoopbackHost } from "../http/loopback.js";
 import { PathPolicy } from "./paths.js";
 import { DEFAULT_GATEWAY_PORT, type CreateSessionRequest } from "../http/gateway-protocol.js";
 import { SessionRegistry } from "./sessions.js";
-import { handle, type RouteContext } from "./routes.js";
+import type { RouteContext } from "./routes.js";
+import { apiNames, servedApis, type ApiName } from "./apis.js";
+import { HttpError, sendError } from "./http.js";
 import { createEnvironmentPool } from "../pool/create-pool.js";
 import { MAX_POOL_SIZE } from "../pool/options.js";
 import type { EnvironmentPool } from "../pool/pool.js";
@@ -74,6 +76,12 @@ export interface GatewayOptions {
    * @default none
    */
   poolSize?: number;
+  /**
+   * The HTTP APIs served on the port: `shellwright` (docs/gateway.md) and, when asked, other clients'
+   * APIs (each claims its own paths).
+   * @default ["shellwright"]
+   */
+  apis?: ApiName[];
   /** @default writes to stderr */
   log?: (message: string) => void;
 }
@@ -110,6 +118,7 @@ const KNOWN = [
   "maxLongLivedExecutions",
   "idleTimeoutMs",
   "poolSize",
+  "apis",
   "log",
 ];
 
@@ -125,6 +134,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       `Unknown backend ${describe(backend.backend)}; available: ${BACKENDS.join(", ")}`,
     );
   }
+  const apis = apiNames(options.apis);
   const host = options.host ?? "127.0.0.1";
   if (typeof host !== "string" || host === "")
     throw new InvalidOptionError("host", `host must be a non-empty string, got ${describe(host)}`);
@@ -234,11 +244,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           onWarning: log,
         });
 
+  const served = servedApis(apis, context);
   let inFlight = 0;
   const server = createServer((req, res) => {
     inFlight++;
     res.once("close", () => inFlight--);
-    void handle(context, req, res);
+    const pathname = pathOf(req.url);
+    const api = served.find((candidate) => candidate.claims(req, pathname));
+    if (api !== undefined) void api.handle(req, res);
+    else sendError(res, new HttpError(404, "NOT_FOUND", "No route here"), { connection: "close" });
   });
   // Bound how long a slow client may take to send its request (it cannot hold a
   // connection open for free); a long-running answer is not affected.
@@ -270,6 +284,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       (closing ??= (async () => {
         server.close();
         server.closeIdleConnections();
+        await Promise.all(served.map((api) => api.close?.()));
         await registry.shutdown();
         await pool?.close();
         const deadline = Date.now() + CLOSE_FLUSH_MS;
@@ -284,4 +299,13 @@ function pooledRequest(request: CreateSessionRequest, defaultCwd: string): boole
   return Object.entries(request).every(
     ([key, value]) => value === undefined || (key === "cwd" && value === defaultCwd),
   );
+}
+
+/** A request target's path; "" for one that is no URL path (each API answers it with its own 400). */
+function pathOf(target: string | undefined): string {
+  try {
+    return new URL(target ?? "/", "http://gateway").pathname;
+  } catch {
+    return "";
+  }
 }
