@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe } from "../core/options.js";
 import { handle, type RouteContext } from "./routes.js";
+import { e2bApi } from "./e2b/api.js";
 
 export interface ServedApi {
   /** Whether a request is this API's: from its method, path and headers only, before any authentication. */
@@ -26,6 +27,7 @@ const FACTORIES = {
     claims: () => true,
     handle: (req, res) => handle(ctx, req, res),
   }),
+  e2b: e2bApi,
 } satisfies Record<string, ApiFactory>;
 
 export type ApiName = keyof typeof FACTORIES;
