@@ -22,7 +22,8 @@ import { ENVD_HTTP_ROUTES, envdServices } from "./envd-routes.js";
 import { SANDBOX } from "./sandbox.js";
 import { SandboxTable } from "./sandbox-table.js";
 
-const CONTROL = /^\/(v2\/)?sandboxes(\/|$)|^\/(v[23]\/)?templates(\/|$)|^\/(snapshots|volumes|volumecontent|secrets|teams)(\/|$)/;
+const CONTROL =
+  /^\/(v2\/)?sandboxes(\/|$)|^\/(v[23]\/)?templates(\/|$)|^\/(snapshots|volumes|volumecontent|secrets|teams)(\/|$)/;
 const RPC = /^\/(process\.Process|filesystem\.Filesystem)\//;
 const ENVD_HTTP = new Set(["/files", "/envs", "/init", "/metrics"]);
 
@@ -39,7 +40,9 @@ export function e2bApi(ctx: RouteContext): ServedApi {
   });
 
   const isEnvd = (req: IncomingMessage, pathname: string): boolean =>
-    RPC.test(pathname) || ENVD_HTTP.has(pathname) || (pathname === "/health" && req.headers["e2b-sandbox-id"] !== undefined);
+    RPC.test(pathname) ||
+    ENVD_HTTP.has(pathname) ||
+    (pathname === "/health" && req.headers["e2b-sandbox-id"] !== undefined);
 
   return {
     claims: (req, pathname) => isEnvd(req, pathname) || CONTROL.test(pathname) || pathname === "/health",
@@ -48,19 +51,27 @@ export function e2bApi(ctx: RouteContext): ServedApi {
       try {
         url = new URL(req.url ?? "/", "http://e2b");
       } catch {
-        return sendE2bError(res, new E2bError(400, "The request target is not a valid URL path"), { connection: "close" });
+        return sendE2bError(res, new E2bError(400, "The request target is not a valid URL path"), {
+          connection: "close",
+        });
       }
       const envd = isEnvd(req, url.pathname);
       try {
         if (ctx.auth === undefined && !ctx.hostAllowed(req.headers.host))
-          throw new E2bError(403, `Host ${JSON.stringify(req.headers.host ?? "")} refused: a server without a token answers only to loopback names`);
+          throw new E2bError(
+            403,
+            `Host ${JSON.stringify(req.headers.host ?? "")} refused: a server without a token answers only to loopback names`,
+          );
         if (envd) return await envdRoute(req, res, url);
         if (url.pathname === "/health") {
           res.writeHead(204).end();
           return;
         }
         if (ctx.auth !== undefined && !ctx.auth.matches(`Bearer ${header(req, "x-api-key") ?? ""}`))
-          throw new E2bError(401, "Invalid API key: send this server's token as X-API-Key (the SDK's apiKey or E2B_API_KEY)");
+          throw new E2bError(
+            401,
+            "Invalid API key: send this server's token as X-API-Key (the SDK's apiKey or E2B_API_KEY)",
+          );
         await controlRoute(ctx, table, req, res, url);
       } catch (error) {
         const e2bError = toE2bError(error, ctx.log);
@@ -74,12 +85,20 @@ export function e2bApi(ctx: RouteContext): ServedApi {
 
   async function envdRoute(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const id = header(req, "e2b-sandbox-id");
-    if (id === undefined) throw new E2bError(400, "Missing the E2b-Sandbox-Id header naming the sandbox (the SDK sends it when sandboxUrl is set)");
+    if (id === undefined)
+      throw new E2bError(
+        400,
+        "Missing the E2b-Sandbox-Id header naming the sandbox (the SDK sends it when sandboxUrl is set)",
+      );
     const entry = table.find(id);
     // A sandbox that is gone gets what E2B's proxy answers for one: 502, which the SDK reads as "not running".
-    if (entry === undefined) throw new E2bError(502, `The sandbox ${JSON.stringify(id)} was not found (killed or timed out)`);
+    if (entry === undefined)
+      throw new E2bError(502, `The sandbox ${JSON.stringify(id)} was not found (killed or timed out)`);
     if (!sameSecret(header(req, "x-access-token") ?? "", entry.record.accessToken))
-      throw new E2bError(401, `Invalid X-Access-Token for sandbox ${JSON.stringify(id)}: send the envdAccessToken its create or connect returned`);
+      throw new E2bError(
+        401,
+        `Invalid X-Access-Token for sandbox ${JSON.stringify(id)}: send the envdAccessToken its create or connect returned`,
+      );
     if (RPC.test(url.pathname)) {
       authenticated.set(req, entry);
       return new Promise<void>((resolve) => {
@@ -88,7 +107,8 @@ export function e2bApi(ctx: RouteContext): ServedApi {
       });
     }
     const route = ENVD_HTTP_ROUTES[url.pathname];
-    if (route === undefined) throw new E2bError(501, `envd's ${url.pathname} is not implemented by this Shellwright server`);
+    if (route === undefined)
+      throw new E2bError(501, `envd's ${url.pathname} is not implemented by this Shellwright server`);
     await route(entry, req, res, url);
   }
 }
@@ -119,6 +139,10 @@ const CONNECT_CODES: Record<number, string> = {
 function sendConnectError(res: ServerResponse, error: E2bError, headers: Record<string, string>): void {
   if (res.headersSent) return;
   const text = JSON.stringify({ code: CONNECT_CODES[error.status] ?? "internal", message: error.message });
-  res.writeHead(error.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.writeHead(error.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }

@@ -27,7 +27,11 @@ export function newSandbox(body: Record<string, unknown>): NewSandbox {
       `Template ${JSON.stringify(templateId)} not found: this Shellwright server has only template "base" (the backend it was started with)`,
     );
   if (body.autoPause === true) throw notImplemented("autoPause (pausing a sandbox on timeout)");
-  if (body.autoResume !== undefined && body.autoResume !== null && (body.autoResume as { enabled?: unknown }).enabled === true)
+  if (
+    body.autoResume !== undefined &&
+    body.autoResume !== null &&
+    (body.autoResume as { enabled?: unknown }).enabled === true
+  )
     throw notImplemented("autoResume");
   if (body.allow_internet_access === false) throw notImplemented("allow_internet_access: false (egress rules)");
   if (body.network !== undefined && body.network !== null) throw notImplemented("network (egress rules)");
@@ -45,7 +49,10 @@ export function newSandbox(body: Record<string, unknown>): NewSandbox {
 
 export function timeoutSeconds(value: unknown): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_TIMEOUT_S)
-    throw new E2bError(400, `timeout must be a whole number of seconds from 0 to ${MAX_TIMEOUT_S}, got ${JSON.stringify(value)}`);
+    throw new E2bError(
+      400,
+      `timeout must be a whole number of seconds from 0 to ${MAX_TIMEOUT_S}, got ${JSON.stringify(value)}`,
+    );
   return value;
 }
 

@@ -24,4 +24,6 @@ export interface SandboxEntry {
 }
 
 /** The sandbox an envd RPC is for, with this API's own state (the process service needs its processes). */
-export const SANDBOX_ENTRY = createContextKey<SandboxEntry | undefined>(undefined, { description: "e2b sandbox entry" });
+export const SANDBOX_ENTRY = createContextKey<SandboxEntry | undefined>(undefined, {
+  description: "e2b sandbox entry",
+});

@@ -13,7 +13,12 @@ import type { SessionRegistry } from "../sessions.js";
 import { sendJson } from "../http.js";
 import type { SandboxEntry } from "./entry.js";
 
-export type EnvdHttpHandler = (entry: SandboxEntry, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+export type EnvdHttpHandler = (
+  entry: SandboxEntry,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+) => Promise<void>;
 
 /** envd's plain HTTP routes by path. Add `/files` here (its handler gets the authenticated sandbox). */
 export const ENVD_HTTP_ROUTES: Record<string, EnvdHttpHandler> = {

@@ -76,7 +76,9 @@ describe("control API", () => {
   });
 
   it("answers a wrong API key with 401 in E2B's shape", async () => {
-    await expect(Sandbox.create({ ...opts, apiKey: "wrong-key-0123456789" })).rejects.toThrow(/Unauthorized.*Invalid API key/);
+    await expect(Sandbox.create({ ...opts, apiKey: "wrong-key-0123456789" })).rejects.toThrow(
+      /Unauthorized.*Invalid API key/,
+    );
     const res = await fetch(`${gateway.url}/sandboxes`, { headers: { "x-api-key": "nope" } });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ code: 401, message: expect.stringContaining("X-API-Key") });
@@ -165,14 +167,21 @@ describe("pty", () => {
     try {
       let seen = "";
       const decoder = new TextDecoder();
-      const pty = await sandbox.pty.create({ cols: 80, rows: 24, onData: (data) => void (seen += decoder.decode(data)) });
-      await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode("echo marker-$((6*7)); echo $$\n"));
-      await until(() => /marker-42/.test(seen), "the PTY's echo");
+      const pty = await sandbox.pty.create({
+        cols: 80,
+        rows: 24,
+        onData: (data) => void (seen += decoder.decode(data)),
+      });
+      await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode("echo marker-$((6*7)) pid-$$-end\n"));
+      await until(() => /marker-42 pid-\d+-end/.test(seen), "the PTY's echo");
+      const shellPid = Number(/marker-42 pid-(\d+)-end/.exec(seen)![1]);
+      expect(alive(shellPid)).toBe(true);
       await sandbox.pty.resize(pty.pid, { cols: 100, rows: 30 });
       await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
       await until(() => /30 100/.test(seen), "the new size");
       expect(await sandbox.pty.kill(pty.pid)).toBe(true);
       await pty.wait().catch(() => undefined);
+      await until(() => !alive(shellPid), "the PTY's shell to be gone");
       expect((await sandbox.commands.list()).map((p) => p.pid)).not.toContain(pty.pid);
     } finally {
       await sandbox.kill();
@@ -198,7 +207,11 @@ describe("envd access", () => {
       expect((await other.json()).code).toBe("unauthenticated");
       const unknown = await call("nope", "x", "{}");
       expect(unknown.status).toBe(502);
-      const malformed = await call(a.sandboxId, (a as unknown as { envdAccessToken: string }).envdAccessToken, "{not json");
+      const malformed = await call(
+        a.sandboxId,
+        (a as unknown as { envdAccessToken: string }).envdAccessToken,
+        "{not json",
+      );
       expect(malformed.status).toBe(400);
       expect((await malformed.json()).code).toBe("invalid_argument");
     } finally {

@@ -7,17 +7,18 @@
  */
 
 import { shellQuote } from "../../../core/quote.js";
-import { E2bError } from "../errors.js";
+import { Code, ConnectError } from "@connectrpc/connect";
 
 const SHELLS = new Set(["/bin/bash", "bash", "/usr/bin/bash", "/bin/sh", "sh"]);
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function commandLine(cmd: string, args: readonly string[], envs: Record<string, string>): string {
-  if (cmd === "") throw new E2bError(400, "process.cmd is empty; name the program to run");
+  if (cmd === "") throw new ConnectError("process.cmd is empty; name the program to run", Code.InvalidArgument);
   const inner = shellScript(cmd, args) ?? [cmd, ...args].map(shellQuote).join(" ");
   const names = Object.keys(envs);
   for (const name of names)
-    if (!NAME.test(name)) throw new E2bError(400, `process.envs has an invalid variable name ${JSON.stringify(name)}`);
+    if (!NAME.test(name))
+      throw new ConnectError(`process.envs has an invalid variable name ${JSON.stringify(name)}`, Code.InvalidArgument);
   if (names.length === 0) return inner;
   // `NAME=value eval …`: the variables hold for this command and what it starts, and are gone after it,
   // while a `cd` inside still moves a session sandbox's shell.

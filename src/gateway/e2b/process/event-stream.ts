@@ -15,7 +15,10 @@ type EventInit = MessageInitShape<typeof ProcessEventSchema>;
 /** Keepalives no closer than this, whatever the header asks. */
 const MIN_KEEPALIVE_S = 1;
 
-export async function* processEvents(process: SandboxProcess, ctx: HandlerContext): AsyncGenerator<{ event: EventInit }> {
+export async function* processEvents(
+  process: SandboxProcess,
+  ctx: HandlerContext,
+): AsyncGenerator<{ event: EventInit }> {
   const queue: ProcessUpdate[] = [];
   let wake: (() => void) | undefined;
   const stop = process.watch((update) => {
@@ -25,7 +28,8 @@ export async function* processEvents(process: SandboxProcess, ctx: HandlerContex
   const onAbort = (): void => wake?.();
   ctx.signal.addEventListener("abort", onAbort);
   const interval = Number(ctx.requestHeader.get("keepalive-ping-interval"));
-  const keepaliveMs = Number.isFinite(interval) && interval > 0 ? Math.max(interval, MIN_KEEPALIVE_S) * 1000 : undefined;
+  const keepaliveMs =
+    Number.isFinite(interval) && interval > 0 ? Math.max(interval, MIN_KEEPALIVE_S) * 1000 : undefined;
   try {
     yield { event: { event: { case: "start", value: { pid: process.pid } } } };
     for (;;) {

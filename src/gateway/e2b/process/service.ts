@@ -25,15 +25,24 @@ export function processService(registry: SessionRegistry): Partial<ServiceImpl<t
     async *start(req, ctx) {
       const entry = entryOf(ctx);
       const config = req.process;
-      if (config === undefined) throw new ConnectError("process is required: the program to start", Code.InvalidArgument);
+      if (config === undefined)
+        throw new ConnectError("process is required: the program to start", Code.InvalidArgument);
       const size = req.pty?.size;
       if (req.pty !== undefined && (size === undefined || size.cols < 1 || size.rows < 1))
-        throw new ConnectError(`pty.size must give cols and rows of at least 1, got ${JSON.stringify(size ?? null)}`, Code.InvalidArgument);
+        throw new ConnectError(
+          `pty.size must give cols and rows of at least 1, got ${JSON.stringify(size ?? null)}`,
+          Code.InvalidArgument,
+        );
       const command = commandLine(config.cmd, config.args, config.envs);
       const cwd = workingDir(entry, config.cwd);
       const process = entry.processes.add(
         req.tag,
-        { cmd: config.cmd, args: config.args, envs: config.envs, ...(config.cwd === undefined ? {} : { cwd: config.cwd }) },
+        {
+          cmd: config.cmd,
+          args: config.args,
+          envs: config.envs,
+          ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+        },
         size !== undefined,
       );
       // Watched before it runs, so not a byte of its output is missed.
@@ -94,7 +103,10 @@ export function processService(registry: SessionRegistry): Partial<ServiceImpl<t
         if (event.case === "start") process = entryOf(ctx).processes.find(selectorOf(event.value.process?.selector));
         else if (event.case === "data") {
           if (process === undefined)
-            throw new ConnectError("StreamInput must begin with a start event naming the process", Code.InvalidArgument);
+            throw new ConnectError(
+              "StreamInput must begin with a start event naming the process",
+              Code.InvalidArgument,
+            );
           await write(process, event.value.input?.input);
         }
       }
@@ -121,7 +133,10 @@ export function processService(registry: SessionRegistry): Partial<ServiceImpl<t
       const size = req.pty?.size;
       if (size === undefined) return {};
       if (size.cols < 1 || size.rows < 1 || size.cols > 1000 || size.rows > 1000)
-        throw new ConnectError(`pty.size must be from 1 to 1000 cols and rows, got ${size.cols}x${size.rows}`, Code.InvalidArgument);
+        throw new ConnectError(
+          `pty.size must be from 1 to 1000 cols and rows, got ${size.cols}x${size.rows}`,
+          Code.InvalidArgument,
+        );
       if (!(await driverOf(process).resize({ cols: size.cols, rows: size.rows })))
         throw new ConnectError(`process ${process.pid} has no PTY to resize`, Code.FailedPrecondition);
       return {};
@@ -132,7 +147,8 @@ export function processService(registry: SessionRegistry): Partial<ServiceImpl<t
 /** A refusal from the session (no PTY here, a limit reached) as a Connect error that keeps its message. */
 function startError(error: unknown): unknown {
   if (error instanceof ConnectError) return error;
-  if (error instanceof HttpError) return new ConnectError(error.message, error.status === 429 ? Code.ResourceExhausted : Code.Unavailable);
+  if (error instanceof HttpError)
+    return new ConnectError(error.message, error.status === 429 ? Code.ResourceExhausted : Code.Unavailable);
   if (isShellwrightError(error)) return new ConnectError(error.message, Code.FailedPrecondition);
   return error;
 }
@@ -157,11 +173,15 @@ async function write(
   process: SandboxProcess,
   input: { case: "stdin" | "pty"; value: Uint8Array } | { case: undefined; value?: undefined } | undefined,
 ): Promise<void> {
-  if (input?.case === undefined) throw new ConnectError("input is empty; give stdin or pty bytes", Code.InvalidArgument);
+  if (input?.case === undefined)
+    throw new ConnectError("input is empty; give stdin or pty bytes", Code.InvalidArgument);
   if (input.case === "pty" && !process.pty)
     throw new ConnectError(`process ${process.pid} has no PTY; send stdin instead`, Code.FailedPrecondition);
   if (!(await driverOf(process).write(input.value)))
-    throw new ConnectError(`process ${process.pid} has no open stdin (start it with stdin: true)`, Code.FailedPrecondition);
+    throw new ConnectError(
+      `process ${process.pid} has no open stdin (start it with stdin: true)`,
+      Code.FailedPrecondition,
+    );
 }
 
 /**

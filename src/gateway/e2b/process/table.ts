@@ -39,12 +39,17 @@ export class ProcessTable {
   }
 
   /** The process a selector names, or envd's not_found. */
-  find(selector: { case: "pid"; value: number } | { case: "tag"; value: string } | { case: undefined }): SandboxProcess {
+  find(
+    selector: { case: "pid"; value: number } | { case: "tag"; value: string } | { case: undefined },
+  ): SandboxProcess {
     if (selector.case === undefined)
       throw new ConnectError("process selector is empty; give a pid or a tag", Code.InvalidArgument);
     const process = selector.case === "pid" ? this.#byPid.get(selector.value) : this.byTag(selector.value);
     if (process === undefined)
-      throw new ConnectError(`process with ${selector.case} ${JSON.stringify(selector.value)} not found`, Code.NotFound);
+      throw new ConnectError(
+        `process with ${selector.case} ${JSON.stringify(selector.value)} not found`,
+        Code.NotFound,
+      );
     return process;
   }
 
