@@ -13,7 +13,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createContextValues } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import type { ServedApi } from "../apis.js";
+import type { ServedApi } from "../served-api.js";
 import type { RouteContext } from "../routes.js";
 import { E2bError, sendE2bError, toE2bError } from "./errors.js";
 import { controlRoute } from "./control.js";

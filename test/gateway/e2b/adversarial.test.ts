@@ -183,12 +183,11 @@ describe("raw Connect calls", () => {
     });
     await handle.kill();
     await expect(client.start({})[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: Code.InvalidArgument });
-    await expect(
-      client
-        .start({ process: { cmd: "/bin/bash", args: ["-c", "true"], envs: { "BAD NAME": "x" } } })
-        [Symbol.asyncIterator]()
-        .next(),
-    ).rejects.toMatchObject({ rawMessage: expect.stringContaining("BAD NAME") });
+    const badName = client.start({ process: { cmd: "/bin/bash", args: ["-c", "true"], envs: { "BAD NAME": "x" } } });
+    await expect(badName[Symbol.asyncIterator]().next()).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: expect.stringContaining("BAD NAME"),
+    });
   });
 
   it("refuses a request without E2b-Sandbox-Id or with another sandbox's id and this one's token", async () => {
@@ -201,7 +200,7 @@ describe("raw Connect calls", () => {
         body: "{}",
       });
       expect(res.status).toBe(400);
-      expect((await res.json()).message).toMatch(/E2b-Sandbox-Id/);
+      expect(((await res.json()) as { code: unknown; message: string }).message).toMatch(/E2b-Sandbox-Id/);
       const crossed = await fetch(`${gateway.url}/process.Process/List`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-access-token": token, "e2b-sandbox-id": other.sandboxId },

@@ -81,14 +81,19 @@ describe("control API", () => {
     );
     const res = await fetch(`${gateway.url}/sandboxes`, { headers: { "x-api-key": "nope" } });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ code: 401, message: expect.stringContaining("X-API-Key") });
+    expect((await res.json()) as { code: unknown; message: string }).toEqual({
+      code: 401,
+      message: expect.stringContaining("X-API-Key"),
+    });
   });
 
   it("names an unknown template and refuses features it does not have", async () => {
     await expect(Sandbox.create("python-3.12", opts)).rejects.toThrow(/Template "python-3.12" not found/);
     const res = await fetch(`${gateway.url}/sandboxes/abc/pause`, { method: "POST", headers: { "x-api-key": TOKEN } });
     expect(res.status).toBe(501);
-    expect((await res.json()).message).toMatch(/Pause and resume is not implemented/);
+    expect(((await res.json()) as { code: unknown; message: string }).message).toMatch(
+      /Pause and resume is not implemented/,
+    );
     await expect(Sandbox.getInfo("no-such-sandbox", opts)).rejects.toThrow(/not found/);
   });
 });
@@ -119,7 +124,7 @@ describe("commands", () => {
   });
 
   it("runs in the background: list, connect by pid, kill (the process is gone)", async () => {
-    const handle = await sandbox.commands.run("echo $$; exec sleep 300", { background: true, tag: undefined });
+    const handle = await sandbox.commands.run("echo $$; exec sleep 300", { background: true });
     await until(() => handle.stdout !== "", "the pid");
     const osPid = Number(handle.stdout.trim());
     const listed = await sandbox.commands.list();
@@ -204,7 +209,7 @@ describe("envd access", () => {
       expect(own.status).toBe(200);
       const other = await call(a.sandboxId, (b as unknown as { envdAccessToken: string }).envdAccessToken, "{}");
       expect(other.status).toBe(401);
-      expect((await other.json()).code).toBe("unauthenticated");
+      expect(((await other.json()) as { code: unknown; message: string }).code).toBe("unauthenticated");
       const unknown = await call("nope", "x", "{}");
       expect(unknown.status).toBe(502);
       const malformed = await call(
@@ -213,7 +218,7 @@ describe("envd access", () => {
         "{not json",
       );
       expect(malformed.status).toBe(400);
-      expect((await malformed.json()).code).toBe("invalid_argument");
+      expect(((await malformed.json()) as { code: unknown; message: string }).code).toBe("invalid_argument");
     } finally {
       await a.kill();
       await b.kill();

@@ -9,7 +9,7 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import { isAbsolute, posix } from "node:path";
 import { isShellwrightError } from "../../../core/errors.js";
 import { HttpError } from "../../http.js";
-import { Process, Signal } from "../gen/process/process_pb.js";
+import { Signal, type Process } from "../gen/process/process_pb.js";
 import type { SessionRegistry } from "../../sessions.js";
 import { SANDBOX_ENTRY, type SandboxEntry } from "../entry.js";
 import { commandLine } from "./command-line.js";
