@@ -184,6 +184,13 @@ describe("pty", () => {
       await sandbox.pty.resize(pty.pid, { cols: 100, rows: 30 });
       await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
       await until(() => /30 100/.test(seen), "the new size");
+      // Disconnected, it runs on; a new connection gets what it prints from then on.
+      await pty.disconnect();
+      let later = "";
+      const again = await sandbox.pty.connect(pty.pid, { onData: (data) => void (later += decoder.decode(data)) });
+      await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode("echo again-$((1+1))\n"));
+      await until(() => /again-2/.test(later), "output on the new connection");
+      expect(again.pid).toBe(pty.pid);
       expect(await sandbox.pty.kill(pty.pid)).toBe(true);
       await pty.wait().catch(() => undefined);
       await until(() => !alive(shellPid), "the PTY's shell to be gone");
