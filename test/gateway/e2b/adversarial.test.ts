@@ -11,6 +11,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Gateway } from "../../../src/index.js";
 import { Process, Signal } from "../../../src/gateway/e2b/gen/process/process_pb.js";
 import { startTestGateway, TOKEN } from "../helpers.js";
+import { alive, eventually } from "../../helpers/processes.js";
 
 let gateway: Gateway;
 let opts: SandboxOpts;
@@ -22,23 +23,6 @@ beforeAll(async () => {
   sandbox = await Sandbox.create(opts);
 });
 afterAll(async () => gateway?.close());
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A raw Connect client for this sandbox's process service, as the SDK's own transport is built. */
 function rawClient(box: Sandbox) {
@@ -60,11 +44,11 @@ function rawClient(box: Sandbox) {
 describe("killing", () => {
   it("kills a process that ignores SIGTERM, by SIGTERM then SIGKILL", async () => {
     const handle = await sandbox.commands.run(`trap '' TERM; echo $$; while :; do sleep 1; done`, { background: true });
-    await until(() => handle.stdout !== "", "the pid");
+    await eventually(() => handle.stdout !== "", "the pid");
     const pid = Number(handle.stdout.trim());
     const client = rawClient(sandbox);
     await client.sendSignal({ process: { selector: { case: "pid", value: handle.pid } }, signal: Signal.SIGTERM });
-    await until(() => !alive(pid), "the TERM-ignoring shell to be gone");
+    await eventually(() => !alive(pid), "the TERM-ignoring shell to be gone");
     const error = await handle.wait().catch((e: unknown) => e);
     expect((error as { error?: string }).error).toBe("signal: terminated");
   });
@@ -75,7 +59,7 @@ describe("killing", () => {
     await expect(run).rejects.toThrow();
     const pid = Number(out.trim());
     expect(pid).toBeGreaterThan(1);
-    await until(() => !alive(pid), "the timed-out sleep to be gone");
+    await eventually(() => !alive(pid), "the timed-out sleep to be gone");
   });
 
   it("ends a foreground command when its sandbox is killed under it", async () => {
@@ -84,10 +68,10 @@ describe("killing", () => {
     const run = box.commands
       .run("echo $$; exec sleep 300", { onStdout: (d) => void (out += d) })
       .catch((e: unknown) => e);
-    await until(() => out !== "", "the pid");
+    await eventually(() => out !== "", "the pid");
     await box.kill();
     expect(await run).toBeInstanceOf(Error);
-    await until(() => !alive(Number(out.trim())), "the sleep to end with its sandbox");
+    await eventually(() => !alive(Number(out.trim())), "the sleep to end with its sandbox");
   });
   it("ends a setsid-detached child when its sandbox ends", async () => {
     const box = await Sandbox.create(opts);
@@ -96,7 +80,7 @@ describe("killing", () => {
     try {
       expect(alive(pid)).toBe(true);
       await box.kill();
-      await until(() => !alive(pid), "the detached sleep to end with its sandbox");
+      await eventually(() => !alive(pid), "the detached sleep to end with its sandbox");
     } finally {
       if (alive(pid)) process.kill(pid, "SIGKILL");
     }

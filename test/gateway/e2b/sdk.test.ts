@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CommandExitError, Sandbox, type SandboxOpts } from "e2b";
 import type { Gateway } from "../../../src/index.js";
 import { startTestGateway, TOKEN } from "../helpers.js";
+import { alive, eventually } from "../../helpers/processes.js";
 
 let gateway: Gateway;
 let opts: SandboxOpts;
@@ -17,24 +18,6 @@ beforeAll(async () => {
   opts = { apiKey: TOKEN, apiUrl: gateway.url, sandboxUrl: gateway.url, requestTimeoutMs: 30_000 };
 });
 afterAll(async () => gateway?.close());
-
-/** True while a process with this pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("control API", () => {
   it("creates, lists, describes, connects, extends and kills a sandbox", async () => {
@@ -67,11 +50,11 @@ describe("control API", () => {
   it("kills the sandbox and its processes when its timeout passes", async () => {
     const sandbox = await Sandbox.create({ ...opts, timeoutMs: 2_000 });
     const handle = await sandbox.commands.run("echo $$; exec sleep 300", { background: true });
-    await until(() => handle.stdout !== "", "the pid");
+    await eventually(() => handle.stdout !== "", "the pid");
     const pid = Number(handle.stdout.trim());
     expect(alive(pid)).toBe(true);
-    await until(() => !alive(pid), "the sleep to end with its sandbox");
-    await until(() => gateway.registry.list().every((s) => s.id !== sandbox.sandboxId), "the session to close");
+    await eventually(() => !alive(pid), "the sleep to end with its sandbox");
+    await eventually(() => gateway.registry.list().every((s) => s.id !== sandbox.sandboxId), "the session to close");
     expect(await sandbox.isRunning()).toBe(false);
   });
 
@@ -125,7 +108,7 @@ describe("commands", () => {
 
   it("runs in the background: list, connect by pid, kill (the process is gone)", async () => {
     const handle = await sandbox.commands.run("echo $$; exec sleep 300", { background: true });
-    await until(() => handle.stdout !== "", "the pid");
+    await eventually(() => handle.stdout !== "", "the pid");
     const osPid = Number(handle.stdout.trim());
     const listed = await sandbox.commands.list();
     expect(listed.map((p) => p.pid)).toContain(handle.pid);
@@ -135,7 +118,7 @@ describe("commands", () => {
     const error = await handle.wait().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommandExitError);
     expect((error as CommandExitError).error).toBe("signal: killed");
-    await until(() => !alive(osPid), "the killed process to be gone");
+    await eventually(() => !alive(osPid), "the killed process to be gone");
     expect((await sandbox.commands.list()).map((p) => p.pid)).not.toContain(handle.pid);
     expect(await sandbox.commands.kill(handle.pid)).toBe(false);
   });
@@ -178,22 +161,22 @@ describe("pty", () => {
         onData: (data) => void (seen += decoder.decode(data)),
       });
       await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode("echo marker-$((6*7)) pid-$$-end\n"));
-      await until(() => /marker-42 pid-\d+-end/.test(seen), "the PTY's echo");
+      await eventually(() => /marker-42 pid-\d+-end/.test(seen), "the PTY's echo");
       const shellPid = Number(/marker-42 pid-(\d+)-end/.exec(seen)![1]);
       expect(alive(shellPid)).toBe(true);
       await sandbox.pty.resize(pty.pid, { cols: 100, rows: 30 });
       await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode("stty size\n"));
-      await until(() => /30 100/.test(seen), "the new size");
+      await eventually(() => /30 100/.test(seen), "the new size");
       // Disconnected, it runs on; a new connection gets what it prints from then on.
       await pty.disconnect();
       let later = "";
       const again = await sandbox.pty.connect(pty.pid, { onData: (data) => void (later += decoder.decode(data)) });
       await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode("echo again-$((1+1))\n"));
-      await until(() => /again-2/.test(later), "output on the new connection");
+      await eventually(() => /again-2/.test(later), "output on the new connection");
       expect(again.pid).toBe(pty.pid);
       expect(await sandbox.pty.kill(pty.pid)).toBe(true);
       await pty.wait().catch(() => undefined);
-      await until(() => !alive(shellPid), "the PTY's shell to be gone");
+      await eventually(() => !alive(shellPid), "the PTY's shell to be gone");
       expect((await sandbox.commands.list()).map((p) => p.pid)).not.toContain(pty.pid);
     } finally {
       await sandbox.kill();
