@@ -1,0 +1,55 @@
+/**
+ * A process's event stream for a client that reads slower than the process
+ * writes: what waits for it is bounded, and the stream says what it skipped.
+ */
+
+import { describe, expect, it } from "vitest";
+import type { HandlerContext } from "@connectrpc/connect";
+import { MAX_STREAM_BACKLOG_BYTES, processEvents } from "../../../../src/gateway/e2b/process/event-stream.js";
+import { exitEnd, SandboxProcess } from "../../../../src/gateway/e2b/process/sandbox-process.js";
+
+/** The two things processEvents reads of a handler's context. */
+function context(): HandlerContext {
+  return { signal: new AbortController().signal, requestHeader: new Headers() } as unknown as HandlerContext;
+}
+
+describe("processEvents", () => {
+  it("bounds the backlog of a client that does not read, and says how much was skipped", async () => {
+    const process = new SandboxProcess(1000, undefined, { cmd: "x", args: [], envs: {} }, false);
+    const events = processEvents(process, context());
+    expect((await events.next()).value?.event.event?.case).toBe("start");
+    const chunk = new Uint8Array(1024 * 1024).fill(97);
+    const chunks = MAX_STREAM_BACKLOG_BYTES / chunk.length + 8;
+    for (let i = 0; i < chunks; i++) process.output("stdout", chunk);
+    process.finish(exitEnd(0));
+
+    let stdoutBytes = 0;
+    let notice = "";
+    let end = false;
+    for await (const { event } of events) {
+      const e = event.event!;
+      if (e.case === "data" && e.value.output?.case === "stdout") stdoutBytes += e.value.output.value!.length;
+      if (e.case === "data" && e.value.output?.case === "stderr")
+        notice += new TextDecoder().decode(e.value.output.value);
+      if (e.case === "end") end = true;
+    }
+    expect(stdoutBytes).toBe(MAX_STREAM_BACKLOG_BYTES);
+    expect(notice).toContain(`${8 * chunk.length} bytes of stdout skipped`);
+    expect(end).toBe(true);
+  });
+
+  it("passes everything to a client that keeps up", async () => {
+    const process = new SandboxProcess(1001, undefined, { cmd: "x", args: [], envs: {} }, false);
+    const events = processEvents(process, context());
+    await events.next();
+    let bytes = 0;
+    const chunk = new Uint8Array(1024 * 1024);
+    for (let i = 0; i < 40; i++) {
+      process.output("stdout", chunk);
+      const next = await events.next();
+      const e = next.value!.event.event!;
+      if (e.case === "data") bytes += e.value.output!.value!.length;
+    }
+    expect(bytes).toBe(40 * chunk.length);
+  });
+});
