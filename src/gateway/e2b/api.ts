@@ -33,6 +33,16 @@ export function e2bApi(ctx: RouteContext): ServedApi {
   const rpc = connectNodeAdapter({
     routes: envdServices(ctx.registry),
     readMaxBytes: ctx.maxBodyBytes,
+    // A service not mounted here (yet): said by name, not as a bare 404.
+    fallback: (req, res) =>
+      sendConnectError(
+        res as ServerResponse,
+        new E2bError(
+          501,
+          `envd's ${new URL(req.url ?? "/", "http://e2b").pathname} is not implemented by this Shellwright server`,
+        ),
+        {},
+      ),
     contextValues: (req) => {
       const entry = authenticated.get(req as IncomingMessage);
       return createContextValues().set(SANDBOX_ENTRY, entry).set(SANDBOX, entry?.record);

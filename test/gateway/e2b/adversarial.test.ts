@@ -174,6 +174,20 @@ describe("raw Connect calls", () => {
     });
   });
 
+  it("names an envd method it does not serve", async () => {
+    const token = (sandbox as unknown as { envdAccessToken: string }).envdAccessToken;
+    const res = await fetch(`${gateway.url}/process.Process/Teleport`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-access-token": token, "e2b-sandbox-id": sandbox.sandboxId },
+      body: "{}",
+    });
+    expect(res.status).toBe(501);
+    expect(await res.json()).toEqual({
+      code: "unimplemented",
+      message: expect.stringContaining("/process.Process/Teleport is not implemented"),
+    });
+  });
+
   it("refuses a request without E2b-Sandbox-Id or with another sandbox's id and this one's token", async () => {
     const other = await Sandbox.create(opts);
     try {
