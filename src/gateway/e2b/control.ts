@@ -55,7 +55,7 @@ export async function controlRoute(
 
   const match = /^(?:\/v2)?\/sandboxes\/([^/]+)(?:\/([^/]+))?$/.exec(path);
   if (match === null) throw new E2bError(404, `No E2B API route ${method} ${path} on this server`);
-  const id = decodeURIComponent(match[1]!);
+  const id = decodedId(match[1]!);
   const action = match[2];
   if (action === undefined) {
     if (method === "DELETE") {
@@ -83,6 +83,14 @@ export async function controlRoute(
     return sendJson(res, 200, created(entry));
   }
   throw new E2bError(404, `No E2B API route ${method} ${path} on this server`);
+}
+
+function decodedId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new E2bError(400, `The sandbox id in the path has malformed percent-encoding: ${JSON.stringify(segment)}`);
+  }
 }
 
 function allow(method: string, expected: string): void {

@@ -87,6 +87,61 @@ describe("killing", () => {
   });
 });
 
+describe("control API input", () => {
+  const call = (method: string, path: string, body?: string) =>
+    fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { "x-api-key": TOKEN, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body }),
+    });
+
+  it("answers malformed ids and bodies with 400s that name the problem", async () => {
+    const badId = await call("GET", "/sandboxes/%ZZ");
+    expect(badId.status).toBe(400);
+    expect(((await badId.json()) as { message: string }).message).toMatch(/malformed percent-encoding/);
+    const notJson = await call("POST", "/v2/sandboxes", "{nope");
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { code: number }).code).toBe(400);
+    for (const [body, field] of [
+      ['{"timeout": -1}', "timeout"],
+      ['{"timeout": "300"}', "timeout"],
+      ['{"envVars": {"A": 1}}', 'envVars["A"]'],
+      ['{"metadata": []}', "metadata"],
+      ['{"templateID": 7}', "templateID"],
+    ] as const) {
+      const res = await call("POST", "/v2/sandboxes", body);
+      expect(res.status, body).toBe(400);
+      expect(((await res.json()) as { message: string }).message, body).toContain(field);
+    }
+    expect(gateway.registry.size).toBe(1);
+  });
+
+  it("refuses what it cannot honour at create, by name, and creates nothing", async () => {
+    for (const [body, feature] of [
+      ['{"autoPause": true}', "autoPause"],
+      ['{"allow_internet_access": false}', "allow_internet_access"],
+      ['{"network": {"denyOut": ["0.0.0.0/0"]}}', "network"],
+      ['{"volumeMounts": [{"name": "v", "path": "/data"}]}', "volumeMounts"],
+    ] as const) {
+      const res = await call("POST", "/v2/sandboxes", body);
+      expect(res.status, body).toBe(501);
+      expect(((await res.json()) as { message: string }).message, body).toContain(feature);
+    }
+    expect(gateway.registry.size).toBe(1);
+  });
+
+  it("keeps concurrent commands' outputs apart", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        sandbox.commands.run(`echo out-${i}; echo err-${i} >&2; exit ${i % 2}`).catch((e: unknown) => e),
+      ),
+    );
+    results.forEach((result, i) => {
+      expect(result).toMatchObject({ exitCode: i % 2, stdout: `out-${i}\n`, stderr: `err-${i}\n` });
+    });
+  });
+});
+
 describe("raw Connect calls", () => {
   it("starts by tag, connects by tag, refuses a second process with the same tag", async () => {
     const client = rawClient(sandbox);
