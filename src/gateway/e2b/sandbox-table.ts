@@ -41,14 +41,15 @@ export class SandboxTable {
       return session;
     });
     const opened = session!;
+    const user = await userOf(opened);
     const now = new Date();
     const entry: SandboxEntry = {
-      // The user is the one serve runs as, its home the session's starting directory (docs/e2b.md).
+      // The user commands run as in the backend, its home the session's starting directory (docs/e2b.md).
       record: {
         sandboxId: opened.id,
         session: opened,
         accessToken: randomBytes(32).toString("hex"),
-        user: process.env.USER ?? "user",
+        user,
         homeDir: opened.cwd,
       },
       templateId: request.templateId,
@@ -115,4 +116,11 @@ export class SandboxTable {
   close(): void {
     for (const entry of this.#entries.values()) clearTimeout(entry.timer);
   }
+}
+
+/** Who commands run as in the session's backend (serve's user on local, the container's elsewhere). */
+async function userOf(session: Environment): Promise<string> {
+  const result = await session.execute("id -un", { isolated: true, timeoutMs: 10_000 }).catch(() => undefined);
+  const name = result?.exitCode === 0 ? result.output.trim() : "";
+  return /^[A-Za-z0-9._-]+$/.test(name) ? name : "user";
 }
