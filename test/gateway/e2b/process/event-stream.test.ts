@@ -9,8 +9,8 @@ import { MAX_STREAM_BACKLOG_BYTES, processEvents } from "../../../../src/gateway
 import { exitEnd, SandboxProcess } from "../../../../src/gateway/e2b/process/sandbox-process.js";
 
 /** The two things processEvents reads of a handler's context. */
-function context(): HandlerContext {
-  return { signal: new AbortController().signal, requestHeader: new Headers() } as unknown as HandlerContext;
+function context(headers: Record<string, string> = {}): HandlerContext {
+  return { signal: new AbortController().signal, requestHeader: new Headers(headers) } as unknown as HandlerContext;
 }
 
 describe("processEvents", () => {
@@ -51,5 +51,15 @@ describe("processEvents", () => {
       if (e.case === "data") bytes += e.value.output!.value!.length;
     }
     expect(bytes).toBe(40 * chunk.length);
+  });
+
+  it("sends keepalives on an idle stream at the interval the client asks for", async () => {
+    const process = new SandboxProcess(1002, undefined, { cmd: "x", args: [], envs: {} }, false);
+    const events = processEvents(process, context({ "keepalive-ping-interval": "1" }));
+    await events.next();
+    expect((await events.next()).value?.event.event?.case).toBe("keepalive");
+    process.finish(exitEnd(0));
+    expect((await events.next()).value?.event.event?.case).toBe("end");
+    expect((await events.next()).done).toBe(true);
   });
 });
