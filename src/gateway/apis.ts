@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe } from "../core/options.js";
 import { handle, type RouteContext } from "./routes.js";
+import { hermesApi } from "./hermes/api.js";
 
 export interface ServedApi {
   /** Whether a request is this API's: from its method, path and headers only, before any authentication. */
@@ -26,6 +27,7 @@ const FACTORIES = {
     claims: () => true,
     handle: (req, res) => handle(ctx, req, res),
   }),
+  hermes: (ctx: RouteContext): ServedApi => hermesApi(ctx),
 } satisfies Record<string, ApiFactory>;
 
 export type ApiName = keyof typeof FACTORIES;
