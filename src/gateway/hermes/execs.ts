@@ -106,12 +106,25 @@ export class ExecTable {
    * has already run (409) is refused before anything runs.
    */
   start(execId: string, command: string, options: Omit<ExecuteOptions, "signal">): Exec {
-    const exec = new Exec(
-      execId,
-      command,
-      (signal) => this.#ctx.registry.begin(this.#sessionId, execId, signal)(command, options),
-      this.#ctx,
-    );
+    let exec: Exec;
+    try {
+      exec = new Exec(
+        execId,
+        command,
+        (signal) => this.#ctx.registry.begin(this.#sessionId, execId, signal)(command, options),
+        this.#ctx,
+      );
+    } catch (error) {
+      // The registry remembers more ids than this table keeps results: a forgotten exec resent.
+      if (error instanceof HttpError && error.code === "DUPLICATE_EXECUTION")
+        throw new HttpError(
+          409,
+          "DUPLICATE_EXECUTION",
+          `execId ${JSON.stringify(execId)} already ran in sandbox ${this.#sessionId} (its result is no longer kept); use a new execId`,
+          { option: "execId" },
+        );
+      throw error;
+    }
     this.#execs.set(execId, exec);
     void exec.ended.then(() => this.#forgetOld());
     return exec;
