@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { alive, eventually } from "../../helpers/processes.js";
+import { rawExchange } from "../../helpers/raw-http.js";
 import { api, scratchDir } from "../helpers.js";
 import { createBody, createSandbox, pollExec, runExec, startExec, startHermesGateway } from "./helpers.js";
 
@@ -85,6 +86,22 @@ describe("hermes API: hostile and unlucky requests", () => {
       expect((await runExec(gateway, id, { command: `test -e ${marker}; echo $?`, cwd: scratch.path })).output).toBe(
         "1\n",
       );
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("answers 401 to a request whose body never comes, without waiting for it, and closes the connection", async () => {
+    const gateway = await startHermesGateway();
+    try {
+      const answer = await rawExchange(
+        gateway.port,
+        "POST /v1/sandboxes HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n" +
+          "content-length: 100000000\r\n\r\n{",
+      );
+      expect(answer.status).toBe(401);
+      expect(answer.text).toMatch(/connection: close/i);
+      expect(gateway.registry.size).toBe(0);
     } finally {
       await gateway.close();
     }
