@@ -196,7 +196,7 @@ export const serve: CommandSpec = {
     api: {
       type: "string",
       value: "APIS",
-      help: "APIs served, comma-separated: shellwright (default; docs/gateway.md), e2b (docs/e2b.md)",
+      help: "APIs served, comma-separated: shellwright (default; docs/gateway.md), e2b (docs/e2b.md), hermes (hermes' tool-gateway sandboxes)",
     },
   },
   details: "Prints the gateway's URL on stdout once it listens; runs until SIGINT or SIGTERM.",

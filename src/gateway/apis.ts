@@ -9,6 +9,7 @@ import { InvalidOptionError } from "../core/errors.js";
 import { describe } from "../core/options.js";
 import { handle, type RouteContext } from "./routes.js";
 import { e2bApi } from "./e2b/api.js";
+import { hermesApi } from "./hermes/api.js";
 import type { ServedApi } from "./served-api.js";
 
 export type { ServedApi };
@@ -21,6 +22,7 @@ const FACTORIES = {
     handle: (req, res) => handle(ctx, req, res),
   }),
   e2b: e2bApi,
+  hermes: hermesApi,
 } satisfies Record<string, ApiFactory>;
 
 export type ApiName = keyof typeof FACTORIES;
