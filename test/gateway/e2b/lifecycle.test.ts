@@ -77,6 +77,23 @@ describe("sandbox lifecycle", () => {
   });
 });
 
+describe("beside the other APIs", () => {
+  it("serves the SDK on a port that also speaks Shellwright's and hermes' APIs", async () => {
+    const gateway = await startTestGateway({ apis: ["e2b", "hermes", "shellwright"], cwd: "/tmp" });
+    try {
+      const sandbox = await Sandbox.create(sdk(gateway.url));
+      expect((await sandbox.commands.run("echo shared-port")).stdout).toBe("shared-port\n");
+      const own = await fetch(`${gateway.url}/v1/sessions`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(((await own.json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toContain(
+        sandbox.sandboxId,
+      );
+      await sandbox.kill();
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe("shellwright serve --api e2b", () => {
   const ENTRY = join(import.meta.dirname, "../../../dist/cli/serve.js");
 
