@@ -53,6 +53,17 @@ describe("killing", () => {
     expect((error as { error?: string }).error).toBe("signal: terminated");
   });
 
+  it("kills a TERM-ignoring process started with stdin (a background process of the session)", async () => {
+    const handle = await sandbox.commands.run(`trap '' TERM; echo $BASHPID; cat`, { background: true, stdin: true });
+    await eventually(() => handle.stdout !== "", "the pid");
+    const pid = Number(handle.stdout.trim());
+    expect(alive(pid)).toBe(true);
+    expect(await handle.kill()).toBe(true);
+    await eventually(() => !alive(pid), "the TERM-ignoring shell to be gone");
+    const error = await handle.wait().catch((e: unknown) => e);
+    expect((error as { error?: string }).error).toBe("signal: killed");
+  });
+
   it("kills a command when its timeoutMs passes", async () => {
     let out = "";
     const run = sandbox.commands.run("echo $$; exec sleep 300", { timeoutMs: 1500, onStdout: (d) => void (out += d) });
