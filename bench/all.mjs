@@ -15,6 +15,8 @@ const benches = [
   { name: "file-tools", file: "bench/file-tools.mjs" },
   { name: "redaction", file: "bench/redaction.mjs" },
   { name: "gateway", file: "bench/gateway.mjs" },
+  // commands.run("true") through the e2b SDK against serve --api e2b, beside the gateway backend and bash -c true.
+  { name: "e2b", file: "bench/e2b.mjs" },
   { name: "mcp", file: "bench/mcp.mjs" },
   { name: "fast-path", file: "bench/fast-path.mjs" },
   { name: "command-mix", file: "bench/command-mix.mjs" },

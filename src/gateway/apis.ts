@@ -5,19 +5,13 @@
  * (it answers every other path, with its 404).
  */
 
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { InvalidOptionError } from "../core/errors.js";
 import { describe } from "../core/options.js";
 import { handle, type RouteContext } from "./routes.js";
+import { e2bApi } from "./e2b/api.js";
+import type { ServedApi } from "./served-api.js";
 
-export interface ServedApi {
-  /** Whether a request is this API's: from its method, path and headers only, before any authentication. */
-  claims(req: IncomingMessage, pathname: string): boolean;
-  /** Answers the request, authentication included; never throws. */
-  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
-  /** Stops what it runs beside the registry's sessions (timers, open streams) when the server closes. */
-  close?(): Promise<void>;
-}
+export type { ServedApi };
 
 type ApiFactory = (ctx: RouteContext) => ServedApi;
 
@@ -26,6 +20,7 @@ const FACTORIES = {
     claims: () => true,
     handle: (req, res) => handle(ctx, req, res),
   }),
+  e2b: e2bApi,
 } satisfies Record<string, ApiFactory>;
 
 export type ApiName = keyof typeof FACTORIES;

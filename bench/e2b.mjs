@@ -1,0 +1,76 @@
+// Per-call cost of `commands.run("true")` through the real `e2b` SDK against
+// `serve --api e2b` (local backend), beside the same command through the
+// `gateway` backend against serve, and a bare `bash -c true` spawned by this
+// process (the floor), in one run.
+//
+// Calls alternate (bash, gateway, e2b, …) so the noise of a shared machine
+// hits all three alike. Run after `npm run build`: node bench/e2b.mjs [calls]
+
+import { spawn } from "node:child_process";
+import { Sandbox } from "e2b";
+import { createEnvironment, startGateway } from "../dist/index.js";
+
+const CALLS = Number(process.argv[2] ?? 300);
+const WARMUP = 30;
+const TOKEN = `bench-${Math.random().toString(16).slice(2)}-token`;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const p90 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.9)];
+
+async function time(run) {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+const bare = () =>
+  new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", "true"], { stdio: "ignore" });
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
+  });
+
+const gateway = await startGateway({
+  token: TOKEN,
+  port: 0,
+  allowedRoots: ["/"],
+  cwd: "/tmp",
+  apis: ["e2b", "shellwright"],
+  log: () => undefined,
+});
+const remote = await createEnvironment({ backend: "gateway", url: gateway.url, token: TOKEN });
+const sandbox = await Sandbox.create({ apiKey: TOKEN, apiUrl: gateway.url, sandboxUrl: gateway.url });
+const viaGateway = async () => {
+  const r = await remote.execute("true");
+  if (r.exitCode !== 0) throw new Error(`exit ${r.exitCode}`);
+};
+const viaE2b = () => sandbox.commands.run("true");
+
+for (let i = 0; i < WARMUP; i++) {
+  await bare();
+  await viaGateway();
+  await viaE2b();
+}
+const b = [];
+const g = [];
+const e = [];
+for (let i = 0; i < CALLS; i++) {
+  b.push(await time(bare));
+  g.push(await time(viaGateway));
+  e.push(await time(viaE2b));
+}
+await sandbox.kill();
+await remote.close();
+await gateway.close();
+
+const f = (ms) => `${ms.toFixed(2)} ms`;
+const floor = median(b);
+console.log(`e2b: ${CALLS} alternating calls of "true", SDK and serve in one process, loopback HTTP`);
+console.log(`  bash -c true             p50 ${f(floor)}  p90 ${f(p90(b))}   (floor)`);
+console.log(
+  `  gateway backend          p50 ${f(median(g))}  p90 ${f(p90(g))}   ratio ${(median(g) / floor).toFixed(2)}x`,
+);
+console.log(
+  `  e2b SDK commands.run     p50 ${f(median(e))}  p90 ${f(p90(e))}   ratio ${(median(e) / floor).toFixed(2)}x`,
+);
+console.log(`  e2b vs gateway backend   ${(median(e) / median(g)).toFixed(2)}x`);

@@ -1,0 +1,37 @@
+/**
+ * What envd serves, as one place to plug into: its Connect services
+ * (process here; filesystem from ./filesystem/ once it is in) and its plain
+ * HTTP routes (/health and /envs here; /files beside them). Every handler
+ * runs after the router has authenticated the sandbox.
+ */
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { Process } from "./gen/process/process_pb.js";
+import { processService } from "./process/service.js";
+import type { SessionRegistry } from "../sessions.js";
+import { sendJson } from "../http.js";
+import type { SandboxEntry } from "./entry.js";
+
+export type EnvdHttpHandler = (
+  entry: SandboxEntry,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+) => Promise<void>;
+
+/** envd's plain HTTP routes by path. Add `/files` here (its handler gets the authenticated sandbox). */
+export const ENVD_HTTP_ROUTES: Record<string, EnvdHttpHandler> = {
+  // envd answers 204 while it runs; a sandbox that is gone never gets here (the router answers 502, as E2B's proxy does).
+  "/health": async (_entry, _req, res) => {
+    res.writeHead(204, { "cache-control": "no-store" }).end();
+  },
+  "/envs": async (entry, _req, res) => sendJson(res, 200, entry.envVars),
+};
+
+/** envd's Connect services. Add `router.service(Filesystem, impl)` here (the handlers read SANDBOX from the context). */
+export function envdServices(registry: SessionRegistry): (router: ConnectRouter) => void {
+  return (router) => {
+    router.service(Process, processService(registry));
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * A process without stdin and without a PTY, run through the session's
+ * `execute`: stdout and stderr arrive apart, and an abort kills the whole
+ * tree. It runs as one of the gateway's long-lived executions (it lasts as
+ * long as the process, like a background process's follower), so the
+ * session counts as busy while it runs and maxLongLived* bound it.
+ */
+
+import type { SessionRegistry } from "../../sessions.js";
+import { exitEnd, signalEnd, type SandboxProcess } from "./sandbox-process.js";
+
+/** execute's own limit, far past any sandbox's lifetime: the sandbox's timeout or a kill ends it first. */
+const NO_LIMIT_MS = 7 * 24 * 3600_000;
+
+export interface ExecRun {
+  registry: SessionRegistry;
+  sandboxId: string;
+  process: SandboxProcess;
+  command: string;
+  cwd: string | undefined;
+  /** `fresh` sandboxes: the command leaves the session's cwd and variables as they were. */
+  isolated: boolean;
+}
+
+/** Starts it; throws (429, 503) before anything runs when the gateway refuses. */
+export function startWithExecute(run: ExecRun): void {
+  const { process } = run;
+  const controller = new AbortController();
+  const execute = run.registry.begin(run.sandboxId, `e2b-process-${process.pid}`, controller.signal, true);
+  const encoder = new TextEncoder();
+  process.driver = {
+    signal: async (signal) => {
+      process.requestedSignal = signal;
+      controller.abort();
+    },
+    write: async () => false,
+    closeStdin: async () => false,
+    resize: async () => false,
+  };
+  void execute(run.command, {
+    separateStreams: true,
+    onStdout: (text) => process.output("stdout", encoder.encode(text)),
+    onStderr: (text) => process.output("stderr", encoder.encode(text)),
+    isolated: run.isolated,
+    longLived: true,
+    timeoutMs: NO_LIMIT_MS,
+    ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
+  }).then(
+    (result) => {
+      if (result.interrupted) process.finish(signalEnd(process.requestedSignal ?? "SIGKILL"));
+      else process.finish(exitEnd(result.exitCode));
+    },
+    (error: unknown) =>
+      process.finish({
+        exitCode: -1,
+        exited: false,
+        status: "error",
+        error: error instanceof Error ? error.message : String(error),
+      }),
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * The sandboxes serve's E2B API hosts. Each is a session of the gateway's
+ * registry (so maxSessions, idle reaping and shutdown apply) with E2B's
+ * facts beside it; a sandbox ends when its timeout passes, when it is killed,
+ * or when the registry closes its session (reaped, or the server stops).
+ */
+
+import { randomBytes } from "node:crypto";
+import type { RouteContext } from "../routes.js";
+import { sandboxNotFound } from "./errors.js";
+import type { CommandsMode, SandboxEntry } from "./entry.js";
+import { ProcessTable } from "./process/table.js";
+import type { Environment } from "../../core/environment.js";
+
+export interface NewSandbox {
+  templateId: string;
+  timeoutS: number;
+  envVars: Record<string, string>;
+  metadata: Record<string, string>;
+  commands: CommandsMode;
+}
+
+/** setTimeout's ceiling on one timer; longer timeouts re-arm. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export class SandboxTable {
+  readonly #ctx: RouteContext;
+  readonly #entries = new Map<string, SandboxEntry>();
+
+  constructor(ctx: RouteContext) {
+    this.#ctx = ctx;
+  }
+
+  async create(request: NewSandbox): Promise<SandboxEntry> {
+    let session: Environment | undefined;
+    await this.#ctx.registry.create(async () => {
+      session = await this.#ctx.openSession(
+        Object.keys(request.envVars).length === 0 ? {} : { env: request.envVars },
+        (message) => this.#ctx.log(`e2b sandbox: ${message}`),
+      );
+      return session;
+    });
+    const opened = session!;
+    const now = new Date();
+    const entry: SandboxEntry = {
+      // The user is the one serve runs as, its home the session's starting directory (docs/e2b.md).
+      record: {
+        sandboxId: opened.id,
+        session: opened,
+        accessToken: randomBytes(32).toString("hex"),
+        user: process.env.USER ?? "user",
+        homeDir: opened.cwd,
+      },
+      templateId: request.templateId,
+      metadata: request.metadata,
+      startedAt: now,
+      endAt: now,
+      timer: undefined,
+      commands: request.commands,
+      processes: new ProcessTable(),
+      envVars: request.envVars,
+    };
+    this.#entries.set(opened.id, entry);
+    opened.beforeClose(async () => {
+      // Closed from anywhere (reaped, shut down, killed): its processes end with it, and it leaves the table.
+      this.#entries.delete(opened.id);
+      clearTimeout(entry.timer);
+      await entry.processes.killAll();
+    });
+    this.setTimeout(entry, request.timeoutS);
+    return entry;
+  }
+
+  /** The live sandbox `id`, or E2B's 404. */
+  get(id: string): SandboxEntry {
+    const entry = this.#entries.get(id);
+    if (entry === undefined || entry.record.session.closed) throw sandboxNotFound(id);
+    return entry;
+  }
+
+  /** The live sandbox `id`, or undefined. */
+  find(id: string): SandboxEntry | undefined {
+    const entry = this.#entries.get(id);
+    return entry === undefined || entry.record.session.closed ? undefined : entry;
+  }
+
+  list(): SandboxEntry[] {
+    return [...this.#entries.values()].filter((entry) => !entry.record.session.closed);
+  }
+
+  /** From now, the sandbox lives `timeoutS` more seconds (E2B's setTimeout replaces the deadline, shorter or longer). */
+  setTimeout(entry: SandboxEntry, timeoutS: number): void {
+    clearTimeout(entry.timer);
+    entry.endAt = new Date(Date.now() + timeoutS * 1000);
+    const arm = (): void => {
+      const left = entry.endAt.getTime() - Date.now();
+      entry.timer = setTimeout(
+        () => (left > MAX_TIMER_MS ? arm() : void this.kill(entry.record.sandboxId).catch(() => undefined)),
+        Math.min(Math.max(left, 0), MAX_TIMER_MS),
+      );
+      entry.timer.unref();
+    };
+    arm();
+  }
+
+  /** Ends the sandbox: every process it ran, then its session. */
+  async kill(id: string): Promise<void> {
+    const entry = this.get(id);
+    this.#entries.delete(id);
+    clearTimeout(entry.timer);
+    await entry.processes.killAll();
+    await this.#ctx.registry.close(id).catch(() => undefined);
+  }
+
+  close(): void {
+    for (const entry of this.#entries.values()) clearTimeout(entry.timer);
+  }
+}
