@@ -29,7 +29,7 @@ export function fileSignature(
 }
 
 /** Hashes both sides first, so the comparison takes the same time whatever the lengths. */
-function sameText(a: string, b: string): boolean {
+export function sameText(a: string, b: string): boolean {
   return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
 }
 
