@@ -125,6 +125,29 @@ describe("upload", () => {
     );
   });
 
+  it("refuses a body that is not what it says: broken gzip, broken multipart; nothing is written", async () => {
+    const broken = await fetch(filesUrl({ path: "broken.txt" }), {
+      method: "POST",
+      body: "this is not gzip",
+      headers: { ...auth(), "content-type": "application/octet-stream", "content-encoding": "gzip" },
+    });
+    expect(await broken.json()).toMatchObject({
+      code: 400,
+      message: expect.stringMatching(/gzip body could not be decompressed/),
+    });
+    const garbage = await fetch(filesUrl({ path: "garbage.txt" }), {
+      method: "POST",
+      body: "--x\r\nno headers, no end",
+      headers: { ...auth(), "content-type": "multipart/form-data; boundary=x" },
+    });
+    expect(await garbage.json()).toMatchObject({
+      code: 400,
+      message: expect.stringMatching(/multipart body could not be read/),
+    });
+    expect(existsSync(`${h.home}/broken.txt`) || existsSync(`${h.home}/garbage.txt`)).toBe(false);
+    expect(leftovers(h.home)).toEqual([]);
+  });
+
   it("refuses an upload over the limit with 413 and leaves the old file whole: raw, gzip bomb, multipart", async () => {
     mkdirSync(`${h.home}/big`, { recursive: true });
     writeFileSync(`${h.home}/big/kept.txt`, "old content");

@@ -6,8 +6,11 @@
  */
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { Code, createClient, type ConnectError } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
 import { FileNotFoundError, FilesystemEventType, Sandbox, type SandboxOpts } from "e2b";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Filesystem } from "../../../../src/gateway/e2b/gen/filesystem/filesystem_pb.js";
 import type { Gateway } from "../../../../src/index.js";
 import { scratchDir, startTestGateway, TOKEN } from "../../helpers.js";
 
@@ -97,6 +100,37 @@ describe("e2b SDK against serve: sandbox.files", () => {
       expect(stolen.status).toBe(401);
     } finally {
       await Promise.all([mine.kill(), other.kill()]);
+    }
+  }, 60_000);
+
+  it("keeps each sandbox's watchers its own: another sandbox's id is not found", async () => {
+    const [a, b] = await Promise.all([Sandbox.create(opts), Sandbox.create(opts)]);
+    const clientOf = (sandbox: Sandbox) =>
+      createClient(
+        Filesystem,
+        createConnectTransport({
+          baseUrl: gateway.url,
+          httpVersion: "1.1",
+          interceptors: [
+            (next) => (request) => {
+              request.header.set("e2b-sandbox-id", sandbox.sandboxId);
+              request.header.set("x-access-token", (sandbox as unknown as { envdAccessToken: string }).envdAccessToken);
+              return next(request);
+            },
+          ],
+        }),
+      );
+    try {
+      await a.files.makeDir("owned");
+      const { watcherId } = await clientOf(a).createWatcher({ path: "owned" });
+      const error = await clientOf(b)
+        .getWatcherEvents({ watcherId })
+        .catch((e: unknown) => e);
+      expect((error as ConnectError).code).toBe(Code.NotFound);
+      expect(await clientOf(a).getWatcherEvents({ watcherId })).toMatchObject({ events: [] });
+      await clientOf(a).removeWatcher({ watcherId });
+    } finally {
+      await Promise.all([a.kill(), b.kill()]);
     }
   }, 60_000);
 

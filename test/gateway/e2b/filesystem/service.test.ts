@@ -190,6 +190,23 @@ describe("CreateWatcher / GetWatcherEvents / RemoveWatcher", () => {
     expect(await codeOf(h.client.removeWatcher({ watcherId: "not-an-id" }))).toBe(Code.NotFound);
   }, 20_000);
 
+  it("answers not_found once the watched directory is removed and its events are drained", async () => {
+    mkdirSync(`${h.home}/vanishing`);
+    const { watcherId } = await h.client.createWatcher({ path: "vanishing" });
+    await h.client.remove({ path: "vanishing" });
+    let code: Code | undefined;
+    while (code === undefined) {
+      code = await h.client.getWatcherEvents({ watcherId }).then(
+        () => undefined,
+        (e: unknown) => (e as ConnectError).code,
+      );
+      if (code === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(code).toBe(Code.NotFound);
+    // Gone for good: removing it again is not_found too.
+    expect(await codeOf(h.client.removeWatcher({ watcherId }))).toBe(Code.NotFound);
+  }, 20_000);
+
   it(`refuses more than ${MAX_WATCHERS_PER_SANDBOX} watchers at once`, async () => {
     mkdirSync(`${h.home}/many`);
     const ids: string[] = [];
