@@ -33,7 +33,7 @@ describe("Stat", () => {
     expect(entry?.path).toBe(`${h.home}/stat.txt`);
     expect(entry?.type).toBe(FileType.FILE);
     expect(entry?.size).toBe(4n);
-    expect(entry?.mode).toBe(0o644 & ~process.umask());
+    expect(entry?.mode).toBe(0o666 & ~process.umask());
     expect(entry?.permissions).toMatch(/^-rw-r--r--$|^-rw-------$|^-rw-rw-r--$/);
     expect(entry?.owner).toBe(userInfo().username);
     expect(entry?.group).not.toBe("");
