@@ -41,22 +41,23 @@ export function readChunkScript(path: string, offset: number, length: number, to
 }
 
 /**
- * One entry per path, each as six NUL-terminated fields: type letter (find's
+ * One entry per path, each as eight NUL-terminated fields: type letter (find's
  * %y), size, octal mode, mtime in seconds, path relative to the start, link
- * target. GNU find prints them itself; elsewhere (busybox) stat does, one
+ * target, owner, group (file-entries.ts reads them). GNU find prints them itself; elsewhere (busybox) stat does, one
  * entry at a time.
  */
 function entriesOf(start: string, depth: { min: number; max: number }): string[] {
   const bounds = `-mindepth ${depth.min} -maxdepth ${depth.max}`;
   return [
     `if find / -maxdepth 0 -printf '' >/dev/null 2>&1; then`,
-    `  find ${start} ${bounds} -printf '%y\\0%s\\0%m\\0%T@\\0%P\\0%l\\0' 2>/dev/null`,
+    `  find ${start} ${bounds} -printf '%y\\0%s\\0%m\\0%T@\\0%P\\0%l\\0%u\\0%g\\0' 2>/dev/null`,
     `else`,
     `  find ${start} ${bounds} -print0 2>/dev/null | while IFS= read -r -d '' __sw_f; do`,
-    `    __sw_s=$(stat -c '%F|%s|%a|%Y' -- "$__sw_f" 2>/dev/null) || continue`,
+    `    __sw_s=$(stat -c '%F|%s|%a|%Y|%U|%G' -- "$__sw_f" 2>/dev/null) || continue`,
     `    case $__sw_s in 'regular'*) __sw_y=f ;; directory*) __sw_y=d ;; 'symbolic link'*) __sw_y=l ;; *) __sw_y=o ;; esac`,
-    `    __sw_s=\${__sw_s#*|}; __sw_r=\${__sw_f#${start}}; __sw_r=\${__sw_r#/}; __sw_l=; [ "$__sw_y" != l ] || __sw_l=$(readlink -- "$__sw_f")`,
-    `    printf '%s\\0%s\\0%s\\0%s\\0%s\\0%s\\0' "$__sw_y" "\${__sw_s%%|*}" "$(echo "$__sw_s" | cut -d'|' -f2)" "\${__sw_s##*|}" "$__sw_r" "$__sw_l"`,
+    `    IFS='|' read -r __sw_y0 __sw_z __sw_m __sw_t __sw_u __sw_g <<< "$__sw_s"`,
+    `    __sw_r=\${__sw_f#${start}}; __sw_r=\${__sw_r#/}; __sw_l=; [ "$__sw_y" != l ] || __sw_l=$(readlink -- "$__sw_f")`,
+    `    printf '%s\\0%s\\0%s\\0%s\\0%s\\0%s\\0%s\\0%s\\0' "$__sw_y" "$__sw_z" "$__sw_m" "$__sw_t" "$__sw_r" "$__sw_l" "$__sw_u" "$__sw_g"`,
     `  done`,
     `fi`,
   ];

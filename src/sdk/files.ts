@@ -20,12 +20,12 @@ import { probeForWrite, writeAtomic } from "../tools/files/atomic-write.js";
 import { validateGuardOptions, writeDenied, type WriteGuardOptions } from "../tools/files/path-guard.js";
 import { enterVerifiedDirectory } from "../tools/files/verified-directory.js";
 import { entryProbeScript, existsScript, listScript, readChunkScript, statScript } from "./file-scripts.js";
+import { parseEntries, type FileEntry } from "./file-entries.js";
 import { uploadAtomic } from "./file-upload.js";
 import { watchFiles, type FileEvent, type FileWatcher, type WatchOptions } from "./file-watch.js";
 
+export type { FileEntry, FileType } from "./file-entries.js";
 export type { FileEvent, FileWatcher, WatchOptions };
-
-export type FileType = "file" | "dir" | "symlink" | "other";
 
 /** How much one call carries: a read's chunk (base64 on the way: a third more) and an upload's piece. */
 export interface TransferSizes {
@@ -35,21 +35,6 @@ export interface TransferSizes {
 
 /** 4 MiB each way: a piece, base64 in a JSON body, stays under a gateway's default body limit (8 MiB). */
 export const TRANSFER_SIZES: TransferSizes = { readChunkBytes: 4 * 1024 * 1024, uploadPieceBytes: 4 * 1024 * 1024 };
-
-export interface FileEntry {
-  /** The last component of the path. */
-  name: string;
-  /** Absolute on the backend (not resolved: a symlinked directory keeps its name). */
-  path: string;
-  type: FileType;
-  /** In bytes (a symlink: the length of its target's name). */
-  size: number;
-  /** Permission bits, e.g. 0o644. */
-  mode: number;
-  modifiedAt: Date;
-  /** What a symlink points to. */
-  symlinkTarget?: string;
-}
 
 export interface FilesOptions {
   /** Every write, removal and mkdir must land inside this directory (as the backend resolves it). */
@@ -89,6 +74,11 @@ export interface EnvironmentFiles {
   remove(path: string, options?: CallOptions & { recursive?: boolean }): Promise<void>;
   /** Makes a directory (its parents too, unless `parents: false`); resolves false when it already existed. */
   mkdir(path: string, options?: CallOptions & { parents?: boolean }): Promise<boolean>;
+  /**
+   * Moves an entry to `destination` (its parents made), replacing a file or an empty directory
+   * there, as rename(2) does; a symlink moves as the link. Resolves to the entry at its new place.
+   */
+  rename(source: string, destination: string, options?: CallOptions): Promise<FileEntry>;
   /** Calls `onEvent` for every file created, modified or removed under `path` (docs/sdk.md: how it sees them). */
   watch(path: string, onEvent: (event: FileEvent) => void, options?: WatchOptions): Promise<FileWatcher>;
 }
@@ -305,6 +295,26 @@ export class Files implements EnvironmentFiles {
     return true;
   }
 
+  async rename(source: string, destination: string, options: CallOptions = {}): Promise<FileEntry> {
+    checkPath(destination, "destination");
+    const from = await this.#probeEntry(source, options.signal);
+    if (from.kind === "missing") throw this.#kindError("missing", source);
+    const to = await this.#probeEntry(destination, options.signal);
+    const { fields } = await this.#framed(
+      [
+        enterVerifiedDirectory(to.parent, { create: true }),
+        `mv -fT -- ${shellQuote(from.resolved)} ${shellQuote(`./${posix.basename(to.resolved)}`)} || exit 1`,
+        `echo 'done yes'`,
+      ].join("\n"),
+      source,
+      options.signal,
+    );
+    this.#checkMoved(fields, destination);
+    if (fields.get("done") !== "yes")
+      throw this.#error("failed", source, `could not move '${source}' to '${destination}'`);
+    return this.stat(to.resolved, options);
+  }
+
   watch(path: string, onEvent: (event: FileEvent) => void, options: WatchOptions = {}): Promise<FileWatcher> {
     checkPath(path);
     if (typeof onEvent !== "function")
@@ -364,33 +374,4 @@ function checkMode(mode: unknown): string | undefined {
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
-}
-
-const TYPES: Record<string, FileType> = { f: "file", d: "dir", l: "symlink" };
-
-/** Six NUL-terminated fields per entry (file-scripts.ts), paths made absolute against `base`. */
-export function parseEntries(body: Buffer, base: string, self = false): FileEntry[] {
-  const fields = body.toString("utf8").split("\0");
-  const entries: FileEntry[] = [];
-  for (let i = 0; i + 6 <= fields.length; i += 6) {
-    const [type, size, mode, mtime, relative, target] = fields.slice(i, i + 6) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
-    const path = posix.normalize(self ? base : posix.join(base, relative));
-    entries.push({
-      name: posix.basename(path),
-      path,
-      type: TYPES[type] ?? "other",
-      size: Number(size),
-      mode: Number.parseInt(mode, 8),
-      modifiedAt: new Date(Math.round(Number(mtime) * 1000)),
-      ...(type === "l" ? { symlinkTarget: target } : {}),
-    });
-  }
-  return entries;
 }

@@ -167,6 +167,34 @@ for (const backend of compatBackends) {
         expect((await env.execute(`ls -A ${dir}/outside; test -e ${dir}/t.txt && echo kept`)).output).toBe("kept\n");
       });
 
+      it("renames: over a file, a symlink as the link, into new parents; safeRoot guards both ends", async () => {
+        const fs = files(env);
+        const root = `${dir}/mv`;
+        await fs.write(`${root}/a.txt`, "first");
+        await fs.write(`${root}/b.txt`, "second");
+        const moved = await fs.rename(`${root}/a.txt`, `${root}/b.txt`);
+        expect(moved).toMatchObject({ path: `${root}/b.txt`, type: "file", size: 5 });
+        expect(await fs.read(`${root}/b.txt`)).toBe("first");
+        expect(await fs.exists(`${root}/a.txt`)).toBe(false);
+        await env.execute(`ln -s b.txt ${root}/link`);
+        expect(await fs.rename(`${root}/link`, `${root}/deep/er/link`)).toMatchObject({ type: "symlink" });
+        expect(await fs.read(`${root}/b.txt`)).toBe("first");
+        await expect(fs.rename(`${root}/none`, `${root}/x`)).rejects.toMatchObject({ reason: "not_found" });
+        const owner = (await env.execute("id -un; id -gn")).output.trim().split("\n");
+        expect(await fs.stat(`${root}/b.txt`)).toMatchObject({ owner: owner[0], group: owner[1] });
+        expect((await fs.list(root))[0]).toMatchObject({ owner: owner[0], group: owner[1] });
+
+        const jailed = files(env, { safeRoot: `${root}/deep` });
+        for (const attempt of [
+          () => jailed.rename(`${root}/b.txt`, `${root}/deep/b.txt`),
+          () => jailed.rename(`${root}/deep/er/link`, `${root}/out`),
+        ]) {
+          await expect(attempt()).rejects.toMatchObject({ reason: "denied" });
+        }
+        expect(await fs.exists(`${root}/b.txt`)).toBe(true);
+        expect(await fs.exists(`${root}/deep/er/link`)).toBe(true);
+      });
+
       it("watches a directory: creations, changes and removals", async () => {
         const fs = files(env);
         const watched = `${dir}/watched`;

@@ -19,6 +19,7 @@ import { E2bError, sendE2bError, toE2bError } from "./errors.js";
 import { controlRoute } from "./control.js";
 import { SANDBOX_ENTRY, type SandboxEntry } from "./entry.js";
 import { ENVD_HTTP_ROUTES, envdServices } from "./envd-routes.js";
+import { filesRoute } from "./files-route.js";
 import { SANDBOX } from "./sandbox.js";
 import { SandboxTable } from "./sandbox-table.js";
 
@@ -94,6 +95,13 @@ export function e2bApi(ctx: RouteContext): ServedApi {
   };
 
   async function envdRoute(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    // /files authenticates itself: a signed URL needs neither the token nor the sandbox id.
+    if (url.pathname === "/files")
+      return filesRoute(req, res, url, {
+        find: (id) => table.find(id)?.record,
+        all: () => table.list().map((entry) => entry.record),
+        maxUploadBytes: ctx.maxBodyBytes,
+      });
     const id = header(req, "e2b-sandbox-id");
     if (id === undefined)
       throw new E2bError(

@@ -7,7 +7,9 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { Filesystem } from "./gen/filesystem/filesystem_pb.js";
 import { Process } from "./gen/process/process_pb.js";
+import { filesystemService } from "./filesystem/index.js";
 import { processService } from "./process/service.js";
 import type { SessionRegistry } from "../sessions.js";
 import { sendJson } from "../http.js";
@@ -33,5 +35,7 @@ export const ENVD_HTTP_ROUTES: Record<string, EnvdHttpHandler> = {
 export function envdServices(registry: SessionRegistry): (router: ConnectRouter) => void {
   return (router) => {
     router.service(Process, processService(registry));
+    // Its watchers end with their sandbox's session, which the sandbox table closes.
+    router.service(Filesystem, filesystemService().impl);
   };
 }
