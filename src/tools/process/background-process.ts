@@ -53,6 +53,8 @@ export interface ProcessOutputStream {
   processEnded(): void;
   /** Stops now (the session closes). */
   stop(): void;
+  /** Writes its stdin through the stream's channel, one write at a time (a split stream's; a PTY's go the PTY's way). */
+  write?(data: string): Promise<boolean>;
 }
 
 /** A process just started: running, nothing read yet. */

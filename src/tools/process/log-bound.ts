@@ -20,9 +20,8 @@ export function logLayout(maxLogBytes: number): { headBytes: number; segmentByte
   return { headBytes, segmentBytes: Math.floor((maxLogBytes - headBytes) / 2) };
 }
 
-const SEGMENT = `'%s/log.%012d'`;
-/** A segment of the log named by `$__sw_name` (`log`, or `err` for a stderr kept apart). */
-const NAMED_SEGMENT = `'%s/%s.%012d'`;
+/** A segment's name: the directory, the log's name (`log`, or `err` for a stderr kept apart), its number. */
+const SEGMENT = `'%s/%s.%012d'`;
 
 /**
  * Bash functions for the launch: __sw_bounding (true when this backend's
@@ -37,14 +36,14 @@ export const BOUND_FUNCTIONS = [
   "  (( BASH_REMATCH[1] > 8 || (BASH_REMATCH[1] == 8 && BASH_REMATCH[2] >= 28) ))",
   "}",
   "__sw_bound() {",
-  '  local d=$1 h=$2 s=$3 m=${4:-log} k=0 n f',
+  "  local d=$1 h=$2 s=$3 m=${4:-log} k=0 n f",
   '  command stdbuf -o0 head -c "$h" > "$d/$m" || return',
   '  n=$(command wc -c < "$d/$m"); (( ${n//[!0-9]/} < h )) && return',
   "  while :; do",
-  `    builtin printf -v f ${NAMED_SEGMENT} "$d" "$m" "$k"`,
+  `    builtin printf -v f ${SEGMENT} "$d" "$m" "$k"`,
   '    command stdbuf -o0 head -c "$s" > "$f" || return',
   '    n=$(command wc -c < "$f"); (( ${n//[!0-9]/} < s )) && return',
-  `    (( k > 0 )) && { builtin printf -v f ${NAMED_SEGMENT} "$d" "$m" $((k - 1)); command rm -f -- "$f"; }`,
+  `    (( k > 0 )) && { builtin printf -v f ${SEGMENT} "$d" "$m" $((k - 1)); command rm -f -- "$f"; }`,
   "    k=$((k + 1))",
   "  done",
   "}",

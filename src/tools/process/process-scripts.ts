@@ -115,7 +115,7 @@ export function launchScript(files: ProcessFiles, command: string, id: string, o
       ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&${apart ? '"$__sw_e" {__sw_e}>&-' : "2"} 2>/dev/null`
       : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`,
     "__sw_rc=$?",
-    ...(apart ? ['exec {__sw_e}>&-'] : []),
+    ...(apart ? ["exec {__sw_e}>&-"] : []),
     `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
     bound.after,
     `builtin echo $__sw_rc > ${q.exit}.tmp && command mv -f ${q.exit}.tmp ${q.exit}`,
@@ -147,7 +147,7 @@ export function launchScript(files: ProcessFiles, command: string, id: string, o
  */
 function stderrApart(dir: string): string {
   return [
-    'if [[ -n ${__sw_r-} ]]; then',
+    "if [[ -n ${__sw_r-} ]]; then",
     `  exec {__sw_e}> >(exec 2>/dev/null 9>&-; builtin trap '' TERM INT HUP; __sw_bound ${dir} "$__sw_h" "$__sw_s" err)`,
     "  __sw_ep=$!",
     `else exec {__sw_e}>> ${dir}/err; fi`,
