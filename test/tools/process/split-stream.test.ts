@@ -14,7 +14,10 @@ import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { processRegistry } from "../../../src/tools/process/process-registry.js";
 import { DOCKER_TEST_ENABLED, DOCKER_TEST_IMAGE } from "../../helpers/docker-test.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
-import { eventually } from "../../helpers/processes.js";
+import { alive, eventually } from "../../helpers/processes.js";
+import { existsSync, readFileSync } from "node:fs";
+import { createEnvironment, spawn, type Gateway } from "../../../src/index.js";
+import { scratchDir, startTestGateway, TOKEN } from "../../gateway/helpers.js";
 
 const open: Session[] = [];
 afterEach(async () => {
@@ -93,3 +96,35 @@ for (const backend of backends) {
     });
   });
 }
+
+describe("stdout and stderr apart through a gateway at its bound of long-lived executions", () => {
+  let gateway: Gateway | undefined;
+  const scratch = scratchDir();
+  afterEach(async () => {
+    await gateway?.close();
+    gateway = undefined;
+  });
+
+  it("a start whose second follower is refused fails naming the bound; the process and the first follower end", async () => {
+    gateway = await startTestGateway({ cwd: scratch.path, maxLongLivedPerSession: 1 });
+    const env = await createEnvironment({ backend: "gateway", url: gateway.url, token: TOKEN });
+    try {
+      const pidFile = `${scratch.path}/apart.pid`;
+      const started = spawn(env, `echo $BASHPID > ${pidFile}; exec sleep 300`, {
+        separateStreams: true,
+        onStdout: () => undefined,
+        onStderr: () => undefined,
+      });
+      await expect(started).rejects.toThrow(/maxLongLivedPerSession/);
+      // It may have started before its second follower was refused; it was ended then, and its first follower too.
+      if (existsSync(pidFile)) {
+        const pid = Number(readFileSync(pidFile, "utf8"));
+        await eventually(() => !alive(pid), `the refused process (pid ${pid}) to end`);
+      }
+      await eventually(() => gateway!.registry.longLivedExecutions === 0, "the first follower to end");
+      expect(processRegistry(env).all()).toEqual([]);
+    } finally {
+      await env.close();
+    }
+  });
+});
