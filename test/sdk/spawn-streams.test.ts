@@ -74,6 +74,9 @@ for (const backend of backends) {
       // The model's view (the process tool's poll) is its stdout: the tail of the burst, no stderr.
       const polled = await callTool("process", { action: "poll", session_id: proc.id }, { session: env });
       expect(polled.output_preview ?? polled.output ?? "").toMatch(new RegExp(`${BURST - 1}\\n${BURST}\\n?$`));
+      expect(polled.stderr_note).toContain(`${proc.id}/err`);
+      const logged = await callTool("process", { action: "log", session_id: proc.id }, { session: env });
+      expect(logged.stderr_note).toContain("stderr");
       expect(result!.output.endsWith(`${BURST}\n`)).toBe(true);
       expect(result!.output).not.toContain("e1\0");
     });

@@ -150,6 +150,7 @@ export class ProcessRegistry {
       pid,
       files,
       notifyOnComplete: options.notifyOnComplete === true,
+      separateStreams,
     });
     if (size !== undefined) {
       process.pty = {
