@@ -11,8 +11,11 @@
  * pidfd we open for its end is its own. The log is read from its start,
  * through the layout log-bound.ts gives it (a head `log`, then segments
  * `log.%012d` of which the bounder keeps the last two; without a `bound`
- * file, `log` alone). The log is the buffer: we read it as fast as Node takes
- * our frames, so a flood with a slow reader costs us one frame's buffer.
+ * file, `log` alone). A process whose stderr is kept apart (the attach's
+ * ATTACH_FLAG_STDERR_APART) has a second log, `err`, of the same layout: it is
+ * read the same way, apart, and sent as `E` frames (its stdout's as `o`). The
+ * log is the buffer: we read it as fast as Node takes our frames, so a flood
+ * with a slow reader costs us one frame's buffer.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -37,14 +40,20 @@
 
 /* One round of the loop takes at most this much of one process's log, so that a flood cannot starve the calls. */
 #define PROC_ROUND_BYTES (1 << 20)
-/* logfile when no file of the log is open. */
+/* A log's file when none of its files is open. */
 #define LOG_NONE (-2)
-/* logfile for the head, `log` (a segment's is its number). */
+/* A log's file for its head, `log` or `err` (a segment's is its number). */
 #define LOG_HEAD (-1)
 /* inotify events read at once: enough for many, each at most a header and a name. */
 #define CHUNK_EVENTS 4096
-/* A segment's name: log.%012lld. */
+/* A segment's name: log.%012lld (or err.%012lld). */
 #define SEGMENT_NAME_MAX 32
+/* The length of a log's name, `log` or `err`, before a segment's dot. */
+#define LOG_NAME_LEN 3
+/* The logs one process may have: its stdout's (or both streams merged), and its stderr's when apart. */
+#define PROC_LOGS 2
+/* The attach payload: u32be pid, u8 flags, then the directory. */
+#define ATTACH_HEAD 5
 /* The digits of a segment's number in its name (log-bound.ts). */
 #define SEGMENT_DIGITS 12
 /* The `bound` file: two numbers and a newline. */
@@ -62,18 +71,27 @@ enum proc_flag {
   PROC_EXITED = 1 << 1, /* its pidfd fired: what the log holds is sent, then its end */
 };
 
+/* One log a channel reads: its name, the frame its bytes go in, and how far it got. */
+struct proc_log {
+  const char *name;    /* "log" or "err" */
+  unsigned char frame; /* REP_PROC_OUTPUT or REP_PROC_STDERR */
+  int fd;
+  /* Which file fd is: LOG_HEAD, a segment's number, or LOG_NONE. */
+  long long file;
+  /* Bytes of this log's whole output sent so far (the offsets of log-bound.ts). */
+  unsigned long long offset;
+};
+
 struct proc {
   enum proc_state state;
   unsigned flags; /* enum proc_flag */
   uint32_t id;
   pid_t pid;
   /* wd: its directory's watch on `notify` (two attaches to one process share it). */
-  int pidfd, wd, dirfd, logfd, infd;
-  /* Which file logfd is: LOG_HEAD, a segment's number, or LOG_NONE. */
-  long long logfile;
-  /* Bytes of the whole output sent so far (the offsets of log-bound.ts). */
-  unsigned long long offset;
-  /* The bound layout (head, segment bytes); seg 0: one unbounded `log`. */
+  int pidfd, wd, dirfd, infd;
+  struct proc_log logs[PROC_LOGS];
+  int nlogs;
+  /* The bound layout (head, segment bytes), shared by its logs; seg 0: each one unbounded file. */
   unsigned long long head, seg;
   /* An input the FIFO had no room for yet: sent on as it drains, then acked. */
   unsigned char *in;
@@ -121,28 +139,29 @@ static void end_proc(struct proc *p, unsigned char why) {
   close_fd(&p->pidfd);
   forget_watch(p);
   close_fd(&p->dirfd);
-  close_fd(&p->logfd);
+  for (int i = 0; i < p->nlogs; i++) close_fd(&p->logs[i].fd);
   close_fd(&p->infd);
   p->state = PROC_FREE;
   frame(REP_PROC_END, p->id, &why, 1);
   debug("process channel %u ended (%d)", p->id, why);
 }
 
-/* A segment's number from its name, exactly as the writer makes it (log.%012d: "log." and SEGMENT_DIGITS digits), or
- * -1 for any other name (a planted log.<huge> must not move the stream). */
-static long long segment_number(const char *name) {
-  if (strncmp(name, "log.", 4) != 0) return -1;
+/* The number of a segment of the log named `log` (log or err) from its name, exactly as the writer makes it (log.%012d:
+ * "log." and SEGMENT_DIGITS digits), or -1 for any other name (a planted log.<huge> must not move the stream). */
+static long long segment_number(const char *log, const char *name) {
+  if (strncmp(name, log, LOG_NAME_LEN) != 0 || name[LOG_NAME_LEN] != '.') return -1;
+  const char *digits = name + LOG_NAME_LEN + 1;
   long long n = 0;
   for (int i = 0; i < SEGMENT_DIGITS; i++) {
-    char c = name[4 + i];
+    char c = digits[i];
     if (c < '0' || c > '9') return -1;
     n = n * 10 + (c - '0');
   }
-  return name[4 + SEGMENT_DIGITS] == 0 ? n : -1;
+  return digits[SEGMENT_DIGITS] == 0 ? n : -1;
 }
 
-/* The oldest segment after k that is there (the bounder removed k and maybe more: we fell behind), or -1. */
-static long long next_segment(struct proc *p, long long k) {
+/* The oldest segment of l after k that is there (the bounder removed k and maybe more: we fell behind), or -1. */
+static long long next_segment(struct proc *p, const struct proc_log *l, long long k) {
   int fd = openat(p->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
   if (!d) {
@@ -152,7 +171,7 @@ static long long next_segment(struct proc *p, long long k) {
   long long best = -1;
   struct dirent *e;
   while ((e = readdir(d))) {
-    long long n = segment_number(e->d_name);
+    long long n = segment_number(l->name, e->d_name);
     if (n > k && (best < 0 || n < best)) best = n;
   }
   closedir(d);
@@ -168,63 +187,73 @@ static int open_regular(int dirfd, const char *name) {
   return fd;
 }
 
-/* Where offset is: which file, at which position, and where that file ends (the whole stream's layout). */
-static long long locate(const struct proc *p, unsigned long long *pos, unsigned long long *limit) {
+/* Where l's offset is: which file, at which position, and where that file ends (the whole stream's layout). */
+static long long locate(const struct proc *p, const struct proc_log *l, unsigned long long *pos,
+                        unsigned long long *limit) {
   if (!p->seg) {
-    *pos = p->offset, *limit = ULLONG_MAX;
+    *pos = l->offset, *limit = ULLONG_MAX;
     return LOG_HEAD;
   }
-  if (p->offset < p->head) {
-    *pos = p->offset, *limit = p->head;
+  if (l->offset < p->head) {
+    *pos = l->offset, *limit = p->head;
     return LOG_HEAD;
   }
-  *pos = (p->offset - p->head) % p->seg, *limit = p->seg;
-  return (long long)((p->offset - p->head) / p->seg);
+  *pos = (l->offset - p->head) % p->seg, *limit = p->seg;
+  return (long long)((l->offset - p->head) / p->seg);
 }
 
-/* Opens the file holding offset; 0, or -1 when it is not there (yet, or no more: then offset skips ahead). */
-static int open_log(struct proc *p, unsigned long long *pos, unsigned long long *limit) {
+/* Opens l's file holding its offset; 0, or -1 when it is not there (yet, or no more: then offset skips ahead). */
+static int open_log(struct proc *p, struct proc_log *l, unsigned long long *pos, unsigned long long *limit) {
   for (;;) {
-    long long file = locate(p, pos, limit);
-    if (file == p->logfile && p->logfd >= 0) return 0;
-    close_fd(&p->logfd);
-    p->logfile = LOG_NONE;
+    long long file = locate(p, l, pos, limit);
+    if (file == l->file && l->fd >= 0) return 0;
+    close_fd(&l->fd);
+    l->file = LOG_NONE;
     char name[SEGMENT_NAME_MAX];
-    if (file == LOG_HEAD) snprintf(name, sizeof name, "log");
-    else snprintf(name, sizeof name, "log.%0*lld", SEGMENT_DIGITS, file);
-    p->logfd = open_regular(p->dirfd, name);
-    if (p->logfd >= 0) {
-      p->logfile = file;
+    if (file == LOG_HEAD) snprintf(name, sizeof name, "%s", l->name);
+    else snprintf(name, sizeof name, "%s.%0*lld", l->name, SEGMENT_DIGITS, file);
+    l->fd = open_regular(p->dirfd, name);
+    if (l->fd >= 0) {
+      l->file = file;
       return 0;
     }
-    long long later = file == LOG_HEAD ? -1 : next_segment(p, file);
+    long long later = file == LOG_HEAD ? -1 : next_segment(p, l, file);
     /* A segment whose start the offsets cannot hold is none of the writer's. */
     if (later < 0 || (unsigned long long)later > (ULLONG_MAX - p->head) / p->seg) return -1;
     /* The bytes in between are gone, as they are for poll (log-bound.ts): the stream goes on from there (a later
      * segment each time, so this ends). */
-    p->offset = p->head + (unsigned long long)later * p->seg;
+    l->offset = p->head + (unsigned long long)later * p->seg;
   }
 }
 
-/* Sends what the log holds past offset, up to budget bytes. 1: all of it (an end of file reached); 0: more left. */
-static int pump(struct proc *p, size_t budget) {
+/* Sends what log l holds past its offset, up to budget bytes. 1: all of it (an end of file reached); 0: more left. */
+static int pump_log(struct proc *p, struct proc_log *l, size_t budget) {
   static char buf[MAX_OUTPUT_FRAME];
   size_t sent = 0;
-  p->flags &= ~(unsigned)PROC_MORE;
   while (sent < budget) {
     unsigned long long pos, limit;
-    if (open_log(p, &pos, &limit)) return 1;
+    if (open_log(p, l, &pos, &limit)) return 1;
     if (pos >= limit) continue; /* a full segment: the next one */
     size_t want = limit - pos < sizeof buf ? (size_t)(limit - pos) : sizeof buf;
-    ssize_t r = pread(p->logfd, buf, want, (off_t)pos);
+    ssize_t r = pread(l->fd, buf, want, (off_t)pos);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return 1;
-    frame(REP_PROC_OUTPUT, p->id, buf, (uint32_t)r);
-    p->offset += (unsigned long long)r;
+    frame(l->frame, p->id, buf, (uint32_t)r);
+    l->offset += (unsigned long long)r;
     sent += (size_t)r;
   }
-  p->flags |= PROC_MORE;
   return 0;
+}
+
+/* Sends what the logs hold, up to budget bytes of each (a flood on one does not hold the other back). 1: all of it;
+ * 0: more left (the next round goes on). */
+static int pump(struct proc *p, size_t budget) {
+  int all = 1;
+  p->flags &= ~(unsigned)PROC_MORE;
+  for (int i = 0; i < p->nlogs; i++)
+    if (!pump_log(p, &p->logs[i], budget)) all = 0;
+  if (!all) p->flags |= PROC_MORE;
+  return all;
 }
 
 /* The `bound` file's layout, when the log is bounded (log-bound.ts); else seg stays 0. */
@@ -253,18 +282,31 @@ static int open_proc(struct proc *p, const char *dir) {
   return p->pidfd < 0 ? -1 : 0;
 }
 
+/* The logs a channel reads: `log` as `o` frames, and with stderr apart `err` as `E` frames. */
+static void init_logs(struct proc *p, unsigned char flags) {
+  static const struct proc_log kinds[PROC_LOGS] = {
+      {"log", REP_PROC_OUTPUT, -1, LOG_NONE, 0},
+      {"err", REP_PROC_STDERR, -1, LOG_NONE, 0},
+  };
+  p->nlogs = flags & ATTACH_FLAG_STDERR_APART ? PROC_LOGS : 1;
+  for (int i = 0; i < p->nlogs; i++) p->logs[i] = kinds[i];
+}
+
 void procs_attach(uint32_t id, const unsigned char *b, uint32_t len) {
   if (find_proc(id)) die(EXIT_PROTOCOL, "protocol violation: process channel %u is already attached", id);
+  unsigned char flags = b[ATTACH_HEAD - 1];
+  if (flags & ~(unsigned)ATTACH_FLAGS_KNOWN)
+    die(EXIT_PROTOCOL, "protocol violation: attach flags 0x%02x for process channel %u", flags, id);
   struct proc *p = NULL;
   for (int i = 0; i < MAX_PROCS && !p; i++)
     if (procs[i].state == PROC_FREE) p = &procs[i];
   char dir[MAX_PROC_DIR_BYTES + 1];
-  memcpy(dir, b + 4, len - 4);
-  dir[len - 4] = 0;
+  memcpy(dir, b + ATTACH_HEAD, len - ATTACH_HEAD);
+  dir[len - ATTACH_HEAD] = 0;
   pid_t pid = (pid_t)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]);
   unsigned char refused = PROC_END_REFUSED;
   /* Only our own child: a pid we have not reaped cannot be another process's by the time the pidfd is open. */
-  if (!p || pid <= 1 || strlen(dir) != len - 4 || parent_of(pid) != getpid()) {
+  if (!p || pid <= 1 || strlen(dir) != len - ATTACH_HEAD || parent_of(pid) != getpid()) {
     frame(REP_PROC_END, id, &refused, 1);
     return;
   }
@@ -272,8 +314,8 @@ void procs_attach(uint32_t id, const unsigned char *b, uint32_t len) {
   p->state = PROC_ATTACHED;
   p->id = id;
   p->pid = pid;
-  p->pidfd = p->wd = p->dirfd = p->logfd = p->infd = -1;
-  p->logfile = LOG_NONE;
+  p->pidfd = p->wd = p->dirfd = p->infd = -1;
+  init_logs(p, flags);
   /* What the log holds already is sent in the next round. */
   p->flags = PROC_MORE;
   if (open_proc(p, dir)) end_proc(p, PROC_END_REFUSED);

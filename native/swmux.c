@@ -308,7 +308,8 @@ static uint32_t get32(const unsigned char *p) {
 static void tag_of(unsigned char direction, const unsigned char *header, const void *payload, size_t n,
                    unsigned char out[TAG_BYTES]) {
   unsigned char d = direction;
-  int output = header[0] == REP_OUTPUT || header[0] == REP_STDERR || header[0] == REP_PROC_OUTPUT;
+  int output = header[0] == REP_OUTPUT || header[0] == REP_STDERR || header[0] == REP_PROC_OUTPUT ||
+               header[0] == REP_PROC_STDERR;
   int tagged = !output || direction != FROM_HELPER;
   hmac_tag(&key, &d, 1, header, TAGGED_HEADER_BYTES, payload, tagged ? n : 0, out, TAG_BYTES);
 }

@@ -13,8 +13,13 @@ export interface ProcessAttachRequest {
   pid: number;
   /** Its directory inside the backend: `log` (or the bounded layout with `bound`), `in`, `holder`. */
   dir: string;
-  /** Its output from the log's start, as it arrives, in order. */
+  /** Its output from the log's start, as it arrives, in order (its stdout alone when `onStderr` is given). */
   onOutput(bytes: Uint8Array): void;
+  /**
+   * For a process started with its stderr apart (its `err` file): its stderr from the start, as it arrives, in
+   * order. Without it, only `log` is streamed.
+   */
+  onStderr?: ((bytes: Uint8Array) => void) | undefined;
 }
 
 /**
@@ -35,8 +40,10 @@ export interface ProcessChannel {
   /** One write at a time: a second before the first resolved is refused (a ProcessError). */
   write(data: Uint8Array): Promise<ProcessWriteResult>;
   readonly end: Promise<ProcessChannelEnd>;
-  /** Bytes of output delivered so far. */
+  /** Bytes of output delivered so far (of stdout, when stderr is apart). */
   readonly offset: number;
+  /** Bytes of stderr delivered so far (0 unless `onStderr` was given). */
+  readonly stderrOffset: number;
   /** Stops the stream; `end` resolves "detached" (or how it ended first). */
   detach(): void;
 }

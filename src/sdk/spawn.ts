@@ -10,7 +10,14 @@
 import type { Environment } from "../core/environment.js";
 import { InvalidOptionError, ProcessError } from "../core/errors.js";
 import { describe, plainObject, rejectUnknown, shellString } from "../core/options.js";
+import { constants } from "node:os";
 import { followLog } from "../tools/process/log-follower.js";
+import {
+  checkProcessEnv,
+  checkSignal,
+  checkStreamOptions,
+  type ProcessSignal,
+} from "../tools/process/process-signal.js";
 import {
   processRegistry,
   type BackgroundProcess,
@@ -21,16 +28,38 @@ import {
 export interface SpawnOptions {
   /** Where it runs; the session's cwd does not move. @default the session's cwd */
   cwd?: string;
-  /** Its output as it arrives (stdout and stderr merged, as the process wrote them). */
+  /** Its output as it arrives (stdout and stderr merged, as the process wrote them). Not with `separateStreams`. */
   onOutput?: (text: string) => void;
-  /** Run it under a pseudo-terminal of this size (an interactive program). */
+  /** Run it under a pseudo-terminal of this size (an interactive program). A terminal is one stream. */
   pty?: PtySize;
+  /**
+   * Keep its stderr apart from its stdout: `onStdout` and `onStderr` get each stream's exact bytes, in order, as
+   * they arrive (binary safe). Between the two streams the order is best effort. `logs()`, `wait()`'s `output` and
+   * the process tool then show its stdout alone.
+   */
+  separateStreams?: boolean;
+  /** With `separateStreams`: its stdout's bytes, in order. */
+  onStdout?: (bytes: Uint8Array) => void;
+  /** With `separateStreams`: its stderr's bytes, in order. */
+  onStderr?: (bytes: Uint8Array) => void;
+  /**
+   * Variables exported to it alone (the session's stay as they are). Their values go on the launch's stdin, never
+   * on a command line another user could read in `ps`.
+   */
+  env?: Record<string, string>;
 }
+
+export type { ProcessSignal };
 
 export interface ProcessResult {
   /** undefined when no exit code could be learnt (killed with SIGKILL, or lost with its backend). */
   exitCode: number | undefined;
   status: Exclude<ProcessStatus, "running">;
+  /**
+   * The signal that ended it, read from the shell's convention (exit code 128 + n: a program's own `exit 143`
+   * reads the same), e.g. "SIGKILL"; undefined for an exit code of 128 or below.
+   */
+  signal: string | undefined;
   /** The tail of its output (the registry keeps the last 200 000 characters). */
   output: string;
 }
@@ -48,6 +77,17 @@ export interface SpawnedProcess {
   wait(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ProcessResult | undefined>;
   /** Kills it and everything it started (TERM, a grace, then KILL); of an ended process, what it left running. */
   kill(): Promise<void>;
+  /**
+   * Sends one signal to it and everything it started, also what left its process group with setsid (nothing
+   * follows it: a process may ignore SIGTERM). Its wrapper stays to record the end: killed by it, it ends with
+   * exit code 128 + n (`ProcessResult.signal` names it), and after SIGKILL its status is "killed".
+   */
+  signal(signal: ProcessSignal): Promise<void>;
+  /**
+   * With `separateStreams` and a listener: resolves once every byte of both streams has been delivered (after its
+   * end) or the streams were stopped (the session closed). Resolved at once otherwise.
+   */
+  readonly streamsEnded: Promise<void>;
   /** Writes to its stdin (its terminal, under a pty). Throws a ProcessError once its stdin is closed. */
   write(data: string): Promise<void>;
   /** Closes its stdin: it reads end-of-file after what was written. */
@@ -69,17 +109,32 @@ const FOLLOW_AFTER_END_MS = 2000;
 export async function spawn(env: Environment, command: string, options: SpawnOptions = {}): Promise<SpawnedProcess> {
   shellString("command", command);
   const raw = plainObject("options", options);
-  rejectUnknown("spawn", raw, ["cwd", "onOutput", "pty"]);
+  rejectUnknown("spawn", raw, ["cwd", "onOutput", "pty", "separateStreams", "onStdout", "onStderr", "env"]);
   if (options.cwd !== undefined) shellString("cwd", options.cwd);
-  if (options.onOutput !== undefined && typeof options.onOutput !== "function")
-    throw new InvalidOptionError("onOutput", `onOutput must be a function, got ${describe(options.onOutput)}`);
   if (options.pty !== undefined) checkSize(options.pty);
+  const separateStreams = checkStreamOptions(options);
+  const vars = checkProcessEnv(options.env);
+  let streamsEnded: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => (streamsEnded = resolve));
   const process = await processRegistry(env).spawn(command, {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.onOutput === undefined ? {} : { onOutput: options.onOutput }),
     ...(options.pty === undefined ? {} : { pty: options.pty }),
+    separateStreams,
+    env: vars,
+    ...(options.onStdout === undefined ? {} : { onStdout: options.onStdout }),
+    ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+    ...(separateStreams ? { onStreamsEnd: streamsEnded } : {}),
   });
-  return new Handle(env, process);
+  if (!separateStreams) streamsEnded();
+  return new Handle(env, process, ended);
+}
+
+/** The signal's name for an exit code of 128 + n, the shell's convention. */
+function signalOf(exitCode: number | undefined): string | undefined {
+  if (exitCode === undefined || exitCode <= 128) return undefined;
+  const number = exitCode - 128;
+  return Object.entries(constants.signals).find(([, n]) => n === number)?.[0];
 }
 
 function checkSize(size: unknown): void {
@@ -95,10 +150,12 @@ function checkSize(size: unknown): void {
 class Handle implements SpawnedProcess {
   readonly #env: Environment;
   readonly #process: BackgroundProcess;
+  readonly streamsEnded: Promise<void>;
 
-  constructor(env: Environment, process: BackgroundProcess) {
+  constructor(env: Environment, process: BackgroundProcess, streamsEnded: Promise<void>) {
     this.#env = env;
     this.#process = process;
+    this.streamsEnded = streamsEnded;
   }
 
   get id(): string {
@@ -123,7 +180,7 @@ class Handle implements SpawnedProcess {
 
   #result(): ProcessResult | undefined {
     const { status, exitCode, output } = this.#process;
-    return status === "running" ? undefined : { status, exitCode, output };
+    return status === "running" ? undefined : { status, exitCode, signal: signalOf(exitCode), output };
   }
 
   async wait(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ProcessResult | undefined> {
@@ -145,6 +202,10 @@ class Handle implements SpawnedProcess {
   async kill(): Promise<void> {
     if (this.#process.status === "running") await this.#registry.kill(this.#process);
     else await this.#registry.reap(this.#process);
+  }
+
+  async signal(signal: ProcessSignal): Promise<void> {
+    await this.#registry.signal(this.#process, checkSignal(signal));
   }
 
   async write(data: string): Promise<void> {

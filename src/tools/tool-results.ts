@@ -78,6 +78,7 @@ export type ProcessToolResult = Exclusive<
       pid: number;
       uptime_seconds: number;
       output_preview: string;
+      stderr_note?: string;
     })
   | (ProcessExitFields & {
       session_id: string;
@@ -86,6 +87,7 @@ export type ProcessToolResult = Exclusive<
       total_lines: number;
       showing: string;
       log_note?: string;
+      stderr_note?: string;
     })
   | (ProcessExitFields & {
       session_id: string;

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildFastCallScript } from "../../src/core/fast-script.js";
 import { decodeExit } from "../../src/backends/shared/fast-path/frames.js";
-import { INPUT_STATUS, PROC_END } from "../../src/backends/shared/fast-path/protocol.js";
+import { ATTACH_FLAG, INPUT_STATUS, PROC_END } from "../../src/backends/shared/fast-path/protocol.js";
 import { launchScript, processFiles } from "../../src/tools/process/process-scripts.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { noLocalHelper, skipAllUnless } from "../helpers/native-helper.js";
@@ -32,10 +32,15 @@ afterEach(() => {
 let nextId = 100;
 
 /** Starts `command` in the background through a call of the helper, as the process tool does; its pid and dir. */
-async function launch(h: Harness, command: string, maxLogBytes = 1 << 20): Promise<{ pid: number; dir: string }> {
+async function launch(
+  h: Harness,
+  command: string,
+  maxLogBytes = 1 << 20,
+  separateStreams = false,
+): Promise<{ pid: number; dir: string }> {
   const id = nextId++;
   const dir = join(h.dir, `proc-${id}`);
-  const script = launchScript(processFiles(dir), command, `proc_${id}`, { maxLogBytes });
+  const script = launchScript(processFiles(dir), command, `proc_${id}`, { maxLogBytes, separateStreams });
   h.child.stdin.write(
     h.writer.run(id, buildFastCallScript({ command: script, cwd: "/tmp", knownCwd: "/tmp" }), undefined),
   );
@@ -47,14 +52,15 @@ async function launch(h: Harness, command: string, maxLogBytes = 1 << 20): Promi
   return { pid, dir };
 }
 
-function attach(h: Harness, id: number, pid: number, dir: string): void {
-  const head = Buffer.alloc(4);
+function attach(h: Harness, id: number, pid: number, dir: string, flags = 0): void {
+  const head = Buffer.alloc(5);
   head.writeUInt32BE(pid, 0);
+  head[4] = flags;
   h.child.stdin.write(h.writer.frame("T", id, Buffer.concat([head, Buffer.from(dir)])));
 }
 
-const streamed = (h: Harness, id: number): Buffer =>
-  Buffer.concat(h.frames.filter((f) => f.type === "o" && f.id === id).map((f) => f.payload));
+const streamed = (h: Harness, id: number, type = "o"): Buffer =>
+  Buffer.concat(h.frames.filter((f) => f.type === type && f.id === id).map((f) => f.payload));
 const endOf = (h: Harness, id: number): number | undefined =>
   h.frames.find((f) => f.type === "x" && f.id === id)?.payload[0];
 const acks = (h: Harness, id: number): number[] =>
@@ -279,6 +285,52 @@ describe("swmux's attached processes", () => {
     expect(endOf(h, 17)).toBe(PROC_END.detached);
     expect(streamed(h, 17)).toEqual(Buffer.alloc(262144));
     await stillServes(h, 9997);
+  });
+
+  it("streams a process's stdout as o frames and its stderr apart as E frames, each exact across its bounded layout", async () => {
+    const h = await startReady();
+    // 1 MiB bound per stream: a 256 KiB head, then segments; 600 000 bytes on each, interleaved with binary bytes.
+    const command = [
+      "read -r _",
+      "for i in 1 2 3; do printf 'out%d\\n' $i; printf 'err%d\\0\\377\\n' $i >&2; done",
+      "head -c 600000 /dev/zero | tr '\\0' o",
+      "head -c 600000 /dev/zero | tr '\\0' e >&2",
+    ].join("; ");
+    const { pid, dir } = await launch(h, command, 1 << 20, true);
+    attach(h, 18, pid, dir, ATTACH_FLAG.stderrApart);
+    await eventually(async () => {
+      h.child.stdin.write(h.writer.frame("I", 18, Buffer.from("go\n")));
+      const before = acks(h, 18).length;
+      await eventually(() => acks(h, 18).length > before, "the ack");
+      return acks(h, 18).at(-1) === INPUT_STATUS.written;
+    }, "a written input");
+    await eventually(() => endOf(h, 18) !== undefined, "the end");
+    expect(endOf(h, 18)).toBe(PROC_END.ended);
+    expect(streamed(h, 18, "o")).toEqual(Buffer.from(`out1\nout2\nout3\n${"o".repeat(600000)}`));
+    const errs = [1, 2, 3].map((i) => Buffer.from([...Buffer.from(`err${i}`), 0, 0xff, 0x0a]));
+    expect(streamed(h, 18, "E")).toEqual(Buffer.concat([...errs, Buffer.from("e".repeat(600000))]));
+    // The tail segments of each log are there (the streams crossed their heads), and nothing after the end.
+    expect(existsSync(join(dir, "err.000000000000"))).toBe(true);
+    expect(h.frames[h.frames.findLastIndex((f) => f.id === 18)]!.type).toBe("x");
+    await stillServes(h);
+  });
+
+  it("sends no E frame to an attach that did not ask for stderr apart", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "echo out; echo err >&2", 1 << 20, true);
+    attach(h, 19, pid, dir);
+    await eventually(() => endOf(h, 19) !== undefined, "the end");
+    expect(streamed(h, 19, "o").toString()).toBe("out\n");
+    expect(streamed(h, 19, "E")).toHaveLength(0);
+    await stillServes(h);
+  });
+
+  it("ends the helper with the protocol code on an attach with a flag it does not know", async () => {
+    const h = await startReady();
+    const { pid, dir } = await launch(h, "sleep 1000");
+    attach(h, 20, pid, dir, 0x80);
+    expect(await h.exited).toBe(6);
+    expect(h.stderr()).toMatch(/attach flags 0x80/);
   });
 
   it("ends the helper with the protocol code on an attach of a channel already open", async () => {

@@ -22,6 +22,8 @@ export interface BackgroundProcess {
   readonly files: ProcessFiles;
   readonly startedAt: number;
   readonly notifyOnComplete: boolean;
+  /** Its stderr is kept apart (`err`): `output` is its stdout alone. */
+  readonly separateStreams: boolean;
   status: ProcessStatus;
   /** The command's exit code; undefined while running or when it could not be learnt (killed with SIGKILL). */
   exitCode: number | undefined;
@@ -53,14 +55,19 @@ export interface ProcessOutputStream {
   processEnded(): void;
   /** Stops now (the session closes). */
   stop(): void;
+  /** Writes its stdin through the stream's channel, one write at a time (a split stream's; a PTY's go the PTY's way). */
+  write?(data: string): Promise<boolean>;
 }
 
 /** A process just started: running, nothing read yet. */
 export function newBackgroundProcess(
-  start: Pick<BackgroundProcess, "id" | "command" | "cwd" | "pid" | "files" | "notifyOnComplete">,
+  start: Pick<BackgroundProcess, "id" | "command" | "cwd" | "pid" | "files" | "notifyOnComplete"> & {
+    separateStreams?: boolean;
+  },
 ): BackgroundProcess {
   return {
     ...start,
+    separateStreams: start.separateStreams === true,
     startedAt: Date.now(),
     status: "running",
     exitCode: undefined,

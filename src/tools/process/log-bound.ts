@@ -20,11 +20,13 @@ export function logLayout(maxLogBytes: number): { headBytes: number; segmentByte
   return { headBytes, segmentBytes: Math.floor((maxLogBytes - headBytes) / 2) };
 }
 
-const SEGMENT = `'%s/log.%012d'`;
+/** A segment's name: the directory, the log's name (`log`, or `err` for a stderr kept apart), its number. */
+const SEGMENT = `'%s/%s.%012d'`;
 
 /**
  * Bash functions for the launch: __sw_bounding (true when this backend's
- * coreutils can bound) and __sw_bound DIR HEAD SEGMENT (copies its stdin).
+ * coreutils can bound) and __sw_bound DIR HEAD SEGMENT [NAME] (copies its
+ * stdin to NAME, `log` by default, and its segments NAME.000000000000, …).
  */
 export const BOUND_FUNCTIONS = [
   "__sw_bounding() {",
@@ -34,14 +36,14 @@ export const BOUND_FUNCTIONS = [
   "  (( BASH_REMATCH[1] > 8 || (BASH_REMATCH[1] == 8 && BASH_REMATCH[2] >= 28) ))",
   "}",
   "__sw_bound() {",
-  "  local d=$1 h=$2 s=$3 k=0 n f",
-  '  command stdbuf -o0 head -c "$h" > "$d/log" || return',
-  '  n=$(command wc -c < "$d/log"); (( ${n//[!0-9]/} < h )) && return',
+  "  local d=$1 h=$2 s=$3 m=${4:-log} k=0 n f",
+  '  command stdbuf -o0 head -c "$h" > "$d/$m" || return',
+  '  n=$(command wc -c < "$d/$m"); (( ${n//[!0-9]/} < h )) && return',
   "  while :; do",
-  `    builtin printf -v f ${SEGMENT} "$d" "$k"`,
+  `    builtin printf -v f ${SEGMENT} "$d" "$m" "$k"`,
   '    command stdbuf -o0 head -c "$s" > "$f" || return',
   '    n=$(command wc -c < "$f"); (( ${n//[!0-9]/} < s )) && return',
-  `    (( k > 0 )) && { builtin printf -v f ${SEGMENT} "$d" $((k - 1)); command rm -f -- "$f"; }`,
+  `    (( k > 0 )) && { builtin printf -v f ${SEGMENT} "$d" "$m" $((k - 1)); command rm -f -- "$f"; }`,
   "    k=$((k + 1))",
   "  done",
   "}",
@@ -115,14 +117,18 @@ export const LOG_READ_FUNCTIONS = [
   "}",
 ].join("\n");
 
+/** The files a process's output is kept in: `log` (stdout and stderr merged, or stdout alone), `err` (stderr apart). */
+export type LogName = "log" | "err";
+
 /**
- * Follows the log from byte `fromByte` of the whole output (its start by default) as it grows, ending when the wrapper `pid`
+ * Follows the log `name` from byte `fromByte` of the whole output (its start by default) as it grows, ending when the wrapper `pid`
  * does (GNU tail's --pid): the head, then each segment in turn (one that is
  * gone is skipped). Without a `bound` file, the one log file, as before (a
  * tail without --pid, busybox's, follows until the caller aborts it).
  */
-export function followScript(dir: string, pid: number, fromByte = 0): string {
-  const log = `${dir}/log`;
+export function followScript(dir: string, pid: number, fromByte = 0, name: LogName = "log"): string {
+  const log = `${dir}/${name}`;
+  const segment = `'%s/${name}.%012d'`;
   const from = Math.max(0, Math.floor(fromByte));
   return [
     `if [[ ! -s ${dir}/bound ]]; then command tail -s 0.02 -c +${from + 1} --pid=${pid} -f ${log} 2>/dev/null || command tail -c +${from + 1} -f ${log}; builtin exit; fi`,
@@ -130,12 +136,12 @@ export function followScript(dir: string, pid: number, fromByte = 0): string {
     `builtin read -r __sw_h __sw_s < ${dir}/bound; __sw_k=-1 __sw_skip=${from}`,
     `(( ${from} >= __sw_h )) && __sw_k=$(( (${from} - __sw_h) / __sw_s )) __sw_skip=$(( (${from} - __sw_h) % __sw_s ))`,
     "while :; do",
-    `  if (( __sw_k < 0 )); then __sw_f=${log} __sw_n=$__sw_h; else builtin printf -v __sw_f ${SEGMENT} ${dir} "$__sw_k"; __sw_n=$__sw_s; fi`,
+    `  if (( __sw_k < 0 )); then __sw_f=${log} __sw_n=$__sw_h; else builtin printf -v __sw_f ${segment} ${dir} "$__sw_k"; __sw_n=$__sw_s; fi`,
     `  command tail -s 0.02 -c +$((__sw_skip + 1)) --retry --pid=${pid} -f "$__sw_f" 2>/dev/null | command stdbuf -o0 head -c "$((__sw_n - __sw_skip))"`,
     "  __sw_skip=0 __sw_k=$((__sw_k + 1))",
-    `  builtin printf -v __sw_f ${SEGMENT} ${dir} "$__sw_k"`,
+    `  builtin printf -v __sw_f ${segment} ${dir} "$__sw_k"`,
     "  if [[ ! -e $__sw_f ]]; then",
-    `    __sw_segs=(${dir}/log.????????????)`,
+    `    __sw_segs=(${dir}/${name}.????????????)`,
     `    if [[ -e \${__sw_segs[0]} ]] && (( 10#\${__sw_segs[0]##*.} > __sw_k )); then __sw_k=$((10#\${__sw_segs[0]##*.})); continue; fi`,
     `    builtin kill -0 ${pid} 2>/dev/null || break`,
     "  fi",

@@ -17,7 +17,8 @@ import { Redactor } from "../../core/redact.js";
 import { DEFAULT_PROCESS_SETTINGS, type ProcessSettings } from "../shared/tool-settings.js";
 import { ptyLaunch } from "./pty-helper.js";
 import { ptyCommandLine, resizeScript } from "./pty-scripts.js";
-import { OutputStream } from "./output-stream.js";
+import { startOutputStream, type ProcessSpawnOptions } from "./stream-start.js";
+import { checkProcessEnv, checkStreamOptions, signalScript, type ProcessSignal } from "./process-signal.js";
 import { checkPtySize } from "./pty-size.js";
 import { PtyTerminal, type PatternSource, type PatternWait, type ScreenShot } from "./pty-terminal.js";
 import type { SecretFinder } from "./screen-text.js";
@@ -45,6 +46,7 @@ import {
   killScript,
   launchScript,
   pollScript,
+  launchInput,
   processFiles,
   waitScript,
   type PollAnswer,
@@ -108,29 +110,31 @@ export class ProcessRegistry {
 
   /**
    * Starts `command` in the background, in `cwd` (default: the session's),
-   * through the session snapshot; with `pty`, under a pseudo-terminal of that size.
+   * through the session snapshot, with `env` exported to it; with `pty`, under a pseudo-terminal of that size.
    * `onOutput` gets the output as it arrives, as the program wrote it (for a PTY,
-   * with its terminal escapes), independent of poll, wait and log.
+   * with its terminal escapes), independent of poll, wait and log. With `separateStreams` (not with a PTY), stderr
+   * is kept apart: `onStdout` and `onStderr` get each stream's bytes, and poll, wait and log show stdout alone.
    */
-  async spawn(
-    command: string,
-    options: { cwd?: string; notifyOnComplete?: boolean; pty?: PtySize; onOutput?: (text: string) => void } = {},
-  ): Promise<BackgroundProcess> {
+  async spawn(command: string, options: ProcessSpawnOptions = {}): Promise<BackgroundProcess> {
     this.#prune();
     if (this.#processes.size >= this.#settings.maxProcesses) {
       throw new ProcessError(
         `Too many background processes (${this.#processes.size} running, the limit is ${this.#settings.maxProcesses}). Kill one with process(action="kill") first.`,
       );
     }
+    const env = Object.entries(checkProcessEnv(options.env));
+    const separateStreams = checkStreamOptions(options);
     const id = `proc_${randomBytes(6).toString("hex")}`;
     const files = processFiles(`${this.#stateDir}/shellwright-bg-${this.#session.id}-${id}`);
     const cwd = options.cwd ?? this.#session.cwd;
     const size = options.pty === undefined ? undefined : checkPtySize(options.pty);
     const pty = size === undefined ? undefined : await this.#ptyLaunch(size);
-    const result = await this.#session.execute(
-      launchScript(files, command, id, { maxLogBytes: this.#settings.maxLogBytes, pty }),
-      { ...HOUSEKEEPING, cwd },
-    );
+    const launch = { maxLogBytes: this.#settings.maxLogBytes, pty, separateStreams, envNames: env.map(([n]) => n) };
+    const result = await this.#session.execute(launchScript(files, command, id, launch), {
+      ...HOUSEKEEPING,
+      cwd,
+      ...(env.length === 0 ? {} : { stdin: launchInput(env.map(([, value]) => value)) }),
+    });
     const pid = Number(/(\d+)\s*$/.exec(result.output)?.[1]);
     if (result.exitCode !== 0 || !Number.isInteger(pid) || pid <= 0) {
       const why =
@@ -146,6 +150,7 @@ export class ProcessRegistry {
       pid,
       files,
       notifyOnComplete: options.notifyOnComplete === true,
+      separateStreams,
     });
     if (size !== undefined) {
       process.pty = {
@@ -157,18 +162,8 @@ export class ProcessRegistry {
       };
     }
     const started: Promise<void>[] = [];
-    if (process.pty !== undefined || options.onOutput !== undefined) {
-      const terminal = process.pty?.terminal;
-      const listener = options.onOutput;
-      const stream = new OutputStream(
-        this.#session,
-        process,
-        (text) => (terminal?.feed(text), listener?.(text)),
-        () => terminal?.end(),
-      );
-      process.stream = stream;
-      started.push(stream.started);
-    }
+    const streaming = startOutputStream(this.#session, process, separateStreams, options);
+    if (streaming !== undefined) started.push(streaming);
     this.#processes.set(id, process);
     if (process.notifyOnComplete) started.push(this.#watch(process));
     // Nothing could show its output or its end (a gateway at its bound of long-lived executions): end it now.
@@ -285,6 +280,18 @@ export class ProcessRegistry {
   }
 
   /**
+   * Sends `signal` to the command and everything it started (its group, and what left it with setsid, by its
+   * mark); the wrapper and the log's bounders are spared, so the end and the last output are still recorded: a
+   * command ended by it exits 128 + the signal's number. After SIGKILL the process counts as killed.
+   */
+  async signal(process: BackgroundProcess, signal: ProcessSignal): Promise<void> {
+    if (process.status !== "running") return;
+    if (signal === "SIGKILL") process.killing = true;
+    const script = signalScript(this.#request(process, 0), process.id, signal);
+    for (const answer of await runPoll(this.#session, script, HOUSEKEEPING)) this.#apply(process, answer);
+  }
+
+  /**
    * Ends what an ended process left running (a server started with `&`, a
    * setsid daemon), recognised by its mark. Returns how many processes it ended.
    */
@@ -297,7 +304,7 @@ export class ProcessRegistry {
   /** Writes to the process's stdin (its terminal, for a PTY process). Returns false when its stdin is closed. */
   async write(process: BackgroundProcess, data: string): Promise<boolean> {
     const pty = process.pty;
-    if (pty === undefined) return writeStdin(this.#session, process, data);
+    if (pty === undefined) return process.stream?.write?.(data) ?? writeStdin(this.#session, process, data);
     const written = pty.writes.then(() => writeStdin(this.#session, process, data, process.stream?.channel));
     pty.writes = written.catch(() => undefined);
     return written;

@@ -4,7 +4,9 @@
  * works on every backend; each is one round trip.
  *
  * A background process lives in a directory of its own inside the backend:
- *   log     stdout and stderr, merged
+ *   log     stdout and stderr, merged (stdout alone when stderr is kept apart)
+ *   err     stderr, when it is kept apart (`separateStreams`; same bounded layout)
+ *   keep    pids a signal must spare (the bounders: killing one would lose output)
  *   in      a FIFO for its stdin (when mkfifo works; otherwise /dev/null)
  *   holder  PID of a sleeper that keeps a writer on `in`, so the process sees
  *           EOF only when `close` kills it
@@ -35,6 +37,8 @@ export interface ProcessFiles {
   exit: string;
   ctl: string;
   lock: string;
+  err: string;
+  keep: string;
 }
 
 export function processFiles(dir: string): ProcessFiles {
@@ -46,23 +50,39 @@ export function processFiles(dir: string): ProcessFiles {
     exit: `${dir}/exit`,
     ctl: `${dir}/ctl`,
     lock: `${dir}/lock`,
+    err: `${dir}/err`,
+    keep: `${dir}/keep`,
   };
 }
 
 export const MARKER_VARIABLE = "SHELLWRIGHT_BG_ID";
+
+export interface LaunchOptions {
+  maxLogBytes: number;
+  pty?: PtyLaunch | undefined;
+  /** Stderr to `err` (bounded like the log, by its own bounder), stdout alone to `log`. Not with `pty`. */
+  separateStreams?: boolean | undefined;
+  /**
+   * Variables exported to the command (names checked by the caller). Their values are not in the script: the
+   * launch reads them from its stdin, each ended by a NUL (launchInput), so none is on a command line.
+   */
+  envNames?: readonly string[] | undefined;
+}
+
+/** The launch's stdin for `envNames`' values, in order. */
+export function launchInput(values: readonly string[]): string {
+  return values.map((value) => `${value}\0`).join("");
+}
 
 /**
  * Prints the wrapper's PID (= its process group id) as the last line. With
  * `pty`, the command runs under the helper's pseudo-terminal (its stdin
  * FIFO relayed to the terminal, the terminal's output to the log).
  */
-export function launchScript(
-  files: ProcessFiles,
-  command: string,
-  id: string,
-  options: { maxLogBytes: number; pty?: PtyLaunch | undefined },
-): string {
+export function launchScript(files: ProcessFiles, command: string, id: string, options: LaunchOptions): string {
   const pty = options.pty;
+  const apart = options.separateStreams === true && pty === undefined;
+  const names = options.envNames ?? [];
   const bound = boundWrapper(shellQuote(files.dir));
   const layout = logLayout(options.maxLogBytes);
   const q = {
@@ -83,21 +103,28 @@ export function launchScript(
     // The wrapper's fd 9 holds the lock until the wrapper is gone: nothing it starts keeps fd 9. The lock file
     // gets its name only once it is held, so a wait that finds it never takes it before the wrapper did.
     `exec 9> ${shellQuote(files.lock)}.tmp && { command flock -x 9 && command mv -f ${shellQuote(files.lock)}.tmp ${shellQuote(files.lock)} || exec 9>&-; } 2>/dev/null`,
+    ...names.map((name, i) => `builtin export ${name}="$__sw_v${i}"; builtin unset -v __sw_v${i}`),
     bound.before,
     `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- 9>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
     // The command's stderr reaches the log through fd 3; the wrapper's own is
     // /dev/null while it waits, so bash's report of a command killed by a
     // signal ("Terminated") is not taken for the command's output.
+    ...(apart ? [stderrApart(shellQuote(files.dir))] : []),
+    `builtin echo "\${__SW_BOUND_PID-} \${__sw_ep-}" > ${shellQuote(files.keep)}`,
     pty === undefined
-      ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`
+      ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&${apart ? '"$__sw_e" {__sw_e}>&-' : "2"} 2>/dev/null`
       : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`,
     "__sw_rc=$?",
+    ...(apart ? ["exec {__sw_e}>&-"] : []),
     `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
     bound.after,
     `builtin echo $__sw_rc > ${q.exit}.tmp && command mv -f ${q.exit}.tmp ${q.exit}`,
   ].join("\n");
   return [
+    // The variables' values, from stdin (before anything else reads it).
+    ...names.map((_, i) => `IFS= builtin read -r -d '' __sw_v${i} || builtin exit 1`),
     `(builtin umask 077 && command mkdir -p ${q.dir}) || builtin exit 1`,
+    ...(apart ? [`: > ${shellQuote(files.err)}`] : []),
     `command mkfifo -m 600 ${q.input} 2>/dev/null && __sw_in=${q.input} || __sw_in=/dev/null`,
     ...(pty === undefined
       ? []
@@ -110,6 +137,20 @@ export function launchScript(
     "builtin set -m",
     `(\n${wrapper}\n) > "$__sw_out" 2>&1 &`,
     'builtin echo "$!"',
+  ].join("\n");
+}
+
+/**
+ * The wrapper's stderr sink for a command whose stderr is kept apart, on fd `$__sw_e`: a second bounder writing
+ * `err` where the log is bounded (a process substitution whose stdout is the first bounder's pipe, so the wrapper's
+ * drain waits for both), else `err` itself. Its pid (`$__sw_ep`) goes to `keep` with the log's bounder's.
+ */
+function stderrApart(dir: string): string {
+  return [
+    "if [[ -n ${__sw_r-} ]]; then",
+    `  exec {__sw_e}> >(exec 2>/dev/null 9>&-; builtin trap '' TERM INT HUP; __sw_bound ${dir} "$__sw_h" "$__sw_s" err)`,
+    "  __sw_ep=$!",
+    `else exec {__sw_e}>> ${dir}/err; fi`,
   ].join("\n");
 }
 

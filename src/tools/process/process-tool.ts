@@ -250,6 +250,14 @@ function exitFields(process: BackgroundProcess): ToolResult {
   return fields;
 }
 
+/** For a process started with its stderr apart (a program's spawn): where its stderr is, since the output is not it. */
+function streamsNote(process: BackgroundProcess): ToolResult {
+  if (!process.separateStreams) return {};
+  return {
+    stderr_note: `This process keeps its stderr apart: the output shown is its stdout alone; its stderr is in the file ${process.files.err} (bounded like the log).`,
+  };
+}
+
 const uptime = (process: BackgroundProcess): number =>
   Math.round(((process.finishedAt ?? Date.now()) - process.startedAt) / 1000);
 
@@ -277,6 +285,7 @@ function poll(process: BackgroundProcess, redactor: Redactor | undefined): ToolR
     uptime_seconds: uptime(process),
     output_preview: shownOutput(process, redactor).slice(-1000),
     ...exitFields(process),
+    ...streamsNote(process),
   };
 }
 
@@ -294,6 +303,7 @@ function log(process: BackgroundProcess, offset: number, limit: number, redactor
     total_lines: lines.length,
     showing: shown.length === 0 ? "0 lines" : `${shown.length} lines, from line ${first}`,
     ...exitFields(process),
+    ...streamsNote(process),
   };
   if (process.droppedChars > 0) {
     reply.log_note = `The first ${process.droppedChars} characters are no longer kept in memory: line 1 is the first line kept. The log file ${process.files.log} keeps more (docs/tools.md says how much).`;

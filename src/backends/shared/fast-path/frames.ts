@@ -48,7 +48,7 @@ function tagOf(key: Buffer, direction: number, header: Buffer, at: number, paylo
 }
 
 /** The frames whose payload is a program's own bytes: handed on in pieces as they arrive, and not tagged. */
-const UNTAGGED_OUTPUT: ReadonlySet<string> = new Set([REPLY.output, REPLY.stderr, REPLY.procOutput]);
+const UNTAGGED_OUTPUT: ReadonlySet<string> = new Set([REPLY.output, REPLY.stderr, REPLY.procOutput, REPLY.procStderr]);
 
 const EXIT_FLAGS = EXIT_FLAG.committed | EXIT_FLAG.killed | EXIT_FLAG.groupLeft;
 

@@ -1,6 +1,6 @@
 /**
- * Node's end of one attached process (protocol.ts: `T`, `I`, `U`; `o`, `i`,
- * `x`): its output as the helper streams it, its stdin one write at a time,
+ * Node's end of one attached process (protocol.ts: `T`, `I`, `U`; `o`, `E`,
+ * `i`, `x`): its output as the helper streams it (its stderr apart as `E` when asked), its stdin one write at a time,
  * and its end. The channel's id is drawn from the client's call ids, so a
  * frame names one thing only.
  */
@@ -13,7 +13,7 @@ import type {
   ProcessWriteResult,
 } from "../../../core/process-channel.js";
 import { ProtocolViolation } from "./frames.js";
-import { INPUT_STATUS, MAX_INPUT_BYTES, MAX_PROC_DIR_BYTES, PROC_END, REQUEST } from "./protocol.js";
+import { ATTACH_FLAG, INPUT_STATUS, MAX_INPUT_BYTES, MAX_PROC_DIR_BYTES, PROC_END, REQUEST } from "./protocol.js";
 
 /** How the client sends for a channel: a request frame, resolving once it is in the helper's pipe. */
 export type ChannelSend = (type: "T" | "I" | "U", id: number, payload?: Uint8Array) => Promise<boolean>;
@@ -29,13 +29,17 @@ const ENDS: Record<number, ProcessChannelEnd> = {
   [PROC_END.refused]: "refused",
 };
 
-/** The attach request's payload: u32be pid, then the directory; undefined when the directory cannot go in one. */
+/**
+ * The attach request's payload: u32be pid, u8 ATTACH_FLAG bits, then the directory; undefined when the directory
+ * cannot go in one.
+ */
 export function attachPayload(request: ProcessAttachRequest): Buffer | undefined {
   const dir = Buffer.from(request.dir);
   if (dir.length === 0 || dir.length > MAX_PROC_DIR_BYTES || dir.includes(0)) return undefined;
   if (!Number.isInteger(request.pid) || request.pid <= 1 || request.pid > 0xffffffff) return undefined;
-  const head = Buffer.alloc(4);
+  const head = Buffer.alloc(5);
   head.writeUInt32BE(request.pid, 0);
+  head[4] = request.onStderr === undefined ? 0 : ATTACH_FLAG.stderrApart;
   return Buffer.concat([head, dir]);
 }
 
@@ -43,6 +47,7 @@ export class HelperProcessChannel implements ProcessChannel {
   readonly id: number;
   readonly end: Promise<ProcessChannelEnd>;
   #offset = 0;
+  #stderrOffset = 0;
   #done = false;
   #resolveEnd!: (end: ProcessChannelEnd) => void;
   /** The write the helper has not acked yet. */
@@ -51,16 +56,22 @@ export class HelperProcessChannel implements ProcessChannel {
   #rest: Uint8Array | undefined;
   readonly #send: ChannelSend;
   readonly #onOutput: (bytes: Uint8Array) => void;
+  readonly #onStderr: ((bytes: Uint8Array) => void) | undefined;
 
   constructor(id: number, request: ProcessAttachRequest, send: ChannelSend) {
     this.id = id;
     this.#send = send;
     this.#onOutput = request.onOutput;
+    this.#onStderr = request.onStderr;
     this.end = new Promise((resolve) => (this.#resolveEnd = resolve));
   }
 
   get offset(): number {
     return this.#offset;
+  }
+
+  get stderrOffset(): number {
+    return this.#stderrOffset;
   }
 
   get done(): boolean {
@@ -104,6 +115,15 @@ export class HelperProcessChannel implements ProcessChannel {
     if (this.#done) throw new ProtocolViolation(`output for process channel ${this.id} after its end`);
     this.#offset += bytes.length;
     this.#onOutput(bytes);
+  }
+
+  /** An `E` frame's piece: only a channel attached with its stderr apart gets one. */
+  stderr(bytes: Buffer): void {
+    if (this.#done) throw new ProtocolViolation(`stderr for process channel ${this.id} after its end`);
+    if (this.#onStderr === undefined)
+      throw new ProtocolViolation(`stderr for process channel ${this.id}, which did not ask for it apart`);
+    this.#stderrOffset += bytes.length;
+    this.#onStderr(bytes);
   }
 
   /** An `i` frame. */

@@ -1,7 +1,7 @@
 /**
  * The processes one helper client has attached (process-channel.ts), by
  * channel id, apart from its calls: none holds a call's place. Routes the
- * helper's `o`, `i` and `x` frames to them.
+ * helper's `o`, `E`, `i` and `x` frames to them.
  */
 
 import type { ProcessAttachRequest } from "../../../core/process-channel.js";
@@ -43,14 +43,15 @@ export class ProcessChannels {
     return channel;
   }
 
-  /** An `o`, `i` or `x` frame; false for any other. */
+  /** An `o`, `E`, `i` or `x` frame; false for any other. */
   onFrame(frame: Frame): boolean {
-    if (frame.type !== "o" && frame.type !== "i" && frame.type !== "x") return false;
+    if (frame.type !== "o" && frame.type !== "E" && frame.type !== "i" && frame.type !== "x") return false;
     const channel = this.#channels.get(frame.id);
     // Every attach ends with one `x`, and nothing of it comes after: a frame for no open channel is not the helper's.
     if (channel === undefined)
       throw new ProtocolViolation(`a '${frame.type}' frame for channel ${frame.id}, which is not open`);
     if (frame.type === "o") channel.output(frame.payload);
+    else if (frame.type === "E") channel.stderr(frame.payload);
     else if (frame.type === "i") channel.acked(frame.payload);
     else this.#close(frame.id, frame.payload);
     return true;

@@ -17,7 +17,7 @@
  * key, which it could read only by tracing the helper.
  */
 
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 export const HEADER_BYTES = 21;
 /** Where the tag starts in the header (the bytes before it are tagged). */
 export const TAGGED_HEADER_BYTES = 13;
@@ -39,8 +39,9 @@ export const REQUEST = {
   ping: "P",
   /**
    * Attach to a background process one of the helper's jobs started (it is the helper's child now): u32be its pid,
-   * then its directory (processes' `log`, `bound`, `in`, `holder`). Its output comes as `procOutput` frames from
-   * the log's start, its end as one `procEnd`; the id is the channel's, never a call's.
+   * u8 ATTACH_FLAG bits, then its directory (processes' `log`, `err`, `bound`, `in`, `holder`). Its output comes as
+   * `procOutput` frames from the log's start (with `stderrApart`, its stderr as `procStderr` frames from `err`'s
+   * start), its end as one `procEnd`; the id is the channel's, never a call's.
    */
   attach: "T",
   /** Bytes for an attached process's stdin (its terminal): answered by one `inputAck`. One at a time per channel. */
@@ -56,6 +57,14 @@ export const RUN_FLAG = {
   /** Its stderr comes apart, as 'e' frames. */
   stderrApart: 2,
 } as const;
+
+/** An attach request's flag bits. */
+export const ATTACH_FLAG = {
+  /** The process keeps its stderr apart (`err`): stream it too, as `procStderr` frames. */
+  stderrApart: 1,
+} as const;
+/** Every ATTACH_FLAG bit: an attach with another is a protocol violation. */
+export const ATTACH_FLAGS_KNOWN = Object.values(ATTACH_FLAG).reduce((all, bit) => all | bit, 0);
 
 /** An exit frame's `started` field: whether the call's job ran (a call not started runs again on the plain path). */
 export const STARTED = { no: 0, yes: 1, maybe: 2 } as const;
@@ -107,8 +116,10 @@ export const REPLY = {
   pong: "P",
   /** Still reading a request that is arriving (sent at most every 250 ms): the helper is not stuck. */
   alive: "A",
-  /** An attached process's output bytes, in order; untagged payload, as output's. */
+  /** An attached process's output bytes, in order (its stdout alone when its stderr is apart); untagged payload. */
   procOutput: "o",
+  /** An attached process's stderr bytes, in order, when attached with `stderrApart`; untagged payload. */
+  procStderr: "E",
   /** An input request was handled: u8 an INPUT_STATUS. */
   inputAck: "i",
   /** An attach ended, the last frame of its channel: u8 a PROC_END. */
@@ -159,7 +170,7 @@ export const REQUEST_LIMITS: Record<RequestType, readonly [number, number]> = {
   K: [1, 1],
   Q: [0, 0],
   P: [0, 0],
-  T: [5, 4 + MAX_PROC_DIR_BYTES],
+  T: [6, 5 + MAX_PROC_DIR_BYTES],
   I: [1, MAX_INPUT_BYTES],
   U: [0, 0],
 };
@@ -173,6 +184,7 @@ export const REPLY_LIMITS: Record<ReplyType, readonly [number, number]> = {
   P: [0, 0],
   A: [0, 0],
   o: [1, MAX_OUTPUT_FRAME],
+  E: [1, MAX_OUTPUT_FRAME],
   i: [1, 1],
   x: [1, 1],
 };
@@ -214,6 +226,8 @@ export function protocolHeader(): string {
     ...Object.entries(REQUEST).map(([name, type]) => `#define REQ_${name.toUpperCase()} '${type}'`),
     ...Object.entries(REPLY).map(([name, type]) => `#define REP_${snake(name)} '${type}'`),
     ...Object.entries(HELPER_EXIT).map(([name, code]) => `#define EXIT_${snake(name)} ${code}`),
+    ...Object.entries(ATTACH_FLAG).map(([name, bit]) => `#define ATTACH_FLAG_${snake(name)} ${bit}`),
+    `#define ATTACH_FLAGS_KNOWN ${ATTACH_FLAGS_KNOWN}`,
     ...Object.entries(RUN_FLAG).map(([name, bit]) => `#define RUN_FLAG_${snake(name)} ${bit}`),
     ...Object.entries(STARTED).map(([name, value]) => `#define STARTED_${snake(name)} ${value}`),
     ...Object.entries(EXIT_FIELD).map(([name, at]) => `#define EXIT_FIELD_${snake(name)} ${at}`),
