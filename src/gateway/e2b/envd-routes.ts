@@ -1,8 +1,8 @@
 /**
- * What envd serves, as one place to plug into: its Connect services
- * (process here; filesystem from ./filesystem/ once it is in) and its plain
- * HTTP routes (/health and /envs here; /files beside them). Every handler
- * runs after the router has authenticated the sandbox.
+ * What envd serves, in one place: its Connect services (process/ and
+ * filesystem/) and its plain HTTP routes (/health and /envs here; /files,
+ * which also takes signed URLs, is routed by api.ts before the token check).
+ * Every handler here runs after the router has authenticated the sandbox.
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -22,7 +22,7 @@ export type EnvdHttpHandler = (
   url: URL,
 ) => Promise<void>;
 
-/** envd's plain HTTP routes by path. Add `/files` here (its handler gets the authenticated sandbox). */
+/** envd's plain HTTP routes by path, each given the authenticated sandbox. */
 export const ENVD_HTTP_ROUTES: Record<string, EnvdHttpHandler> = {
   // envd answers 204 while it runs; a sandbox that is gone never gets here (the router answers 502, as E2B's proxy does).
   "/health": async (_entry, _req, res) => {
@@ -31,7 +31,7 @@ export const ENVD_HTTP_ROUTES: Record<string, EnvdHttpHandler> = {
   "/envs": async (entry, _req, res) => sendJson(res, 200, entry.envVars),
 };
 
-/** envd's Connect services. Add `router.service(Filesystem, impl)` here (the handlers read SANDBOX from the context). */
+/** envd's Connect services (their handlers read SANDBOX or SANDBOX_ENTRY from the context). */
 export function envdServices(registry: SessionRegistry): (router: ConnectRouter) => void {
   return (router) => {
     router.service(Process, processService(registry));

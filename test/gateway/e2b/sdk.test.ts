@@ -115,6 +115,8 @@ describe("commands", () => {
     const again = await sandbox.commands.connect(handle.pid);
     expect(again.pid).toBe(handle.pid);
     expect(await handle.kill()).toBe(true);
+    // Gone from the list as soon as the kill returns, not some time after.
+    expect((await sandbox.commands.list()).map((p) => p.pid)).not.toContain(handle.pid);
     const error = await handle.wait().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommandExitError);
     expect((error as CommandExitError).error).toBe("signal: killed");

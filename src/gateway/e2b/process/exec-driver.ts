@@ -28,16 +28,19 @@ export function startWithExecute(run: ExecRun): void {
   const controller = new AbortController();
   const execute = run.registry.begin(run.sandboxId, `e2b-process-${process.pid}`, controller.signal, true);
   const encoder = new TextEncoder();
+  let ended: Promise<void> = Promise.resolve();
   process.driver = {
+    // Resolves once the tree is dead and the end is out: a list right after a kill no longer shows it.
     signal: async (signal) => {
       process.requestedSignal = signal;
       controller.abort();
+      await ended;
     },
     write: async () => false,
     closeStdin: async () => false,
     resize: async () => false,
   };
-  void execute(run.command, {
+  ended = execute(run.command, {
     separateStreams: true,
     onStdout: (text) => process.output("stdout", encoder.encode(text)),
     onStderr: (text) => process.output("stderr", encoder.encode(text)),

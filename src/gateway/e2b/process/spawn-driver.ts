@@ -35,9 +35,13 @@ export async function startWithSpawn(run: SpawnRun): Promise<void> {
     onOutput: (text) => process.output(run.pty === undefined ? "stdout" : "pty", encoder.encode(text)),
   });
   process.driver = {
+    // Resolves once the tree is dead and the end is out: a list right after a kill no longer shows it.
     signal: async (signal) => {
       process.requestedSignal = signal;
       await handle.kill();
+      const { status, exitCode } = handle;
+      if (status === "exited" && exitCode !== undefined) process.finish(exitEnd(exitCode));
+      else if (status !== "running") process.finish(signalEnd(signal));
     },
     write: async (data) => {
       if (handle.status !== "running") return false;
