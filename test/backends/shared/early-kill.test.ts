@@ -12,10 +12,15 @@
  * never reached the file.
  */
 
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Environment } from "../../../src/index.js";
+import { createEnvironment, type Environment } from "../../../src/index.js";
 import { compatBackends } from "../../compat/backends.js";
-import { eventually } from "../../helpers/processes.js";
+import { HELPER_PID, LAUNCHER_PID } from "../../helpers/fast-path-pids.js";
+import { freeze, noFreezer, type Frozen } from "../../helpers/freezer.js";
+import { noLocalHelper } from "../../helpers/native-helper.js";
+import { alive, eventually } from "../../helpers/processes.js";
+import { useScratchDir } from "../../helpers/scratch.js";
 
 /** The entries with a kill path of their own (the others reuse one of these inside). */
 const KILL_PATHS = new Set([
@@ -101,3 +106,73 @@ for (const backend of compatBackends.filter((entry) => KILL_PATHS.has(entry.name
     });
   });
 }
+
+/**
+ * The fast path's widest window, held open: the kill reaches the helper before its launcher has forked the job
+ * (the launcher is frozen), and the job then runs the command for a while before the helper, frozen in turn, hears
+ * of its start and kills its group. The setsid'ed child it forked meanwhile is out of that group.
+ */
+describe.skipIf(noFreezer !== undefined || noLocalHelper !== undefined)(
+  "an early kill: a fast-path job that starts after its kill",
+  () => {
+    const scratch = useScratchDir("shellwright-early-kill-");
+
+    it("leaves none of the call's processes once execute() answers", async () => {
+      const env = await createEnvironment({
+        backend: "local",
+        cwd: "/tmp",
+        killGraceMs: 200,
+        env: { HOME: scratch.path },
+      });
+      try {
+        // The first calls may restart the launcher once (the init's dump is not byte for byte the fast path's).
+        await env.execute("true");
+        await env.execute(LAUNCHER_PID);
+        const launcher = Number((await env.execute(LAUNCHER_PID)).output);
+        const helper = Number((await env.execute(HELPER_PID)).output);
+        const file = `${scratch.path}/setsid.pid`;
+        const controller = new AbortController();
+        const thawLauncher = thawOnce(freeze(launcher));
+        let thawHelper = (): void => undefined;
+        try {
+          const running = env.execute(`setsid sleep 300 >/dev/null 2>&1 & echo $! > ${file}; wait`, {
+            signal: controller.signal,
+          });
+          // Pauses for ordering only: the helper forwards the run to the frozen launcher, then hears of the kill
+          // (well within the 2 s after which it takes a silent launcher as stuck).
+          await pause(200);
+          controller.abort();
+          await pause(300);
+          thawHelper = thawOnce(freeze(helper));
+          thawLauncher();
+          await eventually(
+            () => readFileSync(file, { encoding: "utf8", flag: "a+" }).trim() !== "",
+            "the job's pid file",
+          );
+          thawHelper();
+          const result = await running;
+          expect(result.interrupted).toBe(true);
+          const pid = Number(readFileSync(file, "utf8"));
+          await eventually(() => !alive(pid), "the job's setsid child to be gone", 3000).catch(() => undefined);
+          if (alive(pid)) process.kill(pid, "SIGKILL");
+          expect(alive(pid), `the setsid child ${pid} is still alive`).toBe(false);
+        } finally {
+          thawHelper();
+          thawLauncher();
+        }
+      } finally {
+        await env.close();
+      }
+    });
+  },
+);
+
+function thawOnce(frozen: Frozen): () => void {
+  let thawed = false;
+  return () => {
+    if (!thawed) frozen.thaw();
+    thawed = true;
+  };
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
