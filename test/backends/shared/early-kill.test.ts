@@ -22,7 +22,7 @@ import { noLocalHelper } from "../../helpers/native-helper.js";
 import { alive, eventually } from "../../helpers/processes.js";
 import { useScratchDir } from "../../helpers/scratch.js";
 
-/** The entries with a kill path of their own (the others reuse one of these inside). */
+/** The entries whose kill takes a path of its own (gateway: the cancel over HTTP; the others reuse one of these). */
 const KILL_PATHS = new Set([
   "local",
   "local-plain",
@@ -32,6 +32,8 @@ const KILL_PATHS = new Set([
   "ssh-plain",
   "docker",
   "docker-plain",
+  "gateway",
+  "gateway-plain",
 ]);
 
 const ABORT_DELAYS_MS = [0, 5, 20, 40, 60, 100];
