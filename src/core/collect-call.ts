@@ -201,6 +201,9 @@ export function collectCall(
     later(limits.timeoutMs, () => stop("timeout"));
     limits.signal?.addEventListener("abort", onAbort, { once: true });
     closing.addEventListener("abort", onAbort, { once: true });
+    // A signal that fired while the call was being set up (execute() awaits before it gets here) fires no event:
+    // the call was started all the same, so it is stopped the same way, tree and all.
+    if (limits.signal?.aborted === true || closing.aborted) stop("interrupt");
 
     void (async () => {
       try {

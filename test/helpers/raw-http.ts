@@ -19,9 +19,20 @@ export interface RawAnswer {
  * connection or a complete answer (its headers and content-length bytes) has
  * arrived. `limitMs` only catches a server that hangs; it measures nothing.
  */
-export function rawExchange(port: number, request: string | Buffer, limitMs = 15_000): Promise<RawAnswer> {
+export function rawExchange(
+  port: number,
+  request: string | Buffer,
+  limitMs = 15_000,
+  /** More of the request, written once it resolves (a body that comes after its headers). */
+  more?: Promise<string | Buffer>,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(request));
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(request);
+      void more?.then((rest) => {
+        if (!socket.destroyed) socket.write(rest);
+      });
+    });
     let text = "";
     let done = false;
     const finish = (closedByServer: boolean): void => {

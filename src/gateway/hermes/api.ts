@@ -102,8 +102,9 @@ async function startExec(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const sandbox = sandboxes.get(id);
+  // The body first: a terminate that comes while it is on its way has then been seen by the lookup (or by start()).
   const fields = execFields(await body(ctx, req));
+  const sandbox = sandboxes.get(id);
   const earlier = sandbox.execs.find(fields.execId);
   if (earlier !== undefined) {
     // A resent start (its answer was lost) gets the exec it started, never a second run.

@@ -78,6 +78,8 @@ export class ExecTable {
   readonly #ctx: RouteContext;
   readonly #sessionId: string;
   readonly #execs = new Map<string, Exec>();
+  /** Set by the sandbox's terminate, at once: an exec whose start comes later (its body was still on its way) is refused. */
+  #closed = false;
 
   constructor(ctx: RouteContext, sessionId: string) {
     this.#ctx = ctx;
@@ -106,6 +108,12 @@ export class ExecTable {
    * has already run (409) is refused before anything runs.
    */
   start(execId: string, command: string, options: Omit<ExecuteOptions, "signal">): Exec {
+    if (this.#closed)
+      throw new HttpError(
+        404,
+        "SESSION_NOT_FOUND",
+        `Sandbox ${this.#sessionId} was terminated; exec ${JSON.stringify(execId)} did not run; create a new sandbox`,
+      );
     let exec: Exec;
     try {
       exec = new Exec(
@@ -130,7 +138,9 @@ export class ExecTable {
     return exec;
   }
 
-  cancelAll(): Exec[] {
+  /** Refuses every later start and interrupts what runs; the execs it interrupted. */
+  close(): Exec[] {
+    this.#closed = true;
     const running = [...this.#execs.values()].filter((exec) => exec.running);
     for (const exec of running) exec.cancel();
     return running;

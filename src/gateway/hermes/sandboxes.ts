@@ -113,7 +113,8 @@ export class SandboxTable {
   async terminate(id: string): Promise<void> {
     const sandbox = this.get(id);
     this.#forget(sandbox);
-    const running = sandbox.execs.cancelAll();
+    // In the same tick as the lookup: a start whose body arrives while this waits is refused, not left running.
+    const running = sandbox.execs.close();
     await Promise.all(running.map((exec) => exec.ended));
     await this.#ctx.registry.close(id);
   }

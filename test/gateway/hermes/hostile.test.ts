@@ -4,8 +4,9 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { alive, eventually } from "../../helpers/processes.js";
+import { pidsWithCmdline, killAll } from "../../helpers/proc-scan.js";
 import { rawExchange } from "../../helpers/raw-http.js";
-import { api, scratchDir } from "../helpers.js";
+import { api, scratchDir, TOKEN } from "../helpers.js";
 import { createBody, createSandbox, pollExec, runExec, startExec, startHermesGateway } from "./helpers.js";
 
 describe("hermes API: hostile and unlucky requests", () => {
@@ -177,4 +178,51 @@ describe("hermes API: hostile and unlucky requests", () => {
       await gateway.close();
     }
   });
+  // The exec's headers are in (its sandbox looked up) when the terminate comes; its body arrives during the terminate.
+  it.each([0, 5, 10, 20, 30])(
+    "a terminate racing an exec whose body comes %i ms later leaves none of its processes",
+    async (delayMs) => {
+      const gateway = await startHermesGateway();
+      const sleepArg = String(400_000 + (process.pid % 1000) * 100 + delayMs);
+      try {
+        const id = await createSandbox(gateway, scratch.path);
+        // An exec already running: the terminate waits for its kill, the window in which the racing body arrives.
+        const running = await startExec(gateway, id, { command: "trap '' TERM; sleep 30 & wait", cwd: scratch.path });
+        expect(running.status).toBe(202);
+        const file = `${scratch.path}/racing-${randomUUID()}`;
+        const body = JSON.stringify({
+          execId: randomUUID(),
+          command: `setsid sleep ${sleepArg} >/dev/null 2>&1 & echo $! > ${file}; wait`,
+          cwd: scratch.path,
+          timeoutMs: 60_000,
+        });
+        let sendBody!: () => void;
+        const bodyReady = new Promise<string>((resolve) => (sendBody = () => resolve(body)));
+        const exec = rawExchange(
+          gateway.port,
+          `POST /v1/sandboxes/${id}/execs HTTP/1.1\r\nHost: 127.0.0.1\r\nauthorization: Bearer ${TOKEN}\r\n` +
+            `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`,
+          30_000,
+          bodyReady,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const terminate = api(gateway, "POST", `/v1/sandboxes/${id}/terminate`);
+        setTimeout(sendBody, delayMs);
+        expect((await terminate).status).toBe(200);
+        const answer = await exec;
+        expect((await api(gateway, "GET", `/v1/sandboxes/${id}/execs/x`)).status).toBe(404);
+        const pid = Number(readFileSync(file, { encoding: "utf8", flag: "a+" }).trim() || "0");
+        if (pid > 0)
+          await eventually(() => !alive(pid), "the racing exec's setsid child to be gone", 3000).catch(() => undefined);
+        // By command line too: a child whose pid never reached the file.
+        const left = pidsWithCmdline("sleep", sleepArg);
+        killAll(left);
+        expect(left, "the racing exec's processes still alive").toEqual([]);
+        // Refused (the sandbox is gone), or started and then cancelled by the terminate: never left running.
+        expect([200, 404], answer.text).toContain(answer.status);
+      } finally {
+        await gateway.close();
+      }
+    },
+  );
 });

@@ -173,7 +173,16 @@ export class FastPathRunner implements FastPath {
   kill(handle: object, signal: KillSignal, graceMs: number): Promise<boolean> | undefined {
     const running = this.#calls.get(handle);
     if (running === undefined) return undefined;
-    return running.call.signal(signal).then(() => this.#sweep(running, signal, graceMs));
+    return running.call.signal(signal).then(async () => {
+      const unstarted = running.call.pid === undefined && !running.call.done;
+      const clean = await this.#sweep(running, signal, graceMs);
+      if (!unstarted) return clean;
+      // The kill came before the job's start was reported: the job may start after that sweep, and run the command
+      // until the helper, which kills its group the moment it starts, gets to it. What it forked out of its group
+      // meanwhile (setsid) carries the call's mark: once the job has ended, one more sweep reaches it.
+      await running.call.end;
+      return this.#sweep(running, "KILL", 0);
+    });
   }
 
   async #sweep(running: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean> {
