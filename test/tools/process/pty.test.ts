@@ -325,10 +325,11 @@ for (const backend of forToolTests(compatBackends)) {
           const registry = processRegistry(other, { ...DEFAULT_PROCESS_SETTINGS, maxProcesses: count + 8 });
           const started = [];
           for (let i = 0; i < count; i++) {
+            // No markAction: the PID line may be in before spawn() returns (pty-early-output.test.ts), and the
+            // wait below must see the output since the start, not since an action nothing did.
             const p = await registry.spawn(`trap "" HUP TERM; echo "PID $$"; exec sleep 98766${i % 10}`, {
               pty: { cols: 80, rows: 24 },
             });
-            registry.markAction(p);
             started.push(p);
           }
           const pids: number[] = [];
