@@ -58,7 +58,7 @@ export class SandboxTable {
       endAt: now,
       timer: undefined,
       commands: request.commands,
-      processes: new ProcessTable(),
+      processes: new ProcessTable(this.#ctx.tokenMask),
       envVars: request.envVars,
     };
     this.#entries.set(opened.id, entry);
