@@ -1,0 +1,118 @@
+/**
+ * What serve --api e2b must hold against its own client, through the real
+ * SDK: the gateway's token never comes back out of a command, a cwd stays
+ * under --allow-root, stdin and PTY processes count against the long-lived
+ * bound, and bad sizes and names are refused by name.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Sandbox, type CommandHandle, type SandboxOpts } from "e2b";
+import type { Gateway } from "../../../src/index.js";
+import { startTestGateway, TOKEN } from "../helpers.js";
+import { alive, eventually } from "../../helpers/processes.js";
+
+let gateway: Gateway;
+let opts: SandboxOpts;
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ apis: ["e2b"], cwd: "/tmp", allowedRoots: ["/tmp"], maxLongLivedPerSession: 2 });
+  opts = { apiKey: TOKEN, apiUrl: gateway.url, sandboxUrl: gateway.url, requestTimeoutMs: 30_000 };
+  sandbox = await Sandbox.create(opts);
+});
+afterAll(async () => gateway?.close());
+
+/** A command printing the token without naming it whole (the two halves meet only in its output). */
+const printToken = `printf '%s' '${TOKEN.slice(0, 9)}' | cat; printf '%s' '${TOKEN.slice(9)}'`;
+
+describe("the gateway's token", () => {
+  it("is masked in a command's stdout and stderr, also when printed in two pieces", async () => {
+    const result = await sandbox.commands.run(`${printToken}; (${printToken}) >&2`);
+    expect(result.stdout).toBe("[REDACTED]");
+    expect(result.stderr).toBe("[REDACTED]");
+  });
+
+  it("is masked in the output of a process started with stdin", async () => {
+    const handle = await sandbox.commands.run(`${printToken}; (${printToken}) >&2`, { background: true, stdin: true });
+    const result = await handle.wait();
+    expect(result.stdout).toBe("[REDACTED]");
+    expect(result.stderr).toBe("[REDACTED]");
+  });
+
+  it("is masked in a PTY's output", async () => {
+    let out = "";
+    const pty = await sandbox.pty.create({
+      cols: 80,
+      rows: 24,
+      onData: (d) => void (out += new TextDecoder().decode(d)),
+    });
+    await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode(`${printToken}; echo; exit\n`));
+    await pty.wait().catch(() => undefined);
+    expect(out).toContain("[REDACTED]");
+    expect(out).not.toContain(TOKEN);
+  });
+});
+
+describe("a command's cwd", () => {
+  it("is refused outside --allow-root, absolute or relative, naming process.cwd", async () => {
+    for (const cwd of ["/etc", "../../etc"]) {
+      const error = await sandbox.commands.run("pwd", { cwd }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toContain("process.cwd");
+      expect((error as Error).message).toContain("outside the gateway's allowed roots");
+    }
+    const refused = await sandbox.commands.run("pwd", { cwd: "/etc", stdin: true }).catch((e: unknown) => e);
+    expect((refused as Error).message).toContain("process.cwd");
+  });
+
+  it("is taken under --allow-root", async () => {
+    expect((await sandbox.commands.run("pwd", { cwd: "/tmp" })).stdout.trim()).toBe("/tmp");
+  });
+});
+
+describe("stdin processes", () => {
+  it("count against maxLongLivedPerSession and give their slot back when they end", async () => {
+    const box = await Sandbox.create(opts);
+    const started: CommandHandle[] = [];
+    for (let i = 0; i < 2; i++)
+      started.push(await box.commands.run("echo $BASHPID; cat", { background: true, stdin: true }));
+    const third = await box.commands.run("cat", { background: true, stdin: true }).catch((e: unknown) => e);
+    expect((third as Error).message).toContain("maxLongLivedPerSession");
+    await eventually(() => started[0]!.stdout !== "", "the first one's pid");
+    const pid = Number(started[0]!.stdout.trim());
+    expect(await started[0]!.kill()).toBe(true);
+    expect(alive(pid)).toBe(false);
+    const again = await box.commands.run("echo again", { stdin: true });
+    expect(again.stdout).toBe("again\n");
+    await box.kill();
+  });
+
+  it("get their stdout and stderr apart, and their own envs", async () => {
+    const result = await sandbox.commands.run(`echo out; echo "err $FOO" >&2`, { stdin: true, envs: { FOO: "b a'r" } });
+    expect(result.stdout).toBe("out\n");
+    expect(result.stderr).toBe("err b a'r\n");
+  });
+
+  it("keep a character whose bytes were sent in separate writes", async () => {
+    const handle = await sandbox.commands.run("head -c 6; echo", { background: true, stdin: true });
+    const bytes = new TextEncoder().encode("é€"); // c3 a9, e2 82 ac
+    await handle.sendStdin(bytes.slice(0, 1));
+    await handle.sendStdin(bytes.slice(1, 3));
+    await handle.sendStdin(bytes.slice(3));
+    await handle.sendStdin("x");
+    const result = await handle.wait();
+    expect(result.stdout).toBe("é€x\n");
+  });
+});
+
+describe("bad input", () => {
+  it("refuses a PTY larger than 1000 at start, as at resize", async () => {
+    const error = await sandbox.pty.create({ cols: 5000, rows: 24, onData: () => undefined }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("pty.size must give cols and rows from 1 to 1000, got 5000x24");
+  });
+
+  it("names envVars for a bad variable name at create", async () => {
+    const error = await Sandbox.create({ ...opts, envs: { "1BAD": "x" } }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("envVars has an invalid variable name");
+  });
+});
