@@ -51,6 +51,8 @@ export class SandboxTable {
         accessToken: randomBytes(32).toString("hex"),
         user,
         homeDir: opened.cwd,
+        paths: this.#ctx.paths,
+        tokenMask: this.#ctx.tokenMask,
       },
       templateId: request.templateId,
       metadata: request.metadata,

@@ -53,6 +53,38 @@ describe("the gateway's token", () => {
   });
 });
 
+describe("files", () => {
+  it("masks the token in a file read through /files, leaving every other byte as it was", async () => {
+    const dir = `/tmp/e2b-guards-${process.pid}`;
+    await sandbox.commands.run(
+      `mkdir -p ${dir} && { printf '\\000\\377'; ${printToken}; printf '\\001'; } > ${dir}/copy`,
+    );
+    const bytes = await sandbox.files.read(`${dir}/copy`, { format: "bytes" });
+    expect([...bytes]).toEqual([0, 255, ...new TextEncoder().encode("[REDACTED]"), 1]);
+    expect(await sandbox.files.read(`${dir}/copy`)).not.toContain(TOKEN);
+    await sandbox.commands.run(`rm -r ${dir}`);
+  });
+
+  it("refuses paths outside --allow-root: absolute, relative, through a symlink, for /files and the filesystem service", async () => {
+    const link = `/tmp/e2b-guards-link-${process.pid}`;
+    await sandbox.commands.run(`ln -s /etc ${link}`);
+    try {
+      for (const path of ["/etc/hostname", "../../etc/hostname", `${link}/hostname`]) {
+        const read = await sandbox.files.read(path).catch((e: unknown) => e);
+        expect((read as Error).message).toContain("outside the gateway's allowed roots");
+      }
+      for (const call of [() => sandbox.files.list("/etc"), () => sandbox.files.write("/etc/e2b-guards", "x")]) {
+        const error = await call().catch((e: unknown) => e);
+        expect((error as Error).message).toContain("outside the gateway's allowed roots");
+      }
+      await sandbox.files.write(`/tmp/e2b-guards-ok-${process.pid}`, "fine");
+      expect(await sandbox.files.read(`/tmp/e2b-guards-ok-${process.pid}`)).toBe("fine");
+    } finally {
+      await sandbox.commands.run(`rm -f ${link} /tmp/e2b-guards-ok-${process.pid}`);
+    }
+  });
+});
+
 describe("a command's cwd", () => {
   it("is refused outside --allow-root, absolute or relative, naming process.cwd", async () => {
     for (const cwd of ["/etc", "../../etc"]) {
