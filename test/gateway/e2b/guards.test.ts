@@ -95,6 +95,14 @@ describe("a command's cwd", () => {
     }
     const refused = await sandbox.commands.run("pwd", { cwd: "/etc", stdin: true }).catch((e: unknown) => e);
     expect((refused as Error).message).toContain("process.cwd");
+    const link = `/tmp/e2b-guards-cwd-${process.pid}`;
+    await sandbox.commands.run(`ln -s /etc ${link}`);
+    try {
+      const through = await sandbox.commands.run("pwd", { cwd: link }).catch((e: unknown) => e);
+      expect((through as Error).message).toContain("outside the gateway's allowed roots");
+    } finally {
+      await sandbox.commands.run(`rm -f ${link}`);
+    }
   });
 
   it("is taken under --allow-root", async () => {
@@ -134,6 +142,22 @@ describe("stdin processes", () => {
     await handle.sendStdin("x");
     const result = await handle.wait();
     expect(result.stdout).toBe("é€x\n");
+  });
+});
+
+describe("PTYs", () => {
+  it("gives a PTY its own envs", async () => {
+    let out = "";
+    const decoder = new TextDecoder();
+    const pty = await sandbox.pty.create({
+      cols: 80,
+      rows: 24,
+      envs: { PTY_VAR: "it's here" },
+      onData: (d) => void (out += decoder.decode(d)),
+    });
+    await sandbox.pty.sendInput(pty.pid, new TextEncoder().encode(`echo "<$PTY_VAR>"; exit\n`));
+    await pty.wait().catch(() => undefined);
+    expect(out).toContain("<it's here>");
   });
 });
 
