@@ -186,6 +186,29 @@ export class SessionRegistry {
     signal: AbortSignal,
     longLived = false,
   ): (command: string, options: Omit<ExecuteOptions, "signal">) => Promise<ExecuteResult> {
+    const slot = this.claim(id, executionId, signal, longLived);
+    const env = this.#get(id).env;
+    return async (command, options) => {
+      try {
+        return await env.execute(command, { ...options, signal: slot.signal });
+      } finally {
+        slot.release();
+      }
+    };
+  }
+
+  /**
+   * Claims an execution slot as begin() does, for work that is not one
+   * execute() (a process spawned in the session): `signal` aborts when the
+   * execution is cancelled or the gateway shuts down; `release` must be
+   * called exactly once, when the work has ended.
+   */
+  claim(
+    id: string,
+    executionId: string,
+    signal: AbortSignal,
+    longLived = false,
+  ): { signal: AbortSignal; release(): void } {
     this.#refuseWhenShuttingDown();
     const entry = this.#get(id);
     const seen = entry.seen.get(executionId);
@@ -218,20 +241,20 @@ export class SessionRegistry {
       entry.longLived++;
       this.#longLived++;
     } else this.#running++;
-    return async (command, options) => {
-      try {
-        return await entry.env.execute(command, { ...options, signal: controller.signal });
-      } finally {
-        if (longLived) {
-          entry.longLived--;
-          this.#longLived--;
-        } else this.#running--;
-        entry.running.delete(executionId);
-        if (entry.seen.has(executionId)) entry.seen.set(executionId, "finished");
-        entry.lastActiveAt = Date.now();
-        signal.removeEventListener("abort", onAbort);
-      }
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      if (longLived) {
+        entry.longLived--;
+        this.#longLived--;
+      } else this.#running--;
+      entry.running.delete(executionId);
+      if (entry.seen.has(executionId)) entry.seen.set(executionId, "finished");
+      entry.lastActiveAt = Date.now();
+      signal.removeEventListener("abort", onAbort);
     };
+    return { signal: controller.signal, release };
   }
 
   /** Whether this session has seen an execution id recently; undefined when it has not. */

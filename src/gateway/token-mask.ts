@@ -38,6 +38,18 @@ export class TokenMask {
     };
   }
 
+  /**
+   * A masker for bytes in chunks (a file's content): binary safe, only the
+   * token's own bytes change (each byte is one latin1 character here).
+   */
+  byteStream(): { push(chunk: Uint8Array): Buffer; end(): Buffer } {
+    const text = new TokenMask(Buffer.from(this.#token, "utf8").toString("latin1")).stream();
+    return {
+      push: (chunk) => Buffer.from(text.push(Buffer.from(chunk).toString("latin1")), "latin1"),
+      end: () => Buffer.from(text.end(), "latin1"),
+    };
+  }
+
   /** The length of the longest end of `text` that begins the token (the whole token is already masked). */
   #startAtEnd(text: string): number {
     for (let k = Math.min(this.#token.length - 1, text.length); k > 0; k--)

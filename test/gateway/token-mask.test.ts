@@ -31,4 +31,17 @@ describe("TokenMask", () => {
     expect(stream.push("x gw-01")).toBe("x ");
     expect(stream.push("9 no")).toBe("gw-019 no");
   });
+
+  it("masks bytes cut anywhere, and keeps bytes that are not UTF-8 as they were", () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xc3]), Buffer.from(TOKEN), Buffer.from([0x80, 0])]);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const stream = mask.byteStream();
+      const shown = Buffer.concat([
+        stream.push(bytes.subarray(0, cut)),
+        stream.push(bytes.subarray(cut)),
+        stream.end(),
+      ]);
+      expect([...shown]).toEqual([0xff, 0xc3, ...Buffer.from(REDACTED), 0x80, 0]);
+    }
+  });
 });

@@ -32,7 +32,7 @@ export function e2bApi(ctx: RouteContext): ServedApi {
   const table = new SandboxTable(ctx);
   const authenticated = new WeakMap<IncomingMessage, SandboxEntry>();
   const rpc = connectNodeAdapter({
-    routes: envdServices(ctx.registry),
+    routes: envdServices(ctx.registry, ctx.paths),
     readMaxBytes: ctx.maxBodyBytes,
     // A service not mounted here (yet): said by name, not as a bare 404.
     fallback: (req, res) =>

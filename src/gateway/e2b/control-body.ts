@@ -4,6 +4,7 @@
  * (silently ignoring `allow_internet_access: false` would be a lie).
  */
 
+import { variableName } from "../../core/options.js";
 import { E2bError, notImplemented } from "./errors.js";
 import type { CommandsMode } from "./entry.js";
 import type { NewSandbox } from "./sandbox-table.js";
@@ -41,7 +42,7 @@ export function newSandbox(body: Record<string, unknown>): NewSandbox {
   return {
     templateId: BASE_TEMPLATE,
     timeoutS: timeoutSeconds(body.timeout ?? DEFAULT_TIMEOUT_S),
-    envVars: stringMap(body, "envVars"),
+    envVars: variables(stringMap(body, "envVars")),
     metadata,
     commands: commandsMode(metadata[COMMANDS_KEY]),
   };
@@ -65,6 +66,18 @@ function commandsMode(value: string | undefined): CommandsMode {
   if (value === undefined || value === "fresh") return "fresh";
   if (value === "session") return "session";
   throw new E2bError(400, `metadata["${COMMANDS_KEY}"] must be "fresh" or "session", got ${JSON.stringify(value)}`);
+}
+
+/** Names checked here, so a bad one is named as the client sent it (envVars), not as the session's env. */
+function variables(vars: Record<string, string>): Record<string, string> {
+  for (const name of Object.keys(vars)) {
+    try {
+      variableName("envVars", name);
+    } catch (error) {
+      throw new E2bError(400, error instanceof Error ? error.message : String(error));
+    }
+  }
+  return vars;
 }
 
 function stringMap(body: Record<string, unknown>, field: string): Record<string, string> {

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { cpus, totalmem } from "node:os";
 import { jsonObject, readJsonBody, sendJson } from "../http.js";
 import type { RouteContext } from "../routes.js";
+import { sandboxPage } from "./sandbox-list.js";
 import { E2bError, notImplemented } from "./errors.js";
 import { newSandbox, timeoutSeconds } from "./control-body.js";
 import { ENVD_VERSION } from "./envd-version.js";
@@ -49,7 +50,13 @@ export async function controlRoute(
       return sendJson(res, 201, created(entry));
     }
     allow(method, "GET");
-    return sendJson(res, 200, listed(table, url, path === "/v2/sandboxes"));
+    const page = sandboxPage(table.list(), url.searchParams, path === "/v2/sandboxes");
+    return sendJson(
+      res,
+      200,
+      page.entries.map(summary),
+      page.nextToken === undefined ? {} : { "x-next-token": page.nextToken },
+    );
   }
   for (const [pattern, feature] of UNSERVED) if (pattern.test(path)) throw notImplemented(feature);
 
@@ -131,30 +138,4 @@ function summary(entry: SandboxEntry): Record<string, unknown> {
 /** openapi.yml's SandboxDetail. */
 function detail(entry: SandboxEntry): Record<string, unknown> {
   return { ...summary(entry), envdAccessToken: entry.record.accessToken, domain: null };
-}
-
-/** GET /sandboxes (running ones) and /v2/sandboxes (`state` and `metadata` filters; nothing here is ever paused). */
-function listed(table: SandboxTable, url: URL, v2: boolean): Record<string, unknown>[] {
-  const wanted = metadataFilter(url.searchParams.get("metadata"));
-  const states = (url.searchParams.get("state") ?? "running").split(",").filter((s) => s !== "");
-  for (const state of states)
-    if (state !== "running" && state !== "paused")
-      throw new E2bError(400, `state must be running or paused, got ${JSON.stringify(state)}`);
-  if (v2 && !states.includes("running")) return [];
-  return table
-    .list()
-    .filter((entry) => Object.entries(wanted).every(([key, value]) => entry.metadata[key] === value))
-    .map(summary);
-}
-
-/** The SDK sends `metadata` as one query value: key=value pairs, each part percent-encoded, joined by `&`. */
-function metadataFilter(value: string | null): Record<string, string> {
-  if (value === null || value === "") return {};
-  const pairs: Record<string, string> = {};
-  try {
-    for (const [key, item] of new URLSearchParams(value)) pairs[decodeURIComponent(key)] = decodeURIComponent(item);
-  } catch {
-    throw new E2bError(400, `metadata filter ${JSON.stringify(value)} has malformed percent-encoding`);
-  }
-  return pairs;
 }

@@ -12,6 +12,7 @@ import { Process } from "./gen/process/process_pb.js";
 import { filesystemService } from "./filesystem/index.js";
 import { processService } from "./process/service.js";
 import type { SessionRegistry } from "../sessions.js";
+import type { PathPolicy } from "../paths.js";
 import { sendJson } from "../http.js";
 import type { SandboxEntry } from "./entry.js";
 
@@ -32,9 +33,9 @@ export const ENVD_HTTP_ROUTES: Record<string, EnvdHttpHandler> = {
 };
 
 /** envd's Connect services (their handlers read SANDBOX or SANDBOX_ENTRY from the context). */
-export function envdServices(registry: SessionRegistry): (router: ConnectRouter) => void {
+export function envdServices(registry: SessionRegistry, paths: PathPolicy): (router: ConnectRouter) => void {
   return (router) => {
-    router.service(Process, processService(registry));
+    router.service(Process, processService(registry, paths));
     // Its watchers end with their sandbox's session, which the sandbox table closes.
     router.service(Filesystem, filesystemService().impl);
   };

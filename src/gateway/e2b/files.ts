@@ -9,7 +9,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { createGzip } from "node:zlib";
@@ -19,6 +19,7 @@ import { signatureProblem, signedQuery, type FileOperation } from "./files-signa
 import { decodedBody, multipartParts, UploadProblem, type UploadPart } from "./files-upload.js";
 import { checkUser, PathProblem, resolvePath } from "./filesystem/paths.js";
 import type { E2bSandbox } from "./sandbox.js";
+import type { TokenMask } from "../token-mask.js";
 
 export { sandboxBySignature, signedQuery } from "./files-signature.js";
 
@@ -54,7 +55,7 @@ function sendError(res: ServerResponse, status: number, message: string, close =
 function statusOf(error: unknown): { status: number; message: string } {
   if (error instanceof UploadProblem) return { status: error.status, message: error.message };
   if (error instanceof PathProblem)
-    return { status: error.kind === "invalid_user" ? 401 : 400, message: error.message };
+    return { status: { invalid_user: 401, outside_roots: 403, invalid_path: 400 }[error.kind], message: error.message };
   if (error instanceof FileError) return { status: FILE_STATUS[error.reason], message: error.message };
   if (error instanceof InvalidOptionError) return { status: 400, message: error.message };
   return { status: 500, message: error instanceof Error ? error.message : String(error) };
@@ -106,8 +107,21 @@ async function download(
     ...(gzip ? { "content-encoding": "gzip", vary: "accept-encoding" } : {}),
   });
   const body = Readable.fromWeb(stream as WebReadableStream<Uint8Array>);
+  const stages: NodeJS.ReadWriteStream[] = [
+    ...(sandbox.tokenMask === undefined ? [] : [masked(sandbox.tokenMask)]),
+    ...(gzip ? [createGzip()] : []),
+  ];
   // A failure once the bytes flow can only cut the response: the client sees it short, not complete.
-  await (gzip ? pipeline(body, createGzip(), res) : pipeline(body, res)).catch(() => res.destroy());
+  await pipeline([body, ...stages, res]).catch(() => res.destroy());
+}
+
+/** The gateway's token masked in a file's bytes, as in a command's output (a file may hold a copy). */
+function masked(mask: TokenMask): Transform {
+  const stream = mask.byteStream();
+  return new Transform({
+    transform: (chunk: Buffer, _encoding, done) => done(null, stream.push(chunk)),
+    flush: (done) => done(null, stream.end()),
+  });
 }
 
 async function upload(

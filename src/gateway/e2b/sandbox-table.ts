@@ -51,6 +51,8 @@ export class SandboxTable {
         accessToken: randomBytes(32).toString("hex"),
         user,
         homeDir: opened.cwd,
+        paths: this.#ctx.paths,
+        tokenMask: this.#ctx.tokenMask,
       },
       templateId: request.templateId,
       metadata: request.metadata,
@@ -58,7 +60,7 @@ export class SandboxTable {
       endAt: now,
       timer: undefined,
       commands: request.commands,
-      processes: new ProcessTable(),
+      processes: new ProcessTable(this.#ctx.tokenMask),
       envVars: request.envVars,
     };
     this.#entries.set(opened.id, entry);

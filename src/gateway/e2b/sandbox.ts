@@ -6,6 +6,8 @@
 
 import { createContextKey } from "@connectrpc/connect";
 import type { Environment } from "../../core/environment.js";
+import type { PathPolicy } from "../paths.js";
+import type { TokenMask } from "../token-mask.js";
 
 export interface E2bSandbox {
   readonly sandboxId: string;
@@ -16,6 +18,10 @@ export interface E2bSandbox {
   /** The sandbox's user (E2B's `user`) and its home, where relative paths start. */
   readonly user: string;
   readonly homeDir: string;
+  /** The gateway's allowed roots (--allow-root): every path a request names must lie under one. */
+  readonly paths?: PathPolicy | undefined;
+  /** The gateway's token, masked in what a file read sends back as in a command's output. */
+  readonly tokenMask?: TokenMask | undefined;
 }
 
 /** The sandbox an envd RPC is for, authenticated before the handler runs (set by the E2B API's router). */

@@ -64,6 +64,23 @@ describe("killing", () => {
     expect((error as { error?: string }).error).toBe("signal: killed");
   });
 
+  it("ends a process started with stdin by SIGTERM alone, reported as envd does", async () => {
+    const handle = await sandbox.commands.run(`echo $BASHPID; exec sleep 300`, { background: true, stdin: true });
+    await eventually(() => handle.stdout !== "", "the pid");
+    const pid = Number(handle.stdout.trim());
+    await rawClient(sandbox).sendSignal({
+      process: { selector: { case: "pid", value: handle.pid } },
+      signal: Signal.SIGTERM,
+    });
+    const error = await handle.wait().catch((e: unknown) => e);
+    expect((error as { error?: string }).error).toBe("signal: terminated");
+    expect(alive(pid)).toBe(false);
+    // Its stdin is gone with it: a clear refusal, not an internal error.
+    const write = await sandbox.commands.sendStdin(handle.pid, "late").catch((e: unknown) => e);
+    expect(write).toBeInstanceOf(Error);
+    expect((write as Error).message).not.toContain("internal");
+  });
+
   it("kills a command when its timeoutMs passes", async () => {
     let out = "";
     const run = sandbox.commands.run("echo $$; exec sleep 300", { timeoutMs: 1500, onStdout: (d) => void (out += d) });

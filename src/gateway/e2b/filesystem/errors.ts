@@ -20,10 +20,15 @@ const FILE_CODES: Record<FileError["reason"], Code> = {
   failed: Code.Internal,
 };
 
+const PATH_CODES: Record<PathProblem["kind"], Code> = {
+  invalid_path: Code.InvalidArgument,
+  invalid_user: Code.Unauthenticated,
+  outside_roots: Code.PermissionDenied,
+};
+
 export function toConnectError(error: unknown): ConnectError {
   if (error instanceof ConnectError) return error;
-  if (error instanceof PathProblem)
-    return new ConnectError(error.message, error.kind === "invalid_user" ? Code.Unauthenticated : Code.InvalidArgument);
+  if (error instanceof PathProblem) return new ConnectError(error.message, PATH_CODES[error.kind]);
   if (error instanceof FileError) return new ConnectError(error.message, FILE_CODES[error.reason]);
   if (error instanceof InvalidOptionError) return new ConnectError(error.message, Code.InvalidArgument);
   if (error instanceof SessionClosedError || error instanceof BackendUnavailableError)

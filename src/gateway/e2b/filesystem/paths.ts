@@ -4,14 +4,15 @@
  * and cleans it lexically (`a/../b` is `b`), as Go's filepath.Abs does. The
  * user is the one the sandbox runs as: a Shellwright session is one user, so
  * a request for another one (`root` on E2B) is refused rather than served as
- * someone it is not.
+ * someone it is not. The path must lie under the gateway's allowed roots
+ * (--allow-root), as every path a request names on the gateway does.
  */
 
 import { posix } from "node:path";
 import type { E2bSandbox } from "../sandbox.js";
 
 export class PathProblem extends Error {
-  readonly kind: "invalid_path" | "invalid_user";
+  readonly kind: "invalid_path" | "invalid_user" | "outside_roots";
   constructor(kind: PathProblem["kind"], message: string) {
     super(message);
     this.kind = kind;
@@ -28,7 +29,13 @@ export function resolvePath(sandbox: E2bSandbox, path: string, name = "path"): s
       `${name} must not contain a NUL byte or a newline, got ${JSON.stringify(path)}`,
     );
   const expanded = path === "~" ? sandbox.homeDir : path.startsWith("~/") ? sandbox.homeDir + path.slice(1) : path;
-  return posix.resolve(sandbox.homeDir, expanded);
+  const resolved = posix.resolve(sandbox.homeDir, expanded);
+  if (sandbox.paths === undefined) return resolved;
+  try {
+    return sandbox.paths.check(name, resolved);
+  } catch (error) {
+    throw new PathProblem("outside_roots", error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Refuses a user other than the sandbox's own; `undefined` or empty is the sandbox's user. */

@@ -12,8 +12,9 @@ import type { OutputKind, ProcessUpdate, SandboxProcess } from "./sandbox-proces
 
 type EventInit = MessageInitShape<typeof ProcessEventSchema>;
 
-/** Keepalives no closer than this, whatever the header asks. */
+/** Keepalives no closer than this and no further apart, whatever the header asks (setTimeout overflows past 2^31 ms). */
 const MIN_KEEPALIVE_S = 1;
+const MAX_KEEPALIVE_S = 3600;
 /**
  * Output waiting for a client that reads slower than the process writes is
  * bounded: past this, data is skipped, and a notice on the same stream says
@@ -44,7 +45,9 @@ export async function* processEvents(
   ctx.signal.addEventListener("abort", onAbort);
   const interval = Number(ctx.requestHeader.get("keepalive-ping-interval"));
   const keepaliveMs =
-    Number.isFinite(interval) && interval > 0 ? Math.max(interval, MIN_KEEPALIVE_S) * 1000 : undefined;
+    Number.isFinite(interval) && interval > 0
+      ? Math.min(Math.max(interval, MIN_KEEPALIVE_S), MAX_KEEPALIVE_S) * 1000
+      : undefined;
   try {
     yield { event: { event: { case: "start", value: { pid: process.pid } } } };
     for (;;) {

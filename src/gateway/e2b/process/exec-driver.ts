@@ -27,7 +27,6 @@ export function startWithExecute(run: ExecRun): void {
   const { process } = run;
   const controller = new AbortController();
   const execute = run.registry.begin(run.sandboxId, `e2b-process-${process.pid}`, controller.signal, true);
-  const encoder = new TextEncoder();
   let ended: Promise<void> = Promise.resolve();
   process.driver = {
     // Resolves once the tree is dead and the end is out: a list right after a kill no longer shows it.
@@ -42,8 +41,8 @@ export function startWithExecute(run: ExecRun): void {
   };
   ended = execute(run.command, {
     separateStreams: true,
-    onStdout: (text) => process.output("stdout", encoder.encode(text)),
-    onStderr: (text) => process.output("stderr", encoder.encode(text)),
+    onStdout: (text) => process.output("stdout", text),
+    onStderr: (text) => process.output("stderr", text),
     isolated: run.isolated,
     longLived: true,
     timeoutMs: NO_LIMIT_MS,

@@ -3,7 +3,15 @@
  * its config and tag, and its events (data, then one end) fanned out to
  * every stream watching it (the Start that began it, Connects after). A
  * stream joining late gets what happens from then on, as envd does.
+ *
+ * The gateway's token is masked here, before the fan-out, as Shellwright's
+ * own API masks it: one masker per output kind (a token cut between two
+ * chunks of stdout is still caught) and the end's error.
  */
+
+import type { TokenMask } from "../../token-mask.js";
+
+const ENCODER = new TextEncoder();
 
 export type OutputKind = "stdout" | "stderr" | "pty";
 
@@ -48,25 +56,50 @@ export class SandboxProcess {
   /** The signal asked for last: an interrupted run is reported as that signal's end. */
   requestedSignal: Signal | undefined;
   readonly #listeners = new Set<(update: ProcessUpdate) => void>();
+  readonly #mask: TokenMask | undefined;
+  readonly #maskers = new Map<OutputKind, ReturnType<TokenMask["stream"]>>();
 
-  constructor(pid: number, tag: string | undefined, config: ProcessConfigView, pty: boolean) {
+  constructor(
+    pid: number,
+    tag: string | undefined,
+    config: ProcessConfigView,
+    pty: boolean,
+    mask: TokenMask | undefined,
+  ) {
     this.pid = pid;
     this.tag = tag;
     this.config = config;
     this.pty = pty;
+    this.#mask = mask;
   }
 
   get ended(): EndInfo | undefined {
     return this.#end;
   }
 
-  output(kind: OutputKind, data: Uint8Array): void {
-    if (this.#end !== undefined || data.length === 0) return;
+  /** Text the process wrote (decoded by its driver), masked and sent as UTF-8. */
+  output(kind: OutputKind, text: string): void {
+    if (this.#end !== undefined || text === "") return;
+    let masker = this.#maskers.get(kind);
+    if (masker === undefined && this.#mask !== undefined) {
+      masker = this.#mask.stream();
+      this.#maskers.set(kind, masker);
+    }
+    this.#send(kind, masker === undefined ? text : masker.push(text));
+  }
+
+  #send(kind: OutputKind, text: string): void {
+    if (text === "") return;
+    const data = ENCODER.encode(text);
     for (const listener of this.#listeners) listener({ kind: "data", output: kind, data });
   }
 
-  finish(end: EndInfo): void {
+  finish(info: EndInfo): void {
     if (this.#end !== undefined) return;
+    // What a masker still holds (a start of the token that never finished) goes out before the end.
+    for (const [kind, masker] of this.#maskers) this.#send(kind, masker.end());
+    const end =
+      info.error === undefined || this.#mask === undefined ? info : { ...info, error: this.#mask.mask(info.error) };
     this.#end = end;
     for (const listener of this.#listeners) listener({ kind: "end", end });
     this.#listeners.clear();

@@ -6,11 +6,12 @@
  */
 
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { isAbsolute, posix } from "node:path";
+import { posix } from "node:path";
 import { isShellwrightError } from "../../../core/errors.js";
 import { HttpError } from "../../http.js";
 import { Signal, type Process } from "../gen/process/process_pb.js";
 import type { SessionRegistry } from "../../sessions.js";
+import type { PathPolicy } from "../../paths.js";
 import { SANDBOX_ENTRY, type SandboxEntry } from "../entry.js";
 import { commandLine } from "./command-line.js";
 import { startWithExecute } from "./exec-driver.js";
@@ -20,7 +21,8 @@ import type { ProcessDriver, SandboxProcess } from "./sandbox-process.js";
 
 type Selector = Parameters<SandboxEntry["processes"]["find"]>[0];
 
-export function processService(registry: SessionRegistry): Partial<ServiceImpl<typeof Process>> {
+/** @param paths the gateway's allowed roots: a Start's cwd must lie under one */
+export function processService(registry: SessionRegistry, paths: PathPolicy): Partial<ServiceImpl<typeof Process>> {
   return {
     async *start(req, ctx) {
       const entry = entryOf(ctx);
@@ -28,13 +30,10 @@ export function processService(registry: SessionRegistry): Partial<ServiceImpl<t
       if (config === undefined)
         throw new ConnectError("process is required: the program to start", Code.InvalidArgument);
       const size = req.pty?.size;
-      if (req.pty !== undefined && (size === undefined || size.cols < 1 || size.rows < 1))
-        throw new ConnectError(
-          `pty.size must give cols and rows of at least 1, got ${JSON.stringify(size ?? null)}`,
-          Code.InvalidArgument,
-        );
+      if (req.pty !== undefined) checkSize(size);
+      // Validates the names; a spawned process gets its variables apart (off the command line).
       const command = commandLine(config.cmd, config.args, config.envs);
-      const cwd = workingDir(entry, config.cwd);
+      const cwd = workingDir(entry, paths, config.cwd);
       const process = entry.processes.add(
         req.tag,
         {
@@ -53,6 +52,8 @@ export function processService(registry: SessionRegistry): Partial<ServiceImpl<t
         if (size !== undefined || req.stdin === true)
           await startWithSpawn({
             ...base,
+            command: commandLine(config.cmd, config.args, {}),
+            envs: config.envs,
             session: entry.record.session,
             pty: size === undefined ? undefined : { cols: size.cols, rows: size.rows },
           });
@@ -132,11 +133,7 @@ export function processService(registry: SessionRegistry): Partial<ServiceImpl<t
       const process = entryOf(ctx).processes.find(selectorOf(req.process?.selector));
       const size = req.pty?.size;
       if (size === undefined) return {};
-      if (size.cols < 1 || size.rows < 1 || size.cols > 1000 || size.rows > 1000)
-        throw new ConnectError(
-          `pty.size must be from 1 to 1000 cols and rows, got ${size.cols}x${size.rows}`,
-          Code.InvalidArgument,
-        );
+      checkSize(size);
       if (!(await driverOf(process).resize({ cols: size.cols, rows: size.rows })))
         throw new ConnectError(`process ${process.pid} has no PTY to resize`, Code.FailedPrecondition);
       return {};
@@ -151,6 +148,15 @@ function startError(error: unknown): unknown {
     return new ConnectError(error.message, error.status === 429 ? Code.ResourceExhausted : Code.Unavailable);
   if (isShellwrightError(error)) return new ConnectError(error.message, Code.FailedPrecondition);
   return error;
+}
+
+/** A terminal's size, the same bounds at Start and Update. */
+function checkSize(size: { cols: number; rows: number } | undefined): void {
+  if (size === undefined || size.cols < 1 || size.rows < 1 || size.cols > 1000 || size.rows > 1000)
+    throw new ConnectError(
+      `pty.size must give cols and rows from 1 to 1000, got ${size === undefined ? "none" : `${size.cols}x${size.rows}`}`,
+      Code.InvalidArgument,
+    );
 }
 
 function entryOf(ctx: HandlerContext): SandboxEntry {
@@ -187,9 +193,16 @@ async function write(
 /**
  * A Start's cwd: relative to the user's home, as envd resolves it. Without
  * one, a fresh sandbox starts each command in the home (E2B's default) and a
- * session sandbox where its shell now is.
+ * session sandbox where its shell now is. One that is named must lie under
+ * the gateway's allowed roots (--allow-root), as a cwd does on its own API.
  */
-function workingDir(entry: SandboxEntry, cwd: string | undefined): string | undefined {
+function workingDir(entry: SandboxEntry, paths: PathPolicy, cwd: string | undefined): string | undefined {
   if (cwd === undefined || cwd === "") return entry.commands === "fresh" ? entry.record.homeDir : undefined;
-  return isAbsolute(cwd) ? cwd : posix.join(entry.record.homeDir, cwd);
+  const resolved = posix.resolve(entry.record.homeDir, cwd);
+  try {
+    return paths.check("process.cwd", resolved);
+  } catch (error) {
+    if (error instanceof HttpError) throw new ConnectError(error.message, Code.PermissionDenied);
+    throw error;
+  }
 }

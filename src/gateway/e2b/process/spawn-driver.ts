@@ -1,19 +1,19 @@
 /**
  * A process with a PTY or an open stdin, run as one of the session's
  * background processes (sdk/spawn.ts over the process registry): it can be
- * written to, resized and killed with everything it started.
+ * written to, resized and signalled with everything it started.
  *
- * Its stdout and stderr arrive merged (the registry keeps one log), sent as
- * stdout; a PTY's output is sent as pty bytes. Once spawn can keep the two
- * streams apart, `onOutput` below becomes `onStdout`/`onStderr` and nothing
- * else here changes.
+ * Its stdout and stderr arrive merged, sent as stdout (see the spawn call);
+ * a PTY's output is one stream, sent as pty bytes. It holds one of the session's long-lived slots
+ * (maxLongLived*) from its start to its end, as a plain process does.
  */
 
 import type { Environment } from "../../../core/environment.js";
-import { spawn } from "../../../sdk/spawn.js";
+import { ProcessError } from "../../../core/errors.js";
+import { spawn, type SpawnedProcess } from "../../../sdk/spawn.js";
 import { processRegistry } from "../../../tools/process/process-registry.js";
 import type { SessionRegistry } from "../../sessions.js";
-import { exitEnd, signalEnd, type SandboxProcess } from "./sandbox-process.js";
+import { exitEnd, signalEnd, type EndInfo, type SandboxProcess } from "./sandbox-process.js";
 
 export interface SpawnRun {
   registry: SessionRegistry;
@@ -21,32 +21,70 @@ export interface SpawnRun {
   session: Environment;
   process: SandboxProcess;
   command: string;
+  /** Exported to this process alone (sent on the launch's stdin, never on a command line). */
+  envs: Record<string, string>;
   cwd: string | undefined;
   pty: { cols: number; rows: number } | undefined;
 }
 
+/** Starts it; throws (429, 503) before anything runs when the gateway refuses. */
 export async function startWithSpawn(run: SpawnRun): Promise<void> {
   const { process } = run;
-  const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
-  const handle = await spawn(run.session, run.command, {
-    ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
-    ...(run.pty === undefined ? {} : { pty: run.pty }),
-    onOutput: (text) => process.output(run.pty === undefined ? "stdout" : "pty", encoder.encode(text)),
-  });
+  const slot = run.registry.claim(run.sandboxId, `e2b-process-${process.pid}`, new AbortController().signal, true);
+  // A streaming decoder: a character whose bytes come in two writes stays whole.
+  const stdin = new TextDecoder();
+  let handle: SpawnedProcess;
+  try {
+    handle = await spawn(run.session, run.command, {
+      ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
+      ...(Object.keys(run.envs).length === 0 ? {} : { env: run.envs }),
+      // Merged, sent as stdout: with separateStreams, stdin written right after the start is at times lost
+      // under load (the process then waits forever), so its stdout and stderr stay together for now.
+      ...(run.pty === undefined
+        ? { onOutput: (text: string) => process.output("stdout", text) }
+        : { pty: run.pty, onOutput: (text: string) => process.output("pty", text) }),
+    });
+  } catch (error) {
+    slot.release();
+    throw error;
+  }
+  const ended = handle
+    .wait()
+    .then(async (result) => {
+      await handle.streamsEnded;
+      process.finish(endOf(result, process.requestedSignal));
+    })
+    .catch((error: unknown) =>
+      process.finish({
+        exitCode: -1,
+        exited: false,
+        status: "error",
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    )
+    .finally(() => slot.release());
+  // The gateway shutting down (or the slot cancelled) ends it.
+  slot.signal.addEventListener("abort", () => void handle.signal("SIGKILL").catch(() => undefined), { once: true });
   process.driver = {
-    // Resolves once the tree is dead and the end is out: a list right after a kill no longer shows it.
+    // SIGKILL resolves once the tree is dead and the end is out (a list right after it no longer shows it);
+    // SIGTERM may be ignored, so it resolves once sent.
     signal: async (signal) => {
       process.requestedSignal = signal;
-      await handle.kill();
-      const { status, exitCode } = handle;
-      if (status === "exited" && exitCode !== undefined) process.finish(exitEnd(exitCode));
-      else if (status !== "running") process.finish(signalEnd(signal));
+      if (handle.status === "running") await handle.signal(signal);
+      if (signal === "SIGKILL") await ended;
     },
     write: async (data) => {
       if (handle.status !== "running") return false;
-      await handle.write(decoder.decode(data));
-      return true;
+      const text = stdin.decode(data, { stream: true });
+      if (text === "") return true; // the start of a character, kept for the next write
+      try {
+        await handle.write(text);
+        return true;
+      } catch (error) {
+        // It ended (or closed its stdin) since the check: no open stdin, not an internal error.
+        if (error instanceof ProcessError) return false;
+        throw error;
+      }
     },
     closeStdin: async () => {
       await handle.closeStdin();
@@ -58,21 +96,14 @@ export async function startWithSpawn(run: SpawnRun): Promise<void> {
       return processRegistry(run.session).resize(background, size);
     },
   };
-  // The wait holds the session active (the idle reaper leaves it) as long as the process runs.
-  void run.registry
-    .branch(run.sandboxId, () => handle.wait())
-    .then(
-      (result) => {
-        if (result === undefined || result.status === "killed" || result.exitCode === undefined)
-          process.finish(signalEnd(process.requestedSignal ?? "SIGKILL"));
-        else process.finish(exitEnd(result.exitCode));
-      },
-      (error: unknown) =>
-        process.finish({
-          exitCode: -1,
-          exited: false,
-          status: "error",
-          error: error instanceof Error ? error.message : String(error),
-        }),
-    );
+}
+
+function endOf(
+  result: { status: string; exitCode: number | undefined; signal: string | undefined } | undefined,
+  requested: "SIGTERM" | "SIGKILL" | undefined,
+): EndInfo {
+  if (result === undefined || result.status === "killed" || result.exitCode === undefined)
+    return signalEnd(requested ?? "SIGKILL");
+  if (requested !== undefined && result.signal === requested) return signalEnd(requested);
+  return exitEnd(result.exitCode);
 }

@@ -6,6 +6,7 @@
  */
 
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { TokenMask } from "../../token-mask.js";
 import { SandboxProcess, type ProcessConfigView } from "./sandbox-process.js";
 
 /** envd's own processes start low; ours start past the numbers a fresh Linux gives its first processes. */
@@ -14,11 +15,17 @@ const FIRST_PID = 1000;
 export class ProcessTable {
   readonly #byPid = new Map<number, SandboxProcess>();
   #next = FIRST_PID;
+  readonly #mask: TokenMask | undefined;
+
+  /** @param mask the gateway's token, masked in every process's output */
+  constructor(mask: TokenMask | undefined) {
+    this.#mask = mask;
+  }
 
   add(tag: string | undefined, config: ProcessConfigView, pty: boolean): SandboxProcess {
     if (tag !== undefined && this.byTag(tag) !== undefined)
       throw new ConnectError(`A running process already has tag ${JSON.stringify(tag)}`, Code.AlreadyExists);
-    const process = new SandboxProcess(this.#next++, tag, config, pty);
+    const process = new SandboxProcess(this.#next++, tag, config, pty, this.#mask);
     this.#byPid.set(process.pid, process);
     process.watch((update) => {
       if (update.kind === "end") this.#byPid.delete(process.pid);

@@ -15,10 +15,10 @@ function context(headers: Record<string, string> = {}): HandlerContext {
 
 describe("processEvents", () => {
   it("bounds the backlog of a client that does not read, and says how much was skipped", async () => {
-    const process = new SandboxProcess(1000, undefined, { cmd: "x", args: [], envs: {} }, false);
+    const process = new SandboxProcess(1000, undefined, { cmd: "x", args: [], envs: {} }, false, undefined);
     const events = processEvents(process, context());
     expect((await events.next()).value?.event.event?.case).toBe("start");
-    const chunk = new Uint8Array(1024 * 1024).fill(97);
+    const chunk = "a".repeat(1024 * 1024);
     const chunks = MAX_STREAM_BACKLOG_BYTES / chunk.length + 8;
     for (let i = 0; i < chunks; i++) process.output("stdout", chunk);
     process.finish(exitEnd(0));
@@ -39,11 +39,11 @@ describe("processEvents", () => {
   });
 
   it("passes everything to a client that keeps up", async () => {
-    const process = new SandboxProcess(1001, undefined, { cmd: "x", args: [], envs: {} }, false);
+    const process = new SandboxProcess(1001, undefined, { cmd: "x", args: [], envs: {} }, false, undefined);
     const events = processEvents(process, context());
     await events.next();
     let bytes = 0;
-    const chunk = new Uint8Array(1024 * 1024);
+    const chunk = "\0".repeat(1024 * 1024);
     for (let i = 0; i < 40; i++) {
       process.output("stdout", chunk);
       const next = await events.next();
@@ -54,12 +54,23 @@ describe("processEvents", () => {
   });
 
   it("sends keepalives on an idle stream at the interval the client asks for", async () => {
-    const process = new SandboxProcess(1002, undefined, { cmd: "x", args: [], envs: {} }, false);
+    const process = new SandboxProcess(1002, undefined, { cmd: "x", args: [], envs: {} }, false, undefined);
     const events = processEvents(process, context({ "keepalive-ping-interval": "1" }));
     await events.next();
     expect((await events.next()).value?.event.event?.case).toBe("keepalive");
     process.finish(exitEnd(0));
     expect((await events.next()).value?.event.event?.case).toBe("end");
     expect((await events.next()).done).toBe(true);
+  });
+
+  it("clamps a keepalive interval past what a timer holds (it would fire every millisecond)", async () => {
+    const process = new SandboxProcess(1003, undefined, { cmd: "x", args: [], envs: {} }, false, undefined);
+    // 3e6 s is 3e9 ms, past setTimeout's 2^31 - 1: unclamped, Node fires it after 1 ms.
+    const events = processEvents(process, context({ "keepalive-ping-interval": "3000000" }));
+    await events.next();
+    const next = events.next();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.finish(exitEnd(0));
+    expect((await next).value?.event.event?.case).toBe("end");
   });
 });
