@@ -1,21 +1,50 @@
 /**
  * Shellwright's stand-in for E2B's `tests/setup.ts` (not E2B's file): the
- * `sandboxTest` fixture the vendored tests import, giving each test a sandbox
- * of a `shellwright serve --api e2b` started for the test file, reached
- * through the SDK's own settings (apiUrl, sandboxUrl) with the gateway token
- * as its API key.
+ * fixtures the vendored tests import. Each test file gets its own
+ * `shellwright serve --api e2b`, started before its tests run; the SDK finds it
+ * through its own environment variables (E2B_API_URL, E2B_SANDBOX_URL,
+ * E2B_API_KEY), as it would find E2B, so tests that call `Sandbox.create` or
+ * `Sandbox.connect` themselves reach it too. The variables are restored after
+ * the file.
+ *
+ * A sandbox's home is the directory serve starts sessions in: E2B's home,
+ * `/home/user`, when that directory exists (CI creates it; a test never does),
+ * else `/tmp`, and then the files that assume E2B's home skip their tests
+ * saying so. Sandboxes share that home, so tests take turns (home-lock.ts). Tests this server does not pass by design are skipped by name
+ * (skips.ts).
  */
 
+import { existsSync } from "node:fs";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, test as base } from "vitest";
 import { Sandbox, type SandboxOpts } from "e2b";
-import type { Gateway } from "../../../../src/index.js";
 import { startTestGateway, TOKEN } from "../../../gateway/helpers.js";
+import { withHome } from "./home-lock.js";
+import { E2B_HOME, HOME_BOUND, SKIPPED } from "./skips.js";
 
-let started: Promise<Gateway> | undefined;
-const gateway = (): Promise<Gateway> => (started ??= startTestGateway({ apis: ["e2b"], cwd: "/tmp" }));
+const hasE2bHome = existsSync(E2B_HOME);
+const gateway = await startTestGateway({ apis: ["e2b"], cwd: hasE2bHome ? E2B_HOME : "/tmp" });
+
+const SETTINGS = { E2B_API_URL: gateway.url, E2B_SANDBOX_URL: gateway.url, E2B_API_KEY: TOKEN };
+const saved = Object.fromEntries(Object.keys(SETTINGS).map((name) => [name, process.env[name]]));
+Object.assign(process.env, SETTINGS);
 afterAll(async () => {
-  if (started !== undefined) await (await started).close();
+  for (const [name, value] of Object.entries(saved))
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  await gateway.close();
 });
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+
+/** Why this test does not run here, if it does not. */
+function notHere(filepath: string, name: string): string | undefined {
+  const file = relative(HERE, filepath);
+  if (!hasE2bHome && HOME_BOUND.includes(file))
+    return `assumes the sandbox's home is ${E2B_HOME}, E2B's, and that directory does not exist here`;
+  return SKIPPED[file]?.[name];
+}
 
 interface SandboxFixture {
   sandbox: Sandbox;
@@ -25,31 +54,35 @@ interface SandboxFixture {
 }
 
 export const template = "base";
+/** E2B's tests skip what a locally run envd cannot do when this is set; it is not. */
 export const isDebug = false;
+/** A key of E2B's format, for tests that never reach an API. */
+export const TEST_API_KEY = `e2b_${"0".repeat(40)}`;
 
 export const sandboxTest = base.extend<SandboxFixture>({
   template,
   sandboxTestId: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => use(`test-${Math.random().toString(36).slice(2, 10)}`),
+    // Every sandboxTest runs this one (auto), so the skip is decided here.
+    async ({ task, skip }, use) => {
+      const reason = notHere(task.file.filepath, task.name);
+      if (reason !== undefined) skip(reason);
+      await use(`test-${Math.random().toString(36).slice(2, 10)}`);
+    },
     { auto: true },
   ],
   sandboxOpts: {},
   sandbox: [
     async ({ sandboxTestId, sandboxOpts }, use) => {
-      const { url } = await gateway();
-      const sandbox = await Sandbox.create(template, {
-        metadata: { sandboxTestId },
-        ...sandboxOpts,
-        apiKey: TOKEN,
-        apiUrl: url,
-        sandboxUrl: url,
-      });
-      try {
-        await use(sandbox);
-      } finally {
-        await sandbox.kill().catch(() => undefined);
-      }
+      const run = async (): Promise<void> => {
+        const sandbox = await Sandbox.create(template, { metadata: { sandboxTestId }, ...sandboxOpts });
+        try {
+          await use(sandbox);
+        } finally {
+          await sandbox.kill().catch(() => undefined);
+        }
+      };
+      // E2B's home is shared by every sandbox here (home-lock.ts); /tmp is not ours to clean.
+      await (hasE2bHome ? withHome(E2B_HOME, run) : run());
     },
     { auto: false },
   ],
