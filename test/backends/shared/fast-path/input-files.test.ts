@@ -1,10 +1,12 @@
 /**
  * A fast-path call's stdin and script are files in the helper's directory
  * (issue 37.7: a `read -s` password was still there after its call had
- * returned, on a loaded machine). They must be gone once the job runs, and
- * stay gone after a call stopped at its timeout. Real sessions on local,
- * docker and ssh; the job looks into its helper's directory itself
- * (`$__swl_d`, the launcher's name for it).
+ * returned, on a loaded machine). They must be gone before the call's
+ * answer, and stay gone after a call stopped at its timeout. Real sessions on
+ * local, docker and ssh; the job looks into its helper's directory itself
+ * (`$__swl_d`, the launcher's name for it). It skips its own call's files
+ * (`$__swl_id`): the helper removes them once it hears the job started, and a
+ * job that looks at once, on a loaded machine, can still see its own script.
  */
 
 import { describe, expect, it } from "vitest";
@@ -14,7 +16,7 @@ import { noLocalHelper, noStaticHelper, skipUnless } from "../../../helpers/nati
 
 const PASSWORD = "hunter2-swordfish";
 /** The helper's directory as the job sees it, and what in it holds the password. */
-const LOOK = `ls "$__swl_d" | grep -E '\\.(i|c)$'; grep -rl -D skip ${PASSWORD} "$__swl_d" 2>/dev/null; echo looked`;
+const LOOK = `ls "$__swl_d" | grep -E '\\.(i|c)$' | grep -v "^$__swl_id\\."; grep -rl -D skip --exclude="$__swl_id.*" ${PASSWORD} "$__swl_d" 2>/dev/null; echo looked`;
 
 const cases = compatBackends.filter((b) => ["local", "docker", "ssh"].includes(b.name));
 
