@@ -119,11 +119,21 @@ describe.skipIf(noFreezer !== undefined || noLocalHelper !== undefined)(
   () => {
     const scratch = useScratchDir("shellwright-early-kill-");
 
-    it("leaves none of the call's processes once execute() answers", async () => {
+    it.each([
+      {
+        what: "a child it moved to a new session",
+        command: (file: string) => `setsid sleep 300 >/dev/null 2>&1 & echo $! > ${file}; wait`,
+      },
+      {
+        // The helper's TERM at the job's start is ignored: KILL must follow, and execute() must not wait for an end.
+        what: "a job that ignores TERM",
+        command: (file: string) => `trap '' TERM; echo $BASHPID > ${file}; sleep 300`,
+      },
+    ])("leaves none of the call's processes once execute() answers: $what", async ({ command }) => {
       const env = await createEnvironment({
         backend: "local",
         cwd: "/tmp",
-        killGraceMs: 200,
+        // The default grace: with it, an interrupt waits for the TERM round to settle before it sends KILL.
         env: { HOME: scratch.path },
       });
       try {
@@ -137,9 +147,7 @@ describe.skipIf(noFreezer !== undefined || noLocalHelper !== undefined)(
         const thawLauncher = thawOnce(freeze(launcher));
         let thawHelper = (): void => undefined;
         try {
-          const running = env.execute(`setsid sleep 300 >/dev/null 2>&1 & echo $! > ${file}; wait`, {
-            signal: controller.signal,
-          });
+          const running = env.execute(command(file), { signal: controller.signal });
           // Pauses for ordering only: the helper forwards the run to the frozen launcher, then hears of the kill
           // (well within the 2 s after which it takes a silent launcher as stuck).
           await pause(200);
@@ -155,9 +163,9 @@ describe.skipIf(noFreezer !== undefined || noLocalHelper !== undefined)(
           const result = await running;
           expect(result.interrupted).toBe(true);
           const pid = Number(readFileSync(file, "utf8"));
-          await eventually(() => !alive(pid), "the job's setsid child to be gone", 3000).catch(() => undefined);
+          await eventually(() => !alive(pid), "the call's process to be gone", 3000).catch(() => undefined);
           if (alive(pid)) process.kill(pid, "SIGKILL");
-          expect(alive(pid), `the setsid child ${pid} is still alive`).toBe(false);
+          expect(alive(pid), `the call's process ${pid} is still alive`).toBe(false);
         } finally {
           thawHelper();
           thawLauncher();

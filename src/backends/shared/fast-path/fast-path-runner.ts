@@ -64,6 +64,21 @@ export { FAST_PATH_WARNING } from "./unavailable.js";
 export const RESTART_DELAY_MS = 200;
 export const MAX_RESTART_DELAY_MS = 30_000;
 
+/** After a KILL, how long a job gets to be reported ended before the last sweep runs anyway (a helper gone meanwhile). */
+const KILL_SETTLE_MS = 5000;
+
+/** Whether the call ended within `ms`. */
+async function endedWithin(call: FastCall, ms: number): Promise<boolean> {
+  if (call.done) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([call.end.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class FastPathRunner implements FastPath {
   readonly #options: FastPathHost;
   readonly #calls = new WeakMap<object, RunningCall>();
@@ -178,21 +193,24 @@ export class FastPathRunner implements FastPath {
       const clean = await this.#sweep(running, signal, graceMs);
       if (!unstarted) return clean;
       // The kill came before the job's start was reported: the job may start after that sweep, and run the command
-      // until the helper, which kills its group the moment it starts, gets to it. What it forked out of its group
-      // meanwhile (setsid) carries the call's mark: once the job has ended, one more sweep reaches it.
-      await running.call.end;
-      return this.#sweep(running, "KILL", 0);
+      // until the helper, which signals its group the moment it starts, gets to it. What it forked out of its group
+      // meanwhile (setsid) carries the call's mark: once the job has ended, one more sweep reaches it. The job may
+      // ignore TERM, so the wait is bounded and KILL follows; and the job is gone by then (its pid may be another
+      // process's already), so that sweep goes by the mark alone.
+      if (signal !== "KILL" && !(await endedWithin(running.call, graceMs))) await running.call.signal("KILL");
+      await endedWithin(running.call, KILL_SETTLE_MS);
+      return this.#sweep(running, "KILL", 0, true);
     });
   }
 
-  async #sweep(running: RunningCall, signal: KillSignal, graceMs: number): Promise<boolean> {
-    const pid = running.call.pid;
+  async #sweep(running: RunningCall, signal: KillSignal, graceMs: number, markOnly = false): Promise<boolean> {
+    const pid = markOnly ? undefined : running.call.pid;
     const target = { marks: [`${CALL_MARK}=${running.marks.call}`], root: pid, groups: pid === undefined ? [] : [pid] };
     const result = await this.#hits.sweep(running.call, target, (withHits) =>
       this.#options.sweep(withHits, signal, graceMs, running),
     );
     // No pid: the job's group was never known, so what it started may be out of the sweep's sight.
-    return result.clean && pid !== undefined;
+    return result.clean && (markOnly ? running.call.done : pid !== undefined);
   }
 
   #run(request: FastCallRequest, script: string): FastCall | undefined {
