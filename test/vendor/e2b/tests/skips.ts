@@ -18,6 +18,7 @@ export const HOME_BOUND = [
   "sandbox/files/contentEncoding.test.ts",
   "sandbox/files/list.test.ts",
   "sandbox/files/rename.test.ts",
+  "sandbox/files/signing.test.ts",
   "sandbox/files/write.test.ts",
 ];
 
@@ -31,6 +32,8 @@ const OWNER =
   userInfo().username === "user" ? undefined : `asserts files owned by E2B's "user"; they belong to ${userInfo().username} here`;
 // The local backend's user is the host's: its global git config is the host user's own.
 const GLOBAL_GIT = "writes the global ~/.gitconfig of the backend's user, the host's user here";
+// The SDK's `user` option is not a switch here: every file and command is the backend user's (docs/e2b.md).
+const ROOT = "writes as the user root, to /root: the SDK's user option is not a switch here (docs/e2b.md)";
 const SUDO = onPath("sudo") ? undefined : "runs sudo, which this host lacks";
 
 /** File (under tests/) → test name → why it is skipped; `undefined` runs it after all. */
@@ -38,6 +41,7 @@ export const SKIPPED: Record<string, Record<string, string | undefined>> = {
   "sandbox/connect.test.ts": { "connect resumes paused sandbox": PAUSE },
   "sandbox/commands/envVars.test.ts": { "bash command scoped env vars": SUDO },
   "sandbox/git/config.test.ts": { "git configureUser sets global user config": GLOBAL_GIT },
+  "sandbox/files/signing.test.ts": { "test upload file with valid signing as root user": ROOT },
   "sandbox/files/info.test.ts": { "get info of a file": OWNER, "get info of a directory": OWNER },
   "sandbox/files/list.test.ts": {
     "file entry details": OWNER,
