@@ -27,6 +27,7 @@ const onPath = (command: string): boolean =>
 
 const PAUSE = "pause and resume answer 501 by design (docs/e2b.md)";
 const METADATA = "file metadata needs envd 0.6.2; this server reports envd 0.5.7, so the SDK refuses it (docs/e2b.md)";
+const NEW_ENVD = "needs envd after 0.5.7; this server reports envd 0.5.7, so the SDK refuses it (docs/e2b.md)";
 // E2B's commands run as the template's user, "user"; here as the backend's user (docs/e2b.md).
 const OWNER =
   userInfo().username === "user" ? undefined : `asserts files owned by E2B's "user"; they belong to ${userInfo().username} here`;
@@ -46,6 +47,10 @@ export const SKIPPED: Record<string, Record<string, string | undefined>> = {
   },
   "sandbox/commands/envVars.test.ts": { "bash command scoped env vars": SUDO },
   "sandbox/git/config.test.ts": { "git configureUser sets global user config": GLOBAL_GIT },
+  "sandbox/files/watch.test.ts": {
+    "watch directory changes with entry info": NEW_ENVD,
+    "watch directory changes with network mounts allowed": NEW_ENVD,
+  },
   "sandbox/files/signing.test.ts": { "test upload file with valid signing as root user": ROOT },
   "sandbox/files/info.test.ts": { "get info of a file": OWNER, "get info of a directory": OWNER },
   "sandbox/files/list.test.ts": {
