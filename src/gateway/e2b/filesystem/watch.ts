@@ -58,11 +58,10 @@ export async function startWatch(
       // A directory's own mtime moves when an entry is added in it: inotify has no WRITE for that, only the entry's events.
       if (event.type === "modify" && event.entryType === "dir") return;
       delivered = delivered.then(async () => {
-        const stat =
-          event.type === "remove" || (!request.includeEntry && !(event.type === "create" && event.entryType === "file"))
-            ? undefined
-            : await fs.stat(event.path).catch(() => undefined);
-        const entry = request.includeEntry && stat !== undefined ? entryInfo(stat) : undefined;
+        const entry =
+          request.includeEntry && event.type !== "remove"
+            ? await fs.stat(event.path).then(entryInfo, () => undefined)
+            : undefined;
         const send = (type: EventType): void =>
           onEvent(
             create(FilesystemEventSchema, {
@@ -73,8 +72,7 @@ export async function startWatch(
           );
         send(EVENTS[event.type]);
         // A file created with content is a create, then a write to inotify (envd's open, then its write).
-        if (event.type === "create" && event.entryType === "file" && stat !== undefined && stat.size > 0)
-          send(EventType.WRITE);
+        if (event.type === "create" && event.entryType === "file" && event.sizeBytes > 0) send(EventType.WRITE);
       });
     },
     { recursive: request.recursive },
