@@ -30,14 +30,17 @@ describe("a sandbox's end cuts its open streams", () => {
     return { handle, pid: Number(handle.stdout.trim()) };
   }
 
-  it("kill: the command's wait throws the SDK's TimeoutError, and the process is gone", async () => {
+  it("kill: the command's wait throws the SDK's TimeoutError (a second connection's too), and the process is gone", async () => {
     const sandbox = await Sandbox.create(sdk());
     const { handle, pid } = await sleeper(sandbox);
+    const joined = await sandbox.commands.connect(handle.pid);
     try {
       await sandbox.kill();
-      const error: unknown = await handle.wait().catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(TimeoutError);
-      expect((error as Error).message).toContain(END_OF_LIFE);
+      for (const waited of [handle, joined]) {
+        const error: unknown = await waited.wait().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(TimeoutError);
+        expect((error as Error).message).toContain(END_OF_LIFE);
+      }
       await eventually(() => !alive(pid), "the sleep to end with its sandbox");
     } finally {
       if (alive(pid)) process.kill(pid, "SIGKILL");
