@@ -21,6 +21,8 @@ export interface FileEvent {
   path: string;
   /** What the entry is (for a removal: what it was). */
   entryType: "file" | "dir" | "symlink" | "other";
+  /** Its size when the poll saw it (for a removal: when last seen), as find reports it. */
+  sizeBytes: number;
 }
 
 export interface WatchOptions {
@@ -44,7 +46,7 @@ const FOREVER_MS = 2 ** 31 - 1;
 const TYPES: Record<string, FileEvent["entryType"]> = { f: "file", d: "dir", l: "symlink" };
 const EVENTS: Record<string, FileEvent["type"]> = { C: "create", M: "modify", D: "remove" };
 
-/** The watch loop: `R` once armed, then `C|M|D path type` per change; `X` the path is missing, `U` no GNU find, `G` the directory went. */
+/** The watch loop: `R` once armed, then `C|M|D path type size` per change; `X` the path is missing, `U` no GNU find, `G` the directory went. */
 export function watchScript(path: string, recursive: boolean, intervalMs: number): string {
   const depth = recursive ? "" : " -maxdepth 1";
   const seconds = (intervalMs / 1000).toFixed(3);
@@ -62,10 +64,10 @@ export function watchScript(path: string, recursive: boolean, intervalMs: number
     `  [ -d "$__sw_a" ] || { printf 'G\\0'; exit 0; }`,
     `  __sw_scan`,
     `  for __sw_k in "\${!__sw_new[@]}"; do`,
-    `    if [[ -z \${__sw_old[$__sw_k]+x} ]]; then printf 'C\\0%s\\0%s\\0' "$__sw_k" "\${__sw_new[$__sw_k]%% *}"`,
-    `    elif [[ \${__sw_old[$__sw_k]} != "\${__sw_new[$__sw_k]}" ]]; then printf 'M\\0%s\\0%s\\0' "$__sw_k" "\${__sw_new[$__sw_k]%% *}"; fi`,
+    `    if [[ -z \${__sw_old[$__sw_k]+x} ]]; then printf 'C\\0%s\\0%s\\0%s\\0' "$__sw_k" "\${__sw_new[$__sw_k]%% *}" "\${__sw_new[$__sw_k]##* }"`,
+    `    elif [[ \${__sw_old[$__sw_k]} != "\${__sw_new[$__sw_k]}" ]]; then printf 'M\\0%s\\0%s\\0%s\\0' "$__sw_k" "\${__sw_new[$__sw_k]%% *}" "\${__sw_new[$__sw_k]##* }"; fi`,
     `  done`,
-    `  for __sw_k in "\${!__sw_old[@]}"; do [[ -n \${__sw_new[$__sw_k]+x} ]] || printf 'D\\0%s\\0%s\\0' "$__sw_k" "\${__sw_old[$__sw_k]%% *}"; done`,
+    `  for __sw_k in "\${!__sw_old[@]}"; do [[ -n \${__sw_new[$__sw_k]+x} ]] || printf 'D\\0%s\\0%s\\0%s\\0' "$__sw_k" "\${__sw_old[$__sw_k]%% *}" "\${__sw_old[$__sw_k]##* }"; done`,
     `  __sw_keep`,
     `done`,
   ].join("\n");
@@ -110,12 +112,13 @@ export function watchFiles(
           armed = true;
           resolve(watcher);
         } else if (EVENTS[code] !== undefined) {
-          if (fields.length < 3) return;
-          const [, relative, type] = fields.splice(0, 3) as [string, string, string];
+          if (fields.length < 4) return;
+          const [, relative, type, size] = fields.splice(0, 4) as [string, string, string, string];
           onEvent({
             type: EVENTS[code],
             path: `${base === "/" ? "" : base}/${relative}`,
             entryType: TYPES[type] ?? "other",
+            sizeBytes: Number(size) || 0,
           });
         } else {
           fields.shift();

@@ -211,11 +211,13 @@ for (const backend of compatBackends) {
             type: "create",
             path: `${watched}/sub/new`,
             entryType: "file",
+            sizeBytes: 1,
           });
           expect(await sink.next((e) => e.type === "remove" && e.path.endsWith("/old"))).toEqual({
             type: "remove",
             path: `${watched}/old`,
             entryType: "file",
+            sizeBytes: "1more".length,
           });
         } finally {
           await watcher.close();

@@ -119,8 +119,12 @@ export function e2bApi(ctx: RouteContext): ServedApi {
       );
     if (RPC.test(url.pathname)) {
       authenticated.set(req, entry);
+      entry.openRpcs.add(res);
       return new Promise<void>((resolve) => {
-        res.once("close", resolve);
+        res.once("close", () => {
+          entry.openRpcs.delete(res);
+          resolve();
+        });
         rpc(req, res);
       });
     }

@@ -3,6 +3,7 @@
  * share (sandbox.ts): its control-plane facts, its timer and its processes.
  */
 
+import type { ServerResponse } from "node:http";
 import { createContextKey } from "@connectrpc/connect";
 import type { E2bSandbox } from "./sandbox.js";
 import type { ProcessTable } from "./process/table.js";
@@ -21,6 +22,12 @@ export interface SandboxEntry {
   readonly processes: ProcessTable;
   /** Variables every command gets (create's envVars), reported by envd's GET /envs. */
   readonly envVars: Readonly<Record<string, string>>;
+  /**
+   * Its envd RPCs still open (a process's stream, a directory watch): when the
+   * sandbox ends they are cut, as E2B's are when its machine goes away, not
+   * ended with a process's exit (sandbox-table.ts).
+   */
+  readonly openRpcs: Set<ServerResponse>;
 }
 
 /** The sandbox an envd RPC is for, with this API's own state (the process service needs its processes). */

@@ -1,6 +1,7 @@
 /**
  * The bodies of a `/files` upload, as E2B's SDK 2.51 sends them: multipart
- * (`file` parts, each named by its path when the URL names none), or the raw
+ * (`file` parts, each named by its path when the URL names none; one without
+ * a filename when the URL names the path, as envd takes it), or the raw
  * bytes (application/octet-stream, the URL's `path`), gzip-compressed when
  * the client says `Content-Encoding: gzip`. Sizes are counted after
  * decompression too, so a small gzip bomb is refused like a large body.
@@ -73,7 +74,14 @@ export async function multipartParts(
   }
   const parts: UploadPart[] = [];
   for (const [field, value] of form) {
-    if (typeof value === "string") continue;
+    // envd takes a plain (filename-less) part named `file` as a file too, its path the URL's; other fields it skips.
+    if (typeof value === "string") {
+      if (field !== "file") continue;
+      if (queryPath === undefined)
+        throw new UploadProblem(400, "the part 'file' has no filename: give it one, or put path in the URL");
+      parts.push({ path: queryPath, data: new TextEncoder().encode(value) });
+      continue;
+    }
     const path = queryPath ?? value.name;
     if (path === "" || path === "blob")
       throw new UploadProblem(400, `the part '${field}' names no path: give it a filename, or put path in the URL`);

@@ -1,8 +1,9 @@
 /**
  * `GET /v2/sandboxes` (and the older `GET /sandboxes`) as openapi.yml has
  * it: filtered by metadata, state, startedAfter and template, in pages of
- * `limit` (1..100, 100 when absent) ordered by start time, the next page's
- * `nextToken` in the `x-next-token` header while more remain.
+ * `limit` (1..100, 100 when absent) ordered by start time (`order`: v2's
+ * default is desc, newest first, as openapi.yml says; the older list's asc),
+ * the next page's `nextToken` in the `x-next-token` header while more remain.
  */
 
 import { E2bError } from "./errors.js";
@@ -25,6 +26,8 @@ export function sandboxPage(all: readonly SandboxEntry[], params: URLSearchParam
   const after = startedAfter(params.get("startedAfter"));
   const template = params.get("template") ?? "";
   const limit = limitOf(params.get("limit"));
+  const direction = directionOf(params.get("order"), v2 ? "desc" : "asc");
+  const ordered = (a: Position, b: Position): number => direction * byStart(a, b);
   const from = params.get("nextToken") ?? "";
   const cursor = from === "" ? undefined : cursorOf(from);
   // Nothing here is ever paused: a v2 list of paused sandboxes only is empty.
@@ -33,8 +36,8 @@ export function sandboxPage(all: readonly SandboxEntry[], params: URLSearchParam
     .filter((entry) => Object.entries(wanted).every(([key, value]) => entry.metadata[key] === value))
     .filter((entry) => after === undefined || entry.startedAt.getTime() >= after)
     .filter((entry) => template === "" || entry.templateId === template)
-    .sort(byStart)
-    .filter((entry) => cursor === undefined || byStart(entry, cursor) > 0);
+    .sort(ordered)
+    .filter((entry) => cursor === undefined || ordered(entry, cursor) > 0);
   const entries = matching.slice(0, limit);
   const last = entries.at(-1);
   const nextToken = matching.length > limit && last !== undefined ? tokenOf(last) : undefined;
@@ -71,6 +74,14 @@ function cursorOf(token: string): Position {
     // answered below
   }
   throw new E2bError(400, `nextToken ${JSON.stringify(token)} is not one this server gave (pass x-next-token as sent)`);
+}
+
+/** 1 for oldest first (asc), -1 for newest first (desc). */
+function directionOf(value: string | null, fallback: "asc" | "desc"): 1 | -1 {
+  const order = value === null || value === "" ? fallback : value;
+  if (order !== "asc" && order !== "desc")
+    throw new E2bError(400, `order must be asc or desc, got ${JSON.stringify(value)}`);
+  return order === "asc" ? 1 : -1;
 }
 
 function limitOf(value: string | null): number {

@@ -62,12 +62,14 @@ export class SandboxTable {
       commands: request.commands,
       processes: new ProcessTable(this.#ctx.tokenMask),
       envVars: request.envVars,
+      openRpcs: new Set(),
     };
     this.#entries.set(opened.id, entry);
     opened.beforeClose(async () => {
       // Closed from anywhere (reaped, shut down, killed): its processes end with it, and it leaves the table.
       this.#entries.delete(opened.id);
       clearTimeout(entry.timer);
+      cutOpenRpcs(entry);
       await entry.processes.killAll();
     });
     this.setTimeout(entry, request.timeoutS);
@@ -111,6 +113,7 @@ export class SandboxTable {
     const entry = this.get(id);
     this.#entries.delete(id);
     clearTimeout(entry.timer);
+    cutOpenRpcs(entry);
     await entry.processes.killAll();
     await this.#ctx.registry.close(id).catch(() => undefined);
   }
@@ -118,6 +121,17 @@ export class SandboxTable {
   close(): void {
     for (const entry of this.#entries.values()) clearTimeout(entry.timer);
   }
+}
+
+/**
+ * A sandbox that ends takes its connections with it: each open envd stream is
+ * dropped (the socket reset, no end event), before its processes are killed
+ * so none reports an exit first. The SDK then asks /health, gets 502 and says
+ * the sandbox was killed or reached its end of life, as it does on E2B.
+ */
+function cutOpenRpcs(entry: SandboxEntry): void {
+  for (const res of entry.openRpcs) res.destroy();
+  entry.openRpcs.clear();
 }
 
 /** Who commands run as in the session's backend (serve's user on local, the container's elsewhere). */

@@ -88,6 +88,31 @@ describe("upload", () => {
     expect(readFileSync(`${h.home}/multi/b.txt`, "utf8")).toBe("B");
   });
 
+  it("takes a plain `file` field (no filename) at the URL's path, as envd does; other fields are skipped", async () => {
+    const form = new FormData();
+    form.append("note", "not a file");
+    form.append("file", "plain field content");
+    const res = await fetch(await signedUrl("plain/field.txt", "write"), { method: "POST", body: form });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual([{ name: "field.txt", path: `${h.home}/plain/field.txt`, type: "file" }]);
+    expect(readFileSync(`${h.home}/plain/field.txt`, "utf8")).toBe("plain field content");
+  });
+
+  it("refuses a plain `file` field without a path in the URL, and two at one path; nothing is written", async () => {
+    const lone = new FormData();
+    lone.append("file", "where to?");
+    const noPath = await fetch(`${h.url}/files`, { method: "POST", body: lone, headers: auth() });
+    expect(noPath.status).toBe(400);
+    expect(await noPath.json()).toMatchObject({ message: expect.stringMatching(/part 'file' has no filename/) });
+    const two = new FormData();
+    two.append("file", "first");
+    two.append("file", "second");
+    const twice = await fetch(filesUrl({ path: "plain/twice.txt" }), { method: "POST", body: two, headers: auth() });
+    expect(twice.status).toBe(400);
+    expect(await twice.json()).toMatchObject({ message: expect.stringMatching(/body holds 2/) });
+    expect(existsSync(`${h.home}/plain/twice.txt`)).toBe(false);
+  });
+
   it("takes raw bytes, gzip-encoded too, streamed without a length", async () => {
     const text = "raw and zipped ".repeat(1000);
     const body = new Blob([gzipSync(text)]).stream();

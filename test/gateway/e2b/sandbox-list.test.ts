@@ -1,6 +1,6 @@
 /**
  * Sandbox.list through the real SDK: the metadata, startedAfter and template
- * filters, and pages of `limit` followed by x-next-token.
+ * filters, `order`, and pages of `limit` followed by x-next-token.
  */
 
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -33,14 +33,27 @@ const listAll = async (query: Parameters<typeof Sandbox.list>[0]): Promise<strin
 };
 
 it("pages by limit, in start order, with x-next-token", async () => {
-  expect(await listAll({ query: { metadata: { suite: "list" } }, limit: 2 })).toEqual([ids.slice(0, 2), ids.slice(2)]);
-  expect(await listAll({ query: { metadata: { suite: "list" } } })).toEqual([ids]);
+  const list = { metadata: { suite: "list" } };
+  expect(await listAll({ query: list, limit: 2, order: "asc" })).toEqual([ids.slice(0, 2), ids.slice(2)]);
+  expect(await listAll({ query: list, order: "asc" })).toEqual([ids]);
+});
+
+it("orders newest first by default (openapi's desc), oldest first with order asc, pages following either", async () => {
+  const newest = [...ids].reverse();
+  expect(await listAll({ query: { metadata: { suite: "list" } } })).toEqual([newest]);
+  expect(await listAll({ query: { metadata: { suite: "list" } }, order: "desc", limit: 2 })).toEqual([
+    newest.slice(0, 2),
+    newest.slice(2),
+  ]);
+  expect(await listAll({ query: { metadata: { suite: "list" } }, order: "asc", limit: 1 })).toEqual(
+    ids.map((id) => [id]),
+  );
 });
 
 it("filters by startedAfter and template", async () => {
   const after = await listAll({ query: { metadata: { suite: "list" }, startedAfter: secondStarted } });
-  expect(after).toEqual([ids.slice(1)]);
-  expect(await listAll({ query: { metadata: { suite: "list" }, template: "base" } })).toEqual([ids]);
+  expect(after).toEqual([ids.slice(1).reverse()]);
+  expect(await listAll({ query: { metadata: { suite: "list" }, template: "base" } })).toEqual([[...ids].reverse()]);
   expect(await listAll({ query: { metadata: { suite: "list" }, template: "other" } })).toEqual([[]]);
 });
 
@@ -51,6 +64,7 @@ it("refuses a bad limit, startedAfter or nextToken by name", async () => {
     ["limit=101", "limit"],
     ["startedAfter=yesterday", "startedAfter"],
     ["nextToken=nope", "nextToken"],
+    ["order=sideways", "order"],
   ]) {
     const answer = await api(gateway, "GET", `/v2/sandboxes?${query}`, undefined, { token: null, headers });
     expect(answer.status).toBe(400);

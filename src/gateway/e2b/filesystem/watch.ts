@@ -1,7 +1,9 @@
 /**
  * One watch of a sandbox directory as envd reports it: events named by their
  * path below the watched directory (`nested/file.txt`), CREATE / WRITE /
- * REMOVE, with the entry's info when asked and it still exists. It runs on
+ * REMOVE, with the entry's info when asked and it still exists, as inotify
+ * gives them: a file created with content is CREATE then WRITE, and a
+ * directory is never WRITE (its mtime moving is its entries' events). It runs on
  * Shellwright's watch (src/sdk/file-watch.ts), a poll that works on every
  * backend: a change undone within one interval is not seen.
  */
@@ -53,18 +55,24 @@ export async function startWatch(
   const watcher: FileWatcher = await fs.watch(
     path,
     (event) => {
+      // A directory's own mtime moves when an entry is added in it: inotify has no WRITE for that, only the entry's events.
+      if (event.type === "modify" && event.entryType === "dir") return;
       delivered = delivered.then(async () => {
         const entry =
           request.includeEntry && event.type !== "remove"
             ? await fs.stat(event.path).then(entryInfo, () => undefined)
             : undefined;
-        onEvent(
-          create(FilesystemEventSchema, {
-            name: posix.relative(path, event.path),
-            type: EVENTS[event.type],
-            ...(entry === undefined ? {} : { entry }),
-          }),
-        );
+        const send = (type: EventType): void =>
+          onEvent(
+            create(FilesystemEventSchema, {
+              name: posix.relative(path, event.path),
+              type,
+              ...(entry === undefined ? {} : { entry }),
+            }),
+          );
+        send(EVENTS[event.type]);
+        // A file created with content is a create, then a write to inotify (envd's open, then its write).
+        if (event.type === "create" && event.entryType === "file" && event.sizeBytes > 0) send(EventType.WRITE);
       });
     },
     { recursive: request.recursive },

@@ -119,6 +119,38 @@ describe("e2b SDK: sandbox.files", () => {
     await expect(sandbox.files.watchDir("no-such-dir", () => undefined)).rejects.toBeInstanceOf(FileNotFoundError);
   }, 20_000);
 
+  it("reports new entries as inotify does: CREATE (then WRITE for content), never WRITE for a directory", async () => {
+    mkdirSync(`${h.home}/grown`);
+    const events: string[] = [];
+    const waiters: { want: string; resolve: () => void }[] = [];
+    const seen = (want: string): Promise<void> =>
+      events.includes(want) ? Promise.resolve() : new Promise((resolve) => waiters.push({ want, resolve }));
+    const handle = await sandbox.files.watchDir(
+      "grown",
+      (event) => {
+        const text = `${event.type} ${event.name}`;
+        events.push(text);
+        for (const waiter of waiters) if (waiter.want === text) waiter.resolve();
+      },
+      { recursive: true },
+    );
+    try {
+      await sandbox.files.makeDir("grown/nested");
+      await seen("create nested");
+      await sandbox.files.write("grown/nested/f.txt", "content");
+      await sandbox.files.write("grown/empty.txt", "");
+      await Promise.all([seen("create nested/f.txt"), seen("write nested/f.txt"), seen("create empty.txt")]);
+      // Made after those were seen, so every poll that could report the directory or the empty file is delivered first.
+      await sandbox.files.write("grown/last.txt", "x");
+      await seen("create last.txt");
+      expect(events).not.toContain("write nested");
+      expect(events).not.toContain("write empty.txt");
+      expect(events.indexOf("create nested/f.txt")).toBeLessThan(events.indexOf("write nested/f.txt"));
+    } finally {
+      await handle.stop();
+    }
+  }, 20_000);
+
   it("signs download and upload URLs the server takes without the token, and refuses an expired one", async () => {
     await sandbox.files.write("signed.txt", "signed content");
     expect(await (await fetch(await sandbox.downloadUrl("signed.txt", { useSignatureExpiration: 60 }))).text()).toBe(
