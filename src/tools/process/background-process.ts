@@ -55,7 +55,7 @@ export interface ProcessOutputStream {
   processEnded(): void;
   /** Stops now (the session closes). */
   stop(): void;
-  /** Writes its stdin through the stream's channel, one write at a time (a split stream's; a PTY's go the PTY's way). */
+  /** Writes its stdin through the stream's channel (a split stream's; a PTY's go the PTY's way), one at a time. */
   write?(data: string): Promise<boolean>;
 }
 
@@ -87,8 +87,6 @@ export function newBackgroundProcess(
 /** Node's side of a PTY process. */
 export interface PtyState {
   terminal: PtyTerminal;
-  /** Writes in order: the model's and the emulator's answers must not interleave. */
-  writes: Promise<unknown>;
 }
 
 /** The process's PTY state; `action` names what needs one in the error when it runs without. */

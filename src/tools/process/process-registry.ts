@@ -36,7 +36,7 @@ import { flushCarry, takeOutput } from "./process-output.js";
 import { closeScript, leftoversScript, parseLeftovers } from "./end-scripts.js";
 import { watchCompletion } from "./completion-watcher.js";
 import { HOUSEKEEPING, runPoll } from "./housekeeping.js";
-import { closeStdin, writeStdin } from "./process-stdin.js";
+import { closeStdin, inStdinOrder, writeStdin } from "./process-stdin.js";
 import { pruneFinished } from "./process-retention.js";
 
 export { shownOutput } from "./background-process.js";
@@ -158,7 +158,6 @@ export class ProcessRegistry {
         terminal: new PtyTerminal(size.cols, size.rows, (data) => {
           this.write(process, data).catch(() => undefined);
         }),
-        writes: Promise.resolve(),
       };
     }
     const started: Promise<void>[] = [];
@@ -303,16 +302,16 @@ export class ProcessRegistry {
 
   /** Writes to the process's stdin (its terminal, for a PTY process). Returns false when its stdin is closed. */
   async write(process: BackgroundProcess, data: string): Promise<boolean> {
-    const pty = process.pty;
-    if (pty === undefined) return process.stream?.write?.(data) ?? writeStdin(this.#session, process, data);
-    const written = pty.writes.then(() => writeStdin(this.#session, process, data, process.stream?.channel));
-    pty.writes = written.catch(() => undefined);
-    return written;
+    return inStdinOrder(process, () =>
+      process.pty === undefined
+        ? (process.stream?.write?.(data) ?? writeStdin(this.#session, process, data))
+        : writeStdin(this.#session, process, data, process.stream?.channel),
+    );
   }
 
-  /** Closes the process's stdin: it reads EOF after what was already written. */
+  /** Closes the process's stdin: it reads EOF after what was already written (or asked to be: a write not awaited). */
   async closeStdin(process: BackgroundProcess): Promise<boolean> {
-    return closeStdin(this.#session, process);
+    return inStdinOrder(process, () => closeStdin(this.#session, process));
   }
 
   /** Completion events of `notifyOnComplete` processes whose end the model has not seen yet. */

@@ -105,16 +105,21 @@ export function launchScript(files: ProcessFiles, command: string, id: string, o
     `exec 9> ${shellQuote(files.lock)}.tmp && { command flock -x 9 && command mv -f ${shellQuote(files.lock)}.tmp ${shellQuote(files.lock)} || exec 9>&-; } 2>/dev/null`,
     ...names.map((name, i) => `builtin export ${name}="$__sw_v${i}"; builtin unset -v __sw_v${i}`),
     bound.before,
-    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in"; command sleep 2147483647 >&3 3>&- 9>&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; fi`,
+    // The command's stdin is opened here, before the holder is published (a write or a close may come from then
+    // on), not by the command's own redirection later: a FIFO's bytes live only while one of its ends is open, and
+    // a read-only open waits for a writer. Opened later, a write taken before it and then the close (the holder
+    // gone) left the command's open waiting for a writer forever, the write lost with the pipe.
+    `if [[ $__sw_in != /dev/null ]]; then exec 3<>"$__sw_in" {__sw_fd}<"$__sw_in"; command sleep 2147483647 >&3 3>&- 9>&- {__sw_fd}<&- </dev/null 2>/dev/null & builtin echo $! > ${q.holder}.tmp && command mv -f ${q.holder}.tmp ${q.holder}; exec 3>&-; else exec {__sw_fd}</dev/null; fi`,
     // The command's stderr reaches the log through fd 3; the wrapper's own is
     // /dev/null while it waits, so bash's report of a command killed by a
     // signal ("Terminated") is not taken for the command's output.
     ...(apart ? [stderrApart(shellQuote(files.dir))] : []),
     `builtin echo "\${__SW_BOUND_PID-} \${__sw_ep-}" > ${shellQuote(files.keep)}`,
     pty === undefined
-      ? `{ ( builtin eval -- ${shellQuote(command)} ) < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&${apart ? '"$__sw_e" {__sw_e}>&-' : "2"} 2>/dev/null`
-      : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} < "$__sw_in" 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`,
+      ? `{ ( builtin eval -- ${shellQuote(command)} ) <&"$__sw_fd" {__sw_fd}<&- 2>&3 3>&- 9>&-; } 3>&${apart ? '"$__sw_e" {__sw_e}>&-' : "2"} 2>/dev/null`
+      : `{ ${ptyCommandLine({ ...pty, ctl: files.ctl }, command)} <&"$__sw_fd" {__sw_fd}<&- 2>&3 3>&- 9>&-; } 3>&2 2>/dev/null`,
     "__sw_rc=$?",
+    "exec {__sw_fd}<&-",
     ...(apart ? ["exec {__sw_e}>&-"] : []),
     `[[ -s ${q.holder} ]] && { builtin kill "$(< ${q.holder})" 2>/dev/null; : > ${q.holder}; }`,
     bound.after,
@@ -148,7 +153,7 @@ export function launchScript(files: ProcessFiles, command: string, id: string, o
 function stderrApart(dir: string): string {
   return [
     "if [[ -n ${__sw_r-} ]]; then",
-    `  exec {__sw_e}> >(exec 2>/dev/null 9>&-; builtin trap '' TERM INT HUP; __sw_bound ${dir} "$__sw_h" "$__sw_s" err)`,
+    `  exec {__sw_e}> >(exec 2>/dev/null 9>&- {__sw_fd}<&-; builtin trap '' TERM INT HUP; __sw_bound ${dir} "$__sw_h" "$__sw_s" err)`,
     "  __sw_ep=$!",
     `else exec {__sw_e}>> ${dir}/err; fi`,
   ].join("\n");

@@ -7,6 +7,23 @@ import type { BackgroundProcess } from "./background-process.js";
 import { HOUSEKEEPING } from "./housekeeping.js";
 import { closeStdinScript, writeStdinScript } from "./process-scripts.js";
 
+/** Each process's last stdin step: writes and the close run in the order they were asked for. */
+const lastStep = new WeakMap<BackgroundProcess, Promise<unknown>>();
+
+/**
+ * Runs `step` once every stdin step asked for before it is over: a write not awaited and then the close must not
+ * be overtaken by the close (the write then lost, refused as closed), nor one write by the next (a PTY's keystrokes
+ * and the emulator's answers), whichever route each takes (the helper's channel or `execute`).
+ */
+export function inStdinOrder<T>(process: BackgroundProcess, step: () => Promise<T>): Promise<T> {
+  const done = (lastStep.get(process) ?? Promise.resolve()).then(step);
+  lastStep.set(
+    process,
+    done.catch(() => undefined),
+  );
+  return done;
+}
+
 /** How long a write may wait for the process to read its input (its pipe full). */
 export const STDIN_WRITE_TIMEOUT_MS = 10_000;
 

@@ -27,8 +27,6 @@ export class SplitOutputStream implements ProcessOutputStream {
   readonly #followers: AbortController[] = [];
   #stopped = false;
   #ended = false;
-  /** Writes in order, one at a time (the channel takes one at a time). */
-  #writes: Promise<unknown> = Promise.resolve();
   readonly #session: Environment;
   readonly #process: BackgroundProcess;
   readonly #sinks: StreamSinks;
@@ -58,11 +56,12 @@ export class SplitOutputStream implements ProcessOutputStream {
     return this.#channel;
   }
 
-  /** Writes to its stdin: through the helper while the channel lasts (no process started), else `execute`. */
+  /**
+   * Writes to its stdin: through the helper while the channel lasts (no process started), else `execute`. The
+   * registry calls it one write at a time, in order with the close (inStdinOrder).
+   */
   write(data: string): Promise<boolean> {
-    const written = this.#writes.then(() => writeStdin(this.#session, this.#process, data, this.#channel));
-    this.#writes = written.catch(() => undefined);
-    return written;
+    return writeStdin(this.#session, this.#process, data, this.#channel);
   }
 
   processEnded(): void {

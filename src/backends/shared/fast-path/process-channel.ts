@@ -148,7 +148,9 @@ export class HelperProcessChannel implements ProcessChannel {
   settle(end: ProcessChannelEnd): void {
     if (this.#done) return;
     this.#done = true;
-    this.#settleWrite("closed");
+    // A refused channel was never attached: none of a write sent meanwhile went in (the helper drops it), so the
+    // `execute` route takes it; after any other end part of it may have.
+    this.#settleWrite(end === "refused" ? "notReady" : "closed");
     this.#resolveEnd(end);
   }
 

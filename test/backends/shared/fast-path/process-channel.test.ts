@@ -155,10 +155,13 @@ describe("an attached process's channel", () => {
     expect(client.alive).toBe(true);
   });
 
-  it("ends refused for a process the helper did not start, and lost when the helper dies", async () => {
+  it("ends refused for a process the helper did not start (a write sent meanwhile not ready), and lost when the helper dies", async () => {
     const { client, dir } = await readyClient();
     const refused = client.attach({ pid: process.pid, dir, onOutput: () => undefined })!;
+    // A write sent before the refusal came: none of it went in, so it is the `execute` route's to take.
+    const written = refused.write(Buffer.from("x"));
     expect(await refused.end).toBe("refused");
+    expect(await written).toBe("notReady");
     const proc = await launch(client, dir, "sleep 1000");
     const channel = client.attach({ ...proc, onOutput: () => undefined })!;
     client.kill();
