@@ -13,6 +13,7 @@ import { Signal, type Process } from "../gen/process/process_pb.js";
 import type { SessionRegistry } from "../../sessions.js";
 import type { PathPolicy } from "../../paths.js";
 import { SANDBOX_ENTRY, type SandboxEntry } from "../entry.js";
+import { maskedEnvs } from "../masked-envs.js";
 import { checkEnvs, commandLine, withEnvs } from "./command-line.js";
 import { startWithExecute } from "./exec-driver.js";
 import { startWithSpawn } from "./spawn-driver.js";
@@ -82,14 +83,23 @@ export function processService(registry: SessionRegistry, paths: PathPolicy): Pa
     },
 
     list(_req, ctx) {
+      const entry = entryOf(ctx);
+      const mask = (text: string): string => entry.record.tokenMask?.mask(text) ?? text;
       return {
-        processes: entryOf(ctx)
-          .processes.running()
-          .map((process) => ({
+        processes: entry.processes.running().map((process) => {
+          const { cmd, args, envs, cwd } = process.config;
+          return {
             pid: process.pid,
-            ...(process.tag === undefined ? {} : { tag: process.tag }),
-            config: process.config,
-          })),
+            ...(process.tag === undefined ? {} : { tag: mask(process.tag) }),
+            // Echoed as sent, but for the gateway's token (masked-envs.ts).
+            config: {
+              cmd: mask(cmd),
+              args: args.map(mask),
+              envs: maskedEnvs(envs, entry.record.tokenMask),
+              ...(cwd === undefined ? {} : { cwd: mask(cwd) }),
+            },
+          };
+        }),
       };
     },
 
