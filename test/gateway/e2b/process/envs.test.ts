@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Sandbox, type SandboxOpts } from "e2b";
+import { CommandExitError, Sandbox, type SandboxOpts } from "e2b";
 import type { Gateway } from "../../../../src/index.js";
 import { startTestGateway, TOKEN } from "../../helpers.js";
 import { alive, eventually } from "../../../helpers/processes.js";
@@ -53,13 +53,29 @@ describe.each([false, true])("envs with fastPath %s", (fastPath) => {
   });
 
   it("hands the command each value exactly: quotes, $, backticks, newlines, UTF-8, empty", async () => {
-    const envs = { A: `it's "q" $HOME \`id\` $(id)`, B: "line1\nline2\n", C: "é ✓ 日本", D: "" };
-    const result = await sandbox.commands.run('printf "%s|" "$A" "$B" "$C" "$D"; printf "%s" "${__sw_e0-gone}"', {
+    const envs = {
+      A: `it's "q" $HOME \`id\` $(id)`,
+      B: "line1\nline2\n",
+      C: "é ✓ 日本",
+      D: "",
+      E: "  \\t\\\\ padded\t ",
+    };
+    const result = await sandbox.commands.run('printf "%s|" "$A" "$B" "$C" "$D" "$E"; printf "%s" "${__sw_e0-gone}"', {
       envs,
     });
-    expect(result.stdout).toBe(`${envs.A}|${envs.B}|${envs.C}||gone`);
+    expect(result.stdout).toBe(`${envs.A}|${envs.B}|${envs.C}||${envs.E}|gone`);
     // Only that command had them.
     expect((await sandbox.commands.run('echo "${A-unset}"')).stdout).toBe("unset\n");
+  });
+
+  it("keeps the command's exit code, and takes a 100 kB value (the kernel caps one variable at 128 KiB)", async () => {
+    const failed = await sandbox.commands.run('exit "$CODE"', { envs: { CODE: "3" } }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(CommandExitError);
+    expect((failed as CommandExitError).exitCode).toBe(3);
+    const big = "x".repeat(100_000);
+    expect((await sandbox.commands.run('printf %s "$BIG" | wc -c', { envs: { BIG: big } })).stdout.trim()).toBe(
+      "100000",
+    );
   });
 
   it("keeps a session sandbox's cd and the per-command cwd as they were", async () => {
