@@ -15,6 +15,7 @@ import type { SessionRegistry } from "../sessions.js";
 import type { PathPolicy } from "../paths.js";
 import { sendJson } from "../http.js";
 import type { SandboxEntry } from "./entry.js";
+import { maskedEnvs } from "./masked-envs.js";
 
 export type EnvdHttpHandler = (
   entry: SandboxEntry,
@@ -29,7 +30,7 @@ export const ENVD_HTTP_ROUTES: Record<string, EnvdHttpHandler> = {
   "/health": async (_entry, _req, res) => {
     res.writeHead(204, { "cache-control": "no-store" }).end();
   },
-  "/envs": async (entry, _req, res) => sendJson(res, 200, entry.envVars),
+  "/envs": async (entry, _req, res) => sendJson(res, 200, maskedEnvs(entry.envVars, entry.record.tokenMask)),
 };
 
 /** envd's Connect services (their handlers read SANDBOX or SANDBOX_ENTRY from the context). */

@@ -6,7 +6,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Sandbox, type CommandHandle, type SandboxOpts } from "e2b";
+import { Sandbox, type CommandHandle, type FilesystemEvent, type SandboxOpts } from "e2b";
 import type { Gateway } from "../../../src/index.js";
 import { startTestGateway, TOKEN } from "../helpers.js";
 import { alive, eventually } from "../../helpers/processes.js";
@@ -50,6 +50,76 @@ describe("the gateway's token", () => {
     await pty.wait().catch(() => undefined);
     expect(out).toContain("[REDACTED]");
     expect(out).not.toContain(TOKEN);
+  });
+});
+
+describe("the gateway's token in names a command chose", () => {
+  const half = [TOKEN.slice(0, 9), TOKEN.slice(9)];
+  const dir = `/tmp/e2b-guards-names-${process.pid}`;
+  // A file and a symlink named after the token, made by a command that never names it whole.
+  const makeNames = `mkdir -p ${dir} && touch ${dir}/'${half[0]}''${half[1]}' && ln -sfn ${dir}/'${half[0]}''${half[1]}' ${dir}/link-'${half[0]}''${half[1]}'`;
+
+  beforeAll(async () => void (await sandbox.commands.run(makeNames)));
+  afterAll(async () => void (await sandbox.commands.run(`rm -rf ${dir}`)));
+
+  it("is masked in ListDir's names, paths and symlink targets", async () => {
+    const entries = await sandbox.files.list(dir);
+    expect(entries.map((e) => e.name).sort()).toEqual(["[REDACTED]", "link-[REDACTED]"]);
+    const link = entries.find((e) => e.name === "link-[REDACTED]")!;
+    expect(link.path).toBe(`${dir}/link-[REDACTED]`);
+    expect(link.symlinkTarget).toBe(`${dir}/[REDACTED]`);
+    expect(JSON.stringify(entries)).not.toContain(TOKEN);
+  });
+
+  it("is masked in Stat's name, path and symlink target", async () => {
+    const info = await sandbox.files.getInfo(`${dir}/link-${TOKEN}`);
+    expect([info.name, info.path, info.symlinkTarget]).toEqual([
+      "link-[REDACTED]",
+      `${dir}/link-[REDACTED]`,
+      `${dir}/[REDACTED]`,
+    ]);
+  });
+
+  it("is masked in a watch's event names and entries", async () => {
+    const seen: FilesystemEvent[] = [];
+    // The SDK sends includeEntry only to a newer envd than this one reports: the same sandbox, told it is one.
+    const Open = Sandbox as unknown as new (options: Record<string, unknown>) => Sandbox;
+    const newer = new Open({
+      sandboxId: sandbox.sandboxId,
+      envdAccessToken: (sandbox as unknown as { envdAccessToken: string }).envdAccessToken,
+      envdVersion: "0.6.4",
+      sandboxUrl: gateway.url,
+      apiKey: TOKEN,
+    });
+    const watch = await newer.files.watchDir(dir, (event) => void seen.push(event), { includeEntry: true });
+    try {
+      await sandbox.commands.run(`touch ${dir}/new-'${half[0]}''${half[1]}'`);
+      await eventually(() => seen.some((e) => e.name === "new-[REDACTED]"), "the create event");
+      expect(seen.find((e) => e.name === "new-[REDACTED]")!.entry?.path).toBe(`${dir}/new-[REDACTED]`);
+      expect(JSON.stringify(seen)).not.toContain(TOKEN);
+    } finally {
+      await watch.stop();
+    }
+  });
+
+  it("is masked in List's echo of a process's envs", async () => {
+    const handle = await sandbox.commands.run("exec sleep 300", { background: true, envs: { LEAKED: TOKEN } });
+    try {
+      const listed = (await sandbox.commands.list()).find((p) => p.pid === handle.pid)!;
+      expect(listed.envs).toEqual({ LEAKED: "[REDACTED]" });
+    } finally {
+      expect(await handle.kill()).toBe(true);
+    }
+  });
+
+  it("is masked in GET /envs, the sandbox's variables as create got them", async () => {
+    const box = await Sandbox.create({ ...opts, envs: { LEAKED: `x${TOKEN}x` } });
+    const token = (box as unknown as { envdAccessToken: string }).envdAccessToken;
+    const res = await fetch(`${gateway.url}/envs`, {
+      headers: { "x-access-token": token, "e2b-sandbox-id": box.sandboxId },
+    });
+    expect(await res.json()).toEqual({ LEAKED: "x[REDACTED]x" });
+    await box.kill();
   });
 });
 

@@ -2,13 +2,16 @@
  * A Shellwright file entry as envd's EntryInfo: permission bits only in
  * `mode` (Go's FileMode.Perm), `permissions` as Go prints a FileMode
  * (`-rw-r--r--`, `drwxr-xr-x`, `Lrwxrwxrwx`), and a symlink's target made
- * absolute against the link's directory, as envd reports it.
+ * absolute against the link's directory, as envd reports it. The gateway's
+ * token is masked in the name, path and target: a command of the sandbox
+ * chooses them, as it chooses its output.
  */
 
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { posix } from "node:path";
 import type { FileEntry } from "../../../sdk/file-entries.js";
+import type { TokenMask } from "../../token-mask.js";
 import { EntryInfoSchema, FileType, type EntryInfo } from "../gen/filesystem/filesystem_pb.js";
 
 const TYPES: Record<FileEntry["type"], FileType> = {
@@ -29,12 +32,13 @@ export function permissionString(type: FileEntry["type"], mode: number): string 
   return text;
 }
 
-export function entryInfo(entry: FileEntry): EntryInfo {
+export function entryInfo(entry: FileEntry, mask: TokenMask | undefined): EntryInfo {
   const mode = entry.mode & 0o777;
+  const text = (value: string): string => (mask === undefined ? value : mask.mask(value));
   return create(EntryInfoSchema, {
-    name: entry.name,
+    name: text(entry.name),
     type: TYPES[entry.type],
-    path: entry.path,
+    path: text(entry.path),
     size: BigInt(entry.size),
     mode,
     permissions: permissionString(entry.type, mode),
@@ -43,7 +47,7 @@ export function entryInfo(entry: FileEntry): EntryInfo {
     modifiedTime: timestampFromMs(entry.modifiedAt.getTime()),
     ...(entry.symlinkTarget === undefined
       ? {}
-      : { symlinkTarget: posix.resolve(posix.dirname(entry.path), entry.symlinkTarget) }),
+      : { symlinkTarget: text(posix.resolve(posix.dirname(entry.path), entry.symlinkTarget)) }),
   });
 }
 

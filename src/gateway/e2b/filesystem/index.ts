@@ -58,7 +58,7 @@ export function filesystemService(): FilesystemService {
       rpc(async () => {
         const sandbox = sandboxOf(context);
         const entry = await files(sandbox.session).stat(resolvePath(sandbox, request.path), context);
-        return create(StatResponseSchema, { entry: entryInfo(entry) });
+        return create(StatResponseSchema, { entry: entryInfo(entry, sandbox.tokenMask) });
       }),
 
     makeDir: (request, context) =>
@@ -72,7 +72,7 @@ export function filesystemService(): FilesystemService {
           throw error;
         });
         if (!made) throw new ConnectError(`directory '${path}' already exists`, Code.AlreadyExists);
-        return create(MakeDirResponseSchema, { entry: entryInfo(await fs.stat(path, context)) });
+        return create(MakeDirResponseSchema, { entry: entryInfo(await fs.stat(path, context), sandbox.tokenMask) });
       }),
 
     move: (request, context) =>
@@ -81,7 +81,7 @@ export function filesystemService(): FilesystemService {
         const source = resolvePath(sandbox, request.source, "source");
         const destination = resolvePath(sandbox, request.destination, "destination");
         const entry = await files(sandbox.session).rename(source, destination, context);
-        return create(MoveResponseSchema, { entry: entryInfo(entry) });
+        return create(MoveResponseSchema, { entry: entryInfo(entry, sandbox.tokenMask) });
       }),
 
     listDir: (request, context) =>
@@ -93,7 +93,9 @@ export function filesystemService(): FilesystemService {
           depth,
           signal: context.signal,
         });
-        return create(ListDirResponseSchema, { entries: entries.sort(walkOrder).map(entryInfo) });
+        return create(ListDirResponseSchema, {
+          entries: entries.sort(walkOrder).map((entry) => entryInfo(entry, sandbox.tokenMask)),
+        });
       }),
 
     remove: (request, context) =>

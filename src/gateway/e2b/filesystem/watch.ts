@@ -23,6 +23,11 @@ const EVENTS: Record<FileEvent["type"], EventType> = {
   remove: EventType.REMOVE,
 };
 
+/** The gateway's token masked in a name a command of the sandbox chose (a file named after it). */
+function masked(sandbox: E2bSandbox, text: string): string {
+  return sandbox.tokenMask === undefined ? text : sandbox.tokenMask.mask(text);
+}
+
 export interface WatchRequest {
   path: string;
   recursive: boolean;
@@ -60,12 +65,15 @@ export async function startWatch(
       delivered = delivered.then(async () => {
         const entry =
           request.includeEntry && event.type !== "remove"
-            ? await fs.stat(event.path).then(entryInfo, () => undefined)
+            ? await fs.stat(event.path).then(
+                (found) => entryInfo(found, sandbox.tokenMask),
+                () => undefined,
+              )
             : undefined;
         const send = (type: EventType): void =>
           onEvent(
             create(FilesystemEventSchema, {
-              name: posix.relative(path, event.path),
+              name: masked(sandbox, posix.relative(path, event.path)),
               type,
               ...(entry === undefined ? {} : { entry }),
             }),

@@ -17,6 +17,8 @@ export interface ExecRun {
   sandboxId: string;
   process: SandboxProcess;
   command: string;
+  /** The command's stdin (the values of its variables, command-line.ts); none: empty. */
+  stdin: string | undefined;
   cwd: string | undefined;
   /** `fresh` sandboxes: the command leaves the session's cwd and variables as they were. */
   isolated: boolean;
@@ -47,6 +49,7 @@ export function startWithExecute(run: ExecRun): void {
     longLived: true,
     timeoutMs: NO_LIMIT_MS,
     ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
+    ...(run.stdin === undefined ? {} : { stdin: run.stdin }),
   }).then(
     (result) => {
       if (result.interrupted) process.finish(signalEnd(process.requestedSignal ?? "SIGKILL"));

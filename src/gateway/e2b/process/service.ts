@@ -13,7 +13,8 @@ import { Signal, type Process } from "../gen/process/process_pb.js";
 import type { SessionRegistry } from "../../sessions.js";
 import type { PathPolicy } from "../../paths.js";
 import { SANDBOX_ENTRY, type SandboxEntry } from "../entry.js";
-import { commandLine } from "./command-line.js";
+import { maskedEnvs } from "../masked-envs.js";
+import { checkEnvs, commandLine, withEnvs } from "./command-line.js";
 import { startWithExecute } from "./exec-driver.js";
 import { startWithSpawn } from "./spawn-driver.js";
 import { processEvents } from "./event-stream.js";
@@ -31,8 +32,8 @@ export function processService(registry: SessionRegistry, paths: PathPolicy): Pa
         throw new ConnectError("process is required: the program to start", Code.InvalidArgument);
       const size = req.pty?.size;
       if (req.pty !== undefined) checkSize(size);
-      // Validates the names; a spawned process gets its variables apart (off the command line).
-      const command = commandLine(config.cmd, config.args, config.envs);
+      const command = commandLine(config.cmd, config.args);
+      checkEnvs(config.envs);
       const cwd = workingDir(entry, paths, config.cwd);
       const process = entry.processes.add(
         req.tag,
@@ -48,16 +49,18 @@ export function processService(registry: SessionRegistry, paths: PathPolicy): Pa
       const events = processEvents(process, ctx);
       const first = await events.next();
       try {
-        const base = { registry, sandboxId: entry.record.sandboxId, process, command, cwd };
+        const base = { registry, sandboxId: entry.record.sandboxId, process, cwd };
+        // Neither way puts a variable's value on a command line: a spawned process gets them apart, a
+        // plain one on its stdin (withEnvs).
         if (size !== undefined || req.stdin === true)
           await startWithSpawn({
             ...base,
-            command: commandLine(config.cmd, config.args, {}),
+            command,
             envs: config.envs,
             session: entry.record.session,
             pty: size === undefined ? undefined : { cols: size.cols, rows: size.rows },
           });
-        else startWithExecute({ ...base, isolated: entry.commands === "fresh" });
+        else startWithExecute({ ...base, ...withEnvs(command, config.envs), isolated: entry.commands === "fresh" });
       } catch (error) {
         entry.processes.remove(process);
         await events.return(undefined);
@@ -80,14 +83,23 @@ export function processService(registry: SessionRegistry, paths: PathPolicy): Pa
     },
 
     list(_req, ctx) {
+      const entry = entryOf(ctx);
+      const mask = (text: string): string => entry.record.tokenMask?.mask(text) ?? text;
       return {
-        processes: entryOf(ctx)
-          .processes.running()
-          .map((process) => ({
+        processes: entry.processes.running().map((process) => {
+          const { cmd, args, envs, cwd } = process.config;
+          return {
             pid: process.pid,
-            ...(process.tag === undefined ? {} : { tag: process.tag }),
-            config: process.config,
-          })),
+            ...(process.tag === undefined ? {} : { tag: mask(process.tag) }),
+            // Echoed as sent, but for the gateway's token (masked-envs.ts).
+            config: {
+              cmd: mask(cmd),
+              args: args.map(mask),
+              envs: maskedEnvs(envs, entry.record.tokenMask),
+              ...(cwd === undefined ? {} : { cwd: mask(cwd) }),
+            },
+          };
+        }),
       };
     },
 
