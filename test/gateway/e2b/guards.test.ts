@@ -35,8 +35,8 @@ describe("the gateway's token", () => {
   it("is masked in the output of a process started with stdin", async () => {
     const handle = await sandbox.commands.run(`${printToken}; (${printToken}) >&2`, { background: true, stdin: true });
     const result = await handle.wait();
-    // Merged (see docs/e2b.md's limits): both pieces arrive as stdout.
-    expect(result.stdout).toBe("[REDACTED][REDACTED]");
+    expect(result.stdout).toBe("[REDACTED]");
+    expect(result.stderr).toBe("[REDACTED]");
   });
 
   it("is masked in a PTY's output", async () => {
@@ -197,9 +197,10 @@ describe("stdin processes", () => {
     await box.kill();
   });
 
-  it("get their own envs", async () => {
-    const result = await sandbox.commands.run(`echo "out $FOO"`, { stdin: true, envs: { FOO: "b a'r" } });
-    expect(result.stdout).toBe("out b a'r\n");
+  it("get their stdout and stderr apart, and their own envs", async () => {
+    const result = await sandbox.commands.run(`echo out; echo "err $FOO" >&2`, { stdin: true, envs: { FOO: "b a'r" } });
+    expect(result.stdout).toBe("out\n");
+    expect(result.stderr).toBe("err b a'r\n");
   });
 
   it("keep a character whose bytes were sent in separate writes", async () => {

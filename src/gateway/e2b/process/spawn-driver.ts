@@ -3,8 +3,8 @@
  * background processes (sdk/spawn.ts over the process registry): it can be
  * written to, resized and signalled with everything it started.
  *
- * Its stdout and stderr arrive merged, sent as stdout (see the spawn call);
- * a PTY's output is one stream, sent as pty bytes. It holds one of the session's long-lived slots
+ * Without a PTY its stdout and stderr arrive apart; a PTY's output is one
+ * stream, sent as pty bytes. It holds one of the session's long-lived slots
  * (maxLongLived*) from its start to its end, as a plain process does.
  */
 
@@ -13,7 +13,7 @@ import { ProcessError } from "../../../core/errors.js";
 import { spawn, type SpawnedProcess } from "../../../sdk/spawn.js";
 import { processRegistry } from "../../../tools/process/process-registry.js";
 import type { SessionRegistry } from "../../sessions.js";
-import { exitEnd, signalEnd, type EndInfo, type SandboxProcess } from "./sandbox-process.js";
+import { exitEnd, signalEnd, type EndInfo, type OutputKind, type SandboxProcess } from "./sandbox-process.js";
 
 export interface SpawnRun {
   registry: SessionRegistry;
@@ -31,17 +31,21 @@ export interface SpawnRun {
 export async function startWithSpawn(run: SpawnRun): Promise<void> {
   const { process } = run;
   const slot = run.registry.claim(run.sandboxId, `e2b-process-${process.pid}`, new AbortController().signal, true);
-  // A streaming decoder: a character whose bytes come in two writes stays whole.
+  // One streaming decoder per stream: a character cut between two chunks (of output or of stdin) stays whole.
+  const decoders = new Map<OutputKind, InstanceType<typeof TextDecoder>>();
+  const deliver = (kind: OutputKind) => (bytes: Uint8Array) => {
+    let decoder = decoders.get(kind);
+    if (decoder === undefined) decoders.set(kind, (decoder = new TextDecoder()));
+    process.output(kind, decoder.decode(bytes, { stream: true }));
+  };
   const stdin = new TextDecoder();
   let handle: SpawnedProcess;
   try {
     handle = await spawn(run.session, run.command, {
       ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
       ...(Object.keys(run.envs).length === 0 ? {} : { env: run.envs }),
-      // Merged, sent as stdout: with separateStreams, stdin written right after the start is at times lost
-      // under load (the process then waits forever), so its stdout and stderr stay together for now.
       ...(run.pty === undefined
-        ? { onOutput: (text: string) => process.output("stdout", text) }
+        ? { separateStreams: true, onStdout: deliver("stdout"), onStderr: deliver("stderr") }
         : { pty: run.pty, onOutput: (text: string) => process.output("pty", text) }),
     });
   } catch (error) {
@@ -52,6 +56,7 @@ export async function startWithSpawn(run: SpawnRun): Promise<void> {
     .wait()
     .then(async (result) => {
       await handle.streamsEnded;
+      for (const [kind, decoder] of decoders) process.output(kind, decoder.decode());
       process.finish(endOf(result, process.requestedSignal));
     })
     .catch((error: unknown) =>
