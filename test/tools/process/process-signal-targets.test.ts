@@ -63,6 +63,20 @@ for (const fastPath of [true, false]) {
         await eventually(() => !alive(pid) && !alive(proc.pid), "the command and its wrapper gone");
       });
 
+    it("kills with SIGKILL a process signalled right after its start, however far its wrapper got", async () => {
+      for (let round = 0; round < 3; round++) {
+        const out = `${scratch.path}/early-${fastPath}-${round}`;
+        const proc = await spawn(env, `echo $BASHPID > ${out}; exec sleep 1000`);
+        await proc.signal("SIGKILL");
+        expect(await proc.wait({ timeoutMs: 30_000 })).toMatchObject({ status: "killed", signal: "SIGKILL" });
+        await eventually(() => !alive(proc.pid), "the wrapper gone");
+        // The command either never started or is gone (its pid file, if written, names a dead process).
+        const started = await env.execute(`cat ${out} 2>/dev/null`);
+        if (started.output.trim() !== "")
+          await eventually(() => !alive(Number(started.output.trim())), "the command gone");
+      }
+    });
+
     it("spares the wrapper's helpers from SIGTERM: stdin stays open and the output after it is kept", async () => {
       // TERM ignored by the command and cat (an ignored signal is inherited): only a helper could be hurt by it.
       const proc = await spawn(env, "trap '' TERM; echo ready; cat; echo after-eof", {
