@@ -79,8 +79,9 @@ export function checkSignal(signal: unknown): ProcessSignal {
 // Args: pgid dir mark signal. Builtins only (and sleep).
 // Targets: every process carrying the mark (one that left the group with setsid), and the members of group `pgid`
 // only while it is still ours: its leader alive (not a zombie), leading it, and holding the lock on `dir/lock`
-// (fd 9, `lock.tmp` until it is held). A pgid whose wrapper ended unnoticed and whose PID now leads another group fails that check, and then only
-// marked processes are signalled. Where the lock is not held (no flock), the mark is required of every target.
+// (fd 9, `lock.tmp` until it is held), or, without the lock (no flock, or the file replaced), having a member that
+// carries the mark (a PID that still names a group is never given to a new process). A pgid whose wrapper ended
+// unnoticed and whose PID now leads another group fails both, and then only marked processes are signalled.
 // Spared: this shell, the wrapper, and the helpers `keep` and `holder` name, but only those that are what the wrapper
 // started, since the command can write those files (its stdin is `dir/in`): a child of the wrapper in its group
 // that is the holder (`sleep 2147483647`) or a bounder (its stdin a pipe the wrapper writes), and their children.
@@ -112,6 +113,15 @@ const SIGNAL_FUNCTION = [
   "      elif [[ -p /proc/$k/fd/0 && ! /proc/$k/fd/0 -ef $d/in ]]; then",
   '        for f in /proc/"$p"/fd/*; do [[ /proc/$k/fd/0 -ef $f ]] && { spare+="$k " helpers+="$k "; break; }; done',
   "      fi",
+  "    done",
+  // Without the lock (no flock, or the command replaced the file), a member of the group carrying the mark proves
+  // it ours: a PID that still names a group is never given to a new process.
+  "    [[ -z $own ]] && for f in /proc/[0-9]*; do",
+  '      { IFS= builtin read -r line < "$f/stat"; } 2>/dev/null || continue',
+  "      line=${line##*) }; builtin set -f; builtin set -- $line; builtin set +f",
+  '      [[ $3 == "$p" ]] || continue',
+  '      { builtin mapfile -d "" -t e < "$f/environ"; } 2>/dev/null || continue',
+  '      for a in "${e[@]}"; do [[ $a == "$mark" ]] && { own=1; break 2; }; done',
   "    done",
   "  fi",
   "  for pass in 1 2; do",
