@@ -281,7 +281,9 @@ export class ProcessRegistry {
   /**
    * Sends `signal` to the command and everything it started (its group, and what left it with setsid, by its
    * mark); the wrapper and the log's bounders are spared, so the end and the last output are still recorded: a
-   * command ended by it exits 128 + the signal's number. After SIGKILL the process counts as killed.
+   * command ended by it exits 128 + the signal's number. After SIGKILL the process counts as killed. The group is
+   * signalled only while its leader is still this process's wrapper (a reused PID is left alone), and a helper is
+   * spared only if it is one the wrapper started, whatever the command wrote in `keep` (process-signal.ts).
    */
   async signal(process: BackgroundProcess, signal: ProcessSignal): Promise<void> {
     if (process.status !== "running") return;

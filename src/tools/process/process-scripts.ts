@@ -6,7 +6,8 @@
  * A background process lives in a directory of its own inside the backend:
  *   log     stdout and stderr, merged (stdout alone when stderr is kept apart)
  *   err     stderr, when it is kept apart (`separateStreams`; same bounded layout)
- *   keep    pids a signal must spare (the bounders: killing one would lose output)
+ *   keep    pids a signal must spare (the bounders: killing one would lose output);
+ *           the command can write it too, so signal checks each pid (process-signal.ts)
  *   in      a FIFO for its stdin (when mkfifo works; otherwise /dev/null)
  *   holder  PID of a sleeper that keeps a writer on `in`, so the process sees
  *           EOF only when `close` kills it

@@ -76,24 +76,62 @@ export function checkSignal(signal: unknown): ProcessSignal {
   return signal as ProcessSignal;
 }
 
-// Args: pgid dir mark signal. Signals every process of the group and every one carrying the mark (one that left
-// the group with setsid), twice over /proc (a child forked during the first walk is met in the second), sparing
-// the wrapper, the bounders and the stdin holder (`keep`, `holder`) and this shell. Builtins only. Without /proc,
-// the group.
+// Args: pgid dir mark signal. Builtins only (and sleep).
+// Targets: every process carrying the mark (one that left the group with setsid), and the members of group `pgid`
+// only while it is still ours: its leader alive (not a zombie), leading it, and holding the lock on `dir/lock`
+// (fd 9, `lock.tmp` until it is held), or, without the lock (no flock, or the file replaced), having a member that
+// carries the mark (a PID that still names a group is never given to a new process). A pgid whose wrapper ended
+// unnoticed and whose PID now leads another group fails both, and then only marked processes are signalled.
+// Spared: this shell, the wrapper, and the helpers `keep` and `holder` name, but only those that are what the wrapper
+// started, since the command can write those files (its stdin is `dir/in`): a child of the wrapper in its group
+// that is the holder (`sleep 2147483647`) or a bounder (its stdin a pipe the wrapper writes), and their children.
+// A SIGKILL sent before the wrapper wrote `keep` waits for it (1 s at most), so the bounders are known.
+// Two walks over /proc: a child forked during the first is met in the second.
+// Without /proc, nothing can be checked: the group, if its leader exists (kill -0, as the poll's fallback).
 const SIGNAL_FUNCTION = [
   "__sw_signal() {",
-  '  local p=$1 d=$2 mark=$3 sig=$4 keep=" $1 $$ " a= b= f pid line x pass e',
+  '  local p=$1 d=$2 mark=$3 sig=$4 own= spare=" $$ " helpers=" " a= b= f k x pid line pass e i',
   "  local -A hit=()",
-  '  [[ -s $d/keep ]] && builtin read -r a b < "$d/keep" && keep+="$a $b "',
-  '  [[ -s $d/holder ]] && builtin read -r a < "$d/holder" && keep+="$a "',
-  '  if [[ ! -d /proc/self ]]; then builtin kill -s "$sig" -- "-$p" 2>/dev/null; return 0; fi',
+  '  if [[ ! -d /proc/self ]]; then builtin kill -0 "$p" 2>/dev/null && builtin kill -s "$sig" -- "-$p" 2>/dev/null; return 0; fi',
+  '  if { IFS= builtin read -r line < "/proc/$p/stat"; } 2>/dev/null; then',
+  "    line=${line##*) }; builtin set -f; builtin set -- $line; builtin set +f",
+  '    [[ $1 != Z && $3 == "$p" ]] && spare+="$p "',
+  "  fi",
+  '  if [[ $spare == *" $p "* ]]; then',
+  "    for ((i = 0; i < 50; i++)); do [[ -e $d/keep || $sig != KILL ]] && break; command sleep 0.02; done",
+  "    [[ /proc/$p/fd/9 -ef $d/lock || /proc/$p/fd/9 -ef $d/lock.tmp ]] && own=1",
+  '    [[ -s $d/keep ]] && builtin read -r a b < "$d/keep"',
+  '    [[ -s $d/holder ]] && builtin read -r x < "$d/holder"',
+  "    for k in $a $b $x; do",
+  '      [[ $k =~ ^[0-9]+$ && $k != "$p" ]] || continue',
+  '      { IFS= builtin read -r line < "/proc/$k/stat"; } 2>/dev/null || continue',
+  "      line=${line##*) }; builtin set -f; builtin set -- $line; builtin set +f",
+  '      [[ $1 != Z && $2 == "$p" && $3 == "$p" ]] || continue',
+  '      if [[ $k == "$x" ]]; then',
+  '        { builtin mapfile -d "" -t e < "/proc/$k/cmdline"; } 2>/dev/null || continue',
+  '        [[ ${#e[@]} == 2 && ${e[0]} == sleep && ${e[1]} == 2147483647 ]] && spare+="$k "',
+  "      elif [[ -p /proc/$k/fd/0 && ! /proc/$k/fd/0 -ef $d/in ]]; then",
+  '        for f in /proc/"$p"/fd/*; do [[ /proc/$k/fd/0 -ef $f ]] && { spare+="$k " helpers+="$k "; break; }; done',
+  "      fi",
+  "    done",
+  // Without the lock (no flock, or the command replaced the file), a member of the group carrying the mark proves
+  // it ours: a PID that still names a group is never given to a new process.
+  "    [[ -z $own ]] && for f in /proc/[0-9]*; do",
+  '      { IFS= builtin read -r line < "$f/stat"; } 2>/dev/null || continue',
+  "      line=${line##*) }; builtin set -f; builtin set -- $line; builtin set +f",
+  '      [[ $3 == "$p" ]] || continue',
+  '      { builtin mapfile -d "" -t e < "$f/environ"; } 2>/dev/null || continue',
+  '      for a in "${e[@]}"; do [[ $a == "$mark" ]] && { own=1; break 2; }; done',
+  "    done",
+  "  fi",
   "  for pass in 1 2; do",
   "    for f in /proc/[0-9]*; do",
   "      pid=${f#/proc/}",
-  '      [[ -n ${hit[$pid]-} || $keep == *" $pid "* ]] && continue',
+  '      [[ -n ${hit[$pid]-} || $spare == *" $pid "* ]] && continue',
   '      { IFS= builtin read -r line < "$f/stat"; } 2>/dev/null || continue',
   "      line=${line##*) }; builtin set -f; builtin set -- $line; builtin set +f",
-  '      if [[ $3 != "$p" ]]; then',
+  '      [[ $helpers == *" $2 "* ]] && { spare+="$pid " helpers+="$pid "; continue; }',
+  '      if [[ -z $own || $3 != "$p" ]]; then',
   "        x=",
   '        { builtin mapfile -d "" -t e < "$f/environ"; } 2>/dev/null || continue',
   '        for a in "${e[@]}"; do [[ $a == "$mark" ]] && { x=1; break; }; done',
