@@ -317,8 +317,17 @@ describe("swmux's attached processes", () => {
 
   it("sends no E frame to an attach that did not ask for stderr apart", async () => {
     const h = await startReady();
-    const { pid, dir } = await launch(h, "echo out; echo err >&2", 1 << 20, true);
+    // It waits to be told to end: a process already ended and reaped when the attach comes is refused instead.
+    const go = join(h.dir, "go-19");
+    const { pid, dir } = await launch(
+      h,
+      `echo out; echo err >&2; until [ -e ${go} ]; do sleep 0.05; done`,
+      1 << 20,
+      true,
+    );
     attach(h, 19, pid, dir);
+    await eventually(() => streamed(h, 19, "o").toString() === "out\n", "its stdout");
+    writeFileSync(go, "");
     await eventually(() => endOf(h, 19) !== undefined, "the end");
     expect(streamed(h, 19, "o").toString()).toBe("out\n");
     expect(streamed(h, 19, "E")).toHaveLength(0);
