@@ -3,28 +3,14 @@
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseServeArgs, serve, type ServeIo } from "../../src/cli/serve.js";
+import { parseServeArgs, serve } from "../../src/cli/serve.js";
+import { serveIo as io } from "../helpers/serve-io.js";
 import { createEnvironment } from "../../src/index.js";
 import { scratchDir, TOKEN } from "../gateway/helpers.js";
 import { eventually } from "../helpers/processes.js";
 import { HELPER_PID } from "../helpers/fast-path-pids.js";
 import { noLocalHelper, skipUnless } from "../helpers/native-helper.js";
 import { childrenNamed } from "../helpers/proc-scan.js";
-
-function io(env: NodeJS.ProcessEnv = {}): ServeIo & { out: string[]; err: string[]; stop(): void } {
-  const out: string[] = [];
-  const err: string[] = [];
-  const controller = new AbortController();
-  return {
-    env,
-    out,
-    err,
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    signal: controller.signal,
-    stop: () => controller.abort(),
-  };
-}
 
 describe("shellwright serve", () => {
   const scratch = scratchDir();

@@ -1,24 +1,10 @@
 /** `shellwright serve --api hermes`: the flag takes the name, and the server it starts speaks hermes' API. */
 
 import { afterAll, describe, expect, it } from "vitest";
-import { parseServeArgs, serve, type ServeIo } from "../../../src/cli/serve.js";
+import { parseServeArgs, serve } from "../../../src/cli/serve.js";
+import { serveIo as io } from "../../helpers/serve-io.js";
 import { eventually } from "../../helpers/processes.js";
 import { scratchDir, TOKEN } from "../helpers.js";
-
-function io(env: NodeJS.ProcessEnv): ServeIo & { out: string[]; err: string[]; stop(): void } {
-  const out: string[] = [];
-  const err: string[] = [];
-  const controller = new AbortController();
-  return {
-    env,
-    out,
-    err,
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    signal: controller.signal,
-    stop: () => controller.abort(),
-  };
-}
 
 describe("shellwright serve --api hermes", () => {
   const scratch = scratchDir();
