@@ -14,13 +14,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ExecuteOptions } from "../../core/environment.js";
 import { normalizeExecuteOptions } from "../../core/environment.js";
 import { HttpError, jsonObject, readJsonBody, sendJson } from "../http.js";
+import { settledWithin } from "../../core/settled-within.js";
 import type { RouteContext } from "../routes.js";
 import type { ServedApi } from "../served-api.js";
 import { requireAccess } from "./access.js";
 import { sendHermesError, toHttpError } from "./errors.js";
 import { createFields, execFields, terminateFields } from "./fields.js";
 import { idempotencyKey } from "./idempotency.js";
-import type { Exec, ExecView } from "./execs.js";
+import type { ExecView } from "./execs.js";
 import { SandboxTable } from "./sandboxes.js";
 
 const PREFIX = "/v1/sandboxes";
@@ -125,19 +126,13 @@ async function startExec(
   // Bad options fail here, with a 400, before anything runs.
   normalizeExecuteOptions(options, 1);
   const exec = sandbox.execs.start(fields.execId, fields.command, options);
-  await endedWithin(exec, START_WAIT_MS);
+  await settledWithin(exec.ended, START_WAIT_MS);
   return answer(res, exec.view);
 }
 
 /** A start's answer: 200 with the result when the exec has ended, 202 while it runs (hermes' client then polls). */
 function answer(res: ServerResponse, view: ExecView): void {
   sendJson(res, view.status === "running" ? 202 : 200, view);
-}
-
-async function endedWithin(exec: Exec, limitMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([exec.ended, new Promise((resolve) => (timer = setTimeout(resolve, limitMs)))]);
-  clearTimeout(timer);
 }
 
 async function body(ctx: RouteContext, req: IncomingMessage): Promise<Record<string, unknown>> {

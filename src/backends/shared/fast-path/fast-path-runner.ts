@@ -16,6 +16,7 @@ import { CALL_MARK, callMarks, type CallMarks } from "../../../core/call-marks.j
 import type { SweepResult, SweepTarget } from "../../../core/sweep-script.js";
 import type { FastCallHandle, FastCallRequest, FastPath, KillSignal } from "../../../core/transport.js";
 import type { ProcessAttachRequest, ProcessChannel } from "../../../core/process-channel.js";
+import { settledWithin } from "../../../core/settled-within.js";
 import { SweepHits } from "../sweep-hits.js";
 import { markedJob } from "./helper-argv.js";
 import type { FastCall } from "./helper-client.js";
@@ -66,18 +67,6 @@ export const MAX_RESTART_DELAY_MS = 30_000;
 
 /** After a KILL, how long a job gets to be reported ended before the last sweep runs anyway (a helper gone meanwhile). */
 const KILL_SETTLE_MS = 5000;
-
-/** Whether the call ended within `ms`. */
-async function endedWithin(call: FastCall, ms: number): Promise<boolean> {
-  if (call.done) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([call.end.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export class FastPathRunner implements FastPath {
   readonly #options: FastPathHost;
@@ -197,8 +186,8 @@ export class FastPathRunner implements FastPath {
       // meanwhile (setsid) carries the call's mark: once the job has ended, one more sweep reaches it. The job may
       // ignore TERM, so the wait is bounded and KILL follows; and the job is gone by then (its pid may be another
       // process's already), so that sweep goes by the mark alone.
-      if (signal !== "KILL" && !(await endedWithin(running.call, graceMs))) await running.call.signal("KILL");
-      await endedWithin(running.call, KILL_SETTLE_MS);
+      if (signal !== "KILL" && !(await settledWithin(running.call.end, graceMs))) await running.call.signal("KILL");
+      await settledWithin(running.call.end, KILL_SETTLE_MS);
       return this.#sweep(running, "KILL", 0, true);
     });
   }
