@@ -25,13 +25,12 @@ import { sdkProcessHandle } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { daytonaBox } from "./box.js";
-import { daytonaCommand } from "./command.js";
-import { ExactOutput } from "./exact-output.js";
+import { sandboxCommand } from "../shared/sandbox-command.js";
+import { ExactOutput } from "../shared/exact-output.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
 import type { DaytonaCreateParams, DaytonaSandbox, DaytonaApi } from "./sdk.js";
 
-export { daytonaCommand } from "./command.js";
 export type { DaytonaProcess, DaytonaFileSystem, DaytonaCreateParams, DaytonaSandbox, DaytonaApi } from "./sdk.js";
 
 export interface DaytonaTransportOptions {
@@ -78,7 +77,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   #client: DaytonaApi | undefined;
   #sessionId: string | undefined;
   #hasTimeout = false;
-  /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible (daytonaCommand). */
+  /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible (sandboxCommand). */
   #hasTailPid = false;
   /** Output copies of finished commands, removed by the next command. */
   #stale: string[] = [];
@@ -152,7 +151,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
           throw new BackendUnavailableError("The Daytona sandbox is not running", { backend: this.name });
         // Daytona hands logs over as decoded text, which turns bytes that are not
         // UTF-8 into U+FFFD. The command's output goes to a file, streamed to the
-        // logs from there (daytonaCommand); only when the text shows a U+FFFD is
+        // logs from there (sandboxCommand); only when the text shows a U+FFFD is
         // that file fetched for the exact bytes. stderr apart gets a file of its own, for the same reason.
         const copy = this.#hasTailPid ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
         const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
@@ -340,11 +339,11 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         : undefined;
     if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
       const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
-      return daytonaCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst, ...copies });
+      return sandboxCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst, ...copies });
     }
     const file = `${this.tempDir}/shellwright-stdin-${randomBytes(6).toString("hex")}`;
     await sandbox.fs.uploadFile(Buffer.from(launch.stdin), file);
-    return daytonaCommand(
+    return sandboxCommand(
       { argv: launch.argv, stdin: undefined },
       { timeoutSec, stdinFile: file, removeFirst, ...copies },
     );

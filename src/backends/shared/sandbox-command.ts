@@ -1,12 +1,13 @@
 /**
- * The shell command line of one Daytona session command (daytonaCommand):
- * pure text, so its composition is tested as text.
+ * The shell command line of one call in an SDK sandbox whose commands hand
+ * their output over as decoded text (Daytona's session commands, E2B's
+ * commands): pure text, so its composition is tested as text.
  */
 
 import { shellQuote } from "../../core/script.js";
 
 /**
- * The shell command that runs one `bash -c` in a Daytona session. Pure, so the
+ * The shell command that runs one `bash -c` in the sandbox. Pure, so the
  * timeout composition can be tested as text: `timeout` wraps the whole launch,
  * the session snapshot is sourced inside it, and its exit code passes through.
  *
@@ -17,7 +18,7 @@ import { shellQuote } from "../../core/script.js";
  * process substitution did: orphaned when bash exited, it was left a zombie in a
  * box whose init does not reap, one per command.)
  */
-export function daytonaCommand(
+export function sandboxCommand(
   launch: { argv: string[]; stdin: string | undefined },
   options: {
     timeoutSec?: number | undefined;
@@ -38,7 +39,7 @@ export function daytonaCommand(
   const copy = options.copy === undefined ? undefined : shellQuote(options.copy);
   const errCopy = copy === undefined || options.errCopy === undefined ? undefined : shellQuote(options.errCopy);
   const toCopy = copy === undefined ? "" : ` > ${copy}${errCopy === undefined ? "" : ` 2> ${errCopy}`}`;
-  // A session's own stdin is a pipe nobody ever closes: never let a command read it. A stdin file is opened
+  // A sandbox command's own stdin may be a pipe nobody ever closes (a Daytona session's): never let a call read it. A stdin file is opened
   // for the group, then unlinked before the command starts: what it holds (a password for `read -s`) is on
   // the sandbox's disk only until then, whether the call ends, times out or is killed.
   const stdinFile = options.stdinFile === undefined ? undefined : shellQuote(options.stdinFile);

@@ -1,6 +1,6 @@
 /**
- * A Daytona call's output with its exact bytes. Daytona hands logs over as
- * decoded UTF-8 text, which turns bytes that are not UTF-8 into U+FFFD, so the
+ * An SDK call's output with its exact bytes. Daytona's and E2B's SDKs hand output
+ * over as decoded UTF-8 text, which turns bytes that are not UTF-8 into U+FFFD, so the
  * command's output also goes to a file in the sandbox (the copy). Text passes
  * straight on until a U+FFFD shows up; from then on it is held back and the
  * copy's bytes are passed on instead.
@@ -20,7 +20,7 @@
  * (the copy is fetched whole, so fetching stays a fifth of the time at most).
  */
 
-import type { OutputSink } from "../shared/sdk-handle.js";
+import type { OutputSink } from "./sdk-handle.js";
 
 /** How long a copy that is behind the logs is fetched again before the decoded text is used instead. */
 const COPY_CATCH_UP_MS = 3_000;
