@@ -5,7 +5,7 @@
  * createEnvironment, a named session's policy, what a pool refuses, the
  * leftovers to prune. A record loads its transport only when `open` is
  * called, so `import "shellwright"` loads no backend SDK (modal,
- * @daytonaio/sdk). Adding a backend is one entry here.
+ * @daytonaio/sdk, e2b). Adding a backend is one entry here.
  */
 
 import { InvalidOptionError } from "../core/errors.js";
@@ -17,6 +17,7 @@ import type { NamedSessionPolicy } from "./shared/named-policy.js";
 import { apptainerBackend } from "./apptainer/index.js";
 import { daytonaBackend } from "./daytona/index.js";
 import { dockerBackend } from "./docker/index.js";
+import { e2bBackend } from "./e2b/index.js";
 import { gatewayBackend } from "./gateway/index.js";
 import { localBackend } from "./local/index.js";
 import { modalBackend } from "./modal/index.js";
@@ -27,6 +28,7 @@ import type { SshConfig } from "./ssh/config.js";
 import type { ApptainerConfig } from "./apptainer/config.js";
 import type { ModalConfig } from "./modal/config.js";
 import type { DaytonaConfig } from "./daytona/config.js";
+import type { E2bConfig } from "./e2b/config.js";
 import type { GatewayConfig } from "./gateway/config.js";
 
 export type { CommonConfig } from "./shared/config.js";
@@ -37,6 +39,7 @@ export type {
   ApptainerConfig,
   ModalConfig,
   DaytonaConfig,
+  E2bConfig,
   GatewayConfig,
   Environment,
 };
@@ -50,7 +53,7 @@ export { ownerAliveHere, readOwner, writeOwner } from "./shared/owner.js";
 export { shellwrightHome } from "./shared/shellwright-home.js";
 
 export type EnvironmentConfig =
-  LocalConfig | DockerConfig | SshConfig | ApptainerConfig | ModalConfig | DaytonaConfig | GatewayConfig;
+  LocalConfig | DockerConfig | SshConfig | ApptainerConfig | ModalConfig | DaytonaConfig | E2bConfig | GatewayConfig;
 
 const MODULES = {
   local: localBackend,
@@ -59,6 +62,7 @@ const MODULES = {
   apptainer: apptainerBackend,
   modal: modalBackend,
   daytona: daytonaBackend,
+  e2b: e2bBackend,
   gateway: gatewayBackend,
 } as const satisfies Record<string, BackendModule>;
 

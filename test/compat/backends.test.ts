@@ -22,7 +22,7 @@ describe("compat entries", () => {
     vi.stubEnv("SHELLWRIGHT_TEST_BACKENDS", "");
     const entries = await freshEntries();
     expect(entries.map((entry) => entry.name).sort()).toEqual(
-      ["local", "local-sandbox", "gateway", "ssh", "docker", "apptainer", "modal", "daytona"]
+      ["local", "local-sandbox", "gateway", "ssh", "docker", "apptainer", "modal", "daytona", "e2b"]
         .flatMap((name) => [name, `${name}-plain`])
         .sort(),
     );

@@ -148,6 +148,15 @@ const backendTable: BackendRow[] = [
     create: ({ home, env, ...rest }, fastPath) =>
       createEnvironment({ backend: "daytona", client: new FakeDaytona(), fastPath, ...rest, env: withHome(env, home) }),
   },
+  {
+    // E2B's own SDK over real loopback HTTP against `serve --api e2b` on the local backend (no stand-in): the
+    // sandbox is this machine. Plain: every call its own E2B command (the server's sessions keep the fast path).
+    name: "e2b",
+    enabled: process.env.SHELLWRIGHT_TEST_GATEWAY !== "0",
+    poolConfig: (fastPath) => e2bConfig(fastPath),
+    create: async ({ home, env, ...rest }, fastPath) =>
+      createEnvironment({ ...(await e2bConfig(fastPath)), ...rest, env: withHome(env, home) }),
+  },
 ];
 
 /** Each row twice, `<name>` and `<name>-plain`; an entry SHELLWRIGHT_TEST_BACKENDS leaves out is disabled. */
@@ -180,28 +189,37 @@ export function backendSelected(name: string, env: NodeJS.ProcessEnv = process.e
 }
 
 const GATEWAY_TOKEN = `compat-${Math.random().toString(16).slice(2)}-${Date.now()}`;
-const gatewaysStarted = new Map<boolean, Promise<Gateway>>();
+const gatewaysStarted = new Map<string, Promise<Gateway>>();
 
-/** One gateway per test file and fast-path setting, started on first use, on a free loopback port. */
-function sharedGateway(fastPath: boolean): Promise<Gateway> {
-  let started = gatewaysStarted.get(fastPath);
+/**
+ * One gateway per test file and kind, started on first use, on a free loopback port: Shellwright's own API with
+ * the fast path on or off, or E2B's API (its sessions always on the fast path).
+ */
+function sharedGateway(kind: "fast" | "plain" | "e2b"): Promise<Gateway> {
+  let started = gatewaysStarted.get(kind);
   if (started === undefined) {
     started = startGateway({
       token: GATEWAY_TOKEN,
       port: 0,
       allowedRoots: ["/"],
-      backend: { backend: "local", fastPath },
+      ...(kind === "e2b" ? { apis: ["e2b" as const] } : {}),
+      backend: { backend: "local", fastPath: kind !== "plain" },
     }).then((gateway) => {
       gateway.server.unref();
       return gateway;
     });
-    gatewaysStarted.set(fastPath, started);
+    gatewaysStarted.set(kind, started);
   }
   return started;
 }
 
+async function e2bConfig(fastPath: boolean): Promise<EnvironmentConfig> {
+  const { url } = await sharedGateway("e2b");
+  return { backend: "e2b", apiKey: GATEWAY_TOKEN, apiUrl: url, sandboxUrl: url, fastPath };
+}
+
 async function gatewayConfig(fastPath: boolean): Promise<EnvironmentConfig> {
-  const gateway = await sharedGateway(fastPath);
+  const gateway = await sharedGateway(fastPath ? "fast" : "plain");
   return { backend: "gateway", url: gateway.url, token: GATEWAY_TOKEN };
 }
 
@@ -209,7 +227,7 @@ async function createGatewaySession(
   { home, env, ...rest }: CompatOptions = {},
   fastPath: boolean,
 ): Promise<Environment> {
-  const gateway = await sharedGateway(fastPath);
+  const gateway = await sharedGateway(fastPath ? "fast" : "plain");
   return createEnvironment({
     backend: "gateway",
     url: gateway.url,

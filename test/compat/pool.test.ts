@@ -32,7 +32,16 @@ function uniqueSleep(index: number): { start: string; count: string } {
  * an Apptainer instance under --containall), so a file one wrote there is the
  * host's, not the pool's to hide.
  */
-const sharesHostTmp = new Set(["apptainer", "apptainer-plain", "modal", "modal-plain", "daytona", "daytona-plain"]);
+const sharesHostTmp = new Set([
+  "apptainer",
+  "apptainer-plain",
+  "modal",
+  "modal-plain",
+  "daytona",
+  "daytona-plain",
+  "e2b",
+  "e2b-plain",
+]);
 
 for (const [index, backend] of compatBackends.entries()) {
   const { poolConfig } = backend;

@@ -22,7 +22,8 @@ import { COMPAT_PORT, compatBackends } from "./backends.js";
 /**
  * The backends whose ports this process reaches. The others say why not: the gateway forwards no
  * port, the local sandbox has a network of its own, the suite's docker container has none (its
- * published ports are tested in test/backends/docker/ports.test.ts).
+ * published ports are tested in test/backends/docker/ports.test.ts), and a Shellwright host's E2B
+ * API has no port proxy.
  */
 const SERVES_PORTS =
   /^(local|local-plain|ssh|ssh-plain|apptainer|apptainer-plain|modal|modal-plain|daytona|daytona-plain)$/;
@@ -33,6 +34,8 @@ const NO_PORTS: Record<string, RegExp> = {
   "local-sandbox-plain": /sandbox\.network "host"/,
   docker: /network: false/,
   "docker-plain": /network: false/,
+  e2b: /reached through sandboxUrl/,
+  "e2b-plain": /reached through sandboxUrl/,
 };
 
 const sha = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");

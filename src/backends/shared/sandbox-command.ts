@@ -39,28 +39,33 @@ export function sandboxCommand(
   const copy = options.copy === undefined ? undefined : shellQuote(options.copy);
   const errCopy = copy === undefined || options.errCopy === undefined ? undefined : shellQuote(options.errCopy);
   const toCopy = copy === undefined ? "" : ` > ${copy}${errCopy === undefined ? "" : ` 2> ${errCopy}`}`;
-  // A sandbox command's own stdin may be a pipe nobody ever closes (a Daytona session's): never let a call read it. A stdin file is opened
-  // for the group, then unlinked before the command starts: what it holds (a password for `read -s`) is on
-  // the sandbox's disk only until then, whether the call ends, times out or is killed.
+  // A sandbox command's own stdin may be a pipe nobody ever closes (a Daytona session's): never let a call
+  // read it. A stdin file is opened for the group, then unlinked before the command starts: what it holds (a
+  // password for `read -s`) is on the sandbox's disk only until then, whether the call ends, times out or is
+  // killed. The group's subshell becomes the command (exec): left waiting for it, it would report a kill
+  // ("Terminated") on the output.
   const stdinFile = options.stdinFile === undefined ? undefined : shellQuote(options.stdinFile);
   const job =
     stdinFile !== undefined
-      ? `{ rm -f ${stdinFile}; ${run}${toCopy}; } < ${stdinFile}`
+      ? `{ rm -f ${stdinFile}; exec ${run}${toCopy}; } < ${stdinFile}`
       : launch.stdin === undefined
         ? `${run} < /dev/null${toCopy}`
         : `printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run}${toCopy}`;
   // Run in the background and waited for with `wait`'s stderr dropped: a shell
   // reports a job killed by a signal ("Terminated") on its own stderr, which
-  // would land in the output after a timeout. The job's stderr is kept.
+  // would land in the output after a timeout. The job's stderr is kept. The
+  // tails too: a kill of the call's process group takes them (where the
+  // sandbox runs the whole command in one group), and a foreground tail's
+  // death would be reported.
   const tail = (file: string): string => `tail -s 0.02 -c +1 --pid=$__sw_job -f ${file}`;
   // stderr's tail runs beside stdout's and is waited for before the job, whose status is the command's.
   const wait =
     copy === undefined
       ? "wait $! 2>/dev/null"
       : errCopy === undefined
-        ? `__sw_job=$!; ${tail(copy)} 2>/dev/null; wait $__sw_job 2>/dev/null`
-        : `__sw_job=$!; ${tail(errCopy)} >&2 2>/dev/null & __sw_etail=$!; ${tail(copy)} 2>/dev/null; ` +
-          `wait $__sw_etail 2>/dev/null; wait $__sw_job 2>/dev/null`;
+        ? `__sw_job=$!; ${tail(copy)} 2>/dev/null & wait $! 2>/dev/null; wait $__sw_job 2>/dev/null`
+        : `__sw_job=$!; ${tail(errCopy)} >&2 2>/dev/null & __sw_etail=$!; ${tail(copy)} 2>/dev/null & ` +
+          `wait $! 2>/dev/null; wait $__sw_etail 2>/dev/null; wait $__sw_job 2>/dev/null`;
   const create = copy === undefined ? "" : `: > ${copy}; ${errCopy === undefined ? "" : `: > ${errCopy}; `}`;
   return `${cleanup}${create}${job} & ${wait}`;
 }

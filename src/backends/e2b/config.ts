@@ -1,0 +1,195 @@
+/**
+ * The e2b backend's config: its public type, the option names it accepts
+ * and their validation, in one place. Importing it never loads the `e2b`
+ * SDK (the transport loads it at the first sandbox).
+ */
+
+import { InvalidOptionError } from "../../core/errors.js";
+import {
+  describe,
+  describeSecret,
+  optionalBoolean,
+  plainObject,
+  positiveNumber,
+  rejectUnknown,
+  stringRecord,
+} from "../../core/options.js";
+import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
+import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
+import type { E2bConnection, E2bSandbox } from "./sdk.js";
+import type { E2bTransportOptions } from "./transport.js";
+
+export interface E2bConfig extends CommonConfig {
+  backend: "e2b";
+  /** The template a new sandbox starts from. @default "base" */
+  template?: string;
+  /** Run in this existing sandbox (connected to, not created); it is kept at close unless `onClose` says "kill". */
+  sandboxId?: string;
+  /** A sandbox the caller made with the `e2b` SDK (or an SDK built on it); kept at close unless `onClose` says "kill". */
+  sandbox?: E2bSandbox;
+  /** Metadata of a new sandbox (E2B's `metadata`). */
+  metadata?: Record<string, string>;
+  /** The environment of a new sandbox (E2B's `envs`), set at creation: never on a command line. */
+  env?: Record<string, string>;
+  /**
+   * How long E2B keeps the sandbox after Shellwright last renewed its timeout. The session renews it every half
+   * of that while it is open, so the sandbox outlives a crashed process by at most this long. @default 300000
+   */
+  sandboxTimeoutMs?: number;
+  /** What close() does: "kill" the sandbox or "keep" it running. @default "keep" with sandboxId or sandbox, else "kill" */
+  onClose?: "kill" | "keep";
+  /** E2B's API key. @default the E2B_API_KEY environment variable, as E2B's SDK reads it */
+  apiKey?: string;
+  /** The platform's domain. @default E2B_DOMAIN, or e2b.app */
+  domain?: string;
+  /** The control API's URL, for an E2B-compatible platform (a Shellwright `serve --api e2b`). @default E2B_API_URL */
+  apiUrl?: string;
+  /** The sandboxes' (envd's) URL, for an E2B-compatible platform. @default E2B_SANDBOX_URL */
+  sandboxUrl?: string;
+  /** Limit for creating or connecting to the sandbox. @default 120000 */
+  startTimeoutMs?: number;
+  /** Files and directories mirrored into the sandbox before commands (`files.write`). */
+  sync?: SyncConfig;
+  /** Run calls through the fast-path helper, one long-lived command (docs/fast-path.md); false: one command per call. @default true */
+  fastPath?: boolean;
+}
+
+export const E2B_KEYS = optionKeys<E2bConfig>()([
+  "template",
+  "sandboxId",
+  "sandbox",
+  "metadata",
+  "env",
+  "sandboxTimeoutMs",
+  "onClose",
+  "apiKey",
+  "domain",
+  "apiUrl",
+  "sandboxUrl",
+  "startTimeoutMs",
+  "sync",
+  "fastPath",
+]);
+
+/** E2B keeps a sandbox 24 hours at most. */
+const MAX_SANDBOX_TIMEOUT_MS = 86_400_000;
+const MIN_SANDBOX_TIMEOUT_MS = 10_000;
+/** E2B's sandbox ids, template names and ids: letters, digits, `-`, `_`, `.`, `:` and `/` (a team's template). */
+const E2B_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
+
+export function normalizeE2bConfig(raw: Record<string, unknown>, warn: (message: string) => void): E2bTransportOptions {
+  rejectUnknown("e2b backend", raw, E2B_KEYS);
+  const sandboxId = optionalName("sandboxId", raw.sandboxId);
+  const sandbox = optionalSandbox(raw.sandbox);
+  if (sandboxId !== undefined && sandbox !== undefined)
+    throw new InvalidOptionError(
+      "sandboxId",
+      `Pass sandboxId or sandbox, not both (got sandboxId ${describe(sandboxId)} and a sandbox object)`,
+    );
+  const existing = sandboxId !== undefined || sandbox !== undefined;
+  const onCreate = { template: raw.template, metadata: raw.metadata, env: raw.env };
+  for (const [key, value] of Object.entries(onCreate)) {
+    if (existing && value !== undefined)
+      throw new InvalidOptionError(
+        key,
+        `${key} is set when a sandbox is created, but ${sandboxId !== undefined ? "sandboxId" : "sandbox"} names one that exists (got ${key} ${key === "env" ? describeSecret(value) : describe(value)})`,
+      );
+  }
+  const onClose = raw.onClose ?? (existing ? "keep" : "kill");
+  if (onClose !== "kill" && onClose !== "keep")
+    throw new InvalidOptionError("onClose", `onClose must be "kill" or "keep", got ${describe(onClose)}`);
+  const sandboxTimeoutMs = positiveNumber("sandboxTimeoutMs", raw.sandboxTimeoutMs, 300_000);
+  if (sandboxTimeoutMs < MIN_SANDBOX_TIMEOUT_MS || sandboxTimeoutMs > MAX_SANDBOX_TIMEOUT_MS)
+    throw new InvalidOptionError(
+      "sandboxTimeoutMs",
+      `sandboxTimeoutMs must be between ${MIN_SANDBOX_TIMEOUT_MS} and ${MAX_SANDBOX_TIMEOUT_MS} ms (E2B's longest), got ${describe(raw.sandboxTimeoutMs)}`,
+    );
+  return {
+    template: optionalName("template", raw.template) ?? "base",
+    sandboxId,
+    sandbox,
+    metadata: labels("metadata", raw.metadata),
+    env: stringRecord("env", raw.env),
+    sandboxTimeoutMs: Math.round(sandboxTimeoutMs),
+    onClose,
+    connection: connection(raw, positiveNumber("startTimeoutMs", raw.startTimeoutMs, 120_000)),
+    sync: normalizeSyncConfig("sync", raw.sync),
+    fastPath: optionalBoolean("fastPath", raw.fastPath),
+    warn,
+  };
+}
+
+function optionalName(name: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !E2B_NAME.test(value))
+    throw new InvalidOptionError(
+      name,
+      `${name} must be an E2B name (letters, digits, and . _ : / - inside), got ${describe(value)}`,
+    );
+  return value;
+}
+
+function optionalSandbox(value: unknown): E2bSandbox | undefined {
+  if (value === undefined) return undefined;
+  const object = value as Partial<E2bSandbox> | null;
+  const ok =
+    typeof object === "object" &&
+    object !== null &&
+    typeof object.sandboxId === "string" &&
+    typeof object.commands?.run === "function" &&
+    typeof object.files?.write === "function";
+  if (!ok)
+    throw new InvalidOptionError(
+      "sandbox",
+      `sandbox must be a Sandbox of the e2b SDK (with sandboxId, commands and files), got ${describe(value)}`,
+    );
+  return object as E2bSandbox;
+}
+
+/** Metadata: any string keys, string values. */
+function labels(name: string, value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(plainObject(name, value))) {
+    if (typeof item !== "string")
+      throw new InvalidOptionError(`${name}.${key}`, `${name}.${key} must be a string, got ${describe(item)}`);
+    out[key] = item;
+  }
+  return out;
+}
+
+/** What the SDK is told of where E2B is; only what was given, so the SDK's own environment variables still apply. */
+function connection(raw: Record<string, unknown>, requestTimeoutMs: number): E2bConnection {
+  const out: E2bConnection = { requestTimeoutMs: Math.ceil(requestTimeoutMs) };
+  if (raw.apiKey !== undefined) {
+    if (typeof raw.apiKey !== "string" || raw.apiKey === "" || /[\0\r\n]/.test(raw.apiKey))
+      throw new InvalidOptionError("apiKey", `apiKey must be a non-empty string, got ${describeSecret(raw.apiKey)}`);
+    out.apiKey = raw.apiKey;
+  }
+  if (raw.domain !== undefined) {
+    if (typeof raw.domain !== "string" || !/^[A-Za-z0-9.-]+(:\d+)?$/.test(raw.domain))
+      throw new InvalidOptionError(
+        "domain",
+        `domain must be a host name such as "e2b.app", got ${describe(raw.domain)}`,
+      );
+    out.domain = raw.domain;
+  }
+  for (const key of ["apiUrl", "sandboxUrl"] as const) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || !URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))
+      throw new InvalidOptionError(key, `${key} must be an http:// or https:// URL, got ${describe(value)}`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** What a warm pool refuses of an e2b config (docs/pools.md). */
+export const E2B_POOL_REFUSED: readonly PoolRefusal[] = [
+  { key: "sandboxId", why: "every member needs a sandbox of its own, not one connected to by id" },
+  { key: "sandbox", why: "every member needs a sandbox of its own, not one passed in" },
+  {
+    key: "onClose",
+    why: "a released member is killed, never kept",
+    refuses: (onClose) => onClose !== undefined && onClose !== "kill",
+  },
+];

@@ -1,0 +1,302 @@
+/**
+ * The e2b backend, over E2B's own SDK (npm `e2b`): one sandbox on E2B or on
+ * an E2B-compatible platform (a Shellwright `serve --api e2b`), created,
+ * connected to by id, or passed in. Each call is one background command
+ * whose stdout and stderr stream back as they arrive; the fast path runs
+ * the helper as one long-lived command with its stdin open.
+ *
+ * The SDK hands output over as decoded text, which turns bytes that are not
+ * UTF-8 into U+FFFD: a call's output also goes to a copy in the sandbox,
+ * fetched only when the text shows one (ExactOutput). A call's stdin
+ * travels as a file in a private directory, never on a command line.
+ *
+ * E2B ends a sandbox when its timeout passes: while the session is open its
+ * timeout is renewed every half of it, so a crashed process leaves the
+ * sandbox behind for `sandboxTimeoutMs` at most.
+ */
+
+import { randomBytes } from "node:crypto";
+import type * as E2bSdk from "e2b";
+import type { PortUrl } from "../../core/environment.js";
+import { BackendUnavailableError, UnsupportedError } from "../../core/errors.js";
+import { shellQuote } from "../../core/script.js";
+import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
+import type { NormalizedSyncConfig } from "../../sync/options.js";
+import { messageOf } from "../shared/error-message.js";
+import { ExactOutput } from "../shared/exact-output.js";
+import { bashLaunch } from "../shared/launch.js";
+import { sandboxCommand } from "../shared/sandbox-command.js";
+import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
+import type { SandboxWrite } from "../shared/sdk-sync.js";
+import { SdkTransport } from "../shared/sdk-transport.js";
+import { e2bBox } from "./box.js";
+import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, runToEnd, uploadPrivate } from "./commands.js";
+import type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
+
+export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
+
+export interface E2bTransportOptions {
+  template: string;
+  sandboxId?: string | undefined;
+  sandbox?: E2bSandbox | undefined;
+  metadata: Record<string, string>;
+  /** The sandbox's environment, set at creation (never on a command line). */
+  env: Record<string, string>;
+  sandboxTimeoutMs: number;
+  onClose: "kill" | "keep";
+  connection: E2bConnection;
+  sync?: NormalizedSyncConfig | undefined;
+  fastPath?: boolean | undefined;
+  warn: (message: string) => void;
+  /** The SDK's Sandbox class; loaded from `e2b` at the first sandbox when absent. */
+  sdk?: E2bSandboxClass | undefined;
+}
+
+const CONTROL_TIMEOUT_MS = 30_000;
+
+export class E2bTransport extends SdkTransport<E2bSandbox> {
+  readonly #options: E2bTransportOptions;
+  #sdk: E2bSandboxClass | undefined;
+  /** Serialises getting a sandbox: overlapping commands make or connect one once. */
+  #ready: Promise<E2bSandbox> | undefined;
+  /** The session's directory in the sandbox (mode 700): stdin files and output copies. */
+  #privateDir: string | undefined;
+  /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible. */
+  #hasTailPid = false;
+  /** Output copies of finished calls, removed by the next call. */
+  #stale: string[] = [];
+  #renewal: NodeJS.Timeout | undefined;
+
+  constructor(options: E2bTransportOptions) {
+    super("e2b", "E2B", options);
+    this.#options = options;
+    if (options.fastPath !== false)
+      this.enableFastPath(
+        e2bBox(
+          () => this.runningSandbox(),
+          () => this.#dir(),
+        ),
+        () => this.sandbox?.sandboxId,
+        "the E2B sandbox",
+      );
+  }
+
+  /** The sandbox's id (undefined before start or after stop). */
+  get sandboxId(): string | undefined {
+    return this.sandbox?.sandboxId;
+  }
+
+  override async start(): Promise<void> {
+    await this.#ensureReady();
+  }
+
+  /** Makes sure there is a sandbox (a new one when the last one ended), then syncs files. */
+  async beforeExecute(): Promise<void> {
+    await this.#ensureReady();
+    await this.syncQuietly();
+  }
+
+  override runBash(script: string, options: RunOptions): ProcessHandle {
+    const sandbox = this.sandbox;
+    const marks = this.newCallMarks();
+    const apart = options.separateStreams === true;
+    let pid: number | undefined;
+    const handle = sdkProcessHandle({
+      backend: this.name,
+      separateStreams: apart,
+      run: async (sink, errors) => {
+        if (sandbox === undefined)
+          throw new BackendUnavailableError("The E2B sandbox is not running", { backend: this.name });
+        const dir = this.#dir();
+        const copy = this.#hasTailPid ? `${dir}/out-${randomBytes(6).toString("hex")}` : undefined;
+        const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
+        const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
+        const stdinFile =
+          launch.stdin === undefined ? undefined : await uploadPrivate(sandbox, dir, "in", launch.stdin);
+        const command = sandboxCommand(
+          { argv: launch.argv, stdin: undefined },
+          { stdinFile, removeFirst: this.#stale.splice(0), copy, errCopy },
+        );
+        const exact = (to: OutputSink, file: string | undefined): ExactOutput =>
+          new ExactOutput(to, () =>
+            file === undefined
+              ? Promise.reject(new Error("no output copy (the sandbox's tail has no --pid)"))
+              : sandbox.files.read(file, { format: "bytes" }),
+          );
+        const output = exact(sink, copy);
+        const errorOutput = apart ? exact(errors, errCopy) : output;
+        try {
+          const started = await sandbox.commands.run(command, {
+            background: true,
+            timeoutMs: NO_COMMAND_LIMIT_MS,
+            onStdout: (text) => output.push(text),
+            onStderr: (text) => errorOutput.push(text),
+          });
+          pid = started.pid;
+          // E2B's stream carries the output before the end: once the exit is in, so is every byte of the text.
+          const exitCode = await exitCodeOf(started);
+          output.exited();
+          if (apart) errorOutput.exited();
+          await Promise.all([output.logsEnded(), apart ? errorOutput.logsEnded() : undefined]);
+          return exitCode;
+        } finally {
+          // Removed by the next call, once nothing reads them.
+          if (copy !== undefined) this.#stale.push(copy);
+          if (errCopy !== undefined) this.#stale.push(errCopy);
+        }
+      },
+      // The last resort: end the command's process (on a Shellwright host, its whole tree).
+      cancel: () => (sandbox !== undefined && pid !== undefined ? sandbox.commands.kill(pid) : undefined),
+    });
+    return this.guard(handle, marks);
+  }
+
+  /**
+   * The address E2B's proxy serves the port at (https; the server must listen on 0.0.0.0). A platform reached
+   * through `sandboxUrl` (a Shellwright host) has no such proxy unless `domain` names one.
+   */
+  async portUrl(port: number): Promise<PortUrl> {
+    const { sandboxUrl, domain } = this.#options.connection;
+    if ((sandboxUrl ?? process.env.E2B_SANDBOX_URL) !== undefined && domain === undefined)
+      throw new UnsupportedError(
+        `No URL for port ${port}: the sandbox is reached through sandboxUrl, where E2B's port proxy ` +
+          "(PORT-SANDBOX.domain) is not known to exist; set domain to the platform's domain if it serves one",
+        { backend: this.name },
+      );
+    return { url: `https://${(await this.#ensureReady()).getHost(port)}`, headers: {} };
+  }
+
+  /** One request for the lot. */
+  protected override async writeFiles(sandbox: E2bSandbox, files: readonly SandboxWrite[]): Promise<void> {
+    await sandbox.files.write(files.map((file) => ({ path: file.remote, data: arrayBufferOf(file.bytes) })));
+  }
+
+  protected override async release(sandbox: E2bSandbox): Promise<void> {
+    clearInterval(this.#renewal);
+    if (this.#options.onClose === "kill") {
+      await sandbox.kill();
+      return;
+    }
+    // A kept sandbox keeps nothing of the session's: its stdin files and output copies go.
+    if (this.#privateDir !== undefined)
+      await runToEnd(sandbox, `rm -rf -- ${shellQuote(this.#privateDir)}`, CONTROL_TIMEOUT_MS).catch(() => undefined);
+  }
+
+  protected override describeRelease(sandbox: E2bSandbox): string {
+    return `${this.#options.onClose} E2B sandbox ${sandbox.sandboxId}`;
+  }
+
+  async discard(sandbox: E2bSandbox): Promise<void> {
+    await sandbox.kill();
+  }
+
+  protected override async control(script: string): Promise<{ exitCode: number; output: string }> {
+    return runToEnd(this.runningSandbox(), `bash -c ${shellQuote(script)}`, CONTROL_TIMEOUT_MS);
+  }
+
+  #dir(): string {
+    if (this.#privateDir === undefined)
+      throw new BackendUnavailableError("The E2B sandbox is not ready", { backend: this.name });
+    return this.#privateDir;
+  }
+
+  #ensureReady(): Promise<E2bSandbox> {
+    if (this.closed)
+      return Promise.reject(new BackendUnavailableError("The E2B backend was stopped", { backend: this.name }));
+    if (this.sandbox !== undefined) return Promise.resolve(this.sandbox);
+    this.#ready ??= this.#obtain().finally(() => {
+      this.#ready = undefined;
+    });
+    return this.#ready;
+  }
+
+  async #obtain(): Promise<E2bSandbox> {
+    const options = this.#options;
+    let sandbox: E2bSandbox;
+    try {
+      const sdk = (this.#sdk ??= options.sdk ?? (await loadE2bSdk()));
+      sandbox =
+        options.sandbox ??
+        (options.sandboxId !== undefined
+          ? await sdk.connect(options.sandboxId, { ...options.connection, timeoutMs: options.sandboxTimeoutMs })
+          : await sdk.create(options.template, {
+              ...options.connection,
+              timeoutMs: options.sandboxTimeoutMs,
+              metadata: { ...options.metadata },
+              ...(Object.keys(options.env).length > 0 ? { envs: { ...options.env } } : {}),
+            }));
+    } catch (error) {
+      if (error instanceof BackendUnavailableError) throw error;
+      const what =
+        options.sandboxId !== undefined ? `connect to E2B sandbox ${options.sandboxId}` : "create an E2B sandbox";
+      throw new BackendUnavailableError(`Could not ${what}: ${messageOf(error)}`, { cause: error, backend: this.name });
+    }
+    try {
+      await this.#prepare(sandbox);
+    } catch (error) {
+      if (options.sandbox === undefined && options.sandboxId === undefined) await sandbox.kill().catch(() => undefined);
+      throw new BackendUnavailableError(`Could not prepare E2B sandbox ${sandbox.sandboxId}: ${messageOf(error)}`, {
+        cause: error,
+        backend: this.name,
+      });
+    }
+    if (this.closed) {
+      await this.release(sandbox).catch(() => undefined);
+      throw new BackendUnavailableError("The E2B backend was stopped", { backend: this.name });
+    }
+    this.sandbox = sandbox;
+    this.fileSync?.invalidate(); // a new sandbox has none of the synced files
+    this.#renewEvery(sandbox, options.sandboxTimeoutMs / 2);
+    return sandbox;
+  }
+
+  /** The session's private directory, and whether the exact output copy is possible there. */
+  async #prepare(sandbox: E2bSandbox): Promise<void> {
+    const probe = await runToEnd(
+      sandbox,
+      `bash -c ${shellQuote(
+        'umask 077; d=$(mktemp -d "${TMPDIR:-/tmp}/shellwright-e2b-XXXXXXXX") || exit 1; echo "dir=$d"; ' +
+          "tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid",
+      )}`,
+      CONTROL_TIMEOUT_MS,
+    );
+    const lines = probe.output.split("\n").map((line) => line.trim());
+    const dir = lines.find((line) => line.startsWith("dir=/"))?.slice(4);
+    if (probe.exitCode !== 0 || dir === undefined)
+      throw new Error(`making a private directory exited ${probe.exitCode}: ${probe.output.trim().slice(0, 300)}`);
+    this.#privateDir = dir;
+    this.#hasTailPid = lines.includes("tail-pid");
+  }
+
+  /** Renews the sandbox's timeout while the session holds it; a failed renewal is a warning. */
+  #renewEvery(sandbox: E2bSandbox, intervalMs: number): void {
+    clearInterval(this.#renewal);
+    let warned = false;
+    this.#renewal = setInterval(() => {
+      sandbox.setTimeout(this.#options.sandboxTimeoutMs).then(
+        () => (warned = false),
+        (error: unknown) => {
+          if (warned) return;
+          warned = true;
+          this.#options.warn(`Could not renew E2B sandbox ${sandbox.sandboxId}'s timeout: ${messageOf(error)}`);
+        },
+      );
+    }, intervalMs);
+    this.#renewal.unref();
+  }
+}
+
+async function loadE2bSdk(): Promise<E2bSandboxClass> {
+  let sdk: typeof E2bSdk;
+  try {
+    sdk = await import("e2b");
+  } catch (error) {
+    throw new BackendUnavailableError(
+      `The e2b backend needs E2B's SDK, which is not installed: run \`npm install e2b\` (${messageOf(error)})`,
+      { cause: error, backend: "e2b" },
+    );
+  }
+  // The compiler checks the SDK's class against the subset this backend calls (sdk.ts).
+  const sandboxClass: E2bSandboxClass = sdk.Sandbox;
+  return sandboxClass;
+}
