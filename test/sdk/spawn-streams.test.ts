@@ -9,7 +9,7 @@ import { callTool, spawn, type Environment } from "../../src/index.js";
 import { compatBackends } from "../compat/backends.js";
 import { eventually } from "../helpers/processes.js";
 
-const NAMES = ["local", "local-plain", "docker", "docker-plain", "gateway", "gateway-plain"];
+const NAMES = ["local", "local-plain", "docker", "docker-plain", "gateway", "gateway-plain", "e2b-plain"];
 const backends = compatBackends.filter((backend) => NAMES.includes(backend.name));
 
 /** Interleaved lines on both streams, each with a NUL and a byte that is not UTF-8. */

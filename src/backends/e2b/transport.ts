@@ -126,12 +126,16 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
         const output = exact(sink, copy);
         const errorOutput = apart ? exact(errors, errCopy) : output;
         try {
-          const started = await sandbox.commands.run(command, {
-            background: true,
-            timeoutMs: NO_COMMAND_LIMIT_MS,
-            onStdout: (text) => output.push(text),
-            onStderr: (text) => errorOutput.push(text),
-          });
+          const started = await sandbox.commands
+            .run(command, {
+              background: true,
+              timeoutMs: NO_COMMAND_LIMIT_MS,
+              onStdout: (text) => output.push(text),
+              onStderr: (text) => errorOutput.push(text),
+            })
+            .catch(async (error: unknown) => {
+              throw await this.#whyNotStarted(sandbox, error);
+            });
           pid = started.pid;
           // E2B's stream carries the output before the end: once the exit is in, so is every byte of the text.
           const exitCode = await exitCodeOf(started);
@@ -192,6 +196,17 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
 
   protected override async control(script: string): Promise<{ exitCode: number; output: string }> {
     return runToEnd(this.runningSandbox(), `bash -c ${shellQuote(script)}`, CONTROL_TIMEOUT_MS);
+  }
+
+  /** A command that could not start: a sandbox that ended says so, with what to do. */
+  async #whyNotStarted(sandbox: E2bSandbox, error: unknown): Promise<unknown> {
+    const running = await sandbox.isRunning().catch(() => true);
+    if (running) return error;
+    return new BackendUnavailableError(
+      `E2B sandbox ${sandbox.sandboxId} is no longer running (it was killed, or its timeout passed); ` +
+        "its files and processes are gone: open a new session",
+      { cause: error, backend: this.name },
+    );
   }
 
   #dir(): string {
