@@ -1,6 +1,7 @@
 /**
  * spawn's `separateStreams`, `env` and `signal` (src/sdk/spawn.ts) on the local backend with and without the fast
- * path, docker (the helper in the container, and plain) and the gateway: each stream's exact bytes, a signal
+ * path, docker (the helper in the container, and plain), the gateway and e2b (against serve's E2B API): each
+ * stream's exact bytes, a signal
  * that reaches the group and what left it with setsid, proven by pid inside the backend.
  */
 
@@ -9,7 +10,7 @@ import { callTool, spawn, type Environment } from "../../src/index.js";
 import { compatBackends } from "../compat/backends.js";
 import { eventually } from "../helpers/processes.js";
 
-const NAMES = ["local", "local-plain", "docker", "docker-plain", "gateway", "gateway-plain", "e2b-plain"];
+const NAMES = ["local", "local-plain", "docker", "docker-plain", "gateway", "gateway-plain", "e2b", "e2b-plain"];
 const backends = compatBackends.filter((backend) => NAMES.includes(backend.name));
 
 /** Interleaved lines on both streams, each with a NUL and a byte that is not UTF-8. */

@@ -41,12 +41,14 @@ export interface CommandWithEnvs {
  * `command` with `envs` (checked by checkEnvs) for that command only. The
  * values are not in the script (a script can be on a command line, readable
  * in /proc/PID/cmdline): the script reads them off its stdin first, then runs
- * the command with stdin from /dev/null, as a process started without stdin
- * has it.
+ * the command with stdin from `input`: /dev/null, as a process started
+ * without stdin has it, or the FIFO of its open stdin.
  */
-export function withEnvs(command: string, envs: Record<string, string>): CommandWithEnvs {
+export function withEnvs(command: string, envs: Record<string, string>, input?: string): CommandWithEnvs {
   const names = Object.keys(envs);
-  if (names.length === 0) return { command, stdin: undefined };
+  const from = input === undefined ? "/dev/null" : shellQuote(input);
+  if (names.length === 0)
+    return { command: input === undefined ? command : `{\n${command}\n} 0<${from}`, stdin: undefined };
   const holders = names.map((_, i) => `__sw_e${i}`);
   const reads = holders.map((holder) => `IFS= builtin read -r -d '' ${holder}`).join(" && ");
   const assignments = names.map((name, i) => `${name}="$${holders[i]}"`).join(" ");
@@ -54,7 +56,7 @@ export function withEnvs(command: string, envs: Record<string, string>): Command
   // `NAME="$holder" eval …`: the variables hold for this command and what it starts, and are gone after it,
   // while a `cd` inside still moves a session sandbox's shell. The holders go before the command runs.
   const script =
-    `if ${reads}; then ${assignments} eval ${shellQuote(`${unset}; ${command}`)} 0</dev/null; ` +
+    `if ${reads}; then ${assignments} eval ${shellQuote(`${unset}; ${command}`)} 0<${from}; ` +
     `else ${unset}; builtin echo 'shellwright: the values of process.envs did not arrive' >&2; (builtin exit 125); fi`;
   return { command: script, stdin: names.map((name) => `${envs[name]}\0`).join("") };
 }

@@ -1,13 +1,14 @@
 /**
- * A process without stdin and without a PTY, run through the session's
- * `execute`: stdout and stderr arrive apart, and an abort kills the whole
- * tree. It runs as one of the gateway's long-lived executions (it lasts as
+ * A process without a PTY, run through the session's `execute`: stdout and
+ * stderr arrive apart and whole, and an abort kills the whole tree. An open
+ * stdin comes from a feed (stdin-feed.ts). It runs as one of the gateway's long-lived executions (it lasts as
  * long as the process, like a background process's follower), so the
  * session counts as busy while it runs and maxLongLived* bound it.
  */
 
 import type { SessionRegistry } from "../../sessions.js";
 import { exitEnd, signalEnd, type SandboxProcess } from "./sandbox-process.js";
+import type { StdinFeed } from "./stdin-feed.js";
 
 /** execute's own limit, far past any sandbox's lifetime: the sandbox's timeout or a kill ends it first. */
 const NO_LIMIT_MS = 7 * 24 * 3600_000;
@@ -22,6 +23,8 @@ export interface ExecRun {
   cwd: string | undefined;
   /** `fresh` sandboxes: the command leaves the session's cwd and variables as they were. */
   isolated: boolean;
+  /** Its open stdin (the command reads the feed's FIFO); none: it was started without stdin. */
+  input?: StdinFeed | undefined;
 }
 
 /** Starts it; throws (429, 503) before anything runs when the gateway refuses. */
@@ -37,8 +40,8 @@ export function startWithExecute(run: ExecRun): void {
       controller.abort();
       await ended;
     },
-    write: async () => false,
-    closeStdin: async () => false,
+    write: async (data) => (await run.input?.write(data)) ?? false,
+    closeStdin: async () => (await run.input?.close()) ?? false,
     resize: async () => false,
   };
   ended = execute(run.command, {
@@ -50,17 +53,19 @@ export function startWithExecute(run: ExecRun): void {
     timeoutMs: NO_LIMIT_MS,
     ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
     ...(run.stdin === undefined ? {} : { stdin: run.stdin }),
-  }).then(
-    (result) => {
-      if (result.interrupted) process.finish(signalEnd(process.requestedSignal ?? "SIGKILL"));
-      else process.finish(exitEnd(result.exitCode));
-    },
-    (error: unknown) =>
-      process.finish({
-        exitCode: -1,
-        exited: false,
-        status: "error",
-        error: error instanceof Error ? error.message : String(error),
-      }),
-  );
+  })
+    .finally(() => run.input?.stop())
+    .then(
+      (result) => {
+        if (result.interrupted) process.finish(signalEnd(process.requestedSignal ?? "SIGKILL"));
+        else process.finish(exitEnd(result.exitCode));
+      },
+      (error: unknown) =>
+        process.finish({
+          exitCode: -1,
+          exited: false,
+          status: "error",
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    );
 }

@@ -16,6 +16,7 @@ import { SANDBOX_ENTRY, type SandboxEntry } from "../entry.js";
 import { maskedEnvs } from "../masked-envs.js";
 import { checkEnvs, commandLine, withEnvs } from "./command-line.js";
 import { startWithExecute } from "./exec-driver.js";
+import { openStdinFeed } from "./stdin-feed.js";
 import { startWithSpawn } from "./spawn-driver.js";
 import { processEvents } from "./event-stream.js";
 import type { ProcessDriver, SandboxProcess } from "./sandbox-process.js";
@@ -52,15 +53,30 @@ export function processService(registry: SessionRegistry, paths: PathPolicy): Pa
         const base = { registry, sandboxId: entry.record.sandboxId, process, cwd };
         // Neither way puts a variable's value on a command line: a spawned process gets them apart, a
         // plain one on its stdin (withEnvs).
-        if (size !== undefined || req.stdin === true)
+        if (size !== undefined)
           await startWithSpawn({
             ...base,
             command,
             envs: config.envs,
             session: entry.record.session,
-            pty: size === undefined ? undefined : { cols: size.cols, rows: size.rows },
+            pty: { cols: size.cols, rows: size.rows },
           });
-        else startWithExecute({ ...base, ...withEnvs(command, config.envs), isolated: entry.commands === "fresh" });
+        else {
+          // An open stdin is a FIFO fed by the session; the process itself runs through execute, whose output
+          // arrives whole (a background process's log is bounded).
+          const input = req.stdin === true ? await openStdinFeed(entry.record.session) : undefined;
+          try {
+            startWithExecute({
+              ...base,
+              ...withEnvs(command, config.envs, input?.path),
+              isolated: entry.commands === "fresh",
+              input,
+            });
+          } catch (error) {
+            input?.stop();
+            throw error;
+          }
+        }
       } catch (error) {
         entry.processes.remove(process);
         await events.return(undefined);

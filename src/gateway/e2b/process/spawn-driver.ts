@@ -1,10 +1,8 @@
 /**
- * A process with a PTY or an open stdin, run as one of the session's
- * background processes (sdk/spawn.ts over the process registry): it can be
- * written to, resized and signalled with everything it started.
- *
- * Without a PTY its stdout and stderr arrive apart; a PTY's output is one
- * stream, sent as pty bytes. It holds one of the session's long-lived slots
+ * A process with a PTY, run as one of the session's background processes
+ * (sdk/spawn.ts over the process registry): it can be written to, resized
+ * and signalled with everything it started. Its output is one stream, sent
+ * as pty bytes. It holds one of the session's long-lived slots
  * (maxLongLived*) from its start to its end, as a plain process does.
  */
 
@@ -13,7 +11,7 @@ import { ProcessError } from "../../../core/errors.js";
 import { spawn, type SpawnedProcess } from "../../../sdk/spawn.js";
 import { processRegistry } from "../../../tools/process/process-registry.js";
 import type { SessionRegistry } from "../../sessions.js";
-import { exitEnd, signalEnd, type EndInfo, type OutputKind, type SandboxProcess } from "./sandbox-process.js";
+import { exitEnd, signalEnd, type EndInfo, type SandboxProcess } from "./sandbox-process.js";
 
 export interface SpawnRun {
   registry: SessionRegistry;
@@ -24,29 +22,22 @@ export interface SpawnRun {
   /** Exported to this process alone (sent on the launch's stdin, never on a command line). */
   envs: Record<string, string>;
   cwd: string | undefined;
-  pty: { cols: number; rows: number } | undefined;
+  pty: { cols: number; rows: number };
 }
 
 /** Starts it; throws (429, 503) before anything runs when the gateway refuses. */
 export async function startWithSpawn(run: SpawnRun): Promise<void> {
   const { process } = run;
   const slot = run.registry.claim(run.sandboxId, `e2b-process-${process.pid}`, new AbortController().signal, true);
-  // One streaming decoder per stream: a character cut between two chunks (of output or of stdin) stays whole.
-  const decoders = new Map<OutputKind, InstanceType<typeof TextDecoder>>();
-  const deliver = (kind: OutputKind) => (bytes: Uint8Array) => {
-    let decoder = decoders.get(kind);
-    if (decoder === undefined) decoders.set(kind, (decoder = new TextDecoder()));
-    process.output(kind, decoder.decode(bytes, { stream: true }));
-  };
+  // A character cut between two writes stays whole.
   const stdin = new TextDecoder();
   let handle: SpawnedProcess;
   try {
     handle = await spawn(run.session, run.command, {
       ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
       ...(Object.keys(run.envs).length === 0 ? {} : { env: run.envs }),
-      ...(run.pty === undefined
-        ? { separateStreams: true, onStdout: deliver("stdout"), onStderr: deliver("stderr") }
-        : { pty: run.pty, onOutput: (text: string) => process.output("pty", text) }),
+      pty: run.pty,
+      onOutput: (text: string) => process.output("pty", text),
     });
   } catch (error) {
     slot.release();
@@ -56,7 +47,6 @@ export async function startWithSpawn(run: SpawnRun): Promise<void> {
     .wait()
     .then(async (result) => {
       await handle.streamsEnded;
-      for (const [kind, decoder] of decoders) process.output(kind, decoder.decode());
       process.finish(endOf(result, process.requestedSignal));
     })
     .catch((error: unknown) =>
@@ -97,7 +87,7 @@ export async function startWithSpawn(run: SpawnRun): Promise<void> {
     },
     resize: async (size) => {
       const background = processRegistry(run.session).get(handle.id);
-      if (background === undefined || run.pty === undefined) return false;
+      if (background === undefined) return false;
       return processRegistry(run.session).resize(background, size);
     },
   };

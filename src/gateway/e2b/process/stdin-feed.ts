@@ -1,0 +1,85 @@
+/**
+ * The open stdin of a process without a PTY. The process itself runs through
+ * the session's `execute` (exec-driver.ts), whose output arrives whole
+ * however fast it comes: a background process's log is bounded, and a
+ * reader that fell behind lost the middle of a burst (E2B's stdin is a pipe
+ * and loses nothing). Its stdin is a FIFO in a private directory of the
+ * backend, fed by a `cat` that runs as one of the session's background
+ * processes, so each write is one write to that process's stdin and a close
+ * is its end of file.
+ */
+
+import type { Environment } from "../../../core/environment.js";
+import { ProcessError } from "../../../core/errors.js";
+import { shellQuote } from "../../../core/quote.js";
+import { spawn, type SpawnedProcess } from "../../../sdk/spawn.js";
+
+/** The FIFO's directory: private to the backend's user, removed when the process ends. */
+const MAKE_FIFO =
+  'umask 077; d=$(command mktemp -d "${TMPDIR:-/tmp}/shellwright-e2b-stdin-XXXXXXXX") && command mkfifo "$d/in" && builtin echo "$d"';
+
+export interface StdinFeed {
+  /** The FIFO the process reads as its stdin. */
+  readonly path: string;
+  /** Writes bytes (UTF-8 text); false once its stdin was closed or the feed ended. */
+  write(data: Uint8Array): Promise<boolean>;
+  /** Its end of file, after what was written. */
+  close(): Promise<boolean>;
+  /** Ends the feeder and removes the FIFO (best effort, never throws). */
+  stop(): void;
+}
+
+export async function openStdinFeed(session: Environment): Promise<StdinFeed> {
+  const made = await session.execute(MAKE_FIFO, { isolated: true, timeoutMs: 10_000 });
+  const dir = made.output.trim();
+  if (made.exitCode !== 0 || !dir.startsWith("/"))
+    throw new Error(
+      `could not make a FIFO for the process's stdin (exit ${made.exitCode}): ${made.output.slice(0, 200)}`,
+    );
+  const path = `${dir}/in`;
+  let feeder: SpawnedProcess;
+  try {
+    // It blocks in the open until the process opens its end.
+    feeder = await spawn(session, `exec cat > ${shellQuote(path)}`);
+  } catch (error) {
+    removeDir(session, dir);
+    throw error;
+  }
+  // One decoder for all writes: a character cut between two writes stays whole.
+  const decoder = new TextDecoder();
+  let stopped = false;
+  return {
+    path,
+    write: async (data) => {
+      if (stopped || feeder.status !== "running") return false;
+      const text = decoder.decode(data, { stream: true });
+      if (text === "") return true; // the start of a character, kept for the next write
+      try {
+        await feeder.write(text);
+        return true;
+      } catch (error) {
+        if (error instanceof ProcessError) return false; // closed or ended since the check
+        throw error;
+      }
+    },
+    close: async () => {
+      if (stopped) return false;
+      await feeder.closeStdin();
+      return true;
+    },
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      void feeder
+        .signal("SIGKILL")
+        .catch(() => undefined)
+        .finally(() => removeDir(session, dir));
+    },
+  };
+}
+
+function removeDir(session: Environment, dir: string): void {
+  void session
+    .execute(`command rm -rf -- ${shellQuote(dir)}`, { isolated: true, timeoutMs: 10_000 })
+    .catch(() => undefined);
+}

@@ -1,0 +1,101 @@
+/**
+ * A process started with an open stdin and no PTY, through the real SDK on the local backend (fast and plain
+ * path): its output arrives whole however fast it comes (a background process's bounded log once lost the
+ * middle of a burst), its stdin still takes writes in order and an end of file, and neither it, its feeder nor
+ * its FIFO outlives it.
+ */
+
+import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Sandbox, type SandboxOpts } from "e2b";
+import type { Gateway } from "../../../../src/index.js";
+import { startTestGateway, TOKEN } from "../../helpers.js";
+import { alive, eventually } from "../../../helpers/processes.js";
+
+/** The FIFO directories of open stdins (stdin-feed.ts), in this machine's temp dir. */
+const feedDirs = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith("shellwright-e2b-stdin-"));
+
+describe.each([true, false])("an open stdin with fastPath %s", (fastPath) => {
+  let gateway: Gateway;
+  let sandbox: Sandbox;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway({ apis: ["e2b"], cwd: "/tmp", backend: { backend: "local", fastPath } });
+    const opts: SandboxOpts = { apiKey: TOKEN, apiUrl: gateway.url, sandboxUrl: gateway.url, requestTimeoutMs: 30_000 };
+    sandbox = await Sandbox.create(opts);
+  });
+  afterAll(async () => gateway?.close());
+
+  it("delivers every byte of a burst of MBs on each stream", async () => {
+    // 8 MB of zeros as base64: 10.8 MB on stdout, and 1 MB raw on stderr, as fast as the machine writes them.
+    let stdout = 0;
+    let stderr = 0;
+    let stdoutText = "";
+    const handle = await sandbox.commands.run(
+      "head -c 8000000 /dev/zero | base64 -w 76; head -c 1000000 /dev/zero | tr '\\0' e >&2; echo end",
+      {
+        background: true,
+        stdin: true,
+        timeoutMs: 120_000,
+        onStdout: (text) => {
+          stdout += text.length;
+          if (stdoutText.length < 200) stdoutText += text;
+        },
+        onStderr: (text) => {
+          stderr += text.length;
+        },
+      },
+    );
+    const result = await handle.wait();
+    expect(result.exitCode).toBe(0);
+    const base64 = Math.ceil(8_000_000 / 3) * 4;
+    const lines = Math.ceil(base64 / 76);
+    expect(stdout).toBe(base64 + lines + "end\n".length);
+    expect(stderr).toBe(1_000_000);
+    expect(stdoutText.startsWith("AAAA")).toBe(true);
+  });
+
+  it("takes writes in order and an end of file, then leaves no feeder and no FIFO", async () => {
+    const before = new Set(feedDirs());
+    let output = "";
+    const handle = await sandbox.commands.run("echo pid=$BASHPID; cat; echo eof", {
+      background: true,
+      stdin: true,
+      onStdout: (text) => {
+        output += text;
+      },
+    });
+    await eventually(() => output.includes("pid="), "the pid");
+    const pid = Number(/pid=(\d+)/.exec(output)![1]);
+    const mine = feedDirs().filter((name) => !before.has(name));
+    expect(mine).toHaveLength(1);
+    for (const word of ["one ", "two ", "ü€ "]) await sandbox.commands.sendStdin(handle.pid, word);
+    await sandbox.commands.closeStdin(handle.pid);
+    expect((await handle.wait()).exitCode).toBe(0);
+    expect(output).toBe(`pid=${pid}\none two ü€ eof\n`);
+    expect(alive(pid)).toBe(false);
+    await eventually(() => !existsSync(`${tmpdir()}/${mine[0]}`), "the FIFO's directory to go");
+  });
+
+  it("ends with a kill: the process, and the feeder that held its stdin open", async () => {
+    const before = new Set(feedDirs());
+    let output = "";
+    const handle = await sandbox.commands.run("echo pid=$BASHPID; cat", {
+      background: true,
+      stdin: true,
+      onStdout: (text) => {
+        output += text;
+      },
+    });
+    await eventually(() => output.includes("pid="), "the pid");
+    const pid = Number(/pid=(\d+)/.exec(output)![1]);
+    const mine = feedDirs().filter((name) => !before.has(name));
+    expect(await sandbox.commands.kill(handle.pid)).toBe(true);
+    await expect(handle.wait()).rejects.toThrow();
+    expect(alive(pid)).toBe(false);
+    await eventually(() => !existsSync(`${tmpdir()}/${mine[0]}`), "the FIFO's directory to go");
+    const write = await sandbox.commands.sendStdin(handle.pid, "late").catch((e: unknown) => e);
+    expect(write).toBeInstanceOf(Error);
+  });
+});
