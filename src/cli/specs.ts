@@ -21,7 +21,7 @@ const backend: OptionSpec = {
   type: "string",
   short: "b",
   value: "NAME",
-  help: "local, docker, ssh, apptainer, modal, daytona or gateway (default local)",
+  help: "local, docker, ssh, apptainer, modal, daytona, e2b or gateway (default local)",
 };
 const config: OptionSpec = {
   type: "string",

@@ -1,8 +1,8 @@
 /**
  * spawn's `separateStreams`, `env` and `signal` (src/sdk/spawn.ts) on the local backend with and without the fast
  * path, docker (the helper in the container, and plain), the gateway and e2b (against serve's E2B API): each
- * stream's exact bytes, a signal
- * that reaches the group and what left it with setsid, proven by pid inside the backend.
+ * stream's exact bytes, a signal that reaches the group and what left it with setsid, proven by pid inside the
+ * backend.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
