@@ -1,8 +1,11 @@
 // Per-call cost of `commands.run("true")` through the real `e2b` SDK against
 // `serve --api e2b` (local backend), beside the same command through the
 // `gateway` backend against serve, the same Start through a bare Connect
-// client (the SDK's own cost apart: what is left is the server's), and a bare
-// `bash -c true` spawned by this process (the floor), in one run.
+// client (the SDK's own cost apart: what is left is the server's), a bare
+// `bash -c true` spawned by this process (the floor), and the other
+// direction: `execute("true")` through the `e2b` backend (a Shellwright
+// session in an E2B sandbox, here serve's), with the fast path and without,
+// in one run.
 //
 // Calls alternate (bash, gateway, e2b, …) so the noise of a shared machine
 // hits all three alike. Run after `npm run build`: node bench/e2b.mjs [calls]
@@ -49,6 +52,13 @@ const viaGateway = async () => {
   if (r.exitCode !== 0) throw new Error(`exit ${r.exitCode}`);
 };
 const viaE2b = () => sandbox.commands.run("true");
+const e2bConfig = { backend: "e2b", apiKey: TOKEN, apiUrl: gateway.url, sandboxUrl: gateway.url };
+const backendFast = await createEnvironment(e2bConfig);
+const backendPlain = await createEnvironment({ ...e2bConfig, fastPath: false });
+const viaBackend = (env) => async () => {
+  const r = await env.execute("true");
+  if (r.exitCode !== 0) throw new Error(`exit ${r.exitCode}`);
+};
 // As the SDK sends it (HTTP/1.1, the sandbox's id and access token, bash -l -c), without the SDK around it.
 const raw = createClient(
   Process,
@@ -76,8 +86,12 @@ for (let i = 0; i < WARMUP; i++) {
   await viaGateway();
   await viaE2b();
   await viaConnect();
+  await viaBackend(backendFast)();
+  await viaBackend(backendPlain)();
 }
 const b = [];
+const bf = [];
+const bp = [];
 const g = [];
 const e = [];
 const c = [];
@@ -86,7 +100,11 @@ for (let i = 0; i < CALLS; i++) {
   g.push(await time(viaGateway));
   e.push(await time(viaE2b));
   c.push(await time(viaConnect));
+  bf.push(await time(viaBackend(backendFast)));
+  bp.push(await time(viaBackend(backendPlain)));
 }
+await backendFast.close();
+await backendPlain.close();
 await sandbox.kill();
 await remote.close();
 await gateway.close();
@@ -105,3 +123,9 @@ console.log(
   `  bare Connect Start       p50 ${f(median(c))}  p90 ${f(p90(c))}   ratio ${(median(c) / floor).toFixed(2)}x`,
 );
 console.log(`  e2b vs gateway backend   ${(median(e) / median(g)).toFixed(2)}x`);
+console.log(
+  `  e2b backend (fast path)  p50 ${f(median(bf))}  p90 ${f(p90(bf))}   ratio ${(median(bf) / floor).toFixed(2)}x`,
+);
+console.log(
+  `  e2b backend (plain)      p50 ${f(median(bp))}  p90 ${f(p90(bp))}   ratio ${(median(bp) / floor).toFixed(2)}x`,
+);

@@ -49,8 +49,7 @@ describe("the table of backend records", () => {
     expect(DEFAULT_BACKEND).toBe("local");
     expect(BACKENDS[0]).toBe(DEFAULT_BACKEND);
     expect(backendsTaking("image")).toEqual(["docker", "apptainer", "modal", "daytona"]);
-    // The local sandbox (bubblewrap), and an E2B Sandbox object the caller made (the vendor's word in its folder)
-    expect(backendsTaking("sandbox")).toEqual(["local", "e2b"]);
+    expect(backendsTaking("sandbox")).toEqual(["local"]);
     expect(BACKENDS.filter((name) => sharesHostFiles({ backend: name }))).toEqual(["local"]);
     expect(sharesHostFiles({})).toBe(true);
     expect(requiredOptionExample("docker", "image")).toBe("debian:bookworm");

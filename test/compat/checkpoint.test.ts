@@ -10,7 +10,7 @@ import { UnsupportedError, type Environment } from "../../src/index.js";
 import { compatBackends } from "./backends.js";
 
 /** The backends with checkpoints today (both entries of each: fast path and plain; the gateway over local). */
-const SUPPORTED = /^(local(-sandbox)?|docker|ssh|apptainer|modal|daytona|gateway)(-plain)?$/;
+const SUPPORTED = /^(local(-sandbox)?|docker|ssh|apptainer|modal|daytona|e2b|gateway)(-plain)?$/;
 
 for (const backend of compatBackends) {
   describe.skipIf(!backend.enabled)(`checkpoint: ${backend.name}`, () => {

@@ -16,7 +16,7 @@ import {
 } from "../../core/options.js";
 import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
 import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
-import type { E2bConnection, E2bSandbox } from "./sdk.js";
+import type { E2bConnection } from "./sdk.js";
 import type { E2bTransportOptions } from "./transport.js";
 
 export interface E2bConfig extends CommonConfig {
@@ -25,8 +25,6 @@ export interface E2bConfig extends CommonConfig {
   template?: string;
   /** Run in this existing sandbox (connected to, not created); it is kept at close unless `onClose` says "kill". */
   sandboxId?: string;
-  /** A sandbox the caller made with the `e2b` SDK (or an SDK built on it); kept at close unless `onClose` says "kill". */
-  sandbox?: E2bSandbox;
   /** Metadata of a new sandbox (E2B's `metadata`). */
   metadata?: Record<string, string>;
   /** The environment of a new sandbox (E2B's `envs`), set at creation: never on a command line. */
@@ -36,7 +34,7 @@ export interface E2bConfig extends CommonConfig {
    * of that while it is open, so the sandbox outlives a crashed process by at most this long. @default 300000
    */
   sandboxTimeoutMs?: number;
-  /** What close() does: "kill" the sandbox or "keep" it running. @default "keep" with sandboxId or sandbox, else "kill" */
+  /** What close() does: "kill" the sandbox or "keep" it running. @default "keep" with sandboxId, else "kill" */
   onClose?: "kill" | "keep";
   /** E2B's API key. @default the E2B_API_KEY environment variable, as E2B's SDK reads it */
   apiKey?: string;
@@ -57,7 +55,6 @@ export interface E2bConfig extends CommonConfig {
 export const E2B_KEYS = optionKeys<E2bConfig>()([
   "template",
   "sandboxId",
-  "sandbox",
   "metadata",
   "env",
   "sandboxTimeoutMs",
@@ -80,19 +77,13 @@ const E2B_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
 export function normalizeE2bConfig(raw: Record<string, unknown>, warn: (message: string) => void): E2bTransportOptions {
   rejectUnknown("e2b backend", raw, E2B_KEYS);
   const sandboxId = optionalName("sandboxId", raw.sandboxId);
-  const sandbox = optionalSandbox(raw.sandbox);
-  if (sandboxId !== undefined && sandbox !== undefined)
-    throw new InvalidOptionError(
-      "sandboxId",
-      `Pass sandboxId or sandbox, not both (got sandboxId ${describe(sandboxId)} and a sandbox object)`,
-    );
-  const existing = sandboxId !== undefined || sandbox !== undefined;
+  const existing = sandboxId !== undefined;
   const onCreate = { template: raw.template, metadata: raw.metadata, env: raw.env };
   for (const [key, value] of Object.entries(onCreate)) {
     if (existing && value !== undefined)
       throw new InvalidOptionError(
         key,
-        `${key} is set when a sandbox is created, but ${sandboxId !== undefined ? "sandboxId" : "sandbox"} names one that exists (got ${key} ${key === "env" ? describeSecret(value) : describe(value)})`,
+        `${key} is set when a sandbox is created, but sandboxId names one that exists (got ${key} ${key === "env" ? describeSecret(value) : describe(value)})`,
       );
   }
   const onClose = raw.onClose ?? (existing ? "keep" : "kill");
@@ -107,7 +98,6 @@ export function normalizeE2bConfig(raw: Record<string, unknown>, warn: (message:
   return {
     template: optionalName("template", raw.template) ?? "base",
     sandboxId,
-    sandbox,
     metadata: labels("metadata", raw.metadata),
     env: stringRecord("env", raw.env),
     sandboxTimeoutMs: Math.round(sandboxTimeoutMs),
@@ -127,23 +117,6 @@ function optionalName(name: string, value: unknown): string | undefined {
       `${name} must be an E2B name (letters, digits, and . _ : / - inside), got ${describe(value)}`,
     );
   return value;
-}
-
-function optionalSandbox(value: unknown): E2bSandbox | undefined {
-  if (value === undefined) return undefined;
-  const object = value as Partial<E2bSandbox> | null;
-  const ok =
-    typeof object === "object" &&
-    object !== null &&
-    typeof object.sandboxId === "string" &&
-    typeof object.commands?.run === "function" &&
-    typeof object.files?.write === "function";
-  if (!ok)
-    throw new InvalidOptionError(
-      "sandbox",
-      `sandbox must be a Sandbox of the e2b SDK (with sandboxId, commands and files), got ${describe(value)}`,
-    );
-  return object as E2bSandbox;
 }
 
 /** Metadata: any string keys, string values. */
@@ -186,7 +159,6 @@ function connection(raw: Record<string, unknown>, requestTimeoutMs: number): E2b
 /** What a warm pool refuses of an e2b config (docs/pools.md). */
 export const E2B_POOL_REFUSED: readonly PoolRefusal[] = [
   { key: "sandboxId", why: "every member needs a sandbox of its own, not one connected to by id" },
-  { key: "sandbox", why: "every member needs a sandbox of its own, not one passed in" },
   {
     key: "onClose",
     why: "a released member is killed, never kept",

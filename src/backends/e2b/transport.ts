@@ -1,7 +1,7 @@
 /**
  * The e2b backend, over E2B's own SDK (npm `e2b`): one sandbox on E2B or on
- * an E2B-compatible platform (a Shellwright `serve --api e2b`), created,
- * connected to by id, or passed in. Each call is one background command
+ * an E2B-compatible platform (a Shellwright `serve --api e2b`), created or
+ * connected to by id. Each call is one background command
  * whose stdout and stderr stream back as they arrive; the fast path runs
  * the helper as one long-lived command with its stdin open.
  *
@@ -38,7 +38,6 @@ export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 export interface E2bTransportOptions {
   template: string;
   sandboxId?: string | undefined;
-  sandbox?: E2bSandbox | undefined;
   metadata: Record<string, string>;
   /** The sandbox's environment, set at creation (never on a command line). */
   env: Record<string, string>;
@@ -231,15 +230,14 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     try {
       const sdk = (this.#sdk ??= options.sdk ?? (await loadE2bSdk()));
       sandbox =
-        options.sandbox ??
-        (options.sandboxId !== undefined
+        options.sandboxId !== undefined
           ? await sdk.connect(options.sandboxId, { ...options.connection, timeoutMs: options.sandboxTimeoutMs })
           : await sdk.create(options.template, {
               ...options.connection,
               timeoutMs: options.sandboxTimeoutMs,
               metadata: { ...options.metadata },
               ...(Object.keys(options.env).length > 0 ? { envs: { ...options.env } } : {}),
-            }));
+            });
     } catch (error) {
       if (error instanceof BackendUnavailableError) throw error;
       const what =
@@ -249,7 +247,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     try {
       await this.#prepare(sandbox);
     } catch (error) {
-      if (options.sandbox === undefined && options.sandboxId === undefined) await sandbox.kill().catch(() => undefined);
+      if (options.sandboxId === undefined) await sandbox.kill().catch(() => undefined);
       throw new BackendUnavailableError(`Could not prepare E2B sandbox ${sandbox.sandboxId}: ${messageOf(error)}`, {
         cause: error,
         backend: this.name,
