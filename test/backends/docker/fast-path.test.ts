@@ -7,13 +7,11 @@
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BackendUnavailableError, InvalidOptionError } from "../../../src/core/errors.js";
-import { Session } from "../../../src/core/session.js";
+import type { Session } from "../../../src/core/session.js";
 import { createEnvironment } from "../../../src/index.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
-import { DockerTransport } from "../../../src/backends/docker/transport.js";
-import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { GIVE_UP_AFTER_MS } from "../../../src/backends/shared/fast-path/helper-client.js";
 import {
   HELPER_PID,
@@ -24,26 +22,19 @@ import {
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually } from "../../helpers/processes.js";
 import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as enabled } from "../../helpers/docker-test.js";
+import { transportSessions } from "../../helpers/transport-session.js";
 
-const open: Session[] = [];
+const openTransportSession = transportSessions();
 
-async function openSession(
-  extra: Record<string, unknown> = {},
-): Promise<{ session: Session; transport: DockerTransport }> {
-  const transport = new DockerTransport(normalizeDockerConfig({ image, network: false, ...extra }, () => undefined));
-  const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/root"));
-  open.push(session);
-  await transport.fastPathRunner?.whenReady();
-  return { session, transport };
+async function openSession(options: Record<string, unknown> = {}) {
+  const opened = await openTransportSession("docker", options);
+  await opened.transport.fastPathRunner?.whenReady();
+  return opened;
 }
 
 function docker(...args: string[]): string {
   return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
 }
-
-afterEach(async () => {
-  for (const session of open.splice(0)) await session.close();
-});
 
 describe("docker fastPath option", () => {
   it("is validated and on by default", () => {
@@ -151,7 +142,6 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
       const { session, transport } = await openSession({ containerName: name, keepContainer: true });
       const helper = (await session.execute(HELPER_PID)).output.trim();
       await session.execute("sleep 300 &");
-      open.splice(open.indexOf(session), 1);
       await session.close();
       const processes = docker("exec", name, "ps", "-eo", "pid=,args=");
       expect(processes).not.toContain("sleep 300");

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/core/errors.js";
 import { Session } from "../../../src/core/session.js";
 import type { FastCallEnd, FastPath } from "../../../src/core/transport.js";
@@ -17,22 +17,17 @@ import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { alive, eventually, startSpinners } from "../../helpers/processes.js";
 import { LAUNCHER_PID, expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
 import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { closeAfterEach } from "../../helpers/close-after-each.js";
+import { transportSessions } from "../../helpers/transport-session.js";
 import { MAX_RUN_BYTES } from "../../../src/backends/shared/fast-path/protocol.js";
 
-const open: Session[] = [];
+const openTransportSession = transportSessions();
+const keep = closeAfterEach((session: Session) => session.close());
 
-async function openSession(
-  extra: Record<string, unknown> = {},
-): Promise<{ session: Session; transport: LocalTransport }> {
-  const { fastPathHelper, ...rest } = extra;
-  const transport = new LocalTransport({
-    ...normalizeLocalConfig(rest),
-    ...(typeof fastPathHelper === "string" ? { fastPathHelper } : {}),
-  });
-  const session = await Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
-  open.push(session);
-  await transport.fastPathRunner?.whenReady();
-  return { session, transport };
+async function openSession(options: Record<string, unknown> = {}) {
+  const opened = await openTransportSession("local", options, 20_000);
+  await opened.transport.fastPathRunner?.whenReady();
+  return opened;
 }
 
 /** The pid of the launcher that forked the call. */
@@ -46,10 +41,6 @@ function parentName(pid: number): string {
   const parent = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
   return readFileSync(`/proc/${parent}/comm`, "utf8").trim();
 }
-
-afterEach(async () => {
-  for (const session of open.splice(0)) await session.close();
-});
 
 describe("fastPath option", () => {
   it("is validated", () => {
@@ -89,11 +80,12 @@ describe("a call whose launcher died as it started", () => {
         };
       }
     }
-    const session = await Session.open(
-      new Stub({ ...normalizeLocalConfig({ fastPath: false }) }),
-      sessionOptions({ timeoutMs: 20_000 }, "/tmp"),
+    const session = keep(
+      await Session.open(
+        new Stub({ ...normalizeLocalConfig({ fastPath: false }) }),
+        sessionOptions({ timeoutMs: 20_000 }, "/tmp"),
+      ),
     );
-    open.push(session);
     return session;
   }
 
