@@ -18,6 +18,8 @@ import {
   LAUNCHER_PID,
   expectHelperDeathKeepsState,
   expectOneLauncherKeepingState,
+  expectPlainWhenOff,
+  expectStoppedCallsCommitNothing,
 } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually } from "../../helpers/processes.js";
@@ -55,11 +57,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     await expectOneLauncherKeepingState(session);
   });
 
-  it("false runs every call as its own exec", async () => {
-    const { session, transport } = await openSession({ fastPath: false });
-    expect(transport.fastPath).toBeUndefined();
-    expect((await session.execute("echo $$")).output).not.toBe((await session.execute("echo $$")).output);
-  });
+  it("false runs every call as its own exec", () => expectPlainWhenOff(openSession));
 
   it("survives its helper being killed inside the container: the next calls work, the state is kept", async () => {
     const { session, transport } = await openSession();
@@ -111,15 +109,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
 
   it("says 124 and 130 like the plain path, and a stopped call commits nothing", async () => {
     const { session } = await openSession();
-    const timedOut = await session.execute("export LOST=1; cd /; sleep 30", { timeoutMs: 500 });
-    expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/root" });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 500);
-    expect(await session.execute("export LOST=2; sleep 30", { signal: controller.signal })).toMatchObject({
-      exitCode: 130,
-      interrupted: true,
-    });
-    expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/root\n");
+    await expectStoppedCallsCommitNothing(session, "/root", 500);
     // Nothing of the stopped calls is left in the container.
     expect((await session.execute("ps -eo args | grep -c '^sleep 30' || true")).output).toBe("0\n");
   });

@@ -15,7 +15,11 @@ import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { alive, eventually, startSpinners } from "../../helpers/processes.js";
-import { LAUNCHER_PID, expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
+import {
+  LAUNCHER_PID,
+  expectOneLauncherKeepingState,
+  expectStoppedCallsCommitNothing,
+} from "../../helpers/fast-path-pids.js";
 import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { closeAfterEach } from "../../helpers/close-after-each.js";
 import { transportSessions } from "../../helpers/transport-session.js";
@@ -336,15 +340,7 @@ describe("local fast path", () => {
 
   it("says 124, 130 and 126 like the plain path, and a stopped call commits nothing", async () => {
     const { session } = await openSession();
-    const timedOut = await session.execute("export LOST=1; cd /; sleep 30", { timeoutMs: 300 });
-    expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/tmp" });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    expect(await session.execute("export LOST=2; sleep 30", { signal: controller.signal })).toMatchObject({
-      exitCode: 130,
-      interrupted: true,
-    });
-    expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/tmp\n");
+    await expectStoppedCallsCommitNothing(session, "/tmp", 300);
     expect((await session.execute("true", { cwd: "/nonexistent-fast-path-dir" })).exitCode).toBe(126);
     expect((await session.execute("exec sh -c 'exit 3'")).exitCode).toBe(3);
   });

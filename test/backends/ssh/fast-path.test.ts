@@ -14,7 +14,7 @@ import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
 import { helperRemoteCommand, installWorked, parseProbe } from "../../../src/backends/ssh/fast-path-commands.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
 import { transportSessions, type TransportSession } from "../../helpers/transport-session.js";
-import { expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
+import { expectOneLauncherKeepingState, expectPlainWhenOff } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { alive, eventually } from "../../helpers/processes.js";
 
@@ -98,11 +98,7 @@ describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
     await expectOneLauncherKeepingState(session);
   });
 
-  it("false runs every call as its own ssh command", async () => {
-    const { session, transport } = await openSession({ fastPath: false });
-    expect(transport.fastPath).toBeUndefined();
-    expect((await session.execute("echo $$")).output).not.toBe((await session.execute("echo $$")).output);
-  });
+  it("false runs every call as its own ssh command", () => expectPlainWhenOff(openSession));
 
   it("falls back to the plain path when the helper cannot run on the host", async () => {
     const { session, transport } = await openSession({ fastPathHelper: "/etc/hostname" });
