@@ -52,18 +52,24 @@ export interface TransportSession<B extends TransportBackend> {
 }
 
 /**
- * Call it at the top of a test file. The function it returns opens a session of `backend` over a new transport
- * (`options`: the backend's config beside the test's defaults), with `timeoutMs` as its calls' default.
+ * Opens a session of `backend` over a new transport (`options`: the backend's config beside the test's defaults),
+ * with `timeoutMs` as its calls' default. The caller closes it (a pool closes its members).
  */
-export function transportSessions(): <B extends TransportBackend>(
+export async function openTransportSession<B extends TransportBackend>(
   backend: B,
-  options?: Record<string, unknown>,
-  timeoutMs?: number,
-) => Promise<TransportSession<B>> {
+  options: Record<string, unknown> = {},
+  timeoutMs = 30_000,
+): Promise<TransportSession<B>> {
+  const transport = transportOf(backend, options);
+  return { session: await Session.open(transport, sessionOptions({ timeoutMs }, CWD[backend])), transport };
+}
+
+/** Call it at the top of a test file: openTransportSession, each session closed after the test that opened it. */
+export function transportSessions(): typeof openTransportSession {
   const keep = closeAfterEach((session: Session) => session.close());
-  return async (backend, options = {}, timeoutMs = 30_000) => {
-    const transport = transportOf(backend, options);
-    const session = keep(await Session.open(transport, sessionOptions({ timeoutMs }, CWD[backend])));
-    return { session, transport };
+  return async (backend, options, timeoutMs) => {
+    const opened = await openTransportSession(backend, options, timeoutMs);
+    keep(opened.session);
+    return opened;
   };
 }
