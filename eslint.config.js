@@ -68,6 +68,25 @@ export default tseslint.config(
       ],
     },
   },
+  // The other way round: a backend's folder and backends/shared/ build on core/, sync/ and http/ only, never on what
+  // uses them (cli/, tools/, pool/, gateway/, the adapters, the package entry): those reach a backend through its
+  // record. A specifier is matched as written, so each depth below src/ gets the `../` count that reaches src/ from
+  // there (`../gateway/` from src/backends/shared/ is the gateway backend, not the gateway server).
+  ...[2, 3, 4].map((depth) => {
+    const outside = `^(\\.\\./){${depth}}(?!(core|sync|http|backends)/)`;
+    const message =
+      "A backend builds on core/, sync/ and http/ only; cli/, tools/, pool/ and gateway/ reach it through its record.";
+    return {
+      files: [`src/backends/${"*/".repeat(depth - 1)}*.ts`],
+      rules: {
+        "no-restricted-imports": ["error", { patterns: [{ regex: outside, message }] }],
+        "no-restricted-syntax": [
+          "error",
+          { selector: `ImportExpression[source.value=/${outside.replaceAll("/", "\\/")}/]`, message },
+        ],
+      },
+    };
+  }),
   // Small files, one concept each: no file in src/ over 400 lines, counted as `wc -l` counts them.
   {
     files: ["src/**/*.ts"],

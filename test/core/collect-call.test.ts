@@ -41,8 +41,8 @@ const noMarker: EndDetector = {
 };
 
 function busyFor(ms: number): void {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
     // the process holds the CPU, as one descheduled holds nothing: its timers are due when it wakes
   }
 }

@@ -15,7 +15,10 @@ export const LAUNCHER_PID = "cut -d' ' -f4 /proc/$BASHPID/stat";
 export const HELPER_PID = "echo $PPID";
 
 interface Caller {
-  execute(command: string): Promise<{ output: string; exitCode: number; cwd: string }>;
+  execute(
+    command: string,
+    options?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<{ output: string; exitCode: number; cwd: string }>;
 }
 
 /**
@@ -62,4 +65,29 @@ export async function expectHelperDeathKeepsState(
   expect(await session.execute("export KEPT=after; echo $KEPT")).toMatchObject({ output: "after\n" });
   expect((await session.execute("echo $KEPT")).output).toBe("after\n");
   expect(runner().ready).toBe(true);
+}
+
+/**
+ * A timeout and an interrupt on the fast path answer as on the plain path (124, 130), and neither stopped call
+ * commits: the state after them is the one before, its cwd `home`. Each is stopped `afterMs` into a `sleep 30`.
+ */
+export async function expectStoppedCallsCommitNothing(session: Caller, home: string, afterMs: number): Promise<void> {
+  const timedOut = await session.execute("export LOST=1; cd /; sleep 30", { timeoutMs: afterMs });
+  expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true, cwd: home });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), afterMs);
+  expect(await session.execute("export LOST=2; sleep 30", { signal: controller.signal })).toMatchObject({
+    exitCode: 130,
+    interrupted: true,
+  });
+  expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe(`[none]\n${home}\n`);
+}
+
+/** With `fastPath: false` the transport has no fast path and every call is a shell of its own (`$$` differs). */
+export async function expectPlainWhenOff(
+  open: (options: { fastPath: false }) => Promise<{ session: Caller; transport: { readonly fastPath?: unknown } }>,
+): Promise<void> {
+  const { session, transport } = await open({ fastPath: false });
+  expect(transport.fastPath).toBeUndefined();
+  expect((await session.execute("echo $$")).output).not.toBe((await session.execute("echo $$")).output);
 }

@@ -13,6 +13,22 @@ export function alive(pid: number): boolean {
 }
 
 /**
+ * `alive` for the processes of a backend, whose /proc this test cannot see: a bash script, run there, that prints
+ * `alive N` for each of `pids` still running (a zombie counts as gone). A string is a file holding the pid; one
+ * without a pid prints `no pid in FILE`, so a check of a process that never started does not pass as "gone".
+ */
+export function aliveScript(pids: readonly (number | string)[]): string {
+  const words = pids.map((pid) => (typeof pid === "number" ? String(pid) : `'${pid}'`)).join(" ");
+  return [
+    `for w in ${words}; do`,
+    `case $w in /*) p=$(cat "$w" 2>/dev/null); [ -n "$p" ] || { echo "no pid in $w"; continue; } ;; *) p=$w ;; esac`,
+    // The state follows the last ") ": a process may put ") Z " in its own name.
+    `read -r s 2>/dev/null < /proc/$p/stat || continue; s=\${s##*) }; [ "\${s%% *}" = Z ] || echo "alive $p"`,
+    "done; true",
+  ].join("\n");
+}
+
+/**
  * Polls until `check` holds. The limit only catches a hang, it measures nothing:
  * it is generous enough for a machine several times slower than a loaded CI box.
  */

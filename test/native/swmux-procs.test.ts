@@ -66,6 +66,19 @@ const endOf = (h: Harness, id: number): number | undefined =>
 const acks = (h: Harness, id: number): number[] =>
   h.frames.filter((f) => f.type === "i" && f.id === id).map((f) => f.payload[0]!);
 
+/**
+ * Sends `bytes` to the attached process's stdin until the helper acks them written: until its wrapper has started
+ * the holder of its stdin, the ack says "not ready".
+ */
+async function writeOnceOpen(h: Harness, id: number, bytes: Buffer): Promise<void> {
+  await eventually(async () => {
+    h.child.stdin.write(h.writer.frame("I", id, bytes));
+    const before = acks(h, id).length;
+    await eventually(() => acks(h, id).length > before, "the ack");
+    return acks(h, id).at(-1) === INPUT_STATUS.written;
+  }, "a written input");
+}
+
 /** The helper still answers (a ping), and broke no rule of the protocol. */
 async function stillServes(h: Harness, pingId = 9999): Promise<void> {
   h.child.stdin.write(h.writer.frame("P", pingId));
@@ -80,13 +93,7 @@ describe("swmux's attached processes", () => {
     const h = await startReady();
     const { pid, dir } = await launch(h, "cat");
     attach(h, 1, pid, dir);
-    // Its stdin opens once the wrapper has started its holder: until then the ack says "not ready".
-    await eventually(async () => {
-      h.child.stdin.write(h.writer.frame("I", 1, Buffer.from("hello\n")));
-      const before = acks(h, 1).length;
-      await eventually(() => acks(h, 1).length > before, "the ack");
-      return acks(h, 1).at(-1) === INPUT_STATUS.written;
-    }, "a written input");
+    await writeOnceOpen(h, 1, Buffer.from("hello\n"));
     await eventually(() => streamed(h, 1).toString() === "hello\n", "the echo");
     h.child.stdin.write(h.writer.frame("U", 1));
     await eventually(() => endOf(h, 1) !== undefined, "the detach's end");
@@ -101,12 +108,7 @@ describe("swmux's attached processes", () => {
     // 1 MiB bound: a 256 KiB head, then segments of 384 KiB; the output is 400 KB.
     const { pid, dir } = await launch(h, "read -r _; seq 1 68894", 1 << 20);
     attach(h, 2, pid, dir);
-    await eventually(async () => {
-      h.child.stdin.write(h.writer.frame("I", 2, Buffer.from("go\n")));
-      const before = acks(h, 2).length;
-      await eventually(() => acks(h, 2).length > before, "the ack");
-      return acks(h, 2).at(-1) === INPUT_STATUS.written;
-    }, "a written input");
+    await writeOnceOpen(h, 2, Buffer.from("go\n"));
     await eventually(() => endOf(h, 2) !== undefined, "the end");
     expect(endOf(h, 2)).toBe(PROC_END.ended);
     const expected = Array.from({ length: 68894 }, (_, i) => `${i + 1}\n`).join("");
@@ -168,12 +170,7 @@ describe("swmux's attached processes", () => {
     attach(h, 7, process.pid, dir);
     await eventually(() => endOf(h, 7) !== undefined, "the refusal");
     expect(endOf(h, 7)).toBe(PROC_END.refused);
-    await eventually(async () => {
-      h.child.stdin.write(h.writer.frame("I", 5, Buffer.from("go\n")));
-      const before = acks(h, 5).length;
-      await eventually(() => acks(h, 5).length > before, "the ack");
-      return acks(h, 5).at(-1) === INPUT_STATUS.written;
-    }, "a written input");
+    await writeOnceOpen(h, 5, Buffer.from("go\n"));
     await eventually(() => endOf(h, 5) !== undefined && endOf(h, 6) !== undefined, "both ends");
     expect([endOf(h, 5), endOf(h, 6)]).toEqual([PROC_END.ended, PROC_END.ended]);
     expect(streamed(h, 5).toString()).toBe("one\ntwo\n");
@@ -188,12 +185,7 @@ describe("swmux's attached processes", () => {
     attach(h, 13, pid, dir);
     h.child.stdin.write(h.writer.frame("U", 12));
     await eventually(() => endOf(h, 12) !== undefined, "the detach");
-    await eventually(async () => {
-      h.child.stdin.write(h.writer.frame("I", 13, Buffer.from("still\n")));
-      const before = acks(h, 13).length;
-      await eventually(() => acks(h, 13).length > before, "the ack");
-      return acks(h, 13).at(-1) === INPUT_STATUS.written;
-    }, "a written input");
+    await writeOnceOpen(h, 13, Buffer.from("still\n"));
     await eventually(() => streamed(h, 13).toString() === "still\n", "the echo on the other channel");
     expect(streamed(h, 12).toString()).toBe("");
     await stillServes(h);
@@ -217,12 +209,7 @@ describe("swmux's attached processes", () => {
     const { pid, dir } = await launch(h, "sleep 1000");
     attach(h, 9, pid, dir);
     const full = Buffer.alloc(65536, 0x61);
-    await eventually(async () => {
-      h.child.stdin.write(h.writer.frame("I", 9, full));
-      const before = acks(h, 9).length;
-      await eventually(() => acks(h, 9).length > before, "the ack");
-      return acks(h, 9).at(-1) === INPUT_STATUS.written;
-    }, "a written input");
+    await writeOnceOpen(h, 9, full);
     // Its stdin's pipe is full now: this one waits in the helper, which serves on meanwhile.
     const acked = acks(h, 9).length;
     h.child.stdin.write(h.writer.frame("I", 9, Buffer.from("more\n")));
@@ -262,12 +249,7 @@ describe("swmux's attached processes", () => {
     const [head, seg] = readFileSync(join(dir, "bound"), "utf8").trim().split(" ").map(BigInt) as [bigint, bigint];
     expect(head).toBe(262144n);
     attach(h, 17, pid, dir);
-    await eventually(async () => {
-      h.child.stdin.write(h.writer.frame("I", 17, Buffer.from("go\n")));
-      const before = acks(h, 17).length;
-      await eventually(() => acks(h, 17).length > before, "the ack");
-      return acks(h, 17).at(-1) === INPUT_STATUS.written;
-    }, "a written input");
+    await writeOnceOpen(h, 17, Buffer.from("go\n"));
     await eventually(() => streamed(h, 17).length === 262144, "the head");
     // Its first segment is not there (as when the bounder removed it); the next after it would start past 2^64
     // (wrapping into segment 0 again).
@@ -298,12 +280,7 @@ describe("swmux's attached processes", () => {
     ].join("; ");
     const { pid, dir } = await launch(h, command, 1 << 20, true);
     attach(h, 18, pid, dir, ATTACH_FLAG.stderrApart);
-    await eventually(async () => {
-      h.child.stdin.write(h.writer.frame("I", 18, Buffer.from("go\n")));
-      const before = acks(h, 18).length;
-      await eventually(() => acks(h, 18).length > before, "the ack");
-      return acks(h, 18).at(-1) === INPUT_STATUS.written;
-    }, "a written input");
+    await writeOnceOpen(h, 18, Buffer.from("go\n"));
     await eventually(() => endOf(h, 18) !== undefined, "the end");
     expect(endOf(h, 18)).toBe(PROC_END.ended);
     expect(streamed(h, 18, "o")).toEqual(Buffer.from(`out1\nout2\nout3\n${"o".repeat(600000)}`));

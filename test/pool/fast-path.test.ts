@@ -10,23 +10,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { Session } from "../../src/core/session.js";
-import { normalizeLocalConfig } from "../../src/backends/local/config.js";
-import { LocalTransport } from "../../src/backends/local/transport.js";
 import { localHelperPath } from "../../src/backends/shared/fast-path/helper-path.js";
-import { sessionOptions } from "../../src/backends/shared/config.js";
 import { poolOf } from "../../src/pool/create-pool.js";
 import type { EnvironmentPool } from "../../src/pool/pool.js";
-import { normalizeDockerConfig } from "../../src/backends/docker/config.js";
-import { DockerTransport } from "../../src/backends/docker/transport.js";
-import { normalizeSshConfig } from "../../src/backends/ssh/config.js";
-import { SshTransport } from "../../src/backends/ssh/transport.js";
-import { sshTestConfig, sshTestEnabled } from "../backends/ssh/ssh-env.js";
+import { sshTestEnabled } from "../backends/ssh/ssh-env.js";
 import { HELPER_PID, LAUNCHER_PID } from "../helpers/fast-path-pids.js";
 import { alive, eventually } from "../helpers/processes.js";
 import { noLocalHelper, noStaticHelper, skipAllUnless } from "../helpers/native-helper.js";
 import { recordingPool } from "../helpers/recording-pool.js";
-import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as dockerEnabled } from "../helpers/docker-test.js";
+import { openTransportSession, type TransportBackend, type TransportSession } from "../helpers/transport-session.js";
+import { DOCKER_TEST_ENABLED as dockerEnabled } from "../helpers/docker-test.js";
 
 const pools: EnvironmentPool[] = [];
 const dirs: string[] = [];
@@ -53,24 +46,36 @@ function parentName(pid: number): string {
   return readFileSync(`/proc/${parent}/comm`, "utf8").trim();
 }
 
+/**
+ * A warm pool of one member over a transport the test keeps, once the pool says it is warm: the member's transport
+ * and whether its fast path was ready then.
+ */
+async function warmPoolOfOne<B extends TransportBackend>(
+  backend: B,
+  options: Record<string, unknown> = {},
+  poolOptions: { checkTimeoutMs?: number } = {},
+): Promise<{ pool: EnvironmentPool; transport: TransportSession<B>["transport"] }> {
+  const transports: TransportSession<B>["transport"][] = [];
+  const pool = poolOf(
+    async () => {
+      const { session, transport } = await openTransportSession(backend, options);
+      transports.push(transport);
+      return session;
+    },
+    { size: 1, ...poolOptions },
+  );
+  pools.push(pool);
+  await pool.ready();
+  expect(transports.map((transport) => transport.fastPathRunner?.ready)).toEqual([true]);
+  return { pool, transport: transports[0]! };
+}
+
 describe("pool: fast-path readiness", () => {
   skipAllUnless(noLocalHelper);
 
   it("local: a member counts warm only once its helper is ready, and its first call runs on the helper", async () => {
-    const helper = slowHelper();
-    const transports: LocalTransport[] = [];
-    const pool = poolOf(
-      async () => {
-        const transport = new LocalTransport({ ...normalizeLocalConfig({}), fastPathHelper: helper });
-        transports.push(transport);
-        return Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
-      },
-      { size: 1 },
-    );
-    pools.push(pool);
-    await pool.ready();
-    // Without the wait the member would be idle here while its helper still sleeps.
-    expect(transports.map((transport) => transport.fastPathRunner?.ready)).toEqual([true]);
+    // Without the wait for the helper the member would be idle (warm) while its helper still sleeps.
+    const { pool } = await warmPoolOfOne("local", { fastPathHelper: slowHelper() });
     const member = await pool.acquire();
     const launcher = Number((await member.execute(LAUNCHER_PID)).output);
     expect(parentName(launcher)).toMatch(/^swmux/);
@@ -102,21 +107,9 @@ describe.runIf(dockerEnabled)("pool: fast-path readiness on docker", () => {
 
   // A docker call whose helper is not ready yet takes the plain path (a plain exec is faster than the wait).
   it("an acquired warm member's first call runs on the helper inside the container", async () => {
-    const transports: DockerTransport[] = [];
-    const pool = poolOf(
-      async () => {
-        const transport = new DockerTransport(normalizeDockerConfig({ image, network: false }, () => undefined));
-        transports.push(transport);
-        return Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/root"));
-      },
-      { size: 1 },
-    );
-    pools.push(pool);
-    await pool.ready();
-    expect(transports.map((transport) => transport.fastPathRunner?.ready)).toEqual([true]);
+    const { pool, transport } = await warmPoolOfOne("docker");
     const member = await pool.acquire();
     const launcher = (await member.execute(LAUNCHER_PID)).output.trim();
-    const transport = transports[0]!;
     const parent = execFileSync(
       "docker",
       ["exec", transport.containerId, "sh", "-c", `cut -d' ' -f4 /proc/${launcher}/stat`],
@@ -136,18 +129,7 @@ describe.runIf(sshTestEnabled)("pool: fast-path readiness on ssh", () => {
 
   // The helper is copied to the host in the background after the session opens: the wait covers the copy too.
   it("a member counts warm only once its helper is on the host and ready", async () => {
-    const transports: SshTransport[] = [];
-    const pool = poolOf(
-      async () => {
-        const transport = new SshTransport(normalizeSshConfig({ ...sshTestConfig() }, () => undefined));
-        transports.push(transport);
-        return Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp"));
-      },
-      { size: 1, checkTimeoutMs: 30_000 },
-    );
-    pools.push(pool);
-    await pool.ready();
-    expect(transports.map((transport) => transport.fastPathRunner?.ready)).toEqual([true]);
+    const { pool } = await warmPoolOfOne("ssh", {}, { checkTimeoutMs: 30_000 });
     const member = await pool.acquire();
     expect((await member.execute("echo warm")).output).toBe("warm\n");
   });

@@ -5,10 +5,11 @@
  * backend.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callTool, spawn, type Environment } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { callTool, spawn } from "../../src/index.js";
 import { compatBackends } from "../compat/backends.js";
 import { eventually } from "../helpers/processes.js";
+import { useSession } from "../helpers/session.js";
 
 const NAMES = ["local", "local-plain", "docker", "docker-plain", "gateway", "gateway-plain", "e2b", "e2b-plain"];
 const backends = compatBackends.filter((backend) => NAMES.includes(backend.name));
@@ -39,28 +40,18 @@ const STREAMS_COMMAND = [
 
 for (const backend of backends) {
   describe.skipIf(!backend.enabled)(`spawn, streams apart and signals: ${backend.name}`, () => {
-    let env: Environment;
-    let dir: string;
-
-    beforeAll(async () => {
-      env = await backend.create();
-      dir = (await env.execute("mktemp -d")).output.trim();
-    });
-    afterAll(async () => {
-      await env.execute(`rm -rf ${dir}`);
-      await env.close();
-    });
+    const open = useSession(() => backend.create(), { scratch: true });
 
     /** The pids among `pids` still running inside the backend (a zombie counts as gone). */
     async function running(pids: readonly string[]): Promise<string[]> {
       const script = `for p in ${pids.join(" ")}; do [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo $p; done; true`;
-      return (await env.execute(script)).output.split("\n").filter((line) => line !== "");
+      return (await open.session.execute(script)).output.split("\n").filter((line) => line !== "");
     }
 
     it("gives each stream its exact bytes, in order: interleaved lines, NUL and non-UTF-8 bytes, a burst of MBs", async () => {
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
-      const proc = await spawn(env, STREAMS_COMMAND, {
+      const proc = await spawn(open.session, STREAMS_COMMAND, {
         separateStreams: true,
         onStdout: (bytes) => stdout.push(Buffer.from(bytes)),
         onStderr: (bytes) => stderr.push(Buffer.from(bytes)),
@@ -73,10 +64,10 @@ for (const backend of backends) {
       expect(Buffer.concat(stderr).equals(expected.stderr)).toBe(true);
       expect(result).toMatchObject({ status: "exited", exitCode: 7, signal: undefined });
       // The model's view (the process tool's poll) is its stdout: the tail of the burst, no stderr.
-      const polled = await callTool("process", { action: "poll", session_id: proc.id }, { session: env });
+      const polled = await callTool("process", { action: "poll", session_id: proc.id }, { session: open.session });
       expect(polled.output_preview ?? polled.output ?? "").toMatch(new RegExp(`${BURST - 1}\\n${BURST}\\n?$`));
       expect(polled.stderr_note).toContain(`${proc.id}/err`);
-      const logged = await callTool("process", { action: "log", session_id: proc.id }, { session: env });
+      const logged = await callTool("process", { action: "log", session_id: proc.id }, { session: open.session });
       expect(logged.stderr_note).toContain("stderr");
       expect(result!.output.endsWith(`${BURST}\n`)).toBe(true);
       expect(result!.output).not.toContain("e1\0");
@@ -84,28 +75,30 @@ for (const backend of backends) {
 
     it("exports env to the process alone, values quoted whatever they hold", async () => {
       const value = `it's "quoted" $HOME \`id\` \\ ;\nline two`;
-      const proc = await spawn(env, 'printf "%s|%s" "$SW_ONE" "$SW_TWO"', {
+      const proc = await spawn(open.session, 'printf "%s|%s" "$SW_ONE" "$SW_TWO"', {
         env: { SW_ONE: value, SW_TWO: "" },
       });
       const result = await proc.wait();
       expect(result?.output).toBe(`${value}|`);
-      expect((await env.execute('printf "%s" "${SW_ONE-unset}"')).output).toBe("unset");
+      expect((await open.session.execute('printf "%s" "${SW_ONE-unset}"')).output).toBe("unset");
     });
 
     it("signals the group and a setsid child; a child ignoring SIGTERM goes with SIGKILL", async () => {
       const proc = await spawn(
-        env,
+        open.session,
         [
-          `sleep 300 & echo $! > ${dir}/plain`,
-          `setsid sleep 300 & echo $! > ${dir}/detached`,
+          `sleep 300 & echo $! > ${open.dir}/plain`,
+          `setsid sleep 300 & echo $! > ${open.dir}/detached`,
           // Ignored signals are inherited: the command and its next child ignore SIGTERM.
           "trap '' TERM",
-          `bash -c 'while :; do sleep 1; done' & echo $! > ${dir}/stubborn`,
-          `echo $BASHPID > ${dir}/main; echo started; wait`,
+          `bash -c 'while :; do sleep 1; done' & echo $! > ${open.dir}/stubborn`,
+          `echo $BASHPID > ${open.dir}/main; echo started; wait`,
         ].join("; "),
       );
       await eventually(async () => (await proc.logs()).includes("started"), "the start");
-      const pids = (await env.execute(`cat ${dir}/plain ${dir}/detached ${dir}/stubborn ${dir}/main`)).output
+      const pids = (
+        await open.session.execute(`cat ${open.dir}/plain ${open.dir}/detached ${open.dir}/stubborn ${open.dir}/main`)
+      ).output
         .trim()
         .split("\n");
       const [plain, detached, stubborn, main] = pids as [string, string, string, string];
@@ -123,7 +116,10 @@ for (const backend of backends) {
     });
 
     it("reports a command ended by SIGTERM as exit code 143, SIGTERM, with its output before it", async () => {
-      const proc = await spawn(env, "echo ready; exec sleep 300", { separateStreams: true, onStdout: () => undefined });
+      const proc = await spawn(open.session, "echo ready; exec sleep 300", {
+        separateStreams: true,
+        onStdout: () => undefined,
+      });
       await eventually(async () => (await proc.logs()).includes("ready"), "the start");
       await proc.signal("SIGTERM");
       const result = await proc.wait();

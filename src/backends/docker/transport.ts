@@ -30,8 +30,8 @@ import {
 } from "../../core/call-marks.js";
 import { parseSweep, sweepScript, type SweepTarget } from "../../core/sweep-script.js";
 import { WrapperPids } from "../shared/wrapper-pids.js";
-import { OwnerWatchdog } from "../shared/owner-watchdog.js";
-import { shellQuote } from "../../core/script.js";
+import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
+import { containerWatchdog } from "./watchdog.js";
 import type { FastCallHandle, FastPath } from "../../core/transport.js";
 import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import type { FastCall } from "../shared/fast-path/helper-client.js";
@@ -40,6 +40,7 @@ import { SweepHits } from "../shared/sweep-hits.js";
 import { dockerBox, execText } from "./fast-path.js";
 import { redactingTrace } from "./engine-trace.js";
 import { runStaged } from "./staged-script.js";
+import { failable } from "./failable.js";
 
 export class DockerTransport implements Transport {
   readonly name = "docker";
@@ -182,14 +183,7 @@ export class DockerTransport implements Transport {
 
   #guard(): void {
     this.#watchdog?.release();
-    this.#watchdog = undefined;
-    if (this.#options.keepContainer || this.#container.id === "") return;
-    const docker = shellQuote(this.#options.dockerPath ?? "docker");
-    const socket = this.#options.socketPath;
-    this.#watchdog = new OwnerWatchdog({
-      cleanup: `${docker} rm -f ${shellQuote(this.#container.id)} >/dev/null 2>&1`,
-      ...(socket === undefined ? {} : { env: { DOCKER_HOST: `unix://${socket}` } }),
-    });
+    this.#watchdog = containerWatchdog(this.#options, this.#container.id);
   }
 
   /**
@@ -296,15 +290,15 @@ export class DockerTransport implements Transport {
   }
 
   async #sweep(target: SweepTarget, signal: KillSignal, graceMs: number): Promise<string> {
-    const killer = startExec(this.#engine, {
-      containerId: this.#container.id,
-      cmd: ["bash", "-c", sweepScript(target, signal, graceMs)],
-    });
-    const decoder = new TextDecoder();
-    let output = "";
-    for await (const chunk of killer.output) output += decoder.decode(chunk, { stream: true });
-    await killer.wait();
-    return output;
+    return (await execText(this.#engine, this.#container.id, ["bash", "-c", sweepScript(target, signal, graceMs)]))
+      .text;
+  }
+
+  /** What every process of the session is found by: its mark, and the groups and sessions its calls led. */
+  #sessionTarget(): SweepTarget {
+    const leaders = this.#leaders.all;
+    const marks = [`${SESSION_MARK}=${this.#sessionMark}`];
+    return { marks, sessions: leaders, groups: [...leaders, ...this.#endedGroups], deadLeadersOnly: true };
   }
 
   /**
@@ -314,13 +308,7 @@ export class DockerTransport implements Transport {
   async endProcesses(): Promise<void> {
     this.#fast?.stop();
     this.#fast = undefined;
-    const leaders = this.#leaders.all;
-    const marks = [`${SESSION_MARK}=${this.#sessionMark}`];
-    await this.#sweep(
-      { marks, sessions: leaders, groups: [...leaders, ...this.#endedGroups], deadLeadersOnly: true },
-      "KILL",
-      0,
-    );
+    await this.#sweep(this.#sessionTarget(), "KILL", 0);
     this.#startFastPath();
   }
 
@@ -343,12 +331,7 @@ export class DockerTransport implements Transport {
     try {
       // A kept container outlives the session: what the session started must not, nor the helper's copy.
       if (this.#options.keepContainer && this.#container.id !== "" && this.#container.gone === undefined) {
-        const leaders = this.#leaders.all;
-        const marks = [`${SESSION_MARK}=${this.#sessionMark}`];
-        const groups = [...leaders, ...this.#endedGroups];
-        await this.#sweep({ marks, sessions: leaders, groups, deadLeadersOnly: true }, "KILL", 0).catch(
-          () => undefined,
-        );
+        await this.#sweep(this.#sessionTarget(), "KILL", 0).catch(() => undefined);
         const dir = helper?.slice(0, helper.lastIndexOf("/"));
         if (dir) await execText(this.#engine, this.#container.id, ["rm", "-rf", dir]).catch(() => undefined);
       }
@@ -361,12 +344,4 @@ export class DockerTransport implements Transport {
       await this.afterStop?.().catch(() => undefined);
     }
   }
-}
-
-/** A promise that only rejects, when fail() is called (see DockerTransport's #fail). */
-function failable(): { failed: Promise<never>; fail: (error: unknown) => void } {
-  let fail: (error: unknown) => void = () => undefined;
-  const failed = new Promise<never>((_, reject) => (fail = reject));
-  failed.catch(() => undefined);
-  return { failed, fail };
 }

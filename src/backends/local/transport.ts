@@ -6,14 +6,10 @@
  */
 
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { constants as osConstants } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { callMarks, CALL_MARK, markEnv, newMarkValue, type CallMarks } from "../../core/call-marks.js";
 import { SweepHits } from "../shared/sweep-hits.js";
-import { withoutCredentials } from "../../core/credentials.js";
-import { shellQuote } from "../../core/script.js";
 import { SpawnError } from "../../core/errors.js";
 import { checkBash, requirePosix } from "./preflight.js";
 import { localFiles } from "./files.js";
@@ -23,7 +19,6 @@ import { groupAlive, killGroup, reusedPid, startTimeOf } from "./process-groups.
 import { hideFromSandboxes } from "./sandbox/private-paths.js";
 import { LocalSandbox } from "./sandbox/sandbox.js";
 import {
-  MAX_INLINE_SCRIPT_BYTES,
   type BackendFiles,
   type TreeKill,
   type ProcessHandle,
@@ -43,6 +38,7 @@ import type { LocalTransportOptions } from "./config.js";
 import type { FastPath } from "../../core/transport.js";
 import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import { localPortUrl } from "./port-url.js";
+import { bashArgs, startEnv } from "./bash-args.js";
 import { originKey } from "../../core/login-snapshots.js";
 
 interface LocalHandle extends ProcessHandle {
@@ -116,22 +112,13 @@ export class LocalTransport implements Transport {
     if (this.#options.sandbox !== undefined) {
       // Writable inside the sandbox, so it must be unreadable to everyone else outside it.
       chmodSync(this.#stateDir, 0o700);
-      const sandbox = new LocalSandbox(this.#options.sandbox);
-      try {
-        await sandbox.start({
-          cwd: this.#options.cwd ?? process.cwd(),
-          stateDir: this.#stateDir,
-          privateRoot: fastTempRoot(),
-          bash: this.#bash,
-          workspace: this.#options.workspace,
-        });
-      } catch (error) {
-        await sandbox.stop();
+      const { cwd = process.cwd(), workspace } = this.#options;
+      const start = { cwd, stateDir: this.#stateDir, privateRoot: fastTempRoot(), bash: this.#bash, workspace };
+      this.#sandbox = await LocalSandbox.open(this.#options.sandbox, start).catch((error: unknown) => {
         if (this.#ownsStateDir) rmSync(this.#stateDir, { recursive: true, force: true });
         this.#unhideStateDir();
         throw error;
-      }
-      this.#sandbox = sandbox;
+      });
     }
     if (this.#options.outliveOwner && !this.#ownsStateDir)
       this.#sessionMark = sharedSessionMark(this.#stateDir, this.#sessionMark) ?? this.#sessionMark;
@@ -199,21 +186,10 @@ export class LocalTransport implements Transport {
     return this.#watchdog?.pid;
   }
 
-  /**
-   * The environment the session's first shell starts from. Its SHLVL is this
-   * process's (a nested shell stays nested), but at least 1: `exec node app.js`
-   * from a script leaves 0, and a bash at level 1 with a socket for stdin reads ~/.bashrc.
-   */
-  #startEnv(): Record<string, string | undefined> {
-    const env = { ...withoutCredentials(process.env), ...this.#options.env };
-    const level = Number(env.SHLVL);
-    return { ...env, SHLVL: Number.isInteger(level) && level >= 1 ? String(level) : "1" };
-  }
-
   /** The same user, bash, sandbox, starting environment and directory: the same login (core/login-snapshots.ts). */
   get loginOrigin(): string | undefined {
     if (this.#options.reuseLoginSnapshot === false || this.#bash === "") return undefined;
-    const env = Object.entries(this.#startEnv()).sort(([a], [b]) => (a < b ? -1 : 1));
+    const env = Object.entries(startEnv(this.#options.env)).sort(([a], [b]) => (a < b ? -1 : 1));
     return originKey(["local", process.getuid?.(), this.#bash, process.cwd(), this.#options.sandbox ?? null, env]);
   }
 
@@ -223,28 +199,14 @@ export class LocalTransport implements Transport {
   }
 
   runBash(script: string, options: RunOptions): LocalHandle {
-    // The wrapper joins the session cgroup before its first fork: Node's write
-    // after the spawn (below) can lose that race, this line cannot. A builtin,
-    // so it costs one write, and first, so nothing of the user's runs before it.
-    if (this.#cgroup !== undefined)
-      script = `builtin echo $$ 2>/dev/null > ${shellQuote(`${this.#cgroup.path}/cgroup.procs`)}
-${script}`;
-    let scriptFile: string | undefined;
-    let args: string[];
-    if (Buffer.byteLength(script) > MAX_INLINE_SCRIPT_BYTES) {
-      scriptFile = join(this.#stateDir, `script-${randomBytes(6).toString("hex")}.sh`);
-      writeFileSync(scriptFile, script, { mode: 0o600 });
-      args = [scriptFile];
-    } else {
-      args = ["-c", script];
-    }
+    const { args, scriptFile } = bashArgs(script, this.#stateDir, this.#cgroup?.path);
     const marks = callMarks(this.#sessionMark);
 
     // SHLVL=1: Debian's bash reads ~/.bashrc when stdin is a socket (as if run
     // by sshd), and Node's stdin pipe is a socketpair; a shell level above 1 turns that off.
     // Shellwright's own tokens are not the session's to read (src/core/credentials.ts).
     // The first shell gets the same guard when this process has no shell level of its own.
-    const env = { ...(options.cleanEnv ? { SHLVL: "1" } : this.#startEnv()), ...markEnv(marks) };
+    const env = { ...(options.cleanEnv ? { SHLVL: "1" } : startEnv(this.#options.env)), ...markEnv(marks) };
     const launch = this.#sandbox?.wrap([this.#bash, ...args], env) ?? { argv: [this.#bash, ...args], env };
     const child = spawn(launch.argv[0]!, launch.argv.slice(1), {
       detached: true, // its own process group: the unit a timeout kills

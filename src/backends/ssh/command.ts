@@ -25,6 +25,22 @@ export interface SshTarget {
   controlPersistSeconds: number;
 }
 
+/** A session's target: the connection options of its config (nothing else of it), its master at `controlPath`. */
+export function sshTarget(o: Omit<SshTarget, "controlPath">, controlPath: string): SshTarget {
+  return {
+    host: o.host,
+    user: o.user,
+    port: o.port,
+    keyPath: o.keyPath,
+    knownHostsFile: o.knownHostsFile,
+    strictHostKeyChecking: o.strictHostKeyChecking,
+    connectTimeoutMs: o.connectTimeoutMs,
+    sshOptions: o.sshOptions,
+    controlPath,
+    controlPersistSeconds: o.controlPersistSeconds,
+  };
+}
+
 /**
  * The remote half of the exit status. sshd closes a channel only when every
  * process holding its stdout is gone, so the ssh client of `sleep 100 &`

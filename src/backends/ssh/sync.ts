@@ -9,6 +9,9 @@ import { spawn } from "node:child_process";
 import { shellQuote } from "../../core/script.js";
 import type { DirectoryMirror, FileUpload, SyncTransfer } from "../../sync/types.js";
 import { sshOptions, type SshTarget } from "./command.js";
+import type { ExecResult } from "./exec.js";
+import { FileSync } from "../../sync/file-sync.js";
+import type { NormalizedSyncConfig } from "../../sync/options.js";
 
 export interface RsyncTransferOptions {
   rsyncPath: string;
@@ -16,6 +19,33 @@ export interface RsyncTransferOptions {
   target: SshTarget;
   /** Runs a remote shell command over the master; throws when it fails. */
   run(command: string): Promise<void>;
+}
+
+/**
+ * The session's FileSync: rsync over its master, and `exec` (a remote command over the master) for the rest, whose
+ * failure names the command and `where` it ran.
+ */
+export function rsyncFileSync(
+  config: NormalizedSyncConfig,
+  options: {
+    rsyncPath: string;
+    sshPath: string;
+    target: SshTarget;
+    where: string;
+    exec(command: string): Promise<ExecResult>;
+  },
+): FileSync {
+  const transfer = new RsyncTransfer({
+    ...options,
+    run: async (command) => {
+      const r = await options.exec(command);
+      if (r.code !== 0)
+        throw new Error(
+          `\`${command.slice(0, 200)}\` failed on ${options.where} (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`,
+        );
+    },
+  });
+  return new FileSync(transfer, { ...config, backend: "ssh" });
 }
 
 /** A transfer that makes no progress for this long is given up (rsync --timeout). */

@@ -31,10 +31,10 @@ import type { FastPathRunner } from "../shared/fast-path/fast-path-runner.js";
 import { SshFastPath } from "./fast-path.js";
 import { spawnCollect, type ExecOptions, type ExecResult } from "./exec.js";
 import { connectFailure, lost, unreachable } from "./connect-errors.js";
-import { FileSync } from "../../sync/file-sync.js";
+import type { FileSync } from "../../sync/file-sync.js";
 import { SshCall, type CallEnd } from "./call.js";
-import { controlArgs, describeTarget, killScript, sshArgs, wrapScript, type SshTarget } from "./command.js";
-import { RsyncTransfer } from "./sync.js";
+import { controlArgs, describeTarget, killScript, sshArgs, sshTarget, wrapScript, type SshTarget } from "./command.js";
+import { rsyncFileSync } from "./sync.js";
 import { parseSweep, sweepScript } from "../../core/sweep-script.js";
 import type { OwnerWatchdog } from "../shared/owner-watchdog.js";
 import { guardSshOwnerDeath } from "./watchdog.js";
@@ -111,18 +111,7 @@ export class SshTransport implements Transport {
     // mkdtemp creates the directory 0700: nobody else may reach the master.
     this.#controlDir = await mkdtemp(join(tmpdir(), "shellwright-ssh-"));
     const o = this.#options;
-    this.#target = {
-      host: o.host,
-      user: o.user,
-      port: o.port,
-      keyPath: o.keyPath,
-      knownHostsFile: o.knownHostsFile,
-      strictHostKeyChecking: o.strictHostKeyChecking,
-      connectTimeoutMs: o.connectTimeoutMs,
-      sshOptions: o.sshOptions,
-      controlPath: join(this.#controlDir, "master"),
-      controlPersistSeconds: o.controlPersistSeconds,
-    };
+    this.#target = sshTarget(o, join(this.#controlDir, "master"));
 
     const setup = sessionDirSetup(o.env, o.remoteTempDir, o.outliveOwner ? this.#sessionMark : undefined);
     let result: ExecResult;
@@ -156,21 +145,13 @@ export class SshTransport implements Transport {
         : { dir: this.#ownsTempDir ? this.#tempDir : undefined, mark: this.#sessionMark, groupsFile: this.#groupsFile },
     });
     if (setup.stdin !== undefined) this.#envFile = `${this.#tempDir}/env`;
-    if (o.sync !== undefined) {
-      const transfer = new RsyncTransfer({
-        rsyncPath: o.rsyncPath,
-        sshPath: o.sshPath,
+    if (o.sync !== undefined)
+      this.#sync = rsyncFileSync(o.sync, {
+        ...o,
         target: this.#target,
-        run: async (command) => {
-          const r = await this.#exec(command);
-          if (r.code !== 0)
-            throw new Error(
-              `\`${command.slice(0, 200)}\` failed on ${this.#where} (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`,
-            );
-        },
+        where: this.#where,
+        exec: (c) => this.#exec(c),
       });
-      this.#sync = new FileSync(transfer, { ...o.sync, backend: this.name });
-    }
     this.#startFastPath();
   }
 
@@ -265,12 +246,8 @@ export class SshTransport implements Transport {
     }
     const marks = this.#marks.get(handle);
     const mark = marks === undefined ? undefined : `${CALL_MARK}=${marks.call}`;
-    const r = await this.#exec(
-      killScript({ group, pid: remotePid, startTime: remoteStartTime, mark }, signal, graceMs),
-      {
-        timeoutMs: CONTROL_TIMEOUT_MS + graceMs,
-      },
-    );
+    const kill = killScript({ group, pid: remotePid, startTime: remoteStartTime, mark }, signal, graceMs);
+    const r = await this.#exec(kill, { timeoutMs: CONTROL_TIMEOUT_MS + graceMs });
     if (r.code !== 0 || signal === "KILL") handle.kill();
     return r.code === 0 && parseSweep(r.stdout).clean;
   }

@@ -11,6 +11,7 @@ import { StringDecoder } from "node:string_decoder";
 import type { Environment } from "../../core/environment.js";
 import type { ProcessChannel } from "../../core/process-channel.js";
 import type { BackgroundProcess, ProcessOutputStream } from "./background-process.js";
+import { attachOrFollow, type StreamStart } from "./attach-or-follow.js";
 import { followLog } from "./log-follower.js";
 
 /** How long the follower may keep reading after the process ended (a tail without --pid never ends by itself). */
@@ -19,7 +20,7 @@ const FOLLOW_AFTER_END_MS = 2000;
 export class OutputStream implements ProcessOutputStream {
   /** Resolves once the output is followed; rejects when the follower could not start (a gateway at its bound). */
   readonly started: Promise<void>;
-  #channel: ProcessChannel | undefined;
+  readonly #start: StreamStart;
   #follower: AbortController | undefined;
   #stopped = false;
   readonly #decoder = new StringDecoder("utf8");
@@ -33,26 +34,33 @@ export class OutputStream implements ProcessOutputStream {
     this.#process = process;
     this.#sink = sink;
     this.#ended = ended;
-    const channel = session.attachProcess?.({
-      pid: process.pid,
-      dir: process.files.dir,
-      onOutput: (bytes) => {
-        const text = this.#decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
-        if (text !== "") sink(text);
+    this.#start = attachOrFollow(
+      session,
+      {
+        pid: process.pid,
+        dir: process.files.dir,
+        onOutput: (bytes) => {
+          const text = this.#decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+          if (text !== "") sink(text);
+        },
       },
-    });
-    if (channel === undefined) {
-      this.started = this.#follow(0);
-      return;
-    }
-    this.#channel = channel;
-    this.started = Promise.resolve();
-    void channel.end.then((end) => this.#channelEnded(channel, end));
+      {
+        follow: (fromByte) => this.#follow(fromByte),
+        stopped: () => this.#stopped,
+        ended: () => {
+          const rest = this.#decoder.end();
+          if (rest !== "") this.#sink(rest);
+          this.#ended();
+        },
+        followFailed: () => this.#ended(),
+      },
+    );
+    this.started = this.#start.started;
   }
 
   /** The live line to the process's stdin, while there is one. */
   get channel(): ProcessChannel | undefined {
-    return this.#channel;
+    return this.#start.channel;
   }
 
   /** The process ended: a channel ends by itself once its log is sent; the follower is ended a little later. */
@@ -64,21 +72,8 @@ export class OutputStream implements ProcessOutputStream {
   /** Stops streaming now (the session closes). */
   stop(): void {
     this.#stopped = true;
-    this.#channel?.detach();
+    this.#start.channel?.detach();
     this.#follower?.abort();
-  }
-
-  #channelEnded(channel: ProcessChannel, end: string): void {
-    this.#channel = undefined;
-    if (this.#stopped || end === "ended" || end === "detached" || this.#session.closed) {
-      const rest = this.#decoder.end();
-      if (rest !== "") this.#sink(rest);
-      this.#ended();
-      return;
-    }
-    // Refused (the helper did not start it, or has no room) or lost (the helper went away): the follower goes on
-    // from the byte the channel stopped at.
-    this.#follow(channel.offset).catch(() => this.#ended());
   }
 
   #follow(fromByte: number): Promise<void> {

@@ -8,6 +8,7 @@
 import type { Environment } from "../../core/environment.js";
 import type { ProcessChannel } from "../../core/process-channel.js";
 import type { BackgroundProcess, ProcessOutputStream } from "./background-process.js";
+import { attachOrFollow, type StreamStart } from "./attach-or-follow.js";
 import { followBytes } from "./byte-follower.js";
 import { writeStdin } from "./process-stdin.js";
 import type { LogName } from "./log-bound.js";
@@ -23,7 +24,7 @@ export interface StreamSinks {
 export class SplitOutputStream implements ProcessOutputStream {
   /** Resolves once both streams are followed; rejects when a follower could not start (a gateway at its bound). */
   readonly started: Promise<void>;
-  #channel: ProcessChannel | undefined;
+  readonly #start: StreamStart;
   readonly #followers: AbortController[] = [];
   #stopped = false;
   #ended = false;
@@ -37,23 +38,26 @@ export class SplitOutputStream implements ProcessOutputStream {
     this.#process = process;
     this.#sinks = sinks;
     this.#onEnd = ended;
-    const channel = session.attachProcess?.({
-      pid: process.pid,
-      dir: process.files.dir,
-      onOutput: (bytes) => sinks.stdout(bytes),
-      onStderr: (bytes) => sinks.stderr(bytes),
-    });
-    if (channel === undefined) {
-      this.started = this.#follow(0, 0);
-      return;
-    }
-    this.#channel = channel;
-    this.started = Promise.resolve();
-    void channel.end.then((end) => this.#channelEnded(channel, end));
+    this.#start = attachOrFollow(
+      session,
+      {
+        pid: process.pid,
+        dir: process.files.dir,
+        onOutput: (bytes) => sinks.stdout(bytes),
+        onStderr: (bytes) => sinks.stderr(bytes),
+      },
+      {
+        follow: (stdoutFrom, stderrFrom) => this.#follow(stdoutFrom, stderrFrom),
+        stopped: () => this.#stopped,
+        ended: () => this.#end(),
+        followFailed: () => this.#end(),
+      },
+    );
+    this.started = this.#start.started;
   }
 
   get channel(): ProcessChannel | undefined {
-    return this.#channel;
+    return this.#start.channel;
   }
 
   /**
@@ -61,7 +65,7 @@ export class SplitOutputStream implements ProcessOutputStream {
    * registry calls it one write at a time, in order with the close (inStdinOrder).
    */
   write(data: string): Promise<boolean> {
-    return writeStdin(this.#session, this.#process, data, this.#channel);
+    return writeStdin(this.#session, this.#process, data, this.#start.channel);
   }
 
   processEnded(): void {
@@ -74,7 +78,7 @@ export class SplitOutputStream implements ProcessOutputStream {
 
   stop(): void {
     this.#stopped = true;
-    this.#channel?.detach();
+    this.#start.channel?.detach();
     for (const follower of this.#followers) follower.abort();
   }
 
@@ -82,13 +86,6 @@ export class SplitOutputStream implements ProcessOutputStream {
     if (this.#ended) return;
     this.#ended = true;
     this.#onEnd();
-  }
-
-  #channelEnded(channel: ProcessChannel, end: string): void {
-    this.#channel = undefined;
-    if (this.#stopped || end === "ended" || end === "detached" || this.#session.closed) return this.#end();
-    // Refused or lost: each stream goes on from the byte the channel stopped at.
-    this.#follow(channel.offset, channel.stderrOffset).catch(() => this.#end());
   }
 
   #follow(stdoutFrom: number, stderrFrom: number): Promise<void> {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { BackendUnavailableError, createEnvironment, InvalidOptionError, SpawnError } from "../../../src/index.js";
+import { aliveScript } from "../../helpers/processes.js";
 
 const standIn = fileURLToPath(new URL("../../fixtures/apptainer-standin/apptainer", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "sw-apptainer-test-"));
@@ -135,10 +136,7 @@ describe("apptainer backend (stand-in)", () => {
       const r = await env.execute(`sleep 300 & echo $! > ${pidFile}; wait`, { timeoutMs: 1000 });
       expect(r).toMatchObject({ exitCode: 124, timedOut: true });
       const sleeper = Number(readFileSync(pidFile, "utf8"));
-      const alive = await env.execute(
-        `[ -e /proc/${sleeper} ] && ! grep -q ') Z' /proc/${sleeper}/stat && echo alive || echo gone`,
-      );
-      expect(alive.output).toBe("gone\n");
+      expect((await env.execute(aliveScript([sleeper]))).output).toBe("");
       await env.close();
       const killExecs = invocations(logDir).filter(
         (args) => args[0] === "exec" && args.at(-1)!.includes("__shellwright_killed"),

@@ -7,43 +7,36 @@
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BackendUnavailableError, InvalidOptionError } from "../../../src/core/errors.js";
-import { Session } from "../../../src/core/session.js";
+import type { Session } from "../../../src/core/session.js";
 import { createEnvironment } from "../../../src/index.js";
 import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
-import { DockerTransport } from "../../../src/backends/docker/transport.js";
-import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { GIVE_UP_AFTER_MS } from "../../../src/backends/shared/fast-path/helper-client.js";
 import {
   HELPER_PID,
   LAUNCHER_PID,
   expectHelperDeathKeepsState,
   expectOneLauncherKeepingState,
+  expectPlainWhenOff,
+  expectStoppedCallsCommitNothing,
 } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually } from "../../helpers/processes.js";
 import { DOCKER_TEST_IMAGE as image, DOCKER_TEST_ENABLED as enabled } from "../../helpers/docker-test.js";
+import { transportSessions } from "../../helpers/transport-session.js";
 
-const open: Session[] = [];
+const openTransportSession = transportSessions();
 
-async function openSession(
-  extra: Record<string, unknown> = {},
-): Promise<{ session: Session; transport: DockerTransport }> {
-  const transport = new DockerTransport(normalizeDockerConfig({ image, network: false, ...extra }, () => undefined));
-  const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/root"));
-  open.push(session);
-  await transport.fastPathRunner?.whenReady();
-  return { session, transport };
+async function openSession(options: Record<string, unknown> = {}) {
+  const opened = await openTransportSession("docker", options);
+  await opened.transport.fastPathRunner?.whenReady();
+  return opened;
 }
 
 function docker(...args: string[]): string {
   return execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
 }
-
-afterEach(async () => {
-  for (const session of open.splice(0)) await session.close();
-});
 
 describe("docker fastPath option", () => {
   it("is validated and on by default", () => {
@@ -64,11 +57,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
     await expectOneLauncherKeepingState(session);
   });
 
-  it("false runs every call as its own exec", async () => {
-    const { session, transport } = await openSession({ fastPath: false });
-    expect(transport.fastPath).toBeUndefined();
-    expect((await session.execute("echo $$")).output).not.toBe((await session.execute("echo $$")).output);
-  });
+  it("false runs every call as its own exec", () => expectPlainWhenOff(openSession));
 
   it("survives its helper being killed inside the container: the next calls work, the state is kept", async () => {
     const { session, transport } = await openSession();
@@ -120,15 +109,7 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
 
   it("says 124 and 130 like the plain path, and a stopped call commits nothing", async () => {
     const { session } = await openSession();
-    const timedOut = await session.execute("export LOST=1; cd /; sleep 30", { timeoutMs: 500 });
-    expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/root" });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 500);
-    expect(await session.execute("export LOST=2; sleep 30", { signal: controller.signal })).toMatchObject({
-      exitCode: 130,
-      interrupted: true,
-    });
-    expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/root\n");
+    await expectStoppedCallsCommitNothing(session, "/root", 500);
     // Nothing of the stopped calls is left in the container.
     expect((await session.execute("ps -eo args | grep -c '^sleep 30' || true")).output).toBe("0\n");
   });
@@ -151,7 +132,6 @@ describe.skipIf(!enabled)("docker fast path (real engine)", () => {
       const { session, transport } = await openSession({ containerName: name, keepContainer: true });
       const helper = (await session.execute(HELPER_PID)).output.trim();
       await session.execute("sleep 300 &");
-      open.splice(open.indexOf(session), 1);
       await session.close();
       const processes = docker("exec", name, "ps", "-eo", "pid=,args=");
       expect(processes).not.toContain("sleep 300");

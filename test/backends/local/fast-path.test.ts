@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/core/errors.js";
 import { Session } from "../../../src/core/session.js";
 import type { FastCallEnd, FastPath } from "../../../src/core/transport.js";
@@ -15,24 +15,23 @@ import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
 import { LocalTransport } from "../../../src/backends/local/transport.js";
 import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { alive, eventually, startSpinners } from "../../helpers/processes.js";
-import { LAUNCHER_PID, expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
+import {
+  LAUNCHER_PID,
+  expectOneLauncherKeepingState,
+  expectStoppedCallsCommitNothing,
+} from "../../helpers/fast-path-pids.js";
 import { noLocalHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { closeAfterEach } from "../../helpers/close-after-each.js";
+import { transportSessions } from "../../helpers/transport-session.js";
 import { MAX_RUN_BYTES } from "../../../src/backends/shared/fast-path/protocol.js";
 
-const open: Session[] = [];
+const openTransportSession = transportSessions();
+const keep = closeAfterEach((session: Session) => session.close());
 
-async function openSession(
-  extra: Record<string, unknown> = {},
-): Promise<{ session: Session; transport: LocalTransport }> {
-  const { fastPathHelper, ...rest } = extra;
-  const transport = new LocalTransport({
-    ...normalizeLocalConfig(rest),
-    ...(typeof fastPathHelper === "string" ? { fastPathHelper } : {}),
-  });
-  const session = await Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
-  open.push(session);
-  await transport.fastPathRunner?.whenReady();
-  return { session, transport };
+async function openSession(options: Record<string, unknown> = {}) {
+  const opened = await openTransportSession("local", options, 20_000);
+  await opened.transport.fastPathRunner?.whenReady();
+  return opened;
 }
 
 /** The pid of the launcher that forked the call. */
@@ -46,10 +45,6 @@ function parentName(pid: number): string {
   const parent = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
   return readFileSync(`/proc/${parent}/comm`, "utf8").trim();
 }
-
-afterEach(async () => {
-  for (const session of open.splice(0)) await session.close();
-});
 
 describe("fastPath option", () => {
   it("is validated", () => {
@@ -89,11 +84,12 @@ describe("a call whose launcher died as it started", () => {
         };
       }
     }
-    const session = await Session.open(
-      new Stub({ ...normalizeLocalConfig({ fastPath: false }) }),
-      sessionOptions({ timeoutMs: 20_000 }, "/tmp"),
+    const session = keep(
+      await Session.open(
+        new Stub({ ...normalizeLocalConfig({ fastPath: false }) }),
+        sessionOptions({ timeoutMs: 20_000 }, "/tmp"),
+      ),
     );
-    open.push(session);
     return session;
   }
 
@@ -344,15 +340,7 @@ describe("local fast path", () => {
 
   it("says 124, 130 and 126 like the plain path, and a stopped call commits nothing", async () => {
     const { session } = await openSession();
-    const timedOut = await session.execute("export LOST=1; cd /; sleep 30", { timeoutMs: 300 });
-    expect(timedOut).toMatchObject({ exitCode: 124, timedOut: true, cwd: "/tmp" });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    expect(await session.execute("export LOST=2; sleep 30", { signal: controller.signal })).toMatchObject({
-      exitCode: 130,
-      interrupted: true,
-    });
-    expect((await session.execute("echo [${LOST-none}]; pwd")).output).toBe("[none]\n/tmp\n");
+    await expectStoppedCallsCommitNothing(session, "/tmp", 300);
     expect((await session.execute("true", { cwd: "/nonexistent-fast-path-dir" })).exitCode).toBe(126);
     expect((await session.execute("exec sh -c 'exit 3'")).exitCode).toBe(3);
   });

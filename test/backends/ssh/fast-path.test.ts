@@ -8,42 +8,33 @@
 import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/core/errors.js";
-import { Session } from "../../../src/core/session.js";
 import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
-import { SshTransport } from "../../../src/backends/ssh/transport.js";
-import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { helperRemoteCommand, installWorked, parseProbe } from "../../../src/backends/ssh/fast-path-commands.js";
 import { sshTestConfig, sshTestEnabled } from "./ssh-env.js";
-import { expectOneLauncherKeepingState } from "../../helpers/fast-path-pids.js";
+import { transportSessions, type TransportSession } from "../../helpers/transport-session.js";
+import { expectOneLauncherKeepingState, expectPlainWhenOff } from "../../helpers/fast-path-pids.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { alive, eventually } from "../../helpers/processes.js";
 
 const run = promisify(execFile);
-const open: Session[] = [];
+const openTransportSession = transportSessions();
 
-async function openSession(
-  extra: Record<string, unknown> = {},
-): Promise<{ session: Session; transport: SshTransport }> {
-  const { fastPathHelper, ...rest } = extra;
-  const transport = new SshTransport({
-    ...normalizeSshConfig({ ...sshTestConfig(), ...rest }, () => undefined),
-    ...(typeof fastPathHelper === "string" ? { fastPathHelper } : {}),
-  });
-  const session = await Session.open(transport, sessionOptions({ timeoutMs: 20_000 }, "/tmp"));
-  open.push(session);
+async function openSession(options: Record<string, unknown> = {}) {
+  const opened = await openTransportSession("ssh", options, 20_000);
+  const { session, transport } = opened;
   // The helper is copied in the background; the first calls may take the plain path.
   await eventually(async () => {
     await session.execute("true");
     return (await transport.fastPathRunner?.whenReady()) === true || transport.fastPath === undefined;
     // The copy and the first start are ssh round trips: on a loaded machine they take seconds.
   });
-  return { session, transport };
+  return opened;
 }
 
 /** A plain command on the host over the session's master, beside the helper's channel. */
-async function onHost(transport: SshTransport, command: string): Promise<string> {
+async function onHost(transport: TransportSession<"ssh">["transport"], command: string): Promise<string> {
   const c = sshTestConfig();
   const { stdout } = await run("ssh", [
     "-o",
@@ -57,10 +48,6 @@ async function onHost(transport: SshTransport, command: string): Promise<string>
   ]);
   return stdout;
 }
-
-afterEach(async () => {
-  for (const session of open.splice(0)) await session.close();
-});
 
 describe("ssh fastPath option", () => {
   it("is validated", () => {
@@ -111,11 +98,7 @@ describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
     await expectOneLauncherKeepingState(session);
   });
 
-  it("false runs every call as its own ssh command", async () => {
-    const { session, transport } = await openSession({ fastPath: false });
-    expect(transport.fastPath).toBeUndefined();
-    expect((await session.execute("echo $$")).output).not.toBe((await session.execute("echo $$")).output);
-  });
+  it("false runs every call as its own ssh command", () => expectPlainWhenOff(openSession));
 
   it("falls back to the plain path when the helper cannot run on the host", async () => {
     const { session, transport } = await openSession({ fastPathHelper: "/etc/hostname" });
@@ -168,7 +151,6 @@ describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
       expect(recorded).toContain(group.trim());
       expect(recorded).toContain(String(transport.fastPathHelperPid));
       await session.close();
-      open.splice(open.indexOf(session), 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -180,7 +162,6 @@ describe.skipIf(!sshTestEnabled)("ssh fast path", () => {
     const bg = Number((await session.execute("sleep 300 >/dev/null 2>&1 & echo $!")).output);
     expect(alive(helper) && alive(bg)).toBe(true);
     await session.close();
-    open.splice(open.indexOf(session), 1);
     await eventually(() => !alive(helper) && !alive(bg));
   });
 });

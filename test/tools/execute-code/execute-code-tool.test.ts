@@ -5,6 +5,7 @@ import { readFileTool } from "../../../src/tools/files/read-file.js";
 import { executeCodeTool } from "../../../src/tools/registry.js";
 import { runTool, type ToolDefinition } from "../../../src/tools/shared/tool-definition.js";
 import { toolBackends, useToolFixture } from "../fixture.js";
+import { aliveScript } from "../../helpers/processes.js";
 
 /** Counts the session commands a tool runs, by what they are. */
 function countingSession(session: Environment): { session: Environment; commands: string[] } {
@@ -108,8 +109,7 @@ for (const backend of toolBackends) {
       const result = await t.call(quick, { code });
       expect(result).toMatchObject({ status: "timeout", error: "Script timed out after 4s and was killed." });
       // The Python process is gone (a zombie counts as gone).
-      const alive = `p=$(cat ${pidFile} 2>/dev/null); if [ -n "$p" ] && [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo alive; else echo gone; fi`;
-      expect(await t.sh(alive)).toBe("gone\n");
+      expect(await t.sh(aliveScript([pidFile]))).toBe("");
       expect((await run("print('again')")).output).toBe("again\n");
     });
 

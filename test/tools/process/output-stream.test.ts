@@ -6,63 +6,23 @@
  * channel stopped at, and the next keystroke takes the `execute` route.
  */
 
-import { afterEach, describe, expect, it } from "vitest";
-import { Session } from "../../../src/core/session.js";
-import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
-import { LocalTransport } from "../../../src/backends/local/transport.js";
-import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
-import { DockerTransport } from "../../../src/backends/docker/transport.js";
-import { sessionOptions } from "../../../src/backends/shared/config.js";
+import { describe, expect, it } from "vitest";
+import type { Session } from "../../../src/core/session.js";
 import type { FastPathRunner } from "../../../src/backends/shared/fast-path/fast-path-runner.js";
 import { callTool } from "../../../src/tools/registry.js";
-import { normalizeSshConfig } from "../../../src/backends/ssh/config.js";
-import { SshTransport } from "../../../src/backends/ssh/transport.js";
-import { DOCKER_TEST_ENABLED, DOCKER_TEST_IMAGE } from "../../helpers/docker-test.js";
-import { sshTestConfig, sshTestEnabled } from "../../backends/ssh/ssh-env.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { eventually } from "../../helpers/processes.js";
+import { TRANSPORT_ENABLED, transportSessions } from "../../helpers/transport-session.js";
 
-const open: Session[] = [];
-afterEach(async () => {
-  for (const session of open.splice(0)) await session.close();
-});
-
-const backends = [
-  {
-    name: "local",
-    enabled: true,
-    open: async () => {
-      const transport = new LocalTransport(normalizeLocalConfig({}));
-      return { transport, session: await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp")) };
-    },
-  },
-  {
-    name: "docker",
-    enabled: DOCKER_TEST_ENABLED,
-    open: async () => {
-      const transport = new DockerTransport(
-        normalizeDockerConfig({ image: DOCKER_TEST_IMAGE, network: false }, () => undefined),
-      );
-      return { transport, session: await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/root")) };
-    },
-  },
-  {
-    name: "ssh",
-    enabled: sshTestEnabled,
-    open: async () => {
-      const transport = new SshTransport(normalizeSshConfig({ ...sshTestConfig() }, () => undefined));
-      return { transport, session: await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, "/tmp")) };
-    },
-  },
-];
+const openSession = transportSessions();
+const backends = (["local", "docker", "ssh"] as const).map((name) => ({ name, enabled: TRANSPORT_ENABLED[name] }));
 
 for (const backend of backends) {
   describe.skipIf(!backend.enabled)(`a PTY through the session's helper: ${backend.name}`, () => {
     skipAllUnless(noStaticHelper);
 
     async function ptyCat(): Promise<{ session: Session; runner: FastPathRunner; id: string }> {
-      const { transport, session } = await backend.open();
-      open.push(session);
+      const { transport, session } = await openSession(backend.name);
       // The helper first (ssh copies it in the background), so that the PTY is one of its processes.
       expect(await session.whenFastPathReady()).toBe(true);
       const runner = transport.fastPathRunner!;

@@ -14,10 +14,7 @@ import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
 import { forToolTests } from "../fixture.js";
 import { remoteStyleBackend } from "../remote-style.js";
-
-/** Prints "alive N" for each PID in the files that still runs (a zombie counts as gone). */
-const aliveCheck = (pidFiles: string[]): string =>
-  `for f in ${pidFiles.join(" ")}; do p=$(cat "$f"); if [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo "alive $p"; fi; done; true`;
+import { aliveScript } from "../../helpers/processes.js";
 
 for (const backend of forToolTests([...compatBackends, remoteStyleBackend])) {
   describe.skipIf(!backend.enabled)(`process tool: ${backend.name}`, () => {
@@ -80,10 +77,10 @@ for (const backend of forToolTests([...compatBackends, remoteStyleBackend])) {
         interval: 50,
       });
       const pids = [`${scratch}/child.pid`, `${scratch}/grandchild.pid`, `${scratch}/self.pid`];
-      expect((await session.execute(aliveCheck(pids))).output.trim().split("\n")).toHaveLength(3);
+      expect((await session.execute(aliveScript(pids))).output.trim().split("\n")).toHaveLength(3);
       const killed = await call("process", { action: "kill", session_id: id });
       expect(killed).toMatchObject({ status: "killed", session_id: id, completion_reason: "killed" });
-      await vi.waitFor(async () => expect((await session.execute(aliveCheck(pids))).output).toBe(""), {
+      await vi.waitFor(async () => expect((await session.execute(aliveScript(pids))).output).toBe(""), {
         timeout: 10_000,
         interval: 100,
       });
@@ -99,15 +96,15 @@ for (const backend of forToolTests([...compatBackends, remoteStyleBackend])) {
         interval: 50,
       });
       const pids = [`${scratch}/setsid.pid`];
-      expect((await session.execute(aliveCheck(pids))).output).toMatch(/^alive \d+/);
+      expect((await session.execute(aliveScript(pids))).output).toMatch(/^alive \d+/);
       expect(await call("process", { action: "kill", session_id: id })).toMatchObject({ status: "killed" });
-      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+      expect((await session.execute(aliveScript(pids))).output).toBe("");
     });
 
     it("kills what an ended command left running, recognised by its marker", async () => {
       const id = await start(`echo $SHELLWRIGHT_BG_ID; sleep 300 & echo $! > ${scratch}/left.pid`);
       expect(await wait(id)).toMatchObject({ status: "exited", exit_code: 0, output: `${id}\n` });
-      expect((await session.execute(aliveCheck([`${scratch}/left.pid`]))).output).toMatch(/^alive \d+/);
+      expect((await session.execute(aliveScript([`${scratch}/left.pid`]))).output).toMatch(/^alive \d+/);
       const r = await call("process", { action: "kill", session_id: id });
       expect(r).toMatchObject({
         status: "already_exited",
@@ -115,7 +112,7 @@ for (const backend of forToolTests([...compatBackends, remoteStyleBackend])) {
         note: "The command had ended; the processes it left running were killed.",
       });
       await vi.waitFor(
-        async () => expect((await session.execute(aliveCheck([`${scratch}/left.pid`]))).output).toBe(""),
+        async () => expect((await session.execute(aliveScript([`${scratch}/left.pid`]))).output).toBe(""),
         { timeout: 10_000, interval: 100 },
       );
       expect((await call("process", { action: "kill", session_id: id })).note).toBeUndefined();
@@ -127,12 +124,12 @@ for (const backend of forToolTests([...compatBackends, remoteStyleBackend])) {
           `until [ -s ${scratch}/daemon.pid ]; do sleep 0.05; done`,
       );
       expect(await wait(id)).toMatchObject({ status: "exited", exit_code: 0 });
-      expect((await session.execute(aliveCheck([`${scratch}/daemon.pid`]))).output).toMatch(/^alive \d+/);
+      expect((await session.execute(aliveScript([`${scratch}/daemon.pid`]))).output).toMatch(/^alive \d+/);
       expect(await call("process", { action: "kill", session_id: id })).toMatchObject({
         status: "already_exited",
         note: "The command had ended; the processes it left running were killed.",
       });
-      expect((await session.execute(aliveCheck([`${scratch}/daemon.pid`]))).output).toBe("");
+      expect((await session.execute(aliveScript([`${scratch}/daemon.pid`]))).output).toBe("");
     });
 
     it("checks each line written to a process with the approval hook before sending it", async (context) => {
@@ -390,9 +387,9 @@ for (const backend of forToolTests([...compatBackends, remoteStyleBackend])) {
         });
         const checker = await backend.create();
         try {
-          expect((await checker.execute(aliveCheck(pidFiles))).output.trim().split("\n")).toHaveLength(2);
+          expect((await checker.execute(aliveScript(pidFiles))).output.trim().split("\n")).toHaveLength(2);
           await session.close();
-          await vi.waitFor(async () => expect((await checker.execute(aliveCheck(pidFiles))).output).toBe(""), {
+          await vi.waitFor(async () => expect((await checker.execute(aliveScript(pidFiles))).output).toBe(""), {
             timeout: 10_000,
             interval: 100,
           });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEnvironment, type Environment } from "../../../src/index.js";
 import { processRegistry } from "../../../src/tools/process/process-registry.js";
 import { skipAllUnless, noStaticHelper } from "../../helpers/native-helper.js";
+import { alive } from "../../helpers/processes.js";
 
 /** The program: its pid on its first line, then it waits to be killed. */
 const PROGRAM = 'echo "READY $$"; exec sleep 600';
@@ -58,23 +59,15 @@ describe("a PTY program's first output, read together with the follower's start"
     await real?.close();
   });
 
-  /** The processes still running among `pids` (a zombie counts as gone). */
-  const alive = async (pids: readonly number[]): Promise<string> =>
-    (
-      await real.execute(
-        `for p in ${pids.join(" ")}; do [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null && echo $p; done; true`,
-      )
-    ).output.trim();
-
   it("is what wait with a pattern finds, when nothing was marked since the start", async () => {
     const registry = processRegistry(session);
     const program = await registry.spawn(PROGRAM, { pty: { cols: 80, rows: 24 } });
     const seen = await registry.waitFor(program, READY, 30_000);
     expect(seen.status, seen.output).toBe("matched");
     const pid = Number(READY.exec(seen.output)![1]);
-    expect(await alive([pid])).toBe(String(pid));
+    expect(alive(pid)).toBe(true);
     await registry.kill(program);
-    expect(await alive([pid])).toBe("");
+    expect(alive(pid)).toBe(false);
   });
 
   it("is dropped by an action marked after spawn(): it came before the action (it is on the screen)", async () => {
@@ -86,8 +79,8 @@ describe("a PTY program's first output, read together with the follower's start"
     registry.markAction(program);
     // Nothing more comes (the program sleeps): the wait ends at its timeout with nothing since the action.
     expect(await registry.waitFor(program, READY, 1_000)).toEqual({ status: "timeout", output: "" });
-    expect(await alive([pid])).toBe(String(pid));
+    expect(alive(pid)).toBe(true);
     await registry.kill(program);
-    expect(await alive([pid])).toBe("");
+    expect(alive(pid)).toBe(false);
   });
 });

@@ -17,14 +17,11 @@ import type { ToolResult } from "../../../src/tools/shared/tool-definition.js";
 import { compatBackends } from "../../compat/backends.js";
 import { forToolTests } from "../fixture.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
+import { aliveScript } from "../../helpers/processes.js";
 
 /** A session secret (from a secret-looking variable) and a GitHub token's shape, both masked by the tools. */
 const WRAPPED_SECRET = "Qz7pW3xK9mLr2Vt8Ns4Yb6Hd";
 const KEY_SHAPED = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
-
-/** Prints "alive N" for each pid given that still runs (a zombie counts as gone). */
-const aliveCheck = (pids: readonly number[]): string =>
-  `for p in ${pids.join(" ")}; do if [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo "alive $p"; fi; done; true`;
 
 /** Prints the pids of `parent`'s children, from /proc (pgrep is not in every image). */
 const childrenScript = (parent: number): string =>
@@ -109,7 +106,7 @@ for (const backend of forToolTests(compatBackends)) {
       await proc(id, "keys", { keys: ["C-c"] });
       await proc(id, "submit", { data: "echo alive" });
       await expectOutput(id, "^alive$");
-      expect((await session.execute(aliveCheck(sleepers))).output).toBe("");
+      expect((await session.execute(aliveScript(sleepers))).output).toBe("");
       await proc(id, "submit", { data: "exit 4" });
       expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 4 });
     });
@@ -237,9 +234,9 @@ for (const backend of forToolTests(compatBackends)) {
       const id = await start('trap "" HUP TERM; sleep 987655 & echo "PIDS $$ $!"; wait');
       const [, shell, sleeper] = /PIDS (\d+) (\d+)/.exec(await expectOutput(id, "PIDS \\d+ \\d+"))!;
       const pids = [Number(shell), Number(sleeper)];
-      expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
+      expect((await session.execute(aliveScript(pids))).output).toContain("alive");
       expect(await proc(id, "kill")).toMatchObject({ status: "killed" });
-      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+      expect((await session.execute(aliveScript(pids))).output).toBe("");
     });
 
     it("kill ends also what left the PTY's session with setsid (found by the process's mark, checked by pid)", async () => {
@@ -249,9 +246,9 @@ for (const backend of forToolTests(compatBackends)) {
       // It really left: a session of its own, not the PTY's.
       const stat = (await session.execute(`cat /proc/${escaped}/stat`)).output;
       expect(stat.split(") ")[1]!.split(" ")[3]).toBe(escaped);
-      expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
+      expect((await session.execute(aliveScript(pids))).output).toContain("alive");
       expect(await proc(id, "kill")).toMatchObject({ status: "killed" });
-      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+      expect((await session.execute(aliveScript(pids))).output).toBe("");
     });
 
     it("kill of a PTY program that already ended ends the setsid daemon it left running", async () => {
@@ -264,11 +261,11 @@ for (const backend of forToolTests(compatBackends)) {
       const [, daemon] = /DAEMON (\d+)/.exec(await expectOutput(id, "DAEMON \\d+"))!;
       expect(await proc(id, "wait", { timeout: 30 })).toMatchObject({ status: "exited", exit_code: 0 });
       const pids = [Number(daemon)];
-      expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
+      expect((await session.execute(aliveScript(pids))).output).toContain("alive");
       const killed = await proc(id, "kill");
       expect(killed).toMatchObject({ status: "already_exited", exit_code: 0 });
       expect(killed.note).toMatch(/processes it left running were killed/);
-      expect((await session.execute(aliveCheck(pids))).output).toBe("");
+      expect((await session.execute(aliveScript(pids))).output).toBe("");
     });
 
     it("a foreground pty call has a terminal of the size asked for, and its output reads with \\n", async () => {
@@ -305,9 +302,9 @@ for (const backend of forToolTests(compatBackends)) {
           );
           const [, shell, sleeper] = /PIDS (\d+) (\d+)/.exec(seen.output as string)!;
           const pids = [Number(shell), Number(sleeper)];
-          expect((await session.execute(aliveCheck(pids))).output).toContain("alive");
+          expect((await session.execute(aliveScript(pids))).output).toContain("alive");
           await other.close();
-          expect((await session.execute(aliveCheck(pids))).output).toBe("");
+          expect((await session.execute(aliveScript(pids))).output).toBe("");
         } finally {
           await other.close();
         }
@@ -338,9 +335,9 @@ for (const backend of forToolTests(compatBackends)) {
             expect(seen.status, seen.output).toBe("matched");
             pids.push(Number(/PID (\d+)/.exec(seen.output)![1]));
           }
-          expect((await session.execute(aliveCheck(pids))).output.split("\n").filter(Boolean)).toHaveLength(count);
+          expect((await session.execute(aliveScript(pids))).output.split("\n").filter(Boolean)).toHaveLength(count);
           await other.close();
-          expect((await session.execute(aliveCheck(pids))).output).toBe("");
+          expect((await session.execute(aliveScript(pids))).output).toBe("");
         } finally {
           await other.close();
         }

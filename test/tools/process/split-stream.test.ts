@@ -5,40 +5,16 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { Session } from "../../../src/core/session.js";
-import { normalizeLocalConfig } from "../../../src/backends/local/config.js";
-import { LocalTransport } from "../../../src/backends/local/transport.js";
-import { normalizeDockerConfig } from "../../../src/backends/docker/config.js";
-import { DockerTransport } from "../../../src/backends/docker/transport.js";
-import { sessionOptions } from "../../../src/backends/shared/config.js";
 import { processRegistry } from "../../../src/tools/process/process-registry.js";
-import { DOCKER_TEST_ENABLED, DOCKER_TEST_IMAGE } from "../../helpers/docker-test.js";
 import { noStaticHelper, skipAllUnless } from "../../helpers/native-helper.js";
 import { alive, eventually } from "../../helpers/processes.js";
+import { TRANSPORT_ENABLED, transportSessions } from "../../helpers/transport-session.js";
 import { existsSync, readFileSync } from "node:fs";
 import { createEnvironment, spawn, type Gateway } from "../../../src/index.js";
 import { scratchDir, startTestGateway, TOKEN } from "../../gateway/helpers.js";
 
-const open: Session[] = [];
-afterEach(async () => {
-  for (const session of open.splice(0)) await session.close();
-});
-
-const backends = [
-  {
-    name: "local",
-    enabled: true,
-    transport: () => new LocalTransport(normalizeLocalConfig({})),
-    cwd: "/tmp",
-  },
-  {
-    name: "docker",
-    enabled: DOCKER_TEST_ENABLED,
-    transport: () =>
-      new DockerTransport(normalizeDockerConfig({ image: DOCKER_TEST_IMAGE, network: false }, () => undefined)),
-    cwd: "/root",
-  },
-];
+const openSession = transportSessions();
+const backends = (["local", "docker"] as const).map((name) => ({ name, enabled: TRANSPORT_ENABLED[name] }));
 
 /** Echoes each line it reads to both streams, with a NUL and a byte that is not UTF-8 on stderr. */
 const ECHO_BOTH = `while IFS= read -r l; do printf 'out %s\\n' "$l"; printf 'err %s\\0\\377\\n' "$l" >&2; done`;
@@ -48,9 +24,7 @@ for (const backend of backends) {
     skipAllUnless(noStaticHelper);
 
     async function start() {
-      const transport = backend.transport();
-      const session = await Session.open(transport, sessionOptions({ timeoutMs: 30_000 }, backend.cwd));
-      open.push(session);
+      const { session, transport } = await openSession(backend.name);
       expect(await session.whenFastPathReady()).toBe(true);
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];

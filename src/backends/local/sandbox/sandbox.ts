@@ -61,6 +61,18 @@ export class LocalSandbox {
     this.#options = options;
   }
 
+  /** A started sandbox; one that could not start is stopped again (what it had started goes) before the error. */
+  static async open(options: SandboxOptions, start: SandboxStart): Promise<LocalSandbox> {
+    const sandbox = new LocalSandbox(options);
+    try {
+      await sandbox.start(start);
+      return sandbox;
+    } catch (error) {
+      await sandbox.stop();
+      throw error;
+    }
+  }
+
   /** The paths as resolved at start (for tests and diagnostics). */
   get resolved(): ResolvedSandbox | undefined {
     return this.#resolved;
