@@ -7,13 +7,9 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Environment, ExecuteResult } from "../../src/index.js";
 import { compatBackends, type CompatBackend } from "./backends.js";
-import { eventually } from "../helpers/processes.js";
+import { aliveScript, eventually } from "../helpers/processes.js";
 
 const MARKER_PREFIX = "__SHELLWRIGHT_";
-
-/** Prints "alive N" for each PID that still runs (a zombie counts as gone). */
-const aliveCheck = (pidFiles: string[]): string =>
-  `for f in ${pidFiles.join(" ")}; do p=$(cat "$f"); if [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat 2>/dev/null; then echo "alive $p"; fi; done; true`;
 
 function expectClean(result: ExecuteResult): void {
   expect(result.output).not.toContain(MARKER_PREFIX);
@@ -472,7 +468,7 @@ for (const backend of compatBackends) {
             expect(r.exitCode).toBe(130);
             expect(r.output).toBe("spawned\n\n[Command interrupted]");
           }
-          const alive = await run(aliveCheck([`${dir}/child`, `${dir}/grandchild`]));
+          const alive = await run(aliveScript([`${dir}/child`, `${dir}/grandchild`]));
           expect(alive.output).toBe("");
           expect((await run("echo usable")).output).toBe("usable\n");
         });
@@ -499,7 +495,7 @@ for (const backend of compatBackends) {
           });
           expect(timedOut.exitCode).toBe(124);
           expect(timedOut.output).not.toMatch(/readonly/);
-          expect((await session.execute(aliveCheck([`${dir}/child`]))).output).toBe("");
+          expect((await session.execute(aliveScript([`${dir}/child`]))).output).toBe("");
           await session.execute(`rm -rf ${dir}`);
         });
       });
