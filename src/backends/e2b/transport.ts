@@ -31,7 +31,7 @@ import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { e2bBox } from "./box.js";
 import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, runToEnd, uploadPrivate } from "./commands.js";
-import type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
+import type { E2bCommandHandle, E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
 export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
@@ -111,12 +111,6 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
         const copy = this.#hasTailPid ? `${dir}/out-${randomBytes(6).toString("hex")}` : undefined;
         const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
         const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
-        const stdinFile =
-          launch.stdin === undefined ? undefined : await uploadPrivate(sandbox, dir, "in", launch.stdin);
-        const command = sandboxCommand(
-          { argv: launch.argv, stdin: undefined },
-          { stdinFile, removeFirst: this.#stale.splice(0), copy, errCopy },
-        );
         const exact = (to: OutputSink, file: string | undefined): ExactOutput =>
           new ExactOutput(to, () =>
             file === undefined
@@ -125,17 +119,31 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
           );
         const output = exact(sink, copy);
         const errorOutput = apart ? exact(errors, errCopy) : output;
-        try {
-          const started = await sandbox.commands
+        // The stdin file's upload is the first request of a call that has one: a sandbox that ended fails it.
+        const start = async (): Promise<E2bCommandHandle> => {
+          const stdinFile =
+            launch.stdin === undefined ? undefined : await uploadPrivate(sandbox, dir, "in", launch.stdin);
+          const command = sandboxCommand(
+            { argv: launch.argv, stdin: undefined },
+            { stdinFile, removeFirst: this.#stale.splice(0), copy, errCopy },
+          );
+          return sandbox.commands
             .run(command, {
               background: true,
               timeoutMs: NO_COMMAND_LIMIT_MS,
               onStdout: (text) => output.push(text),
               onStderr: (text) => errorOutput.push(text),
             })
-            .catch(async (error: unknown) => {
-              throw await this.#whyNotStarted(sandbox, error);
+            .catch((error: unknown) => {
+              // The command that would have removed it never ran: the next call does.
+              if (stdinFile !== undefined) this.#stale.push(stdinFile);
+              throw error;
             });
+        };
+        try {
+          const started = await start().catch(async (error: unknown) => {
+            throw await this.#whyNotStarted(sandbox, error);
+          });
           pid = started.pid;
           // E2B's stream carries the output before the end: once the exit is in, so is every byte of the text.
           const exitCode = await exitCodeOf(started);
