@@ -18,8 +18,10 @@
 import { randomBytes } from "node:crypto";
 import type * as E2bSdk from "e2b";
 import type { PortUrl } from "../../core/environment.js";
+import { CALL_MARK, type CallMarks } from "../../core/call-marks.js";
 import { BackendUnavailableError, UnsupportedError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
+import { sweepScript } from "../../core/sweep-script.js";
 import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { messageOf } from "../shared/error-message.js";
@@ -101,6 +103,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     const marks = this.newCallMarks();
     const apart = options.separateStreams === true;
     let pid: number | undefined;
+    /** The handle's kill came: a command not started yet never starts, one starting is killed once it has. */
+    let cancelled = false;
     const handle = sdkProcessHandle({
       backend: this.name,
       separateStreams: apart,
@@ -123,9 +127,14 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
         const start = async (): Promise<E2bCommandHandle> => {
           const stdinFile =
             launch.stdin === undefined ? undefined : await uploadPrivate(sandbox, dir, "in", launch.stdin);
+          const removeFirst = this.#stale.splice(0);
+          if (cancelled) {
+            this.#stale.push(...removeFirst, ...(stdinFile === undefined ? [] : [stdinFile]));
+            throw new Error("the call was killed before its command started");
+          }
           const command = sandboxCommand(
             { argv: launch.argv, stdin: undefined },
-            { stdinFile, removeFirst: this.#stale.splice(0), copy, errCopy },
+            { stdinFile, removeFirst, copy, errCopy },
           );
           return sandbox.commands
             .run(command, {
@@ -135,8 +144,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
               onStderr: (text) => errorOutput.push(text),
             })
             .catch((error: unknown) => {
-              // The command that would have removed it never ran: the next call does.
-              if (stdinFile !== undefined) this.#stale.push(stdinFile);
+              // The command that would have removed them never ran: the next call does.
+              this.#stale.push(...removeFirst, ...(stdinFile === undefined ? [] : [stdinFile]));
               throw error;
             });
         };
@@ -145,6 +154,9 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
             throw await this.#whyNotStarted(sandbox, error);
           });
           pid = started.pid;
+          // A kill that came while the command was starting found nothing to kill: it goes now, with whatever the
+          // command already started (however it detached, it carries the call's mark).
+          if (cancelled) await this.#killStarted(sandbox, started.pid, marks);
           // E2B's stream carries the output before the end: once the exit is in, so is every byte of the text.
           const exitCode = await exitCodeOf(started);
           output.exited();
@@ -158,7 +170,10 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
         }
       },
       // The last resort: end the command's process (on a Shellwright host, its whole tree).
-      cancel: () => (sandbox !== undefined && pid !== undefined ? sandbox.commands.kill(pid) : undefined),
+      cancel: () => {
+        cancelled = true;
+        return sandbox !== undefined && pid !== undefined ? sandbox.commands.kill(pid) : undefined;
+      },
     });
     return this.guard(handle, marks);
   }
@@ -204,6 +219,12 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
 
   protected override async control(script: string): Promise<{ exitCode: number; output: string }> {
     return runToEnd(this.runningSandbox(), `bash -c ${shellQuote(script)}`, CONTROL_TIMEOUT_MS);
+  }
+
+  /** Kills a call's command that started after its kill, and every process carrying the call's mark. */
+  async #killStarted(sandbox: E2bSandbox, pid: number, marks: CallMarks): Promise<void> {
+    await this.control(sweepScript({ marks: [`${CALL_MARK}=${marks.call}`] }, "KILL", 0)).catch(() => undefined);
+    await sandbox.commands.kill(pid).catch(() => undefined);
   }
 
   /** A command that could not start: a sandbox that ended says so, with what to do. */

@@ -15,7 +15,7 @@ import { Sandbox, type SandboxOpts } from "e2b";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { E2bTransport } from "../../../src/backends/e2b/transport.js";
 import { normalizeE2bConfig } from "../../../src/backends/e2b/config.js";
-import { sessionOptions } from "../../../src/backends/shared/config.js";
+import { sessionOptions, type CommonConfig } from "../../../src/backends/shared/config.js";
 import { Session } from "../../../src/core/session.js";
 import {
   BackendUnavailableError,
@@ -56,7 +56,7 @@ async function openE2b(config: Record<string, unknown>): Promise<Environment> {
 async function openWithTransport(config: Record<string, unknown>): Promise<{ env: Session; transport: E2bTransport }> {
   const raw = { backend: "e2b", ...connection, ...config };
   const transport = new E2bTransport(normalizeE2bConfig(raw, () => undefined));
-  return { env: await Session.open(transport, sessionOptions(raw, "~")), transport };
+  return { env: await Session.open(transport, sessionOptions(raw as CommonConfig, "~")), transport };
 }
 
 /** Every process's command line, NULs as spaces. */
