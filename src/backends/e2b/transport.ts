@@ -184,7 +184,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
    */
   async portUrl(port: number): Promise<PortUrl> {
     const { sandboxUrl, domain } = this.#options.connection;
-    if ((sandboxUrl ?? process.env.E2B_SANDBOX_URL) !== undefined && domain === undefined)
+    // Either may come from the SDK's environment variables, as it reads them.
+    if ((sandboxUrl ?? process.env.E2B_SANDBOX_URL) !== undefined && (domain ?? process.env.E2B_DOMAIN) === undefined)
       throw new UnsupportedError(
         `No URL for port ${port}: the sandbox is reached through sandboxUrl, where E2B's port proxy ` +
           "(PORT-SANDBOX.domain) is not known to exist; set domain to the platform's domain if it serves one",
@@ -198,13 +199,22 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     await sandbox.files.write(files.map((file) => ({ path: file.remote, data: arrayBufferOf(file.bytes) })));
   }
 
+  /**
+   * The private directory goes with the close's sweep, in its exec: also before a kill, since a platform whose
+   * sandbox is a host that stays (a Shellwright `serve --api e2b`) keeps its files, the last call's output copy too.
+   */
+  protected override closeCleanup(): string | undefined {
+    return this.#privateDir === undefined ? undefined : `rm -rf -- ${shellQuote(this.#privateDir)} 2>/dev/null`;
+  }
+
   protected override async release(sandbox: E2bSandbox): Promise<void> {
     clearInterval(this.#renewal);
     if (this.#options.onClose === "kill") {
       await sandbox.kill();
       return;
     }
-    // A kept sandbox keeps nothing of the session's: its stdin files and output copies go.
+    // A kept sandbox keeps nothing of the session's: its stdin files and output copies go (again, should the
+    // sweep's exec have failed; and a sandbox obtained after stop() had no sweep).
     if (this.#privateDir !== undefined)
       await runToEnd(sandbox, `rm -rf -- ${shellQuote(this.#privateDir)}`, CONTROL_TIMEOUT_MS).catch(() => undefined);
   }

@@ -12,7 +12,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox, type SandboxOpts } from "e2b";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { E2bTransport } from "../../../src/backends/e2b/transport.js";
 import { normalizeE2bConfig } from "../../../src/backends/e2b/config.js";
 import { sessionOptions, type CommonConfig } from "../../../src/backends/shared/config.js";
@@ -95,20 +95,24 @@ async function whileRunning<T>(
   return { seen, output: result.output };
 }
 
-/** The session's private directory, read off the command line of a plain-path call (its output copy is there). */
+/**
+ * The session's private directory, read off the command line of a plain-path call (its output copy is there):
+ * the one whose call carries this probe's own tag, since other sessions may be running calls too.
+ */
 async function privateDirOf(env: Environment): Promise<string> {
-  const { seen } = await whileRunning(env, "true", () =>
+  const tag = `dir-probe-${randomBytes(6).toString("hex")}`;
+  const { seen } = await whileRunning(env, `: ${tag}`, () =>
     commandLines()
-      .map((line) => /\/tmp\/shellwright-e2b-[A-Za-z0-9]{8}/.exec(line)?.[0])
+      .filter((line) => line.includes(tag))
+      .map((line) => /\/tmp\/shellwright-e2b-[A-Za-z0-9]{8}(?=\/)/.exec(line)?.[0])
       .filter((dir): dir is string => dir !== undefined),
   );
-  const dirs = new Set(seen);
-  // Other sessions (other test files) may run too: this one's call is the one waiting on our files.
-  expect(dirs.size).toBeGreaterThan(0);
-  return [...dirs].find((dir) => existsSync(dir))!;
+  expect(new Set(seen).size).toBe(1);
+  return seen[0]!;
 }
 
-const sessionSleep = (): number => 3000 + Math.floor(Math.random() * 6000);
+/** A `sleep` argument no other test uses: its process is found by its exact argv. */
+const uniqueSleep = (): string => String(7_000_000 + Math.floor(Math.random() * 1_000_000));
 
 describe.each([true, false])("a created sandbox (fastPath %s)", (fastPath) => {
   it("gets the template, metadata and env; the env is on no command line; close kills it and its processes", async () => {
@@ -121,6 +125,7 @@ describe.each([true, false])("a created sandbox (fastPath %s)", (fastPath) => {
       env: { SW_E2B_SECRET: secret },
     })) as Session;
     let id: string;
+    let dir: string | undefined;
     try {
       expect(await env.whenFastPathReady()).toBe(fastPath);
       const listed = await Sandbox.list({ ...sdk, query: { metadata: { run } } }).nextItems();
@@ -129,6 +134,8 @@ describe.each([true, false])("a created sandbox (fastPath %s)", (fastPath) => {
       const info = await Sandbox.getInfo(id, sdk);
       expect(info).toMatchObject({ templateId: "base", metadata: { run }, state: "running" });
       expect(gateway.registry.list().map((s) => s.id)).toContain(id);
+      // On a platform whose sandbox is a host that stays (this one), the kill does not take the session's files.
+      dir = fastPath ? undefined : await privateDirOf(env);
 
       // While a command that reads the variable runs, no process has the value on its command line.
       const { seen, output } = await whileRunning(env, 'echo "[$SW_E2B_SECRET]"', () =>
@@ -138,7 +145,7 @@ describe.each([true, false])("a created sandbox (fastPath %s)", (fastPath) => {
       expect(seen).toEqual([]);
 
       // A process that leaves the call's group and session: the sandbox's kill still takes it.
-      const arg = String(sessionSleep());
+      const arg = uniqueSleep();
       await env.execute(`setsid sleep ${arg} </dev/null >/dev/null 2>&1 &`);
       await eventually(() => pidsWithArgv("sleep", arg).length === 1, "the detached sleep");
       const [pid] = pidsWithArgv("sleep", arg);
@@ -149,6 +156,7 @@ describe.each([true, false])("a created sandbox (fastPath %s)", (fastPath) => {
       await env.close();
     }
     expect(gateway.registry.list().map((s) => s.id)).not.toContain(id);
+    if (dir !== undefined) expect(existsSync(dir)).toBe(false);
     await expect(Sandbox.getInfo(id, sdk)).rejects.toThrow(/not found/);
     expect(await Sandbox.list({ ...sdk, query: { metadata: { run } } }).nextItems()).toEqual([]);
   });
@@ -170,13 +178,44 @@ describe.each([true, false])("a created sandbox (fastPath %s)", (fastPath) => {
   });
 });
 
+describe("a close while the sandbox is still being made", () => {
+  it("kills the sandbox once it is made, and the start says the backend was stopped", async () => {
+    const run = randomBytes(6).toString("hex");
+    const raw = { backend: "e2b", ...connection, metadata: { run } };
+    const transport = new E2bTransport(normalizeE2bConfig(raw, () => undefined));
+    const starting = transport.start().catch((e: unknown) => e);
+    await transport.stop();
+    const error = await starting;
+    expect(error).toBeInstanceOf(BackendUnavailableError);
+    expect((error as Error).message).toMatch(/stopped/);
+    expect(transport.sandboxId).toBeUndefined();
+    expect(await Sandbox.list({ ...sdk, query: { metadata: { run } } }).nextItems()).toEqual([]);
+  });
+
+  it("keeps a sandbox connected to by id, and starts nothing in it after", async () => {
+    const sandbox = await Sandbox.create(sdk);
+    try {
+      const transport = new E2bTransport(
+        normalizeE2bConfig({ backend: "e2b", ...connection, sandboxId: sandbox.sandboxId }, () => undefined),
+      );
+      const starting = transport.start().catch((e: unknown) => e);
+      await transport.stop();
+      expect(await starting).toBeInstanceOf(BackendUnavailableError);
+      expect(await sandbox.isRunning()).toBe(true);
+      await expect(transport.beforeExecute()).rejects.toThrow(/stopped/);
+    } finally {
+      await sandbox.kill();
+    }
+  });
+});
+
 describe("a sandbox connected to by id", () => {
   it("is used, its session's private dir is 700 while open and gone at close, and the sandbox is kept", async () => {
     const sandbox = await Sandbox.create(sdk);
     try {
       const { env, transport } = await openWithTransport({ sandboxId: sandbox.sandboxId, fastPath: false });
       let dir: string;
-      const arg = String(sessionSleep());
+      const arg = uniqueSleep();
       try {
         expect(transport.sandboxId).toBe(sandbox.sandboxId);
         dir = await privateDirOf(env);
@@ -195,6 +234,14 @@ describe("a sandbox connected to by id", () => {
     } finally {
       await sandbox.kill();
     }
+  });
+
+  it("that does not exist fails the open, naming it", async () => {
+    const before = gateway.registry.list().length;
+    const error = await openE2b({ sandboxId: "no-such-sandbox" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BackendUnavailableError);
+    expect((error as Error).message).toMatch(/^Could not connect to E2B sandbox no-such-sandbox: .*not found/);
+    expect(gateway.registry.list()).toHaveLength(before);
   });
 
   it('is killed at close with onClose "kill"', async () => {
@@ -300,6 +347,20 @@ describe("portUrl", () => {
       expect((error as Error).message).toMatch(/port 8080.*sandboxUrl.*set domain/);
     } finally {
       await env.close();
+    }
+  });
+
+  it("takes the domain from E2B_DOMAIN, as E2B's SDK does", async () => {
+    vi.stubEnv("E2B_DOMAIN", "env.example.test");
+    try {
+      const { env, transport } = await openWithTransport({});
+      try {
+        expect((await portUrl(env, 3000)).url).toBe(`https://3000-${transport.sandboxId}.env.example.test`);
+      } finally {
+        await env.close();
+      }
+    } finally {
+      vi.unstubAllEnvs();
     }
   });
 
