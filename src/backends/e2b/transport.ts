@@ -151,14 +151,16 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
         };
         try {
           const started = await start().catch(async (error: unknown) => {
-            throw await this.#whyNotStarted(sandbox, error);
+            throw await this.#whyFailed(sandbox, error);
           });
           pid = started.pid;
           // A kill that came while the command was starting found nothing to kill: it goes now, with whatever the
           // command already started (however it detached, it carries the call's mark).
           if (cancelled) await this.#killStarted(sandbox, started.pid, marks);
           // E2B's stream carries the output before the end: once the exit is in, so is every byte of the text.
-          const exitCode = await exitCodeOf(started);
+          const exitCode = await exitCodeOf(started).catch(async (error: unknown) => {
+            throw await this.#whyFailed(sandbox, error);
+          });
           output.exited();
           if (apart) errorOutput.exited();
           await Promise.all([output.logsEnded(), apart ? errorOutput.logsEnded() : undefined]);
@@ -237,8 +239,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     await sandbox.commands.kill(pid).catch(() => undefined);
   }
 
-  /** A command that could not start: a sandbox that ended says so, with what to do. */
-  async #whyNotStarted(sandbox: E2bSandbox, error: unknown): Promise<unknown> {
+  /** A command that could not start or whose stream broke: a sandbox that ended says so, with what to do. */
+  async #whyFailed(sandbox: E2bSandbox, error: unknown): Promise<unknown> {
     const running = await sandbox.isRunning().catch(() => true);
     if (running) return error;
     return new BackendUnavailableError(
