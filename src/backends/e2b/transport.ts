@@ -92,7 +92,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     await this.#ensureReady();
   }
 
-  /** Makes sure there is a sandbox (a new one when the last one ended), then syncs files. */
+  /** Makes sure the sandbox is there (start() obtained it; one that ended is not replaced), then syncs files. */
   async beforeExecute(): Promise<void> {
     await this.#ensureReady();
     await this.syncQuietly();

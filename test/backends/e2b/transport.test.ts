@@ -354,6 +354,27 @@ describe("the sandbox's timeout", () => {
   });
 });
 
+describe("the renewal after close", () => {
+  it("stops: a kept sandbox then ends when its timeout passes", async () => {
+    const sandbox = await Sandbox.create(sdk);
+    try {
+      const { env } = await openWithTransport({ sandboxId: sandbox.sandboxId, sandboxTimeoutMs: 10_000 });
+      try {
+        const first = (await sandbox.getInfo()).endAt.getTime();
+        // The first renewal sets the sandbox's timeout to the session's (10 s from then).
+        await eventually(async () => (await sandbox.getInfo()).endAt.getTime() !== first, "a renewal");
+      } finally {
+        await env.close();
+      }
+      expect(await sandbox.isRunning()).toBe(true);
+      // A renewal left running would keep it alive past the limit.
+      await eventually(async () => !(await sandbox.isRunning()), "the kept sandbox to end at its timeout");
+    } finally {
+      await sandbox.kill().catch(() => undefined);
+    }
+  });
+});
+
 describe("portUrl", () => {
   it("is unsupported through sandboxUrl without a domain, naming sandboxUrl", async () => {
     const env = await openE2b({});
