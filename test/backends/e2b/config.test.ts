@@ -108,19 +108,26 @@ describe("e2b options", () => {
 
 describe("e2b pool", () => {
   it("refuses sandboxId, sandbox and onClose keep, naming each, and opens nothing", async () => {
-    const before = sandboxIds();
-    for (const [key, extra] of [
-      ["sandboxId", { sandboxId: "sbx-1" }],
-      ["onClose", { onClose: "keep" }],
-    ] as const) {
-      const error = await createEnvironmentPool({ backend: "e2b", ...connection, ...extra }, { size: 1 }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(InvalidOptionError);
-      expect((error as InvalidOptionError).option).toBe(key);
-      expect((error as InvalidOptionError).message).toMatch(new RegExp(`A pool cannot use ${key} "`));
+    const sandbox = await Sandbox.create({ ...connection });
+    try {
+      const before = sandboxIds();
+      for (const [key, extra, shown] of [
+        ["sandboxId", { sandboxId: "sbx-1" }, '"sbx-1"'],
+        ["sandbox", { sandbox }, "an object"],
+        ["onClose", { onClose: "keep" }, '"keep"'],
+      ] as const) {
+        const error = await createEnvironmentPool({ backend: "e2b", ...connection, ...extra }, { size: 1 }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(InvalidOptionError);
+        expect((error as InvalidOptionError).option).toBe(key);
+        expect((error as InvalidOptionError).message).toContain(`A pool cannot use ${key} ${shown}: `);
+      }
+      expect(sandboxIds()).toEqual(before);
+      expect(await sandbox.isRunning()).toBe(true);
+    } finally {
+      await sandbox.kill();
     }
-    expect(sandboxIds()).toEqual(before);
   });
 });
