@@ -47,6 +47,8 @@ describe("e2b options", () => {
     ["domain", { domain: "a b" }, /domain.*"a b"/],
     ["sandboxId", { sandboxId: "a b" }, /sandboxId.*"a b"/],
     ["sandbox", { sandbox: { sandboxId: "x" } }, /sandbox must be a Sandbox/],
+    ["env.COUNT", { env: { COUNT: 3 } }, /^env\.COUNT must be a string, got a number$/],
+    ["metadata.team", { metadata: { team: 7 } }, /^metadata\.team must be a string, got 7$/],
   ];
   it.each(cases)("refuses a bad %s, naming it and its value", async (option, config, message) => {
     const before = sandboxIds();
