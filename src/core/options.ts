@@ -14,7 +14,12 @@ export function describeSecret(value: unknown): string {
   if (typeof value === "string") return `a string of ${value.length} characters`;
   if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
+  return aType(value);
+}
+
+/** "an object", "a function": the value's type with its article. */
+function aType(value: unknown): string {
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 export function describe(value: unknown): string {
@@ -22,7 +27,7 @@ export function describe(value: unknown): string {
   if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined)
     return String(value);
   if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
+  return aType(value);
 }
 
 export function positiveNumber(name: string, value: unknown, fallback: number): number {

@@ -18,8 +18,10 @@
 import { randomBytes } from "node:crypto";
 import type * as E2bSdk from "e2b";
 import type { PortUrl } from "../../core/environment.js";
+import { CALL_MARK, type CallMarks } from "../../core/call-marks.js";
 import { BackendUnavailableError, UnsupportedError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
+import { sweepScript } from "../../core/sweep-script.js";
 import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { messageOf } from "../shared/error-message.js";
@@ -31,7 +33,7 @@ import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { e2bBox } from "./box.js";
 import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, runToEnd, uploadPrivate } from "./commands.js";
-import type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
+import type { E2bCommandHandle, E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
 export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
@@ -89,7 +91,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     await this.#ensureReady();
   }
 
-  /** Makes sure there is a sandbox (a new one when the last one ended), then syncs files. */
+  /** Makes sure the sandbox is there (start() obtained it; one that ended is not replaced), then syncs files. */
   async beforeExecute(): Promise<void> {
     await this.#ensureReady();
     await this.syncQuietly();
@@ -100,6 +102,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     const marks = this.newCallMarks();
     const apart = options.separateStreams === true;
     let pid: number | undefined;
+    /** The handle's kill came: a command not started yet never starts, one starting is killed once it has. */
+    let cancelled = false;
     const handle = sdkProcessHandle({
       backend: this.name,
       separateStreams: apart,
@@ -110,12 +114,6 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
         const copy = this.#hasTailPid ? `${dir}/out-${randomBytes(6).toString("hex")}` : undefined;
         const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
         const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
-        const stdinFile =
-          launch.stdin === undefined ? undefined : await uploadPrivate(sandbox, dir, "in", launch.stdin);
-        const command = sandboxCommand(
-          { argv: launch.argv, stdin: undefined },
-          { stdinFile, removeFirst: this.#stale.splice(0), copy, errCopy },
-        );
         const exact = (to: OutputSink, file: string | undefined): ExactOutput =>
           new ExactOutput(to, () =>
             file === undefined
@@ -124,20 +122,44 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
           );
         const output = exact(sink, copy);
         const errorOutput = apart ? exact(errors, errCopy) : output;
-        try {
-          const started = await sandbox.commands
+        // The stdin file's upload is the first request of a call that has one: a sandbox that ended fails it.
+        const start = async (): Promise<E2bCommandHandle> => {
+          const stdinFile =
+            launch.stdin === undefined ? undefined : await uploadPrivate(sandbox, dir, "in", launch.stdin);
+          const removeFirst = this.#stale.splice(0);
+          if (cancelled) {
+            this.#stale.push(...removeFirst, ...(stdinFile === undefined ? [] : [stdinFile]));
+            throw new Error("the call was killed before its command started");
+          }
+          const command = sandboxCommand(
+            { argv: launch.argv, stdin: undefined },
+            { stdinFile, removeFirst, copy, errCopy },
+          );
+          return sandbox.commands
             .run(command, {
               background: true,
               timeoutMs: NO_COMMAND_LIMIT_MS,
               onStdout: (text) => output.push(text),
               onStderr: (text) => errorOutput.push(text),
             })
-            .catch(async (error: unknown) => {
-              throw await this.#whyNotStarted(sandbox, error);
+            .catch((error: unknown) => {
+              // The command that would have removed them never ran: the next call does.
+              this.#stale.push(...removeFirst, ...(stdinFile === undefined ? [] : [stdinFile]));
+              throw error;
             });
+        };
+        try {
+          const started = await start().catch(async (error: unknown) => {
+            throw await this.#whyFailed(sandbox, error);
+          });
           pid = started.pid;
+          // A kill that came while the command was starting found nothing to kill: it goes now, with whatever the
+          // command already started (however it detached, it carries the call's mark).
+          if (cancelled) await this.#killStarted(sandbox, started.pid, marks);
           // E2B's stream carries the output before the end: once the exit is in, so is every byte of the text.
-          const exitCode = await exitCodeOf(started);
+          const exitCode = await exitCodeOf(started).catch(async (error: unknown) => {
+            throw await this.#whyFailed(sandbox, error);
+          });
           output.exited();
           if (apart) errorOutput.exited();
           await Promise.all([output.logsEnded(), apart ? errorOutput.logsEnded() : undefined]);
@@ -149,7 +171,10 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
         }
       },
       // The last resort: end the command's process (on a Shellwright host, its whole tree).
-      cancel: () => (sandbox !== undefined && pid !== undefined ? sandbox.commands.kill(pid) : undefined),
+      cancel: () => {
+        cancelled = true;
+        return sandbox !== undefined && pid !== undefined ? sandbox.commands.kill(pid) : undefined;
+      },
     });
     return this.guard(handle, marks);
   }
@@ -160,7 +185,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
    */
   async portUrl(port: number): Promise<PortUrl> {
     const { sandboxUrl, domain } = this.#options.connection;
-    if ((sandboxUrl ?? process.env.E2B_SANDBOX_URL) !== undefined && domain === undefined)
+    // Either may come from the SDK's environment variables, as it reads them.
+    if ((sandboxUrl ?? process.env.E2B_SANDBOX_URL) !== undefined && (domain ?? process.env.E2B_DOMAIN) === undefined)
       throw new UnsupportedError(
         `No URL for port ${port}: the sandbox is reached through sandboxUrl, where E2B's port proxy ` +
           "(PORT-SANDBOX.domain) is not known to exist; set domain to the platform's domain if it serves one",
@@ -174,13 +200,22 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     await sandbox.files.write(files.map((file) => ({ path: file.remote, data: arrayBufferOf(file.bytes) })));
   }
 
+  /**
+   * The private directory goes with the close's sweep, in its exec: also before a kill, since a platform whose
+   * sandbox is a host that stays (a Shellwright `serve --api e2b`) keeps its files, the last call's output copy too.
+   */
+  protected override closeCleanup(): string | undefined {
+    return this.#privateDir === undefined ? undefined : `rm -rf -- ${shellQuote(this.#privateDir)} 2>/dev/null`;
+  }
+
   protected override async release(sandbox: E2bSandbox): Promise<void> {
     clearInterval(this.#renewal);
     if (this.#options.onClose === "kill") {
       await sandbox.kill();
       return;
     }
-    // A kept sandbox keeps nothing of the session's: its stdin files and output copies go.
+    // A kept sandbox keeps nothing of the session's: its stdin files and output copies go (again, should the
+    // sweep's exec have failed; and a sandbox obtained after stop() had no sweep).
     if (this.#privateDir !== undefined)
       await runToEnd(sandbox, `rm -rf -- ${shellQuote(this.#privateDir)}`, CONTROL_TIMEOUT_MS).catch(() => undefined);
   }
@@ -197,8 +232,14 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     return runToEnd(this.runningSandbox(), `bash -c ${shellQuote(script)}`, CONTROL_TIMEOUT_MS);
   }
 
-  /** A command that could not start: a sandbox that ended says so, with what to do. */
-  async #whyNotStarted(sandbox: E2bSandbox, error: unknown): Promise<unknown> {
+  /** Kills a call's command that started after its kill, and every process carrying the call's mark. */
+  async #killStarted(sandbox: E2bSandbox, pid: number, marks: CallMarks): Promise<void> {
+    await this.control(sweepScript({ marks: [`${CALL_MARK}=${marks.call}`] }, "KILL", 0)).catch(() => undefined);
+    await sandbox.commands.kill(pid).catch(() => undefined);
+  }
+
+  /** A command that could not start or whose stream broke: a sandbox that ended says so, with what to do. */
+  async #whyFailed(sandbox: E2bSandbox, error: unknown): Promise<unknown> {
     const running = await sandbox.isRunning().catch(() => true);
     if (running) return error;
     return new BackendUnavailableError(

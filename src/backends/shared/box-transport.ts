@@ -115,7 +115,14 @@ export abstract class BoxTransport implements Transport {
     this.#fast?.stop();
     // Its copy too, in the same exec: a box that outlives the session (a kept sandbox) must not keep it.
     const copy = this.#copies?.madeIn(this.#fastBox?.[1]());
-    const remove = copy === undefined ? undefined : `rm -rf -- ${shellQuote(copy)} 2>/dev/null`;
-    await this.#killer.killSession(this.#sessionMark, remove).catch(() => undefined);
+    const remove = [copy === undefined ? undefined : `rm -rf -- ${shellQuote(copy)} 2>/dev/null`, this.closeCleanup()]
+      .filter((line) => line !== undefined)
+      .join("\n");
+    await this.#killer.killSession(this.#sessionMark, remove === "" ? undefined : remove).catch(() => undefined);
+  }
+
+  /** Shell lines for the close's sweep exec that remove the backend's own files of the session (none by default). */
+  protected closeCleanup(): string | undefined {
+    return undefined;
   }
 }

@@ -34,6 +34,8 @@ const KILL_PATHS = new Set([
   "docker-plain",
   "gateway",
   "gateway-plain",
+  "e2b",
+  "e2b-plain",
 ]);
 
 const ABORT_DELAYS_MS = [0, 5, 20, 40, 60, 100];

@@ -182,10 +182,16 @@ export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): Hel
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   let ended = false;
+  /** What feeds `output`: the helper's stdout, or in text mode its decoder. */
+  let source: Readable | undefined;
   const end = (): void => {
     if (ended) return;
     ended = true;
     input.unpipe();
+    // A kill from inside output's reader comes while the decoder may be handing on the rest of one chunk's
+    // lines: they go nowhere (drained), never into the ended stream (an error nobody listens for).
+    source?.unpipe(output);
+    source?.resume();
     output.end();
     markClosed();
   };
@@ -201,12 +207,13 @@ export function startBoxHelper(box: BoxExec, launch: Promise<HelperLaunch>): Hel
     started.stdout.on("error", () => undefined);
     // pipe() pauses the helper's stdout while our reader is behind: memory stays bounded.
     if (box.text === true) {
-      started.stdout.pipe(linesToBytes()).pipe(output, { end: false });
+      source = started.stdout.pipe(linesToBytes());
       input.pipe(framesToLines()).pipe(started.stdin);
     } else {
-      started.stdout.pipe(output, { end: false });
+      source = started.stdout;
       input.pipe(started.stdin);
     }
+    source.pipe(output, { end: false });
     void started.closed.then(end);
     if (killed) started.stop();
   })().catch((error: unknown) => {
