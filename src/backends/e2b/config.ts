@@ -31,7 +31,8 @@ export interface E2bConfig extends CommonConfig {
   env?: Record<string, string>;
   /**
    * How long E2B keeps the sandbox after Shellwright last renewed its timeout. The session renews it every half
-   * of that while it is open, so the sandbox outlives a crashed process by at most this long. @default 300000
+   * of that while it is open, so the sandbox outlives a crashed process by at most this long. A sandbox connected
+   * to by `sandboxId` keeps its own timeout unless this is given. @default 300000
    */
   sandboxTimeoutMs?: number;
   /** What close() does: "kill" the sandbox or "keep" it running. @default "keep" with sandboxId, else "kill" */
@@ -101,6 +102,8 @@ export function normalizeE2bConfig(raw: Record<string, unknown>, warn: (message:
     metadata: labels("metadata", raw.metadata),
     env: stringRecord("env", raw.env),
     sandboxTimeoutMs: Math.round(sandboxTimeoutMs),
+    // A sandbox of someone else's keeps the timeout it was given, unless asked: a renewal sets it outright.
+    renewTimeout: !existing || raw.sandboxTimeoutMs !== undefined,
     onClose,
     connection: connection(raw, positiveNumber("startTimeoutMs", raw.startTimeoutMs, 120_000)),
     sync: normalizeSyncConfig("sync", raw.sync),

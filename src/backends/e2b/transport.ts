@@ -44,6 +44,8 @@ export interface E2bTransportOptions {
   /** The sandbox's environment, set at creation (never on a command line). */
   env: Record<string, string>;
   sandboxTimeoutMs: number;
+  /** Set the sandbox's timeout to sandboxTimeoutMs and renew it while the session is open. */
+  renewTimeout: boolean;
   onClose: "kill" | "keep";
   connection: E2bConnection;
   sync?: NormalizedSyncConfig | undefined;
@@ -272,7 +274,10 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
       const sdk = (this.#sdk ??= options.sdk ?? (await loadE2bSdk()));
       sandbox =
         options.sandboxId !== undefined
-          ? await sdk.connect(options.sandboxId, { ...options.connection, timeoutMs: options.sandboxTimeoutMs })
+          ? await sdk.connect(options.sandboxId, {
+              ...options.connection,
+              ...(options.renewTimeout ? { timeoutMs: options.sandboxTimeoutMs } : {}),
+            })
           : await sdk.create(options.template, {
               ...options.connection,
               timeoutMs: options.sandboxTimeoutMs,
@@ -300,7 +305,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     }
     this.sandbox = sandbox;
     this.fileSync?.invalidate(); // a new sandbox has none of the synced files
-    this.#renewEvery(sandbox, options.sandboxTimeoutMs / 2);
+    if (options.renewTimeout) this.#renewEvery(sandbox, options.sandboxTimeoutMs / 2);
     return sandbox;
   }
 

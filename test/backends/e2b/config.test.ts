@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox } from "e2b";
 import { createEnvironment, createEnvironmentPool, InvalidOptionError, type Gateway } from "../../../src/index.js";
 import { startTestGateway, TOKEN } from "../../gateway/helpers.js";
+import { normalizeE2bConfig } from "../../../src/backends/e2b/config.js";
 
 let gateway: Gateway;
 let connection: { apiKey: string; apiUrl: string; sandboxUrl: string };
@@ -46,7 +47,8 @@ describe("e2b options", () => {
     ["sandboxUrl", { sandboxUrl: "not a url" }, /sandboxUrl.*"not a url"/],
     ["domain", { domain: "a b" }, /domain.*"a b"/],
     ["sandboxId", { sandboxId: "a b" }, /sandboxId.*"a b"/],
-    ["sandbox", { sandbox: { sandboxId: "x" } }, /sandbox must be a Sandbox/],
+    // `sandbox` is the local backend's option, not e2b's: an SDK object is no way in (sandboxId is).
+    ["sandbox", { sandbox: { sandboxId: "x" } }, /Unknown e2b backend option "sandbox"/],
     ["env.COUNT", { env: { COUNT: 3 } }, /^env\.COUNT must be a string, got a number$/],
     ["metadata.team", { metadata: { team: 7 } }, /^metadata\.team must be a string, got 7$/],
   ];
@@ -56,18 +58,6 @@ describe("e2b options", () => {
     expect(error.option).toBe(option);
     expect(error.message).toMatch(message);
     expect(sandboxIds()).toEqual(before);
-  });
-
-  it("refuses sandboxId and sandbox together", async () => {
-    const sandbox = await Sandbox.create({ ...connection });
-    try {
-      const error = await refusal({ sandboxId: sandbox.sandboxId, sandbox });
-      expect(error.option).toBe("sandboxId");
-      expect(error.message).toContain(`sandboxId "${sandbox.sandboxId}"`);
-      expect(error.message).toMatch(/not both/);
-    } finally {
-      await sandbox.kill();
-    }
   });
 
   it.each([
@@ -109,13 +99,12 @@ describe("e2b options", () => {
 });
 
 describe("e2b pool", () => {
-  it("refuses sandboxId, sandbox and onClose keep, naming each, and opens nothing", async () => {
+  it("refuses sandboxId and onClose keep, naming each, and opens nothing", async () => {
     const sandbox = await Sandbox.create({ ...connection });
     try {
       const before = sandboxIds();
       for (const [key, extra, shown] of [
         ["sandboxId", { sandboxId: "sbx-1" }, '"sbx-1"'],
-        ["sandbox", { sandbox }, "an object"],
         ["onClose", { onClose: "keep" }, '"keep"'],
       ] as const) {
         const error = await createEnvironmentPool({ backend: "e2b", ...connection, ...extra }, { size: 1 }).then(
@@ -131,5 +120,15 @@ describe("e2b pool", () => {
     } finally {
       await sandbox.kill();
     }
+  });
+});
+
+describe("e2b sandbox timeout", () => {
+  it("is set and renewed for a sandbox the session makes, and for one connected to only when asked", () => {
+    const renews = (config: Record<string, unknown>): boolean =>
+      normalizeE2bConfig({ backend: "e2b", ...config }, () => undefined).renewTimeout;
+    expect(renews({})).toBe(true);
+    expect(renews({ sandboxId: "sbx-1" })).toBe(false);
+    expect(renews({ sandboxId: "sbx-1", sandboxTimeoutMs: 600_000 })).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
  * Shellwright's own E2B API (the gateway with `apis: ["e2b"]` on the local
  * backend: the sandbox's processes and files are this machine's, so a test
  * checks them in /proc and the filesystem). What the compat suite cannot
- * show: what a new sandbox gets, one connected to or passed in and kept,
+ * show: what a new sandbox gets, one connected to and kept,
  * stdin on the plain path, a sandbox killed behind the session's back, the
  * timeout renewal and portUrl.
  */
@@ -275,28 +275,6 @@ describe("a sandbox connected to by id", () => {
   });
 });
 
-describe("a sandbox passed in", () => {
-  it("is the session's sandbox (no other is made) and is kept at close", async () => {
-    const sandbox = await Sandbox.create(sdk);
-    try {
-      const before = gateway.registry.list().length;
-      const { env, transport } = await openWithTransport({ sandbox });
-      try {
-        expect(transport.sandboxId).toBe(sandbox.sandboxId);
-        expect(gateway.registry.list()).toHaveLength(before);
-        // The session's calls are commands of that sandbox.
-        const { seen } = await whileRunning(env, "true", async () => (await sandbox.commands.list()).map((p) => p.pid));
-        expect(seen.length).toBeGreaterThan(0);
-      } finally {
-        await env.close();
-      }
-      expect(await sandbox.isRunning()).toBe(true);
-    } finally {
-      await sandbox.kill();
-    }
-  });
-});
-
 describe("stdin on the plain path", () => {
   let env: Environment;
   let dir: string;
@@ -350,6 +328,25 @@ describe("the sandbox's timeout", () => {
       expect(await Sandbox.getInfo(id, sdk)).toMatchObject({ state: "running" });
     } finally {
       await env.close();
+    }
+  });
+});
+
+describe("a sandbox connected to by id, without sandboxTimeoutMs", () => {
+  it("keeps the timeout it was given: the session neither sets nor renews it", async () => {
+    const sandbox = await Sandbox.create({ ...sdk, timeoutMs: 3_600_000 });
+    try {
+      const given = (await sandbox.getInfo()).endAt.getTime();
+      const { env } = await openWithTransport({ sandboxId: sandbox.sandboxId });
+      try {
+        expect((await env.execute("echo in")).output).toBe("in\n");
+        // The default (5 minutes) set outright would have brought its end 55 minutes nearer.
+        expect((await sandbox.getInfo()).endAt.getTime()).toBeGreaterThanOrEqual(given);
+      } finally {
+        await env.close();
+      }
+    } finally {
+      await sandbox.kill();
     }
   });
 });
