@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { shellQuote } from "../../core/script.js";
+import { withStdinFile } from "../shared/sandbox-command.js";
 import { boxOutputs, type BoxExec, type BoxProcess } from "../shared/fast-path/box-helper.js";
 import type { DaytonaSandbox } from "./sdk.js";
 
@@ -24,9 +25,8 @@ export function daytonaBox(sandbox: () => DaytonaSandbox, tempDir: string): BoxE
       if (stdin !== undefined) {
         // A file, not the command line: the bytes may be large and binary.
         const path = `${tempDir}/shellwright-in-${randomBytes(6).toString("hex")}`;
-        const file = shellQuote(path);
         await box.fs.uploadFile(Buffer.from(stdin), path);
-        command = `${command} < ${file}; rc=$?; rm -f ${file}; exit $rc`;
+        command = withStdinFile(command, path);
       }
       const response = await box.process.executeCommand(
         `bash -c ${shellQuote(command)}`,

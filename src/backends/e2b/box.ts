@@ -8,6 +8,7 @@
 
 import { Writable } from "node:stream";
 import { shellQuote } from "../../core/script.js";
+import { withStdinFile } from "../shared/sandbox-command.js";
 import { boxOutputs, type BoxExec, type BoxProcess } from "../shared/fast-path/box-helper.js";
 import { runToEnd, uploadPrivate, NO_COMMAND_LIMIT_MS } from "./commands.js";
 import type { E2bSandbox } from "./sdk.js";
@@ -22,10 +23,7 @@ export function e2bBox(sandbox: () => E2bSandbox, privateDir: () => string): Box
       const box = sandbox();
       let command = argv.map((arg) => shellQuote(arg)).join(" ");
       // A file, not the command line: the bytes (the helper itself) may be large and binary.
-      if (stdin !== undefined) {
-        const file = shellQuote(await uploadPrivate(box, privateDir(), "in", stdin));
-        command = `${command} < ${file}; rc=$?; rm -f ${file}; exit $rc`;
-      }
+      if (stdin !== undefined) command = withStdinFile(command, await uploadPrivate(box, privateDir(), "in", stdin));
       return runToEnd(box, command, SHORT_RUN_TIMEOUT_MS);
     },
   };

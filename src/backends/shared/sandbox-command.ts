@@ -69,3 +69,12 @@ export function sandboxCommand(
   const create = copy === undefined ? "" : `: > ${copy}; ${errCopy === undefined ? "" : `: > ${errCopy}; `}`;
   return `${cleanup}${create}${job} & ${wait}`;
 }
+
+/**
+ * `command` with its stdin from `file` (a file just uploaded into the sandbox, which the command's end removes);
+ * the command's exit code is kept.
+ */
+export function withStdinFile(command: string, file: string): string {
+  const quoted = shellQuote(file);
+  return `${command} < ${quoted}; rc=$?; rm -f ${quoted}; exit $rc`;
+}

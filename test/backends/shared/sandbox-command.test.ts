@@ -1,7 +1,7 @@
 /** The command line of one call in a text-output SDK sandbox (Daytona, E2B), composed as text. */
 
 import { describe, expect, it } from "vitest";
-import { sandboxCommand } from "../../../src/backends/shared/sandbox-command.js";
+import { sandboxCommand, withStdinFile } from "../../../src/backends/shared/sandbox-command.js";
 
 describe("sandboxCommand", () => {
   it("wraps the whole launch in coreutils timeout, outside the wrapper", () => {
@@ -32,6 +32,12 @@ describe("sandboxCommand", () => {
       ": > '/tmp/out'; : > '/tmp/out.err'; { rm -f '/tmp/in'; exec 'bash' '-c' 'S' > '/tmp/out' 2> '/tmp/out.err'; } < '/tmp/in' & " +
         "__sw_job=$!; tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out.err' >&2 2>/dev/null & __sw_etail=$!; " +
         "tail -s 0.02 -c +1 --pid=$__sw_job -f '/tmp/out' 2>/dev/null & wait $! 2>/dev/null; wait $__sw_etail 2>/dev/null; wait $__sw_job 2>/dev/null",
+    );
+  });
+
+  it("reads a short command's stdin from a file it removes, keeping the exit code", () => {
+    expect(withStdinFile("'sh' '-c' 'S'", "/tmp/it's in")).toBe(
+      "'sh' '-c' 'S' < '/tmp/it'\\''s in'; rc=$?; rm -f '/tmp/it'\\''s in'; exit $rc",
     );
   });
 });

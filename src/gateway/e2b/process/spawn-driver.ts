@@ -7,10 +7,10 @@
  */
 
 import type { Environment } from "../../../core/environment.js";
-import { ProcessError } from "../../../core/errors.js";
 import { spawn, type SpawnedProcess } from "../../../sdk/spawn.js";
 import { processRegistry } from "../../../tools/process/process-registry.js";
 import type { SessionRegistry } from "../../sessions.js";
+import { stdinWriter } from "./stdin-writer.js";
 import { exitEnd, signalEnd, type EndInfo, type SandboxProcess } from "./sandbox-process.js";
 
 export interface SpawnRun {
@@ -29,8 +29,6 @@ export interface SpawnRun {
 export async function startWithSpawn(run: SpawnRun): Promise<void> {
   const { process } = run;
   const slot = run.registry.claim(run.sandboxId, `e2b-process-${process.pid}`, new AbortController().signal, true);
-  // A character cut between two writes stays whole.
-  const stdin = new TextDecoder();
   let handle: SpawnedProcess;
   try {
     handle = await spawn(run.session, run.command, {
@@ -68,19 +66,7 @@ export async function startWithSpawn(run: SpawnRun): Promise<void> {
       if (handle.status === "running") await handle.signal(signal);
       if (signal === "SIGKILL") await ended;
     },
-    write: async (data) => {
-      if (handle.status !== "running") return false;
-      const text = stdin.decode(data, { stream: true });
-      if (text === "") return true; // the start of a character, kept for the next write
-      try {
-        await handle.write(text);
-        return true;
-      } catch (error) {
-        // It ended (or closed its stdin) since the check: no open stdin, not an internal error.
-        if (error instanceof ProcessError) return false;
-        throw error;
-      }
-    },
+    write: stdinWriter(handle),
     closeStdin: async () => {
       await handle.closeStdin();
       return true;

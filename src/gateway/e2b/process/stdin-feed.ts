@@ -10,9 +10,9 @@
  */
 
 import type { Environment } from "../../../core/environment.js";
-import { ProcessError } from "../../../core/errors.js";
 import { shellQuote } from "../../../core/quote.js";
 import { spawn, type SpawnedProcess } from "../../../sdk/spawn.js";
+import { stdinWriter } from "./stdin-writer.js";
 
 /** The FIFO's directory: private to the backend's user, removed when the process ends. */
 const MAKE_FIFO =
@@ -45,23 +45,10 @@ export async function openStdinFeed(session: Environment): Promise<StdinFeed> {
     removeDir(session, dir);
     throw error;
   }
-  // One decoder for all writes: a character cut between two writes stays whole.
-  const decoder = new TextDecoder();
   let stopped = false;
   return {
     path,
-    write: async (data) => {
-      if (stopped || feeder.status !== "running") return false;
-      const text = decoder.decode(data, { stream: true });
-      if (text === "") return true; // the start of a character, kept for the next write
-      try {
-        await feeder.write(text);
-        return true;
-      } catch (error) {
-        if (error instanceof ProcessError) return false; // closed or ended since the check
-        throw error;
-      }
-    },
+    write: stdinWriter(feeder, () => !stopped),
     close: async () => {
       if (stopped) return false;
       await feeder.closeStdin();

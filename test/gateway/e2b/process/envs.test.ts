@@ -6,10 +6,9 @@
 
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CommandExitError, Sandbox, type SandboxOpts } from "e2b";
-import type { Gateway } from "../../../../src/index.js";
-import { startTestGateway, TOKEN } from "../../helpers.js";
+import { describe, expect, it } from "vitest";
+import { CommandExitError, Sandbox } from "e2b";
+import { useE2bSandbox } from "../sandbox-fixture.js";
 import { alive, eventually } from "../../../helpers/processes.js";
 
 /** The pids whose command line holds `text`. */
@@ -27,19 +26,11 @@ function commandLinesHolding(text: string): number[] {
 }
 
 describe.each([false, true])("envs with fastPath %s", (fastPath) => {
-  let gateway: Gateway;
-  let sandbox: Sandbox;
-
-  beforeAll(async () => {
-    gateway = await startTestGateway({ apis: ["e2b"], cwd: "/tmp", backend: { backend: "local", fastPath } });
-    const opts: SandboxOpts = { apiKey: TOKEN, apiUrl: gateway.url, sandboxUrl: gateway.url, requestTimeoutMs: 30_000 };
-    sandbox = await Sandbox.create(opts);
-  });
-  afterAll(async () => gateway?.close());
+  const e2b = useE2bSandbox(fastPath);
 
   it("keeps a value off every command line while the command runs", async () => {
     const marker = `secret-${randomUUID()}`;
-    const handle = await sandbox.commands.run("echo $$; exec sleep 300", {
+    const handle = await e2b.sandbox.commands.run("echo $$; exec sleep 300", {
       envs: { API_KEY: `${marker} it's` },
       background: true,
     });
@@ -60,31 +51,29 @@ describe.each([false, true])("envs with fastPath %s", (fastPath) => {
       D: "",
       E: "  \\t\\\\ padded\t ",
     };
-    const result = await sandbox.commands.run('printf "%s|" "$A" "$B" "$C" "$D" "$E"; printf "%s" "${__sw_e0-gone}"', {
-      envs,
-    });
+    const result = await e2b.sandbox.commands.run(
+      'printf "%s|" "$A" "$B" "$C" "$D" "$E"; printf "%s" "${__sw_e0-gone}"',
+      {
+        envs,
+      },
+    );
     expect(result.stdout).toBe(`${envs.A}|${envs.B}|${envs.C}||${envs.E}|gone`);
     // Only that command had them.
-    expect((await sandbox.commands.run('echo "${A-unset}"')).stdout).toBe("unset\n");
+    expect((await e2b.sandbox.commands.run('echo "${A-unset}"')).stdout).toBe("unset\n");
   });
 
   it("keeps the command's exit code, and takes a 100 kB value (the kernel caps one variable at 128 KiB)", async () => {
-    const failed = await sandbox.commands.run('exit "$CODE"', { envs: { CODE: "3" } }).catch((e: unknown) => e);
+    const failed = await e2b.sandbox.commands.run('exit "$CODE"', { envs: { CODE: "3" } }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(CommandExitError);
     expect((failed as CommandExitError).exitCode).toBe(3);
     const big = "x".repeat(100_000);
-    expect((await sandbox.commands.run('printf %s "$BIG" | wc -c', { envs: { BIG: big } })).stdout.trim()).toBe(
+    expect((await e2b.sandbox.commands.run('printf %s "$BIG" | wc -c', { envs: { BIG: big } })).stdout.trim()).toBe(
       "100000",
     );
   });
 
   it("keeps a session sandbox's cd and the per-command cwd as they were", async () => {
-    const session = await Sandbox.create({
-      apiKey: TOKEN,
-      apiUrl: gateway.url,
-      sandboxUrl: gateway.url,
-      metadata: { "shellwright:commands": "session" },
-    });
+    const session = await Sandbox.create({ ...e2b.opts, metadata: { "shellwright:commands": "session" } });
     await session.commands.run("cd /usr", { envs: { X: "1" } });
     const result = await session.commands.run('pwd; echo "${X-unset}"; cat; echo end', { envs: { Y: "y" } });
     expect(result.stdout).toBe("/usr\nunset\nend\n");

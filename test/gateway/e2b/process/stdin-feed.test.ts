@@ -7,32 +7,39 @@
 
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Sandbox, type SandboxOpts } from "e2b";
-import type { Gateway } from "../../../../src/index.js";
-import { startTestGateway, TOKEN } from "../../helpers.js";
+import { describe, expect, it } from "vitest";
+import { useE2bSandbox } from "../sandbox-fixture.js";
 import { alive, eventually } from "../../../helpers/processes.js";
 
 /** The FIFO directories of open stdins (stdin-feed.ts), in this machine's temp dir. */
 const feedDirs = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith("shellwright-e2b-stdin-"));
 
 describe.each([true, false])("an open stdin with fastPath %s", (fastPath) => {
-  let gateway: Gateway;
-  let sandbox: Sandbox;
+  const e2b = useE2bSandbox(fastPath);
 
-  beforeAll(async () => {
-    gateway = await startTestGateway({ apis: ["e2b"], cwd: "/tmp", backend: { backend: "local", fastPath } });
-    const opts: SandboxOpts = { apiKey: TOKEN, apiUrl: gateway.url, sandboxUrl: gateway.url, requestTimeoutMs: 30_000 };
-    sandbox = await Sandbox.create(opts);
-  });
-  afterAll(async () => gateway?.close());
+  /** `cat` with an open stdin, once it has said its pid; the FIFO directory that is its alone. */
+  async function startCat(script: string) {
+    const before = new Set(feedDirs());
+    let output = "";
+    const handle = await e2b.sandbox.commands.run(script, {
+      background: true,
+      stdin: true,
+      onStdout: (text: string) => {
+        output += text;
+      },
+    });
+    await eventually(() => output.includes("pid="), "the pid");
+    const pid = Number(/pid=(\d+)/.exec(output)![1]);
+    const dirs = feedDirs().filter((name) => !before.has(name));
+    return { handle, pid, dirs, output: () => output };
+  }
 
   it("delivers every byte of a burst of MBs on each stream", async () => {
     // 8 MB of zeros as base64: 10.8 MB on stdout, and 1 MB raw on stderr, as fast as the machine writes them.
     let stdout = 0;
     let stderr = 0;
     let stdoutText = "";
-    const handle = await sandbox.commands.run(
+    const handle = await e2b.sandbox.commands.run(
       "head -c 8000000 /dev/zero | base64 -w 76; head -c 1000000 /dev/zero | tr '\\0' e >&2; echo end",
       {
         background: true,
@@ -57,45 +64,23 @@ describe.each([true, false])("an open stdin with fastPath %s", (fastPath) => {
   });
 
   it("takes writes in order and an end of file, then leaves no feeder and no FIFO", async () => {
-    const before = new Set(feedDirs());
-    let output = "";
-    const handle = await sandbox.commands.run("echo pid=$BASHPID; cat; echo eof", {
-      background: true,
-      stdin: true,
-      onStdout: (text) => {
-        output += text;
-      },
-    });
-    await eventually(() => output.includes("pid="), "the pid");
-    const pid = Number(/pid=(\d+)/.exec(output)![1]);
-    const mine = feedDirs().filter((name) => !before.has(name));
-    expect(mine).toHaveLength(1);
-    for (const word of ["one ", "two ", "ü€ "]) await sandbox.commands.sendStdin(handle.pid, word);
-    await sandbox.commands.closeStdin(handle.pid);
+    const { handle, pid, dirs, output } = await startCat("echo pid=$BASHPID; cat; echo eof");
+    expect(dirs).toHaveLength(1);
+    for (const word of ["one ", "two ", "ü€ "]) await e2b.sandbox.commands.sendStdin(handle.pid, word);
+    await e2b.sandbox.commands.closeStdin(handle.pid);
     expect((await handle.wait()).exitCode).toBe(0);
-    expect(output).toBe(`pid=${pid}\none two ü€ eof\n`);
+    expect(output()).toBe(`pid=${pid}\none two ü€ eof\n`);
     expect(alive(pid)).toBe(false);
-    await eventually(() => !existsSync(`${tmpdir()}/${mine[0]}`), "the FIFO's directory to go");
+    await eventually(() => !existsSync(`${tmpdir()}/${dirs[0]}`), "the FIFO's directory to go");
   });
 
   it("ends with a kill: the process, and the feeder that held its stdin open", async () => {
-    const before = new Set(feedDirs());
-    let output = "";
-    const handle = await sandbox.commands.run("echo pid=$BASHPID; cat", {
-      background: true,
-      stdin: true,
-      onStdout: (text) => {
-        output += text;
-      },
-    });
-    await eventually(() => output.includes("pid="), "the pid");
-    const pid = Number(/pid=(\d+)/.exec(output)![1]);
-    const mine = feedDirs().filter((name) => !before.has(name));
-    expect(await sandbox.commands.kill(handle.pid)).toBe(true);
+    const { handle, pid, dirs } = await startCat("echo pid=$BASHPID; cat");
+    expect(await e2b.sandbox.commands.kill(handle.pid)).toBe(true);
     await expect(handle.wait()).rejects.toThrow();
     expect(alive(pid)).toBe(false);
-    await eventually(() => !existsSync(`${tmpdir()}/${mine[0]}`), "the FIFO's directory to go");
-    const write = await sandbox.commands.sendStdin(handle.pid, "late").catch((e: unknown) => e);
+    await eventually(() => !existsSync(`${tmpdir()}/${dirs[0]}`), "the FIFO's directory to go");
+    const write = await e2b.sandbox.commands.sendStdin(handle.pid, "late").catch((e: unknown) => e);
     expect(write).toBeInstanceOf(Error);
   });
 });
