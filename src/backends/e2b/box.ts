@@ -10,12 +10,16 @@ import { Writable } from "node:stream";
 import { shellQuote } from "../../core/script.js";
 import { withStdinFile } from "../shared/sandbox-command.js";
 import { boxOutputs, type BoxExec, type BoxProcess } from "../shared/fast-path/box-helper.js";
-import { runToEnd, uploadPrivate, NO_COMMAND_LIMIT_MS } from "./commands.js";
+import { runToEnd, NO_COMMAND_LIMIT_MS } from "./commands.js";
 import type { E2bSandbox } from "./sdk.js";
 
 const SHORT_RUN_TIMEOUT_MS = 60_000;
 
-export function e2bBox(sandbox: () => E2bSandbox, privateDir: () => string): BoxExec {
+/** @param upload writes bytes to a new file of the session's private directory; its path */
+export function e2bBox(
+  sandbox: () => E2bSandbox,
+  upload: (box: E2bSandbox, bytes: Uint8Array) => Promise<string>,
+): BoxExec {
   return {
     text: true,
     spawn: (argv) => spawnInSandbox(sandbox(), argv),
@@ -23,7 +27,7 @@ export function e2bBox(sandbox: () => E2bSandbox, privateDir: () => string): Box
       const box = sandbox();
       let command = argv.map((arg) => shellQuote(arg)).join(" ");
       // A file, not the command line: the bytes (the helper itself) may be large and binary.
-      if (stdin !== undefined) command = withStdinFile(command, await uploadPrivate(box, privateDir(), "in", stdin));
+      if (stdin !== undefined) command = withStdinFile(command, await upload(box, stdin));
       return runToEnd(box, command, SHORT_RUN_TIMEOUT_MS);
     },
   };

@@ -69,6 +69,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
   /** Output copies of finished calls, removed by the next call. */
   #stale: string[] = [];
   #renewal: NodeJS.Timeout | undefined;
+  /** Set as stop() begins. */
+  #stopping = false;
 
   constructor(options: E2bTransportOptions) {
     super("e2b", "E2B", options);
@@ -77,7 +79,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
       this.enableFastPath(
         e2bBox(
           () => this.runningSandbox(),
-          () => this.#dir(),
+          (sandbox, bytes) => this.#upload(sandbox, bytes),
         ),
         () => this.sandbox?.sandboxId,
         "the E2B sandbox",
@@ -126,8 +128,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
         const errorOutput = apart ? exact(errors, errCopy) : output;
         // The stdin file's upload is the first request of a call that has one: a sandbox that ended fails it.
         const start = async (): Promise<E2bCommandHandle> => {
-          const stdinFile =
-            launch.stdin === undefined ? undefined : await uploadPrivate(sandbox, dir, "in", launch.stdin);
+          const stdinFile = launch.stdin === undefined ? undefined : await this.#upload(sandbox, launch.stdin);
           const removeFirst = this.#stale.splice(0);
           if (cancelled) {
             this.#stale.push(...removeFirst, ...(stdinFile === undefined ? [] : [stdinFile]));
@@ -252,9 +253,31 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
   }
 
   #dir(): string {
+    if (this.#stopping) throw new BackendUnavailableError("The E2B backend was stopped", { backend: this.name });
     if (this.#privateDir === undefined)
       throw new BackendUnavailableError("The E2B sandbox is not ready", { backend: this.name });
     return this.#privateDir;
+  }
+
+  /**
+   * Writes a stdin file into the private directory. E2B's write makes a missing parent directory (mode 755):
+   * an upload that the close overtook (the directory already removed) takes its file, and the directory it
+   * made again, away again, or a host that stays (a Shellwright serve) would keep it.
+   */
+  async #upload(sandbox: E2bSandbox, bytes: Uint8Array): Promise<string> {
+    const dir = this.#dir();
+    const path = await uploadPrivate(sandbox, dir, "in", bytes);
+    if (this.#stopping) {
+      await runToEnd(sandbox, `rm -rf -- ${shellQuote(dir)}`, CONTROL_TIMEOUT_MS).catch(() => undefined);
+      throw new BackendUnavailableError("The E2B backend was stopped", { backend: this.name });
+    }
+    return path;
+  }
+
+  /** No upload starts once the close has begun: its sweep removes the private directory. */
+  override async stop(): Promise<void> {
+    this.#stopping = true;
+    await super.stop();
   }
 
   #ensureReady(): Promise<E2bSandbox> {

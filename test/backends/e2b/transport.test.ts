@@ -10,6 +10,7 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox, type SandboxOpts } from "e2b";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -223,6 +224,22 @@ describe("a close while the sandbox is still being made", () => {
     } finally {
       await sandbox.kill();
     }
+  });
+});
+
+describe("a close while the fast path copies its helper in", () => {
+  it("leaves no private directory behind, nor the directory an overtaken upload would make again", async () => {
+    // The helper's copy (about 1 MB) goes up as a file of the private directory when the session starts: a close
+    // right after open removes the directory while that upload may still be on its way, and E2B's write makes a
+    // missing parent again.
+    const ours = (): string[] => readdirSync(tmpdir()).filter((name) => /^shellwright-e2b-[A-Za-z0-9]{8}$/.test(name));
+    const before = new Set(ours());
+    for (let i = 0; i < 6; i++) {
+      const env = await openE2b({ onClose: "keep" });
+      if (i % 2 === 1) await env.execute("true");
+      await env.close();
+    }
+    await eventually(() => ours().every((name) => before.has(name)), "every private directory to go");
   });
 });
 

@@ -68,7 +68,7 @@ export function processService(registry: SessionRegistry, paths: PathPolicy): Pa
           try {
             startWithExecute({
               ...base,
-              ...withEnvs(command, config.envs, input?.path),
+              ...withEnvs(input === undefined ? command : `${input.unlinkFirst}\n${command}`, config.envs, input?.path),
               isolated: entry.commands === "fresh",
               input,
             });

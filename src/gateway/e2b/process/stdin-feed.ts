@@ -21,6 +21,12 @@ const MAKE_FIFO =
 export interface StdinFeed {
   /** The FIFO the process reads as its stdin. */
   readonly path: string;
+  /**
+   * A line for the start of the process's script, run once its stdin is open (the FIFO's open returns only when
+   * both ends are): it removes the FIFO's directory, so nothing of it outlives the process, also when the
+   * session closes before stop() can remove it.
+   */
+  readonly unlinkFirst: string;
   /** Writes bytes (UTF-8 text); false once its stdin was closed or the feed ended. */
   write(data: Uint8Array): Promise<boolean>;
   /** Its end of file, after what was written. */
@@ -48,6 +54,7 @@ export async function openStdinFeed(session: Environment): Promise<StdinFeed> {
   let stopped = false;
   return {
     path,
+    unlinkFirst: `command rm -rf -- ${shellQuote(dir)}`,
     write: stdinWriter(feeder, () => !stopped),
     close: async () => {
       if (stopped) return false;

@@ -5,9 +5,10 @@
  * its FIFO outlives it.
  */
 
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
+import { Sandbox } from "e2b";
 import { useE2bSandbox } from "../sandbox-fixture.js";
 import { alive, eventually } from "../../../helpers/processes.js";
 
@@ -65,22 +66,40 @@ describe.each([true, false])("an open stdin with fastPath %s", (fastPath) => {
 
   it("takes writes in order and an end of file, then leaves no feeder and no FIFO", async () => {
     const { handle, pid, dirs, output } = await startCat("echo pid=$BASHPID; cat; echo eof");
-    expect(dirs).toHaveLength(1);
+    // Removed as soon as the process has its stdin open: nothing of it can outlive the process.
+    expect(dirs).toEqual([]);
     for (const word of ["one ", "two ", "ü€ "]) await e2b.sandbox.commands.sendStdin(handle.pid, word);
     await e2b.sandbox.commands.closeStdin(handle.pid);
     expect((await handle.wait()).exitCode).toBe(0);
     expect(output()).toBe(`pid=${pid}\none two ü€ eof\n`);
     expect(alive(pid)).toBe(false);
-    await eventually(() => !existsSync(`${tmpdir()}/${dirs[0]}`), "the FIFO's directory to go");
   });
 
   it("ends with a kill: the process, and the feeder that held its stdin open", async () => {
     const { handle, pid, dirs } = await startCat("echo pid=$BASHPID; cat");
+    expect(dirs).toEqual([]);
     expect(await e2b.sandbox.commands.kill(handle.pid)).toBe(true);
     await expect(handle.wait()).rejects.toThrow();
     expect(alive(pid)).toBe(false);
-    await eventually(() => !existsSync(`${tmpdir()}/${dirs[0]}`), "the FIFO's directory to go");
     const write = await e2b.sandbox.commands.sendStdin(handle.pid, "late").catch((e: unknown) => e);
     expect(write).toBeInstanceOf(Error);
+  });
+
+  it("leaves no FIFO behind when its sandbox is killed while it runs", async () => {
+    const before = new Set(feedDirs());
+    const sandbox = await Sandbox.create(e2b.opts);
+    let output = "";
+    await sandbox.commands.run("echo pid=$BASHPID; cat", {
+      background: true,
+      stdin: true,
+      onStdout: (text) => {
+        output += text;
+      },
+    });
+    await eventually(() => output.includes("pid="), "the pid");
+    const pid = Number(/pid=(\d+)/.exec(output)![1]);
+    await sandbox.kill();
+    await eventually(() => !alive(pid), "the process to end with its sandbox");
+    expect(feedDirs().filter((name) => !before.has(name))).toEqual([]);
   });
 });
