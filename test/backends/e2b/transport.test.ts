@@ -243,6 +243,44 @@ describe("a close while the fast path copies its helper in", () => {
   });
 });
 
+describe("an upload the close overtakes", () => {
+  it("takes back the file and the private directory E2B's write made again", async () => {
+    // The real SDK, its write held until the close has run (as a slow upload would be): the close's sweep
+    // removes the private directory first, then the write lands and makes it again.
+    let held: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (held = resolve));
+    let writing = false;
+    let armed = false;
+    const sdkClass = {
+      create: async (template: string, opts: SandboxOpts) => {
+        const sandbox = await Sandbox.create(template, opts);
+        const write = sandbox.files.write.bind(sandbox.files) as (...args: unknown[]) => Promise<unknown>;
+        (sandbox.files as { write: unknown }).write = async (...args: unknown[]) => {
+          if (armed) {
+            writing = true;
+            await gate;
+          }
+          return write(...args);
+        };
+        return sandbox;
+      },
+      connect: (id: string, opts: SandboxOpts) => Sandbox.connect(id, opts),
+    };
+    const raw = { backend: "e2b", ...connection, fastPath: false, onClose: "keep" };
+    const transport = new E2bTransport({ ...normalizeE2bConfig(raw, () => undefined), sdk: sdkClass });
+    const env = await Session.open(transport, sessionOptions(raw as CommonConfig, "~"));
+    const dir = await privateDirOf(env);
+    armed = true;
+    const call = env.execute("cat", { stdin: "held back" }).catch((error: unknown) => error);
+    await eventually(() => writing, "the stdin's upload to start");
+    await env.close();
+    expect(existsSync(dir)).toBe(false);
+    held!();
+    await call;
+    await eventually(() => !existsSync(dir), "the directory the late write made to go again");
+  });
+});
+
 describe("a sandbox connected to by id", () => {
   it("is used, its session's private dir is 700 while open and gone at close, and the sandbox is kept", async () => {
     const sandbox = await Sandbox.create(sdk);
