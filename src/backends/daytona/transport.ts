@@ -25,7 +25,7 @@ import { sdkProcessHandle } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { daytonaBox } from "./box.js";
-import { sandboxCommand } from "../shared/sandbox-command.js";
+import { sandboxCommand, TAIL_PID_PROBE } from "../shared/sandbox-command.js";
 import { ExactOutput } from "../shared/exact-output.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
@@ -261,7 +261,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         await sandbox.process.createSession(sessionId);
         this.#sessionId = sessionId;
         const probe = await sandbox.process.executeCommand(
-          "command -v timeout >/dev/null 2>&1 && echo timeout; tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid",
+          `command -v timeout >/dev/null 2>&1 && echo timeout; ${TAIL_PID_PROBE}`,
           undefined,
           undefined,
           CONTROL_TIMEOUT_SEC,

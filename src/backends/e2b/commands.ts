@@ -1,6 +1,7 @@
 /** Short commands in an E2B sandbox, and the private files their stdin travels in. */
 
 import { randomBytes } from "node:crypto";
+import { shellQuote } from "../../core/script.js";
 import type { E2bSandbox } from "./sdk.js";
 
 /**
@@ -39,17 +40,16 @@ export async function exitCodeOf(handle: { wait(): Promise<{ exitCode: number }>
   }
 }
 
-/** Writes `bytes` to a new file in the session's private directory (mode 700, made at start); its path. */
-export async function uploadPrivate(
-  sandbox: E2bSandbox,
-  dir: string,
-  kind: string,
-  bytes: Uint8Array | string,
-): Promise<string> {
-  const path = `${dir}/${kind}-${randomBytes(6).toString("hex")}`;
-  const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
-  await sandbox.files.write(path, arrayBufferOf(data));
+/** Writes stdin `bytes` to a new file in the session's private directory (mode 700, made at start); its path. */
+export async function uploadPrivate(sandbox: E2bSandbox, dir: string, bytes: Uint8Array): Promise<string> {
+  const path = `${dir}/in-${randomBytes(6).toString("hex")}`;
+  await sandbox.files.write(path, arrayBufferOf(bytes));
   return path;
+}
+
+/** The shell line that removes a private directory and everything in it. */
+export function removeDirLine(dir: string): string {
+  return `rm -rf -- ${shellQuote(dir)} 2>/dev/null`;
 }
 
 /** The bytes as an ArrayBuffer of their own (a Buffer's may be a view into a larger pool). */

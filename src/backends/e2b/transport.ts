@@ -27,12 +27,12 @@ import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { messageOf } from "../shared/error-message.js";
 import { ExactOutput } from "../shared/exact-output.js";
 import { bashLaunch } from "../shared/launch.js";
-import { sandboxCommand } from "../shared/sandbox-command.js";
+import { sandboxCommand, TAIL_PID_PROBE } from "../shared/sandbox-command.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { e2bBox } from "./box.js";
-import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, runToEnd, uploadPrivate } from "./commands.js";
+import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, removeDirLine, runToEnd, uploadPrivate } from "./commands.js";
 import type { E2bCommandHandle, E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
 export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
@@ -208,7 +208,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
    * sandbox is a host that stays (a Shellwright `serve --api e2b`) keeps its files, the last call's output copy too.
    */
   protected override closeCleanup(): string | undefined {
-    return this.#privateDir === undefined ? undefined : `rm -rf -- ${shellQuote(this.#privateDir)} 2>/dev/null`;
+    return this.#privateDir === undefined ? undefined : removeDirLine(this.#privateDir);
   }
 
   protected override async release(sandbox: E2bSandbox): Promise<void> {
@@ -220,7 +220,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     // A kept sandbox keeps nothing of the session's: its stdin files and output copies go (again, should the
     // sweep's exec have failed; and a sandbox obtained after stop() had no sweep).
     if (this.#privateDir !== undefined)
-      await runToEnd(sandbox, `rm -rf -- ${shellQuote(this.#privateDir)}`, CONTROL_TIMEOUT_MS).catch(() => undefined);
+      await runToEnd(sandbox, removeDirLine(this.#privateDir), CONTROL_TIMEOUT_MS).catch(() => undefined);
   }
 
   protected override describeRelease(sandbox: E2bSandbox): string {
@@ -253,7 +253,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
   }
 
   #dir(): string {
-    if (this.#stopping) throw new BackendUnavailableError("The E2B backend was stopped", { backend: this.name });
+    if (this.#stopping) throw this.#stopped();
     if (this.#privateDir === undefined)
       throw new BackendUnavailableError("The E2B sandbox is not ready", { backend: this.name });
     return this.#privateDir;
@@ -266,12 +266,16 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
    */
   async #upload(sandbox: E2bSandbox, bytes: Uint8Array): Promise<string> {
     const dir = this.#dir();
-    const path = await uploadPrivate(sandbox, dir, "in", bytes);
+    const path = await uploadPrivate(sandbox, dir, bytes);
     if (this.#stopping) {
-      await runToEnd(sandbox, `rm -rf -- ${shellQuote(dir)}`, CONTROL_TIMEOUT_MS).catch(() => undefined);
-      throw new BackendUnavailableError("The E2B backend was stopped", { backend: this.name });
+      await runToEnd(sandbox, removeDirLine(dir), CONTROL_TIMEOUT_MS).catch(() => undefined);
+      throw this.#stopped();
     }
     return path;
+  }
+
+  #stopped(): BackendUnavailableError {
+    return new BackendUnavailableError("The E2B backend was stopped", { backend: this.name });
   }
 
   /** No upload starts once the close has begun: its sweep removes the private directory. */
@@ -281,8 +285,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
   }
 
   #ensureReady(): Promise<E2bSandbox> {
-    if (this.closed)
-      return Promise.reject(new BackendUnavailableError("The E2B backend was stopped", { backend: this.name }));
+    if (this.closed) return Promise.reject(this.#stopped());
     if (this.sandbox !== undefined) return Promise.resolve(this.sandbox);
     this.#ready ??= this.#obtain().finally(() => {
       this.#ready = undefined;
@@ -324,7 +327,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     }
     if (this.closed) {
       await this.release(sandbox).catch(() => undefined);
-      throw new BackendUnavailableError("The E2B backend was stopped", { backend: this.name });
+      throw this.#stopped();
     }
     this.sandbox = sandbox;
     this.fileSync?.invalidate(); // a new sandbox has none of the synced files
@@ -337,8 +340,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     const probe = await runToEnd(
       sandbox,
       `bash -c ${shellQuote(
-        'umask 077; d=$(mktemp -d "${TMPDIR:-/tmp}/shellwright-e2b-XXXXXXXX") || exit 1; echo "dir=$d"; ' +
-          "tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid",
+        `umask 077; d=$(mktemp -d "\${TMPDIR:-/tmp}/shellwright-e2b-XXXXXXXX") || exit 1; echo "dir=$d"; ${TAIL_PID_PROBE}`,
       )}`,
       CONTROL_TIMEOUT_MS,
     );

@@ -71,6 +71,12 @@ export function sandboxCommand(
 }
 
 /**
+ * A probe line that prints `tail-pid` where the sandbox's tail takes --pid (GNU coreutils): the output copy of
+ * sandboxCommand needs it.
+ */
+export const TAIL_PID_PROBE = "tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid";
+
+/**
  * `command` with its stdin from `file` (a file just uploaded into the sandbox, which the command's end removes);
  * the command's exit code is kept.
  */
