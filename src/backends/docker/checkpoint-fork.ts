@@ -1,6 +1,6 @@
 /**
  * A docker session's fork (docs/branching.md): the whole container is
- * committed once (`docker commit`, paused for a consistent copy) into an
+ * committed once (`docker commit`) into an
  * image labelled with the parent session's id, and each child is a new
  * container of the same config from that image, given the parent's
  * snapshot. The image goes when the last container made from it is gone
@@ -91,9 +91,13 @@ async function commit(
 ): Promise<string> {
   if (isAborted(signal)) throw abortedError();
   const label = encodeURIComponent(`LABEL ${FORK_LABEL}=${sessionId}`);
+  // Not paused: the engine's pause froze the container while an exec was starting in it (the helper of a
+  // session forked as soon as it opened), which failed that exec and at times left the container frozen for
+  // good, every engine call on it hanging (dockerd 20.10 with runc). No command of the session runs during a
+  // fork; a background process writing meanwhile can leave a file half-written in the children (docs/branching.md).
   const response = await engine.request(
     "POST",
-    `/commit?container=${containerId}&pause=true&changes=${label}`,
+    `/commit?container=${containerId}&pause=false&changes=${label}`,
     undefined,
     COMMIT_TIMEOUT_MS,
   );

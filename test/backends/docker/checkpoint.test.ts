@@ -203,6 +203,35 @@ describe.skipIf(!DOCKER_TEST_ENABLED)("docker checkpoints with a workspace", () 
   });
 });
 
+describe.skipIf(!DOCKER_TEST_ENABLED)("docker fork beside an exec starting in the container", () => {
+  // docker commit's pause froze the container while the helper's exec was starting in it, right after the
+  // session opened: the exec failed ("cannot exec in a paused container", so no fast path), and at times runc's
+  // join was frozen halfway, leaving the container frozen for good with every engine call on it hanging.
+  it("a session forked as soon as it opens keeps its fast path, and no container is left paused", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error & { code?: string }): void => {
+      if (warning.code === "SHELLWRIGHT_FAST_PATH") warnings.push(warning.message);
+    };
+    process.on("warning", onWarning);
+    try {
+      let session = await open({ workspace: undefined });
+      const first = session.id;
+      // Each child is forked the moment it is open, while its helper starts.
+      for (let generation = 0; generation < 6; generation++) {
+        const [child] = await session.fork({ count: 1 });
+        opened.push(child!);
+        session = child!;
+      }
+      expect(await run(session, "echo $((20 + 22))")).toBe("42");
+      expect(docker("ps", "-q", "--filter", "status=paused")).toBe("");
+      expect(first).not.toBe(session.id);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe("docker workspace options", () => {
   it("names the bad option and its value", async () => {
     const bad = async (config: Record<string, unknown>) =>
