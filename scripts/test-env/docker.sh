@@ -4,11 +4,14 @@
 #   1. installs Debian's docker.io (and mmdebstrap) when dockerd is missing;
 #   2. starts dockerd in the background when `docker info` fails;
 #   3. builds the test image without any registry (mmdebstrap from this
-#      machine's own apt sources, then `docker import`) unless it exists.
+#      machine's own apt sources, then `docker import`) unless it exists;
+#   4. makes from it the image E2B's own tests run in behind serve: the same
+#      with E2B's home, /home/user (a container's change, committed).
 # Run as root. Prints the image name on its last line.
 set -euo pipefail
 
 IMAGE="${SHELLWRIGHT_DOCKER_IMAGE:-shellwright-test:bookworm}"
+E2B_IMAGE="${SHELLWRIGHT_DOCKER_E2B_IMAGE:-shellwright-test-e2b:bookworm}"
 SUITE="${SHELLWRIGHT_DOCKER_SUITE:-bookworm}"
 # vim-tiny: the PTY tests drive an editor (test/tools/process/pty.test.ts).
 PACKAGES="bash,coreutils,procps,python3,ripgrep,rsync,vim-tiny"
@@ -58,5 +61,17 @@ else
     "$SUITE" "$work/rootfs.tar" "${sources[@]}"
   docker import --change 'CMD ["bash"]' --change "LABEL shellwright.packages=$PACKAGES" "$work/rootfs.tar" "$IMAGE" >/dev/null
   log "built $IMAGE"
+fi
+# Made again whenever the test image is newer than it.
+base_id="$(docker image inspect --format '{{.Id}}' "$IMAGE")"
+e2b_base="$(docker image inspect --format '{{index .Config.Labels "shellwright.base"}}' "$E2B_IMAGE" 2>/dev/null || true)"
+if [[ $e2b_base == "$base_id" ]]; then
+  log "image $E2B_IMAGE exists"
+else
+  log "making $E2B_IMAGE ($IMAGE with /home/user)"
+  cid="$(docker run -d "$IMAGE" mkdir -p /home/user)"
+  docker wait "$cid" >/dev/null
+  docker commit --change "LABEL shellwright.base=$base_id" --change 'CMD ["bash"]' "$cid" "$E2B_IMAGE" >/dev/null
+  docker rm "$cid" >/dev/null
 fi
 echo "$IMAGE"

@@ -160,6 +160,11 @@ export class SessionRegistry {
     return entry;
   }
 
+  /** Session `id`'s environment (404 when there is none), for an API that keeps its own record of it. */
+  environment(id: string): Environment {
+    return this.#get(id).env;
+  }
+
   info(id: string): SessionInfo {
     return this.#info(this.#get(id));
   }

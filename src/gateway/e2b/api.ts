@@ -22,14 +22,18 @@ import { ENVD_HTTP_ROUTES, envdServices } from "./envd-routes.js";
 import { filesRoute } from "./files-route.js";
 import { SANDBOX } from "./sandbox.js";
 import { SandboxTable } from "./sandbox-table.js";
+import { SnapshotStore } from "./snapshots.js";
 
 const CONTROL =
   /^\/(v2\/)?sandboxes(\/|$)|^\/(v[23]\/)?templates(\/|$)|^\/(snapshots|volumes|volumecontent|secrets|teams)(\/|$)/;
 const RPC = /^\/(process\.Process|filesystem\.Filesystem)\//;
+/** Snapshots held at once: each is a live session of the backend (snapshots.ts). */
+const MAX_SNAPSHOTS = 32;
 const ENVD_HTTP = new Set(["/files", "/envs", "/init", "/metrics"]);
 
 export function e2bApi(ctx: RouteContext): ServedApi {
   const table = new SandboxTable(ctx);
+  const snapshots = new SnapshotStore(ctx.registry, MAX_SNAPSHOTS);
   const authenticated = new WeakMap<IncomingMessage, SandboxEntry>();
   const rpc = connectNodeAdapter({
     routes: envdServices(ctx.registry, ctx.paths),
@@ -83,7 +87,7 @@ export function e2bApi(ctx: RouteContext): ServedApi {
             401,
             "Invalid API key: send this server's token as X-API-Key (the SDK's apiKey or E2B_API_KEY)",
           );
-        await controlRoute(ctx, table, req, res, url);
+        await controlRoute(ctx, table, snapshots, req, res, url);
       } catch (error) {
         const e2bError = toE2bError(error, ctx.log);
         const close: Record<string, string> = req.complete ? {} : { connection: "close" };
@@ -91,7 +95,10 @@ export function e2bApi(ctx: RouteContext): ServedApi {
         else sendE2bError(res, e2bError, close);
       }
     },
-    close: async () => table.close(),
+    close: async () => {
+      table.close();
+      await snapshots.close();
+    },
   };
 
   async function envdRoute(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {

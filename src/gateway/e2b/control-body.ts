@@ -18,14 +18,15 @@ const DEFAULT_TIMEOUT_S = 300;
 /** E2B's ceiling (Pro): one day. */
 const MAX_TIMEOUT_S = 86_400;
 
-export function newSandbox(body: Record<string, unknown>): NewSandbox {
-  const templateId = body.templateID ?? BASE_TEMPLATE;
-  if (typeof templateId !== "string")
-    throw new E2bError(400, `templateID must be a string, got ${JSON.stringify(templateId)}`);
-  if (templateId !== BASE_TEMPLATE && templateId !== "")
+/** `isSnapshot`: whether a template id names a snapshot taken on this server (snapshots.ts). */
+export function newSandbox(body: Record<string, unknown>, isSnapshot: (templateId: string) => boolean): NewSandbox {
+  const given = body.templateID ?? BASE_TEMPLATE;
+  if (typeof given !== "string") throw new E2bError(400, `templateID must be a string, got ${JSON.stringify(given)}`);
+  const templateId = given === "" ? BASE_TEMPLATE : given;
+  if (templateId !== BASE_TEMPLATE && !isSnapshot(templateId))
     throw new E2bError(
       404,
-      `Template ${JSON.stringify(templateId)} not found: this Shellwright server has only template "base" (the backend it was started with)`,
+      `Template ${JSON.stringify(templateId)} not found: this Shellwright server has template "base" (the backend it was started with) and the snapshots taken on it`,
     );
   if (body.autoPause === true) throw notImplemented("autoPause (pausing a sandbox on timeout)");
   if (
@@ -40,7 +41,7 @@ export function newSandbox(body: Record<string, unknown>): NewSandbox {
   if (body.mcp !== undefined && body.mcp !== null) throw notImplemented("mcp (the MCP gateway)");
   const metadata = stringMap(body, "metadata");
   return {
-    templateId: BASE_TEMPLATE,
+    templateId,
     timeoutS: timeoutSeconds(body.timeout ?? DEFAULT_TIMEOUT_S),
     envVars: variables(stringMap(body, "envVars")),
     metadata,

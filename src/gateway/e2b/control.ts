@@ -11,6 +11,9 @@ import type { RouteContext } from "../routes.js";
 import { sandboxPage } from "./sandbox-list.js";
 import { E2bError, notImplemented } from "./errors.js";
 import { newSandbox, timeoutSeconds } from "./control-body.js";
+import { branchRoute } from "./branch-routes.js";
+import { allow, decodedId } from "./route-parts.js";
+import type { SnapshotStore } from "./snapshots.js";
 import { ENVD_VERSION } from "./envd-version.js";
 import type { SandboxEntry } from "./entry.js";
 import type { SandboxTable } from "./sandbox-table.js";
@@ -18,21 +21,20 @@ import type { SandboxTable } from "./sandbox-table.js";
 /** Paths of E2B's API that exist but are not served here, and the feature each is. */
 const UNSERVED: [RegExp, string][] = [
   [/^\/sandboxes\/[^/]+\/(pause|resume)$/, "Pause and resume"],
-  [/^\/sandboxes\/[^/]+\/fork$/, "fork"],
-  [/^\/sandboxes\/[^/]+\/snapshots$|^\/snapshots/, "Snapshots"],
   [/^\/(v2\/)?sandboxes\/([^/]+\/)?metrics$/, "Sandbox metrics"],
   [/^\/(v2\/)?sandboxes\/[^/]+\/logs$/, "Sandbox logs"],
   [/^\/sandboxes\/[^/]+\/network$/, "Network (egress) rules"],
   [/^\/sandboxes\/[^/]+\/refreshes$/, "refreshes"],
-  [/^\/(v[23]\/)?templates/, "The templates API (this server has one template: base)"],
   [/^\/volume/, "Volumes"],
   [/^\/secrets/, "Secrets"],
   [/^\/teams/, "Teams"],
+  [/^\/snapshots\//, "This snapshots route (GET /snapshots lists them)"],
 ];
 
 export async function controlRoute(
   ctx: RouteContext,
   table: SandboxTable,
+  snapshots: SnapshotStore,
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
@@ -46,7 +48,11 @@ export async function controlRoute(
 
   if (path === "/sandboxes" || path === "/v2/sandboxes") {
     if (method === "POST") {
-      const entry = await table.create(newSandbox(await body()));
+      const request = newSandbox(await body(), (template) => snapshots.find(template) !== undefined);
+      const snapshot = snapshots.find(request.templateId);
+      const entry = await (snapshot === undefined
+        ? table.create(request)
+        : table.createFrom(snapshot, { ...request, templateId: snapshot.snapshotId }));
       return sendJson(res, 201, created(entry));
     }
     allow(method, "GET");
@@ -58,6 +64,7 @@ export async function controlRoute(
       page.nextToken === undefined ? {} : { "x-next-token": page.nextToken },
     );
   }
+  if (await branchRoute({ table, snapshots, method, path, url, body, created }, req, res)) return;
   for (const [pattern, feature] of UNSERVED) if (pattern.test(path)) throw notImplemented(feature);
 
   const match = /^(?:\/v2)?\/sandboxes\/([^/]+)(?:\/([^/]+))?$/.exec(path);
@@ -90,18 +97,6 @@ export async function controlRoute(
     return sendJson(res, 200, created(entry));
   }
   throw new E2bError(404, `No E2B API route ${method} ${path} on this server`);
-}
-
-function decodedId(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new E2bError(400, `The sandbox id in the path has malformed percent-encoding: ${JSON.stringify(segment)}`);
-  }
-}
-
-function allow(method: string, expected: string): void {
-  if (method !== expected) throw new E2bError(405, `Method ${method} is not allowed here; use ${expected}`);
 }
 
 /** openapi.yml's Sandbox: what create and connect answer. */

@@ -5,7 +5,7 @@
  */
 
 import type { ServerResponse } from "node:http";
-import { InvalidOptionError } from "../../core/errors.js";
+import { CheckpointError, InvalidOptionError, UnsupportedError } from "../../core/errors.js";
 import { HttpError, sendJson } from "../http.js";
 
 export class E2bError extends Error {
@@ -35,9 +35,20 @@ export function toE2bError(error: unknown, log: (message: string) => void): E2bE
   if (error instanceof HttpError) return new E2bError(error.status, error.message);
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof InvalidOptionError) return new E2bError(400, message);
+  if (error instanceof UnsupportedError) return new E2bError(501, message);
+  // A fork or snapshot: refused beside a running command (409, as E2B's conflict), or failed in the backend.
+  if (error instanceof CheckpointError) return new E2bError(CHECKPOINT_STATUS[error.reason], message);
   log(`e2b: internal error: ${message}`);
   return new E2bError(500, "Internal error in the Shellwright server; see its log");
 }
+
+const CHECKPOINT_STATUS: Record<CheckpointError["reason"], number> = {
+  busy: 409,
+  too_large: 507,
+  not_found: 404,
+  aborted: 500,
+  failed: 500,
+};
 
 export function sendE2bError(res: ServerResponse, error: E2bError, headers: Record<string, string> = {}): void {
   sendJson(res, error.status, { code: error.status, message: error.message }, headers);

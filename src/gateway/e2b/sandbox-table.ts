@@ -7,10 +7,19 @@
 
 import { randomBytes } from "node:crypto";
 import type { RouteContext } from "../routes.js";
-import { sandboxNotFound } from "./errors.js";
+import { E2bError, sandboxNotFound } from "./errors.js";
+import { shellQuote } from "../../core/script.js";
 import type { CommandsMode, SandboxEntry } from "./entry.js";
 import { ProcessTable } from "./process/table.js";
 import type { Environment } from "../../core/environment.js";
+
+/** A session a new sandbox can start from (a snapshot's), and what its sandbox was made with. */
+export interface SandboxOrigin {
+  readonly session: Environment;
+  readonly user: string;
+  readonly homeDir: string;
+  readonly envVars: Readonly<Record<string, string>>;
+}
 
 export interface NewSandbox {
   templateId: string;
@@ -41,16 +50,52 @@ export class SandboxTable {
       return session;
     });
     const opened = session!;
-    const user = await userOf(opened);
+    // The user commands run as in the backend, its home the session's starting directory (docs/e2b.md).
+    return this.#admit(opened, request, { user: await userOf(opened), homeDir: opened.cwd });
+  }
+
+  /**
+   * `count` new sandboxes, each a fork of `parent`'s session as it is now
+   * (its files too, where the backend's fork copies them: fork.ts decides),
+   * living `timeoutS`; the parent runs on untouched.
+   */
+  async fork(parent: SandboxEntry, count: number, timeoutS: number, signal: AbortSignal): Promise<SandboxEntry[]> {
+    const children = await this.#ctx.registry.fork(parent.record.sandboxId, count, signal);
+    return children.map((child) =>
+      this.#admit(this.#ctx.registry.environment(child.id), { ...requestOf(parent), timeoutS }, parent.record),
+    );
+  }
+
+  /**
+   * A new sandbox from `origin`, a session this table does not run as a
+   * sandbox (a snapshot's): one fork of it, counted as a session of the
+   * gateway; `request.envVars` are exported in it before anything runs.
+   */
+  async createFrom(origin: SandboxOrigin, request: NewSandbox): Promise<SandboxEntry> {
+    let child: Environment | undefined;
+    await this.#ctx.registry.create(async () => {
+      [child] = await origin.session.fork({ count: 1 });
+      return child!;
+    });
+    const opened = child!;
+    try {
+      await exportVariables(opened, request.envVars);
+    } catch (error) {
+      await this.#ctx.registry.close(opened.id).catch(() => undefined);
+      throw error;
+    }
+    return this.#admit(opened, { ...request, envVars: { ...origin.envVars, ...request.envVars } }, origin);
+  }
+
+  #admit(opened: Environment, request: NewSandbox, home: { user: string; homeDir: string }): SandboxEntry {
     const now = new Date();
     const entry: SandboxEntry = {
-      // The user commands run as in the backend, its home the session's starting directory (docs/e2b.md).
       record: {
         sandboxId: opened.id,
         session: opened,
         accessToken: randomBytes(32).toString("hex"),
-        user,
-        homeDir: opened.cwd,
+        user: home.user,
+        homeDir: home.homeDir,
         paths: this.#ctx.paths,
         tokenMask: this.#ctx.tokenMask,
       },
@@ -132,6 +177,32 @@ export class SandboxTable {
 function cutOpenRpcs(entry: SandboxEntry): void {
   for (const res of entry.openRpcs) res.destroy();
   entry.openRpcs.clear();
+}
+
+/** What `entry` was created with, for a sandbox made from it. */
+export function requestOf(entry: SandboxEntry): NewSandbox {
+  const endsInS = Math.max(Math.ceil((entry.endAt.getTime() - Date.now()) / 1000), 0);
+  return {
+    templateId: entry.templateId,
+    timeoutS: endsInS,
+    envVars: { ...entry.envVars },
+    metadata: { ...entry.metadata },
+    commands: entry.commands,
+  };
+}
+
+/**
+ * Sets `vars` in the session's shell state, sent as the stdin of a `source`
+ * so that no value is on a command line.
+ */
+async function exportVariables(session: Environment, vars: Readonly<Record<string, string>>): Promise<void> {
+  const names = Object.keys(vars);
+  if (names.length === 0) return;
+  const script = names.map((name) => `export ${name}=${shellQuote(vars[name]!)}\n`).join("");
+  const result = await session.execute("source /dev/stdin", { stdin: script, timeoutMs: 30_000 });
+  if (result.exitCode !== 0)
+    // Not the output: it could show a value.
+    throw new E2bError(500, `Could not set envVars in the new sandbox: the shell exited ${result.exitCode}`);
 }
 
 /** Who commands run as in the session's backend (serve's user on local, the container's elsewhere). */

@@ -17,14 +17,23 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, test as base } from "vitest";
+import { afterAll, beforeEach, expect, test as base } from "vitest";
 import { Sandbox, type SandboxOpts } from "e2b";
 import { startTestGateway, TOKEN } from "../../../gateway/helpers.js";
 import { withHome } from "./home-lock.js";
-import { E2B_HOME, HOME_BOUND, SKIPPED } from "./skips.js";
+import { DOCKER_BOUND, E2B_DOCKER_IMAGE, E2B_HOME, HOME_BOUND, NO_DOCKER, SKIPPED } from "./skips.js";
 
-const hasE2bHome = existsSync(E2B_HOME);
-const gateway = await startTestGateway({ apis: ["e2b"], cwd: hasE2bHome ? E2B_HOME : "/tmp" });
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+/** The test file importing this one (each file runs in a module graph of its own). */
+const FILE = relative(HERE, expect.getState().testPath ?? "");
+/** Fork and snapshots need sandboxes with files of their own: a docker-backed serve, where there is Docker. */
+const onDocker = DOCKER_BOUND.includes(FILE) && process.env.SHELLWRIGHT_TEST_DOCKER === "1";
+const hasE2bHome = onDocker || existsSync(E2B_HOME);
+const gateway = await startTestGateway(
+  onDocker
+    ? { apis: ["e2b"], backend: { backend: "docker", image: E2B_DOCKER_IMAGE }, cwd: E2B_HOME }
+    : { apis: ["e2b"], cwd: hasE2bHome ? E2B_HOME : "/tmp" },
+);
 
 const SETTINGS = { E2B_API_URL: gateway.url, E2B_SANDBOX_URL: gateway.url, E2B_API_KEY: TOKEN };
 const saved = Object.fromEntries(Object.keys(SETTINGS).map((name) => [name, process.env[name]]));
@@ -36,15 +45,19 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const HERE = fileURLToPath(new URL(".", import.meta.url));
-
 /** Why this test does not run here, if it does not. */
-function notHere(filepath: string, name: string): string | undefined {
-  const file = relative(HERE, filepath);
-  if (!hasE2bHome && HOME_BOUND.includes(file))
+function notHere(name: string): string | undefined {
+  if (!hasE2bHome && HOME_BOUND.includes(FILE))
     return `assumes the sandbox's home is ${E2B_HOME}, E2B's, and that directory does not exist here`;
-  return SKIPPED[file]?.[name];
+  if (DOCKER_BOUND.includes(FILE) && !onDocker) return NO_DOCKER;
+  return SKIPPED[FILE]?.[name];
 }
+
+// Tests written with vitest's own `test` (no sandbox fixture) are skipped by name here.
+beforeEach(({ task, skip }) => {
+  const reason = notHere(task.name);
+  if (reason !== undefined) skip(reason);
+});
 
 interface SandboxFixture {
   sandbox: Sandbox;
@@ -64,7 +77,7 @@ export const sandboxTest = base.extend<SandboxFixture>({
   sandboxTestId: [
     // Every sandboxTest runs this one (auto), so the skip is decided here.
     async ({ task, skip }, use) => {
-      const reason = notHere(task.file.filepath, task.name);
+      const reason = notHere(task.name);
       if (reason !== undefined) skip(reason);
       await use(`test-${Math.random().toString(36).slice(2, 10)}`);
     },
@@ -81,8 +94,8 @@ export const sandboxTest = base.extend<SandboxFixture>({
           await sandbox.kill().catch(() => undefined);
         }
       };
-      // E2B's home is shared by every sandbox here (home-lock.ts); /tmp is not ours to clean.
-      await (hasE2bHome ? withHome(E2B_HOME, run) : run());
+      // E2B's home is shared by every sandbox of a local serve (home-lock.ts); /tmp is not ours to clean.
+      await (hasE2bHome && !onDocker ? withHome(E2B_HOME, run) : run());
     },
     { auto: false },
   ],
