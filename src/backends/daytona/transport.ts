@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import type * as DaytonaSdk from "@daytonaio/sdk";
 import { BackendUnavailableError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
+import { probeSandbox } from "./probe.js";
 import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
 import type { CallMarks } from "../../core/call-marks.js";
 import { bashLaunch } from "../shared/launch.js";
@@ -25,7 +26,7 @@ import { sdkProcessHandle } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { daytonaBox } from "./box.js";
-import { sandboxCommand, TAIL_PID_PROBE } from "../shared/sandbox-command.js";
+import { sandboxCommand } from "../shared/sandbox-command.js";
 import { ExactOutput } from "../shared/exact-output.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
@@ -64,8 +65,6 @@ export interface DaytonaTransportOptions {
   sandbox?: DaytonaSandbox | undefined;
 }
 
-/** Stdin (and a long script) up to this size rides in the command as base64; larger goes up as a file. */
-const MAX_EMBEDDED_STDIN = 48_000;
 const CONTROL_TIMEOUT_SEC = 30;
 /** How long Daytona may take to snapshot a sandbox. */
 const SNAPSHOT_TIMEOUT_SEC = 300;
@@ -79,6 +78,11 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   #hasTimeout = false;
   /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible (sandboxCommand). */
   #hasTailPid = false;
+  /**
+   * The session's directory in the sandbox (mode 700, made with each process session): a call's stdin file
+   * and its output copies, which may hold secrets, are there and nowhere else.
+   */
+  #privateDir: string | undefined;
   /** Output copies of finished commands, removed by the next command. */
   #stale: string[] = [];
   /** Serialises the wake-up check: overlapping commands start a stopped sandbox once. */
@@ -153,7 +157,8 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         // UTF-8 into U+FFFD. The command's output goes to a file, streamed to the
         // logs from there (sandboxCommand); only when the text shows a U+FFFD is
         // that file fetched for the exact bytes. stderr apart gets a file of its own, for the same reason.
-        const copy = this.#hasTailPid ? `${this.tempDir}/shellwright-out-${randomBytes(6).toString("hex")}` : undefined;
+        const dir = this.#privateDir;
+        const copy = this.#hasTailPid && dir !== undefined ? `${dir}/out-${randomBytes(6).toString("hex")}` : undefined;
         const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
         const command = await this.#prepare(sandbox, script, options, marks, { copy, errCopy });
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
@@ -212,6 +217,11 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
   }
 
   protected override async release(sandbox: DaytonaSandbox): Promise<void> {
+    // A stopped or kept sandbox keeps nothing of the session's: its stdin files and output copies go.
+    if (this.#privateDir !== undefined)
+      await sandbox.process
+        .executeCommand(`rm -rf -- ${shellQuote(this.#privateDir)}`, undefined, undefined, CONTROL_TIMEOUT_SEC)
+        .catch(() => undefined);
     if (this.#sessionId !== undefined) await sandbox.process.deleteSession(this.#sessionId).catch(() => undefined);
     if (this.#options.onClose === "delete") await sandbox.delete();
     else if (this.#options.onClose === "stop") await sandbox.stop();
@@ -260,15 +270,10 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         const sessionId = `shellwright-${randomBytes(6).toString("hex")}`;
         await sandbox.process.createSession(sessionId);
         this.#sessionId = sessionId;
-        const probe = await sandbox.process.executeCommand(
-          `command -v timeout >/dev/null 2>&1 && echo timeout; ${TAIL_PID_PROBE}`,
-          undefined,
-          undefined,
-          CONTROL_TIMEOUT_SEC,
-        );
-        const tools = probe.result.split("\n").map((line) => line.trim());
-        this.#hasTimeout = tools.includes("timeout");
-        this.#hasTailPid = tools.includes("tail-pid");
+        const probe = await probeSandbox(sandbox, this.#privateDir);
+        this.#privateDir = probe.privateDir;
+        this.#hasTimeout = probe.hasTimeout;
+        this.#hasTailPid = probe.hasTailPid;
       }
       return sandbox;
     } catch (error) {
@@ -323,7 +328,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
     return this.#client;
   }
 
-  /** The command line for one call; a stdin (or script) too large to embed goes up as a file first. */
+  /** The command line for one call; a stdin (or a script too long for argv) goes up as a private file first, never on it. */
   async #prepare(
     sandbox: DaytonaSandbox,
     script: string,
@@ -337,16 +342,13 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
       this.#hasTimeout && options.timeoutMs !== undefined
         ? Math.max(1, Math.ceil((options.timeoutMs + this.#options.serverTimeoutMarginMs) / 1000))
         : undefined;
-    if (launch.stdin === undefined || launch.stdin.length <= MAX_EMBEDDED_STDIN) {
-      const stdin = launch.stdin === undefined ? undefined : Buffer.from(launch.stdin).toString("base64");
-      return sandboxCommand({ argv: launch.argv, stdin }, { timeoutSec, removeFirst, ...copies });
-    }
-    const file = `${this.tempDir}/shellwright-stdin-${randomBytes(6).toString("hex")}`;
+    // No stdin, or an empty one: /dev/null gives the same, with no upload.
+    if (launch.stdin === undefined || launch.stdin.length === 0)
+      return sandboxCommand(launch.argv, { timeoutSec, removeFirst, ...copies });
+    // A stdin may be a secret (`--password-stdin`): a file in the private directory, unlinked before the command runs.
+    const file = `${this.#privateDir!}/stdin-${randomBytes(6).toString("hex")}`;
     await sandbox.fs.uploadFile(Buffer.from(launch.stdin), file);
-    return sandboxCommand(
-      { argv: launch.argv, stdin: undefined },
-      { timeoutSec, stdinFile: file, removeFirst, ...copies },
-    );
+    return sandboxCommand(launch.argv, { timeoutSec, stdinFile: file, removeFirst, ...copies });
   }
 
   async #stopSandbox(sandbox: DaytonaSandbox | undefined): Promise<void> {

@@ -134,10 +134,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
             this.#stale.push(...removeFirst, ...(stdinFile === undefined ? [] : [stdinFile]));
             throw new Error("the call was killed before its command started");
           }
-          const command = sandboxCommand(
-            { argv: launch.argv, stdin: undefined },
-            { stdinFile, removeFirst, copy, errCopy },
-          );
+          const command = sandboxCommand(launch.argv, { stdinFile, removeFirst, copy, errCopy });
           return sandbox.commands
             .run(command, {
               background: true,

@@ -19,7 +19,7 @@ import { shellQuote } from "../../core/script.js";
  * box whose init does not reap, one per command.)
  */
 export function sandboxCommand(
-  launch: { argv: string[]; stdin: string | undefined },
+  launchArgv: readonly string[],
   options: {
     timeoutSec?: number | undefined;
     stdinFile?: string | undefined;
@@ -29,7 +29,7 @@ export function sandboxCommand(
     errCopy?: string | undefined;
   },
 ): string {
-  const argv = launch.argv.map(shellQuote);
+  const argv = launchArgv.map(shellQuote);
   if (options.timeoutSec !== undefined) argv.unshift("timeout", "-k", "5s", `${options.timeoutSec}s`);
   const run = argv.join(" ");
   const cleanup =
@@ -48,9 +48,7 @@ export function sandboxCommand(
   const job =
     stdinFile !== undefined
       ? `{ rm -f ${stdinFile}; exec ${run}${toCopy}; } < ${stdinFile}`
-      : launch.stdin === undefined
-        ? `${run} < /dev/null${toCopy}`
-        : `printf %s ${shellQuote(launch.stdin)} | base64 -d | ${run}${toCopy}`;
+      : `${run} < /dev/null${toCopy}`;
   // Run in the background and waited for with `wait`'s stderr dropped: a shell
   // reports a job killed by a signal ("Terminated") on its own stderr, which
   // would land in the output after a timeout. The job's stderr is kept. The

@@ -8,7 +8,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -202,23 +202,36 @@ describe("daytona backend (fake SDK client)", () => {
     });
   });
 
-  it("uploads a large stdin as a file, delivers it byte-exact, and removes it", async () => {
+  it("uploads every stdin as a file in the session's private directory, delivers it byte-exact, and removes it", async () => {
     const client = new FakeDaytona();
     // Per-command SDK use: the plain path's (a fast call is a line on the helper's stdin).
+    let dir = "";
     await withDaytona(client, { fastPath: false }, async (env) => {
       const data = Buffer.alloc(300_000);
       for (let i = 0; i < data.length; i++) data[i] = (i * 13 + 5) % 256;
       // The file is unlinked before the command starts (issue 37.7): its stdin is a deleted file.
+      // Every plain call has a stdin (its key comes first): one upload each.
+      const uploadsBefore = client.last.fs.calls.filter((c) => c.startsWith("uploadFile ")).length;
       const r = await env.execute("readlink /proc/self/fd/0; sha256sum | cut -c1-64", { stdin: data });
-      expect(r.output).toMatch(/^\/.*shellwright-stdin-[0-9a-f]+ \(deleted\)\n/);
+      expect(r.output).toMatch(/^\/tmp\/shellwright-daytona-[A-Za-z0-9]{8}\/stdin-[0-9a-f]+ \(deleted\)\n/);
       expect(r.output.split("\n")[1]).toBe(createHash("sha256").update(data).digest("hex"));
-      const uploads = client.last.fs.calls.filter((c) => c.startsWith("uploadFile "));
+      const uploads = client.last.fs.calls.filter((c) => c.startsWith("uploadFile ")).slice(uploadsBefore);
       expect(uploads).toHaveLength(1);
       expect(existsSync(uploads[0]!.slice("uploadFile ".length))).toBe(false);
-      // Small stdin rides in the command instead.
-      expect((await env.execute("cat", { stdin: "small" })).output).toBe("small");
-      expect(client.last.fs.calls.filter((c) => c.startsWith("uploadFile "))).toHaveLength(1);
+      dir = uploads[0]!.slice("uploadFile ".length).replace(/\/[^/]+$/, "");
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      // A small stdin too (a password for `--password-stdin`): never on a command line, where ps would show it.
+      const secret = "pw-for-stdin-0123";
+      expect((await env.execute("cat", { stdin: secret })).output).toBe(secret);
+      expect(client.last.fs.calls.filter((c) => c.startsWith("uploadFile "))).toHaveLength(uploadsBefore + 2);
+      expect(client.last.process.sessionCommands.filter((c) => c.includes(secret))).toEqual([]);
+      expect(client.last.process.sessionCommands.some((c) => c.includes(Buffer.from(secret).toString("base64")))).toBe(
+        false,
+      );
     });
+    // Closed: the directory goes with the session, whatever happens to the sandbox.
+    expect(dir).not.toBe("");
+    expect(existsSync(dir)).toBe(false);
   });
 
   it("fetches the output copy only for output that is not UTF-8, and removes the copies", async () => {
@@ -374,7 +387,7 @@ describe("the Daytona timeout backstop (the spec's open item 4)", () => {
     try {
       expect((await session.execute(`export SW_SET=before; cd ${work}; exit 7`)).exitCode).toBe(7);
       expect(client.last.process.sessionCommands.at(-1)).toMatch(
-        /^(rm -f [^;]*; )?(: > '[^']+'; )?(printf %s '[A-Za-z0-9+/=]+' \| base64 -d \| )?timeout -k 5s 2s /,
+        /^(rm -f [^;]*; )?(: > '[^']+'; )?\{ rm -f '[^']+'; exec timeout -k 5s 2s /,
       );
       const fired = await session.execute("echo started; sleep 30");
       // The backstop's own exit code (124) arrives as a normal exit, before the session's deadline.
