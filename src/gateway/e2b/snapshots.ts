@@ -33,6 +33,7 @@ export class SnapshotStore {
   readonly #registry: SessionRegistry;
   readonly #limit: number;
   readonly #byId = new Map<string, Snapshot>();
+  #closed = false;
 
   /** `limit`: how many snapshots may be held at once (each is a live session of the backend). */
   constructor(registry: SessionRegistry, limit: number) {
@@ -55,6 +56,11 @@ export class SnapshotStore {
         `This server already holds its limit of ${this.#limit} snapshots (each is a live session); delete one (Sandbox.deleteSnapshot) and try again`,
       );
     const [session] = await this.#registry.branch(entry.record.sandboxId, (env) => env.fork({ count: 1, signal }));
+    if (this.#closed) {
+      // The server stopped while the fork ran: nothing would close this one later.
+      await closeQuietly(session!);
+      throw new E2bError(503, "The server is stopping; the snapshot was not kept");
+    }
     const snapshot: Snapshot = {
       snapshotId: `${name ?? randomBytes(6).toString("hex")}:${TAG}`,
       name,
@@ -93,6 +99,7 @@ export class SnapshotStore {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     const all = [...this.#byId.values()];
     await Promise.all(all.map((snapshot) => this.#release(snapshot)));
   }
