@@ -43,12 +43,16 @@ export async function openStdinFeed(session: Environment): Promise<StdinFeed> {
       `could not make a FIFO for the process's stdin (exit ${made.exitCode}): ${made.output.slice(0, 200)}`,
     );
   const path = `${dir}/in`;
+  // A process that never opened its stdin leaves the directory to stop(); a session closed first (its sandbox
+  // killed) takes it away while its commands still work.
+  const unhook = session.beforeClose(() => removeDir(session, dir));
   let feeder: SpawnedProcess;
   try {
     // It blocks in the open until the process opens its end.
     feeder = await spawn(session, `exec cat > ${shellQuote(path)}`);
   } catch (error) {
-    removeDir(session, dir);
+    unhook();
+    void removeDir(session, dir);
     throw error;
   }
   let stopped = false;
@@ -64,6 +68,7 @@ export async function openStdinFeed(session: Environment): Promise<StdinFeed> {
     stop: () => {
       if (stopped) return;
       stopped = true;
+      unhook();
       void feeder
         .signal("SIGKILL")
         .catch(() => undefined)
@@ -72,8 +77,8 @@ export async function openStdinFeed(session: Environment): Promise<StdinFeed> {
   };
 }
 
-function removeDir(session: Environment, dir: string): void {
-  void session
+async function removeDir(session: Environment, dir: string): Promise<void> {
+  await session
     .execute(`command rm -rf -- ${shellQuote(dir)}`, { isolated: true, timeoutMs: 10_000 })
     .catch(() => undefined);
 }

@@ -5,11 +5,14 @@
  * its FIFO outlives it.
  */
 
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { Sandbox } from "e2b";
 import { useE2bSandbox } from "../sandbox-fixture.js";
+import { createEnvironment } from "../../../../src/index.js";
+import { openStdinFeed } from "../../../../src/gateway/e2b/process/stdin-feed.js";
 import { alive, eventually } from "../../../helpers/processes.js";
 
 /** The FIFO directories of open stdins (stdin-feed.ts), in this machine's temp dir. */
@@ -101,5 +104,17 @@ describe.each([true, false])("an open stdin with fastPath %s", (fastPath) => {
     await sandbox.kill();
     await eventually(() => !alive(pid), "the process to end with its sandbox");
     expect(feedDirs().filter((name) => !before.has(name))).toEqual([]);
+  });
+});
+
+describe("a stdin feed whose process never opened it", () => {
+  // Its directory was removed only by stop() or by the process's first line: a session closed first (a sandbox
+  // killed before its process started) left it in the backend's temp dir.
+  it("leaves no FIFO directory once its session closes", async () => {
+    const session = await createEnvironment({ cwd: "/tmp" });
+    const feed = await openStdinFeed(session);
+    expect(existsSync(feed.path)).toBe(true);
+    await session.close();
+    expect(existsSync(dirname(feed.path))).toBe(false);
   });
 });
