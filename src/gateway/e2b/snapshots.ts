@@ -34,6 +34,8 @@ export class SnapshotStore {
   readonly #limit: number;
   readonly #byId = new Map<string, Snapshot>();
   #closed = false;
+  /** Takes whose fork is under way. */
+  #taking = 0;
 
   /** `limit`: how many snapshots may be held at once (each is a live session of the backend). */
   constructor(registry: SessionRegistry, limit: number) {
@@ -49,13 +51,20 @@ export class SnapshotStore {
         400,
         `name must be 1 to 128 of a-z, 0-9, '.', '_' and '-', starting with a letter or digit, and not "${BASE_TEMPLATE}", got ${JSON.stringify(name)}`,
       );
-    const replaced = name === undefined ? undefined : this.#byId.get(`${name}:${TAG}`);
-    if (replaced === undefined && this.#byId.size >= this.#limit)
+    const replacing = name !== undefined && this.#byId.has(`${name}:${TAG}`);
+    // Takes under way count too: two at once never go past the limit.
+    if (!replacing && this.#byId.size + this.#taking >= this.#limit)
       throw new E2bError(
         429,
         `This server already holds its limit of ${this.#limit} snapshots (each is a live session); delete one (Sandbox.deleteSnapshot) and try again`,
       );
-    const [session] = await this.#registry.branch(entry.record.sandboxId, (env) => env.fork({ count: 1, signal }));
+    this.#taking++;
+    let session: Environment | undefined;
+    try {
+      [session] = await this.#registry.branch(entry.record.sandboxId, (env) => env.fork({ count: 1, signal }));
+    } finally {
+      this.#taking--;
+    }
     if (this.#closed) {
       // The server stopped while the fork ran: nothing would close this one later.
       await closeQuietly(session!);
@@ -71,8 +80,10 @@ export class SnapshotStore {
       homeDir: entry.record.homeDir,
       envVars: entry.envVars,
     };
-    if (replaced !== undefined) await this.#release(replaced);
+    // The name's snapshot now (another take of the same name may have finished meanwhile) gives way to this one.
+    const replaced = this.#byId.get(snapshot.snapshotId);
     this.#byId.set(snapshot.snapshotId, snapshot);
+    if (replaced !== undefined) await closeQuietly(replaced.session);
     return snapshot;
   }
 

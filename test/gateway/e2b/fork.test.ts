@@ -13,6 +13,7 @@ import { FORK_LABEL } from "../../../src/backends/docker/checkpoint-fork.js";
 import { DOCKER_TEST_ENABLED } from "../../helpers/docker-test.js";
 import { E2B_DOCKER_IMAGE } from "../../vendor/e2b/tests/skips.js";
 import { startTestGateway, TOKEN } from "../helpers.js";
+import { eventually } from "../../helpers/processes.js";
 
 function sdkOpts(gateway: Gateway): SandboxOpts {
   return { apiKey: TOKEN, apiUrl: gateway.url, sandboxUrl: gateway.url, requestTimeoutMs: 60_000 };
@@ -151,6 +152,21 @@ describe.skipIf(!DOCKER_TEST_ENABLED)("fork and snapshots on a docker-backed ser
     await Promise.all([second.kill(), again.kill()]);
     expect(await Sandbox.deleteSnapshot("fork-test-app", opts)).toBe(true);
     await expect(Sandbox.create("fork-test-app", opts)).rejects.toThrow(/not found/);
+  });
+
+  it("two snapshots of one name taken at once leave one, and the other's session is closed", async () => {
+    const sandbox = await Sandbox.create(opts);
+    const taken = await Promise.all([
+      sandbox.createSnapshot({ name: "fork-test-race" }),
+      sandbox.createSnapshot({ name: "fork-test-race" }),
+    ]);
+    expect(taken.map((s) => s.snapshotId)).toEqual(["fork-test-race:default", "fork-test-race:default"]);
+    expect(await Sandbox.listSnapshots({ ...opts, name: "fork-test-race" }).nextItems()).toHaveLength(1);
+    // Each snapshot is a container forked from the sandbox's: only the one held is left.
+    await eventually(() => containers(`${FORK_LABEL}=${sandbox.sandboxId}`).length === 1, "one snapshot container");
+    expect(await Sandbox.deleteSnapshot("fork-test-race", opts)).toBe(true);
+    await eventually(() => containers(`${FORK_LABEL}=${sandbox.sandboxId}`).length === 0, "no snapshot container");
+    await sandbox.kill();
   });
 
   it("refuses a bad snapshot name, naming it", async () => {
