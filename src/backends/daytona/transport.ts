@@ -26,7 +26,7 @@ import { sdkProcessHandle } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { daytonaBox } from "./box.js";
-import { sandboxCommand } from "../shared/sandbox-command.js";
+import { removeDirLine, sandboxCommand } from "../shared/sandbox-command.js";
 import { ExactOutput } from "../shared/exact-output.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 
@@ -220,7 +220,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
     // A stopped or kept sandbox keeps nothing of the session's: its stdin files and output copies go.
     if (this.#privateDir !== undefined)
       await sandbox.process
-        .executeCommand(`rm -rf -- ${shellQuote(this.#privateDir)}`, undefined, undefined, CONTROL_TIMEOUT_SEC)
+        .executeCommand(removeDirLine(this.#privateDir), undefined, undefined, CONTROL_TIMEOUT_SEC)
         .catch(() => undefined);
     if (this.#sessionId !== undefined) await sandbox.process.deleteSession(this.#sessionId).catch(() => undefined);
     if (this.#options.onClose === "delete") await sandbox.delete();

@@ -1,7 +1,6 @@
 /** Short commands in an E2B sandbox, and the private files their stdin travels in. */
 
 import { randomBytes } from "node:crypto";
-import { shellQuote } from "../../core/script.js";
 import type { E2bSandbox } from "./sdk.js";
 
 /**
@@ -45,11 +44,6 @@ export async function uploadPrivate(sandbox: E2bSandbox, dir: string, bytes: Uin
   const path = `${dir}/in-${randomBytes(6).toString("hex")}`;
   await sandbox.files.write(path, arrayBufferOf(bytes));
   return path;
-}
-
-/** The shell line that removes a private directory and everything in it. */
-export function removeDirLine(dir: string): string {
-  return `rm -rf -- ${shellQuote(dir)} 2>/dev/null`;
 }
 
 /** The bytes as an ArrayBuffer of their own (a Buffer's may be a view into a larger pool). */

@@ -27,12 +27,12 @@ import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { messageOf } from "../shared/error-message.js";
 import { ExactOutput } from "../shared/exact-output.js";
 import { bashLaunch } from "../shared/launch.js";
-import { sandboxCommand, TAIL_PID_PROBE } from "../shared/sandbox-command.js";
+import { removeDirLine, sandboxCommand, sandboxProbe, sandboxProbeResult } from "../shared/sandbox-command.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { e2bBox } from "./box.js";
-import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, removeDirLine, runToEnd, uploadPrivate } from "./commands.js";
+import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, runToEnd, uploadPrivate } from "./commands.js";
 import type { E2bCommandHandle, E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
 export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
@@ -334,19 +334,12 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
 
   /** The session's private directory, and whether the exact output copy is possible there. */
   async #prepare(sandbox: E2bSandbox): Promise<void> {
-    const probe = await runToEnd(
-      sandbox,
-      `bash -c ${shellQuote(
-        `umask 077; d=$(mktemp -d "\${TMPDIR:-/tmp}/shellwright-e2b-XXXXXXXX") || exit 1; echo "dir=$d"; ${TAIL_PID_PROBE}`,
-      )}`,
-      CONTROL_TIMEOUT_MS,
-    );
-    const lines = probe.output.split("\n").map((line) => line.trim());
-    const dir = lines.find((line) => line.startsWith("dir=/"))?.slice(4);
-    if (probe.exitCode !== 0 || dir === undefined)
+    const probe = await runToEnd(sandbox, `bash -c ${shellQuote(sandboxProbe("e2b"))}`, CONTROL_TIMEOUT_MS);
+    const { privateDir, hasTailPid } = sandboxProbeResult(probe.output);
+    if (privateDir === undefined)
       throw new Error(`making a private directory exited ${probe.exitCode}: ${probe.output.trim().slice(0, 300)}`);
-    this.#privateDir = dir;
-    this.#hasTailPid = lines.includes("tail-pid");
+    this.#privateDir = privateDir;
+    this.#hasTailPid = hasTailPid;
   }
 
   /** Renews the sandbox's timeout while the session holds it; a failed renewal is a warning. */

@@ -69,10 +69,35 @@ export function sandboxCommand(
 }
 
 /**
- * A probe line that prints `tail-pid` where the sandbox's tail takes --pid (GNU coreutils): the output copy of
- * sandboxCommand needs it.
+ * The probe a session runs in its sandbox before its first call: it makes the session's private directory
+ * (mode 700: stdin files and output copies, which may hold secrets, go there; `previousDir`, one made before in
+ * this sandbox, is removed) and says whether the sandbox's tail takes --pid (GNU coreutils), which
+ * sandboxCommand's output copy needs. A tail without it (busybox) only means no copy: the probe's exit status is
+ * not its answer, its lines are (sandboxProbeResult).
  */
-export const TAIL_PID_PROBE = "tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid";
+export function sandboxProbe(name: string, previousDir?: string): string {
+  const previous = previousDir === undefined ? "" : `${removeDirLine(previousDir)}; `;
+  return (
+    `${previous}umask 077; d=$(mktemp -d "\${TMPDIR:-/tmp}/shellwright-${name}-XXXXXXXX") && echo "dir=$d"; ` +
+    "tail -s 0.02 -c +1 --pid=$$ /dev/null >/dev/null 2>&1 && echo tail-pid"
+  );
+}
+
+/** What sandboxProbe printed: the private directory (undefined if none was made), tail's --pid, and every line. */
+export function sandboxProbeResult(output: string): {
+  privateDir: string | undefined;
+  hasTailPid: boolean;
+  lines: string[];
+} {
+  const lines = output.split("\n").map((line) => line.trim());
+  const privateDir = lines.find((line) => line.startsWith("dir=/"))?.slice("dir=".length);
+  return { privateDir, hasTailPid: lines.includes("tail-pid"), lines };
+}
+
+/** The shell line that removes a private directory and everything in it. */
+export function removeDirLine(dir: string): string {
+  return `rm -rf -- ${shellQuote(dir)} 2>/dev/null`;
+}
 
 /**
  * `command` with its stdin from `file` (a file just uploaded into the sandbox, which the command's end removes);

@@ -308,6 +308,23 @@ describe("a sandbox connected to by id", () => {
     }
   });
 
+  it("whose tail takes no --pid (busybox) opens all the same, without the exact output copy", async () => {
+    // A session sandbox keeps the function for the commands after it: the backend's probe meets this tail.
+    const sandbox = await Sandbox.create({ ...sdk, metadata: { "shellwright:commands": "session" } });
+    try {
+      await sandbox.commands.run("tail() { return 1; }; export -f tail");
+      expect((await sandbox.commands.run("bash -c 'tail --pid=1 /dev/null; echo $?'")).stdout).toBe("1\n");
+      const env = await openE2b({ sandboxId: sandbox.sandboxId, fastPath: false });
+      try {
+        expect((await env.execute("echo works; exit 3")).output).toBe("works\n");
+      } finally {
+        await env.close();
+      }
+    } finally {
+      await sandbox.kill();
+    }
+  });
+
   it("that does not exist fails the open, naming it", async () => {
     const before = gateway.registry.list().length;
     const error = await openE2b({ sandboxId: "no-such-sandbox" }).catch((e: unknown) => e);
