@@ -17,6 +17,7 @@ import type { SandboxTable } from "./sandbox-table.js";
 import { snapshotInfo, type Snapshot, type SnapshotStore } from "./snapshots.js";
 import { timeoutSeconds } from "./control-body.js";
 import { allow, decodedId } from "./route-parts.js";
+import { pageCursor, pageLimit, pageToken } from "./sandbox-list.js";
 
 export interface BranchRouteContext {
   table: SandboxTable;
@@ -28,8 +29,6 @@ export interface BranchRouteContext {
   /** What E2B's create answers for a sandbox (control.ts), which a fork's entries carry. */
   created(entry: SandboxEntry): Record<string, unknown>;
 }
-
-const MAX_LIMIT = 100;
 
 /** Handles a fork or snapshot request; false when the path is none of them. */
 export async function branchRoute(
@@ -101,13 +100,10 @@ function requestSignal(res: ServerResponse): AbortSignal {
 }
 
 function snapshotPage(all: Snapshot[], params: URLSearchParams): { items: Snapshot[]; nextToken: string | undefined } {
-  const rawLimit = params.get("limit");
-  const limit = rawLimit === null || rawLimit === "" ? MAX_LIMIT : Number(rawLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
-    throw new E2bError(400, `limit must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(rawLimit)}`);
+  const limit = pageLimit(params);
   const token = params.get("nextToken") ?? "";
   // The token is the last snapshot of the page before: the next page starts after it (by time, then id).
-  const after = token === "" ? undefined : cursorOf(token);
+  const after = token === "" ? undefined : pageCursor(token);
   const rest =
     after === undefined
       ? all
@@ -120,18 +116,6 @@ function snapshotPage(all: Snapshot[], params: URLSearchParams): { items: Snapsh
   return {
     items,
     nextToken:
-      rest.length > limit && last !== undefined
-        ? Buffer.from(JSON.stringify([last.createdAt.getTime(), last.snapshotId])).toString("base64url")
-        : undefined,
+      rest.length > limit && last !== undefined ? pageToken(last.createdAt.getTime(), last.snapshotId) : undefined,
   };
-}
-
-function cursorOf(token: string): { time: number; id: string } {
-  try {
-    const [time, id] = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown[];
-    if (typeof time === "number" && Number.isFinite(time) && typeof id === "string") return { time, id };
-  } catch {
-    // answered below
-  }
-  throw new E2bError(400, `nextToken ${JSON.stringify(token)} is not one this server gave (pass x-next-token as sent)`);
 }

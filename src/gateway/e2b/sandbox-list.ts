@@ -25,7 +25,7 @@ export function sandboxPage(all: readonly SandboxEntry[], params: URLSearchParam
       throw new E2bError(400, `state must be running or paused, got ${JSON.stringify(state)}`);
   const after = startedAfter(params.get("startedAfter"));
   const template = params.get("template") ?? "";
-  const limit = limitOf(params.get("limit"));
+  const limit = pageLimit(params);
   const direction = directionOf(params.get("order"), v2 ? "desc" : "asc");
   const ordered = (a: Position, b: Position): number => direction * byStart(a, b);
   const from = params.get("nextToken") ?? "";
@@ -62,14 +62,23 @@ function byStart(a: Position, b: Position): number {
 
 /** The last sandbox a page held (its start and id): the next page begins after it, even if it is gone by then. */
 function tokenOf(entry: SandboxEntry): string {
-  return Buffer.from(JSON.stringify([entry.startedAt.getTime(), entry.record.sandboxId])).toString("base64url");
+  return pageToken(entry.startedAt.getTime(), entry.record.sandboxId);
 }
 
 function cursorOf(token: string): Position {
+  const { time, id } = pageCursor(token);
+  return { startedAt: new Date(time), record: { sandboxId: id } };
+}
+
+/** A next page's token: the time and id of the last item of the page before (snapshots page the same way). */
+export function pageToken(time: number, id: string): string {
+  return Buffer.from(JSON.stringify([time, id])).toString("base64url");
+}
+
+export function pageCursor(token: string): { time: number; id: string } {
   try {
     const [time, id] = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown[];
-    if (typeof time === "number" && Number.isFinite(time) && typeof id === "string")
-      return { startedAt: new Date(time), record: { sandboxId: id } };
+    if (typeof time === "number" && Number.isFinite(time) && typeof id === "string") return { time, id };
   } catch {
     // answered below
   }
@@ -84,7 +93,9 @@ function directionOf(value: string | null, fallback: "asc" | "desc"): 1 | -1 {
   return order === "asc" ? 1 : -1;
 }
 
-function limitOf(value: string | null): number {
+/** `limit`: 1 to 100, 100 when absent. */
+export function pageLimit(params: URLSearchParams): number {
+  const value = params.get("limit");
   if (value === null || value === "") return MAX_LIMIT;
   const limit = Number(value);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)

@@ -61,9 +61,9 @@ export class SandboxTable {
    */
   async fork(parent: SandboxEntry, count: number, timeoutS: number, signal: AbortSignal): Promise<SandboxEntry[]> {
     const children = await this.#ctx.registry.fork(parent.record.sandboxId, count, signal);
-    return children.map((child) =>
-      this.#admit(this.#ctx.registry.environment(child.id), { ...requestOf(parent), timeoutS }, parent.record),
-    );
+    const { templateId, envVars, metadata, commands } = parent;
+    const request = { templateId, timeoutS, envVars: { ...envVars }, metadata: { ...metadata }, commands };
+    return children.map((child) => this.#admit(this.#ctx.registry.environment(child.id), request, parent.record));
   }
 
   /**
@@ -177,18 +177,6 @@ export class SandboxTable {
 function cutOpenRpcs(entry: SandboxEntry): void {
   for (const res of entry.openRpcs) res.destroy();
   entry.openRpcs.clear();
-}
-
-/** What `entry` was created with, for a sandbox made from it. */
-export function requestOf(entry: SandboxEntry): NewSandbox {
-  const endsInS = Math.max(Math.ceil((entry.endAt.getTime() - Date.now()) / 1000), 0);
-  return {
-    templateId: entry.templateId,
-    timeoutS: endsInS,
-    envVars: { ...entry.envVars },
-    metadata: { ...entry.metadata },
-    commands: entry.commands,
-  };
 }
 
 /**
