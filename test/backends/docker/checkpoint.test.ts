@@ -4,6 +4,7 @@
  */
 
 import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { CheckpointError, createEnvironment, InvalidOptionError, type Environment } from "../../../src/index.js";
 import { FORK_LABEL, forkContainers } from "../../../src/backends/docker/checkpoint-fork.js";
@@ -214,7 +215,10 @@ describe.skipIf(!DOCKER_TEST_ENABLED)("docker fork beside an exec starting in th
     };
     process.on("warning", onWarning);
     try {
-      let session = await open({ workspace: undefined });
+      // The chain's own label: other files pause containers of theirs while this runs.
+      const labels = { "test.fork-chain": randomUUID() };
+      const chain = `label=test.fork-chain=${labels["test.fork-chain"]}`;
+      let session = await open({ workspace: undefined, labels });
       const first = session.id;
       // Each child is forked the moment it is open, while its helper starts.
       for (let generation = 0; generation < 6; generation++) {
@@ -223,7 +227,8 @@ describe.skipIf(!DOCKER_TEST_ENABLED)("docker fork beside an exec starting in th
         session = child!;
       }
       expect(await run(session, "echo $((20 + 22))")).toBe("42");
-      expect(docker("ps", "-q", "--filter", "status=paused")).toBe("");
+      expect(docker("ps", "-q", "--filter", chain).split("\n")).toHaveLength(7);
+      expect(docker("ps", "-q", "--filter", chain, "--filter", "status=paused")).toBe("");
       expect(first).not.toBe(session.id);
     } finally {
       process.off("warning", onWarning);
