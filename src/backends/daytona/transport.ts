@@ -23,6 +23,8 @@ import type { CallMarks } from "../../core/call-marks.js";
 import { bashLaunch } from "../shared/launch.js";
 import { messageOf } from "../shared/error-message.js";
 import { sdkProcessHandle } from "../shared/sdk-handle.js";
+import { CallCancel } from "../shared/call-cancel.js";
+import { pollExitCode } from "./poll-exit.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { daytonaBox } from "./box.js";
@@ -147,6 +149,11 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
     const sessionId = this.#sessionId;
     const marks = this.newCallMarks();
     const apart = options.separateStreams === true;
+    const cancel = new CallCancel(
+      () => this.killByMark(marks),
+      // The last resort: stop the sandbox; the next command starts it again.
+      () => this.#stopSandbox(sandbox),
+    );
     const handle = sdkProcessHandle({
       backend: this.name,
       separateStreams: apart,
@@ -161,7 +168,11 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         const copy = this.#hasTailPid && dir !== undefined ? `${dir}/out-${randomBytes(6).toString("hex")}` : undefined;
         const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
         const command = await this.#prepare(sandbox, script, options, marks, { copy, errCopy });
+        // Killed during the preparation (a stdin's upload): never started. What it was to remove waits in the
+        // private directory, which goes at the close.
+        cancel.beforeStart();
         const { cmdId } = await sandbox.process.executeSessionCommand(sessionId, { command, runAsync: true });
+        void cancel.started();
         const exact = (to: typeof sink, file: string | undefined): ExactOutput =>
           new ExactOutput(to, () =>
             file === undefined
@@ -195,7 +206,8 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         const exitCode = await pollExitCode(
           () => sandbox.process.getSessionCommand(sessionId, cmdId),
           () => logsDone,
-        );
+          () => cancel.givenUp,
+        ).finally(() => cancel.ended());
         // The logs may still be on their way (they have a channel of their own): text that shows a U+FFFD
         // only after this still fetches the copy. Until the session gives up on it (outputAfterExitMs),
         // a background child holding the log stream open keeps the copy.
@@ -205,8 +217,7 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
         await Promise.all([output.settled(), apart ? errorOutput.settled() : undefined]);
         return exitCode;
       },
-      // The last resort: stop the sandbox; the next command starts it again.
-      cancel: () => this.#stopSandbox(sandbox),
+      cancel: () => cancel.cancel(),
     });
     return this.guard(handle, marks);
   }
@@ -366,17 +377,6 @@ export class DaytonaTransport extends SdkTransport<DaytonaSandbox> {
       CONTROL_TIMEOUT_SEC,
     );
     return { exitCode: response.exitCode, output: response.result };
-  }
-}
-
-/** Polls a session command until it has an exit code: quickly at first, then every half second. */
-async function pollExitCode(get: () => Promise<{ exitCode?: number }>, logsDone: () => boolean): Promise<number> {
-  let delay = 20;
-  for (;;) {
-    const { exitCode } = await get();
-    if (exitCode !== undefined && exitCode !== null) return exitCode;
-    await new Promise((resolve) => setTimeout(resolve, logsDone() ? 20 : delay));
-    delay = Math.min(delay * 2, 500);
   }
 }
 

@@ -18,10 +18,9 @@
 import { randomBytes } from "node:crypto";
 import type * as E2bSdk from "e2b";
 import type { PortUrl } from "../../core/environment.js";
-import { CALL_MARK, type CallMarks } from "../../core/call-marks.js";
+import type { CallMarks } from "../../core/call-marks.js";
 import { BackendUnavailableError, UnsupportedError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
-import { sweepScript } from "../../core/sweep-script.js";
 import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
 import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { messageOf } from "../shared/error-message.js";
@@ -234,7 +233,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
 
   /** Kills a call's command that started after its kill, and every process carrying the call's mark. */
   async #killStarted(sandbox: E2bSandbox, pid: number, marks: CallMarks): Promise<void> {
-    await this.control(sweepScript({ marks: [`${CALL_MARK}=${marks.call}`] }, "KILL", 0)).catch(() => undefined);
+    await this.killByMark(marks);
     await sandbox.commands.kill(pid).catch(() => undefined);
   }
 

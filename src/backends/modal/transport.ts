@@ -19,6 +19,7 @@ import { shellQuote } from "../../core/script.js";
 import type { ProcessHandle, RunOptions } from "../../core/transport.js";
 import { bashLaunch } from "../shared/launch.js";
 import { messageOf } from "../shared/error-message.js";
+import { CallCancel } from "../shared/call-cancel.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
@@ -176,6 +177,11 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
   override runBash(script: string, options: RunOptions): ProcessHandle {
     let sandbox = this.sandbox;
     const marks = this.newCallMarks();
+    const cancel = new CallCancel(
+      () => this.killByMark(marks),
+      // The last resort: terminate the sandbox; the next command gets a new one.
+      () => this.#terminate(sandbox),
+    );
     const handle = sdkProcessHandle({
       backend: this.name,
       separateStreams: options.separateStreams,
@@ -200,8 +206,10 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
           if (this.sandbox === sandbox) this.sandbox = undefined;
           sandbox = await this.#ensureSandbox();
           await this.syncQuietly();
+          cancel.beforeStart();
           process = await sandbox.exec(launch.argv, params);
         }
+        void cancel.started();
         const input = (async () => {
           if (launch.stdin !== undefined) await process.stdin.writeBytes(launch.stdin);
           await process.stdin.close();
@@ -212,9 +220,9 @@ export class ModalTransport extends SdkTransport<ModalSandbox> {
           pumpStreams([process.stdout], sink);
           pumpStreams([process.stderr], errors);
         }
-        return process.wait();
+        return process.wait().finally(() => cancel.ended());
       },
-      cancel: () => this.#terminate(sandbox),
+      cancel: () => cancel.cancel(),
     });
     return this.guard(handle, marks);
   }

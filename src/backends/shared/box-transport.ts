@@ -10,7 +10,7 @@
  * or on the guard that holds a command's exit until its kill has finished.
  */
 
-import { callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
+import { CALL_MARK, callMarks, newMarkValue, type CallMarks } from "../../core/call-marks.js";
 import type { CheckpointSupport } from "../../core/checkpoint-support.js";
 import type { FastPath, ProcessHandle, RunOptions, Transport, TreeKill } from "../../core/transport.js";
 import { BoxCopies, boxFastPath } from "./fast-path/box-fast-path.js";
@@ -119,6 +119,18 @@ export abstract class BoxTransport implements Transport {
       .filter((line) => line !== undefined)
       .join("\n");
     await this.#killer.killSession(this.#sessionMark, remove === "" ? undefined : remove).catch(() => undefined);
+  }
+
+  /**
+   * KILL for every process of one call, found by its mark however it detached (CallCancel's kill); false when the
+   * box did not run the sweep.
+   */
+  protected async killByMark(marks: CallMarks): Promise<boolean> {
+    try {
+      return (await this.control(sweepScript({ marks: [`${CALL_MARK}=${marks.call}`] }, "KILL", 0))).exitCode === 0;
+    } catch {
+      return false;
+    }
   }
 
   /** Shell lines for the close's sweep exec that remove the backend's own files of the session (none by default). */

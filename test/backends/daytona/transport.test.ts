@@ -171,6 +171,29 @@ describe("daytona backend (fake SDK client)", () => {
     });
   });
 
+  it("kills an interrupted command whose PID has not come yet by its mark, and keeps the sandbox running", async () => {
+    // Its logs are late (or the interrupt came the moment it started): the tree kill has no PID. The last resort
+    // used to stop the sandbox, every other process of the session with it (the output follower of a background
+    // process, stopped early, did that in the compat suite).
+    const client = new FakeDaytona();
+    await withDaytona(client, { fastPath: false }, async (env) => {
+      const keeper = join(work, "daytona-keeper");
+      const victim = join(work, "daytona-victim");
+      await env.execute(`export KEPT=1; sleep 302 > /dev/null 2>&1 & echo $! > ${keeper}`);
+      client.last.process.logDelayMs = 600;
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      const r = await env.execute(`echo late; sleep 301 & echo $! > ${victim}; wait`, { signal: controller.signal });
+      expect(r).toMatchObject({ exitCode: 130, interrupted: true });
+      client.last.process.logDelayMs = 0;
+      expect(client.last.calls).not.toContain("stop");
+      const alive = (file: string): string =>
+        `p=$(cat ${file}); [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo alive || echo gone`;
+      expect((await env.execute(`${alive(victim)}; ${alive(keeper)}; echo $KEPT`)).output).toBe("gone\nalive\n1\n");
+      await env.execute(`kill $(cat ${keeper})`);
+    });
+  });
+
   it("stops the sandbox only when the in-sandbox kill fails, and the next command starts it again", async () => {
     const client = new FakeDaytona();
     await withDaytona(client, {}, async (env) => {

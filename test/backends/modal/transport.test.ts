@@ -130,6 +130,31 @@ describe("modal backend (fake SDK client)", () => {
     );
   });
 
+  it("kills an interrupted command whose PID has not come yet by its mark, and keeps the sandbox", async () => {
+    // Its output is late (a slow stream, or the interrupt came the moment it started): the tree kill has no PID.
+    // The last resort used to terminate the sandbox, with every other process and file of the session.
+    await withModal(
+      async (env, client) => {
+        const keeper = join(work, "modal-keeper");
+        const victim = join(work, "modal-victim");
+        await env.execute(`export KEPT=1; sleep 302 > /dev/null 2>&1 & echo $! > ${keeper}`);
+        client.last.outputDelayMs = 600;
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 200);
+        const r = await env.execute(`echo late; sleep 301 & echo $! > ${victim}; wait`, { signal: controller.signal });
+        expect(r).toMatchObject({ exitCode: 130, interrupted: true });
+        client.last.outputDelayMs = 0;
+        expect(client.last.terminateCalls).toBe(0);
+        expect(client.sandboxesCreated).toHaveLength(1);
+        const alive = (file: string): string =>
+          `p=$(cat ${file}); [ -e /proc/$p ] && ! grep -q ') Z' /proc/$p/stat && echo alive || echo gone`;
+        expect((await env.execute(`${alive(victim)}; ${alive(keeper)}; echo $KEPT`)).output).toBe("gone\nalive\n1\n");
+        await env.execute(`kill $(cat ${keeper})`);
+      },
+      { fastPath: false },
+    );
+  });
+
   it("terminates the sandbox only when the in-sandbox kill fails, and the next command gets a new sandbox", async () => {
     // The plain path's last resort; a fast call is killed by the helper in the sandbox instead.
     await withModal(
