@@ -61,12 +61,15 @@ export async function removeDockerContainers(namesOrIds: string[], options: CliO
 }
 
 /**
- * A container whose processes are all still there: running, or paused (frozen
- * by `docker pause`, its session kept until `docker unpause`). Only such a
- * container of a live owner is a session's, never a leftover.
+ * A container a live owner may be using: running; paused (frozen by `docker
+ * pause`, its session kept until `docker unpause`); or created and not started
+ * yet (`docker run` and a fork's child are created, then started: a sweep in
+ * between removed a session's container while it opened, and its first exec
+ * failed "in a deleted state"). Only such a container of a live owner is a
+ * session's, never a leftover.
  */
 export function liveState(state: string): boolean {
-  return state === "running" || state === "paused";
+  return state === "running" || state === "paused" || state === "created";
 }
 
 /**

@@ -578,11 +578,14 @@ for k in kids:
     it("lists shellwright containers, reaps leftovers, and never touches others", async () => {
       const kept = await session({ keepContainer: true });
       const live = await session();
-      // Leftovers as a crashed process leaves them: running with a dead owner, and stopped.
+      // Leftovers as a crashed process leaves them: running or created with a dead owner, and stopped. A container
+      // created by a live owner is a session starting (docker run creates, then starts): it stays.
       const orphan = `sw-test-orphan-${process.pid}`;
+      const unstarted = `sw-test-unstarted-${process.pid}`;
       const stopped = `sw-test-stopped-${process.pid}`;
+      const starting = `sw-test-starting-${process.pid}`;
       const stranger = `sw-test-stranger-${process.pid}`;
-      leftovers.push(orphan, stopped, stranger);
+      leftovers.push(orphan, unstarted, stopped, starting, stranger);
       const labels = (owner: string): string[] => [
         "--label",
         "shellwright=1",
@@ -592,13 +595,16 @@ for k in kids:
         `shellwright.owner=${owner}`,
       ];
       docker("run", "-d", "--name", orphan, ...labels(`${hostname()}/999999999`), image, "sleep", "infinity");
-      docker("create", "--name", stopped, ...labels(`${hostname()}/${process.pid}`), image, "true");
+      docker("create", "--name", unstarted, ...labels(`${hostname()}/999999999`), image, "true");
+      docker("run", "--name", stopped, ...labels(`${hostname()}/${process.pid}`), image, "true");
+      docker("create", "--name", starting, ...labels(`${hostname()}/${process.pid}`), image, "sleep", "infinity");
       docker("run", "-d", "--name", stranger, image, "sleep", "infinity");
 
       const listed = await listDockerContainers();
       const byName = new Map(listed.map((c) => [c.name, c]));
       expect(byName.get(orphan)).toMatchObject({ state: "running", keep: false, owner: `${hostname()}/999999999` });
-      expect(byName.get(stopped)).toMatchObject({ state: "created" });
+      expect(byName.get(stopped)).toMatchObject({ state: "exited" });
+      expect(byName.get(starting)).toMatchObject({ state: "created" });
       expect(listed.find((c) => c.id.startsWith(kept.container))).toMatchObject({
         keep: true,
         state: "running",
@@ -608,9 +614,12 @@ for k in kids:
       expect(byName.has(stranger)).toBe(false);
 
       const reaped = (await reapDockerContainers()).map((c) => c.name);
-      expect(reaped).toEqual(expect.arrayContaining([orphan, stopped]));
+      expect(reaped).toEqual(expect.arrayContaining([orphan, unstarted, stopped]));
+      expect(reaped).not.toContain(starting);
       expect(exists(orphan)).toBe(false);
+      expect(exists(unstarted)).toBe(false);
       expect(exists(stopped)).toBe(false);
+      expect(exists(starting)).toBe(true);
       // A live session's container, a kept one and a stranger all stay.
       expect(exists(live.container)).toBe(true);
       expect(exists(kept.container)).toBe(true);
