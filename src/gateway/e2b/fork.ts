@@ -6,6 +6,7 @@
  * parent's files, so both are refused with 501 rather than half done.
  */
 
+import { CheckpointError } from "../../core/errors.js";
 import { E2bError, notImplemented } from "./errors.js";
 import type { SandboxEntry } from "./entry.js";
 
@@ -38,4 +39,27 @@ export function forkRequest(body: Record<string, unknown>, timeoutSeconds: (valu
     throw new E2bError(400, `count must be a whole number from 1 to ${MAX_COUNT}, got ${JSON.stringify(count)}`);
   const timeout = body.timeout ?? DEFAULT_FORK_TIMEOUT_S;
   return { count, timeoutS: timeoutSeconds(timeout) };
+}
+
+/** How long a fork or a snapshot waits for the session's running commands before it answers 409. */
+const BUSY_WAIT_MS = 5000;
+
+/**
+ * `branch` (a fork of the sandbox's session), waiting for the commands it runs now to end rather than refusing at
+ * once. Serve's own short calls in the session (a stdin written into a process's FIFO, a process's end recorded)
+ * count as running commands, and E2B's fork never refuses for a running process: without the wait, a fork beside
+ * a process with an open stdin (the e2b backend's fast path) was refused at random. A command of a `session`
+ * sandbox that runs for longer still gives 409.
+ */
+export async function whenIdle<T>(branch: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  const giveUpAt = Date.now() + BUSY_WAIT_MS;
+  for (let pause = 20; ; pause = Math.min(pause * 2, 250)) {
+    try {
+      return await branch();
+    } catch (error) {
+      if (!(error instanceof CheckpointError) || error.reason !== "busy" || Date.now() + pause > giveUpAt) throw error;
+      if (signal.aborted) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }

@@ -12,6 +12,7 @@ import { shellQuote } from "../../core/script.js";
 import type { CommandsMode, SandboxEntry } from "./entry.js";
 import { ProcessTable } from "./process/table.js";
 import type { Environment } from "../../core/environment.js";
+import { whenIdle } from "./fork.js";
 
 /** A session a new sandbox can start from (a snapshot's), and what its sandbox was made with. */
 export interface SandboxOrigin {
@@ -60,7 +61,7 @@ export class SandboxTable {
    * living `timeoutS`; the parent runs on untouched.
    */
   async fork(parent: SandboxEntry, count: number, timeoutS: number, signal: AbortSignal): Promise<SandboxEntry[]> {
-    const children = await this.#ctx.registry.fork(parent.record.sandboxId, count, signal);
+    const children = await whenIdle(() => this.#ctx.registry.fork(parent.record.sandboxId, count, signal), signal);
     const { templateId, envVars, metadata, commands } = parent;
     const request = { templateId, timeoutS, envVars: { ...envVars }, metadata: { ...metadata }, commands };
     return children.map((child) => this.#admit(this.#ctx.registry.environment(child.id), request, parent.record));

@@ -12,7 +12,7 @@ import type { Environment } from "../../core/environment.js";
 import type { SessionRegistry } from "../sessions.js";
 import { E2bError } from "./errors.js";
 import type { SandboxEntry } from "./entry.js";
-import { checkCopiesFiles } from "./fork.js";
+import { checkCopiesFiles, whenIdle } from "./fork.js";
 import { BASE_TEMPLATE } from "./control-body.js";
 import type { SandboxOrigin } from "./sandbox-table.js";
 
@@ -61,7 +61,10 @@ export class SnapshotStore {
     this.#taking++;
     let session: Environment | undefined;
     try {
-      [session] = await this.#registry.branch(entry.record.sandboxId, (env) => env.fork({ count: 1, signal }));
+      [session] = await whenIdle(
+        () => this.#registry.branch(entry.record.sandboxId, (env) => env.fork({ count: 1, signal })),
+        signal,
+      );
     } finally {
       this.#taking--;
     }

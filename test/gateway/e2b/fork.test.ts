@@ -130,6 +130,18 @@ describe.skipIf(!DOCKER_TEST_ENABLED)("fork and snapshots on a docker-backed ser
     await sandbox.kill();
   });
 
+  it("waits for a short command of a session sandbox to end rather than refusing the fork at once", async () => {
+    // serve's own short calls in a session (a stdin written into a process's FIFO) count as running commands too:
+    // a fork beside them was refused at random.
+    const sandbox = await Sandbox.create({ ...opts, metadata: { "shellwright:commands": "session" } });
+    await sandbox.commands.run("sleep 1 && echo done > ~/ended", { background: true });
+    const [child] = await sandbox.fork();
+    expect(child).toBeInstanceOf(Sandbox);
+    // The fork came after the command's end: the copy has what it wrote.
+    expect((await (child as Sandbox).commands.run("cat ~/ended")).stdout).toBe("done\n");
+    await Promise.all([(child as Sandbox).kill(), sandbox.kill()]);
+  });
+
   it("keeps a snapshot after its sandbox is gone; a sandbox from it gets the envVars asked for besides", async () => {
     const sandbox = await Sandbox.create(opts);
     await sandbox.files.write("/home/user/app.txt", "snapshotted");
