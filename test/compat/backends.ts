@@ -215,7 +215,10 @@ function sharedGateway(kind: "fast" | "plain" | "e2b"): Promise<Gateway> {
 
 async function e2bConfig(fastPath: boolean): Promise<EnvironmentConfig> {
   const { url } = await sharedGateway("e2b");
-  return { backend: "e2b", apiKey: GATEWAY_TOKEN, apiUrl: url, sandboxUrl: url, fastPath };
+  // The shared serve is local-backed, where E2B's fork and snapshots are refused (a fork there would share the
+  // host's files): checkpoints of the shell state. Those of the whole sandbox run against a docker-backed serve in
+  // test/backends/e2b/branching.test.ts.
+  return { backend: "e2b", apiKey: GATEWAY_TOKEN, apiUrl: url, sandboxUrl: url, fastPath, checkpoints: "shell" };
 }
 
 async function gatewayConfig(fastPath: boolean): Promise<EnvironmentConfig> {

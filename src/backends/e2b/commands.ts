@@ -1,6 +1,8 @@
 /** Short commands in an E2B sandbox, and the private files their stdin travels in. */
 
 import { randomBytes } from "node:crypto";
+import { shellQuote } from "../../core/script.js";
+import { sandboxProbe, sandboxProbeResult } from "../shared/sandbox-command.js";
 import type { E2bSandbox } from "./sdk.js";
 
 /**
@@ -49,4 +51,19 @@ export async function uploadPrivate(sandbox: E2bSandbox, dir: string, bytes: Uin
 /** The bytes as an ArrayBuffer of their own (a Buffer's may be a view into a larger pool). */
 export function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+/** What the probe learnt of one sandbox: the session's private directory there, and whether its tail takes --pid. */
+export interface SandboxProbe {
+  privateDir: string;
+  hasTailPid: boolean;
+}
+
+/** Makes the session's private directory in the sandbox, and learns whether the exact output copy is possible. */
+export async function probeSandbox(sandbox: E2bSandbox, timeoutMs: number): Promise<SandboxProbe> {
+  const probe = await runToEnd(sandbox, `bash -c ${shellQuote(sandboxProbe("e2b"))}`, timeoutMs);
+  const { privateDir, hasTailPid } = sandboxProbeResult(probe.output);
+  if (privateDir === undefined)
+    throw new Error(`making a private directory exited ${probe.exitCode}: ${probe.output.trim().slice(0, 300)}`);
+  return { privateDir, hasTailPid };
 }

@@ -14,10 +14,9 @@ import {
   rejectUnknown,
   stringRecord,
 } from "../../core/options.js";
-import { normalizeSyncConfig, type SyncConfig } from "../../sync/options.js";
+import { normalizeSyncConfig, type NormalizedSyncConfig, type SyncConfig } from "../../sync/options.js";
 import { optionKeys, type CommonConfig, type PoolRefusal } from "../shared/config.js";
-import type { E2bConnection } from "./sdk.js";
-import type { E2bTransportOptions } from "./transport.js";
+import type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
 export interface E2bConfig extends CommonConfig {
   backend: "e2b";
@@ -51,6 +50,38 @@ export interface E2bConfig extends CommonConfig {
   sync?: SyncConfig;
   /** Run calls through the fast-path helper, one long-lived command (docs/fast-path.md); false: one command per call. @default true */
   fastPath?: boolean;
+  /**
+   * What a checkpoint and a fork hold (docs/branching.md): "sandbox", the whole sandbox through E2B's own
+   * snapshots and fork; "shell", the shell state only, for a platform that has neither (a fork's child is then a
+   * new sandbox from the template). @default "sandbox"
+   */
+  checkpoints?: "sandbox" | "shell";
+}
+
+/** The config as normalizeE2bConfig gives it to the transport. */
+export interface E2bTransportOptions {
+  template: string;
+  sandboxId?: string | undefined;
+  metadata: Record<string, string>;
+  /** The sandbox's environment, set at creation (never on a command line). */
+  env: Record<string, string>;
+  sandboxTimeoutMs: number;
+  /** Set the sandbox's timeout to sandboxTimeoutMs and renew it while the session is open. */
+  renewTimeout: boolean;
+  onClose: "kill" | "keep";
+  connection: E2bConnection;
+  sync?: NormalizedSyncConfig | undefined;
+  fastPath?: boolean | undefined;
+  /** What a checkpoint and a fork hold: the whole sandbox (E2B's snapshots and fork) or the shell state. */
+  checkpoints: "sandbox" | "shell";
+  /**
+   * A fork's child: the sandbox E2B's fork started, adopted (killed at close unless kept), and the parent session's
+   * mark, whose processes the fork's copy of memory still runs there: they end before the child's first call.
+   */
+  forked?: { sandbox: E2bSandbox; parentMark: string; parentDir: string } | undefined;
+  warn: (message: string) => void;
+  /** The SDK's Sandbox class; loaded from `e2b` at the first sandbox when absent. */
+  sdk?: E2bSandboxClass | undefined;
 }
 
 export const E2B_KEYS = optionKeys<E2bConfig>()([
@@ -67,6 +98,7 @@ export const E2B_KEYS = optionKeys<E2bConfig>()([
   "startTimeoutMs",
   "sync",
   "fastPath",
+  "checkpoints",
 ]);
 
 /** E2B keeps a sandbox 24 hours at most. */
@@ -108,8 +140,16 @@ export function normalizeE2bConfig(raw: Record<string, unknown>, warn: (message:
     connection: connection(raw, positiveNumber("startTimeoutMs", raw.startTimeoutMs, 120_000)),
     sync: normalizeSyncConfig("sync", raw.sync),
     fastPath: optionalBoolean("fastPath", raw.fastPath),
+    checkpoints: checkpointsOption(raw.checkpoints),
     warn,
   };
+}
+
+function checkpointsOption(value: unknown): "sandbox" | "shell" {
+  if (value === undefined) return "sandbox";
+  if (value !== "sandbox" && value !== "shell")
+    throw new InvalidOptionError("checkpoints", `checkpoints must be "sandbox" or "shell", got ${describe(value)}`);
+  return value;
 }
 
 function optionalName(name: string, value: unknown): string | undefined {

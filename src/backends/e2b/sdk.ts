@@ -53,6 +53,10 @@ export interface E2bSandbox {
   isRunning(): Promise<boolean>;
   setTimeout(timeoutMs: number): Promise<void>;
   kill(): Promise<unknown>;
+  /** A persistent snapshot of the sandbox now (its files; on E2B its memory too): `create(snapshotId)` starts from it. */
+  createSnapshot(): Promise<{ snapshotId: string }>;
+  /** `count` new sandboxes from one snapshot of this one now; each entry a started sandbox or why it did not start. */
+  fork(opts: { count: number; timeoutMs?: number }): Promise<(E2bSandbox | Error)[]>;
 }
 
 export interface E2bCreateOptions extends E2bConnection {
@@ -65,4 +69,5 @@ export interface E2bCreateOptions extends E2bConnection {
 export interface E2bSandboxClass {
   create(template: string, opts: E2bCreateOptions): Promise<E2bSandbox>;
   connect(sandboxId: string, opts: E2bConnection & { timeoutMs?: number }): Promise<E2bSandbox>;
+  deleteSnapshot(snapshotId: string, opts: E2bConnection): Promise<boolean>;
 }

@@ -16,43 +16,35 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type * as E2bSdk from "e2b";
 import type { PortUrl } from "../../core/environment.js";
 import type { CallMarks } from "../../core/call-marks.js";
 import { BackendUnavailableError, UnsupportedError } from "../../core/errors.js";
 import { shellQuote } from "../../core/script.js";
 import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "../../core/transport.js";
-import type { NormalizedSyncConfig } from "../../sync/options.js";
 import { messageOf } from "../shared/error-message.js";
 import { ExactOutput } from "../shared/exact-output.js";
 import { bashLaunch } from "../shared/launch.js";
-import { removeDirLine, sandboxCommand, sandboxProbe, sandboxProbeResult } from "../shared/sandbox-command.js";
+import { removeDirLine, sandboxCommand } from "../shared/sandbox-command.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
 import { e2bBox } from "./box.js";
-import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, runToEnd, uploadPrivate } from "./commands.js";
-import type { E2bCommandHandle, E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
+import type { E2bTransportOptions } from "./config.js";
+import { acquireSandbox, loadE2bSdk, sandboxFrom } from "./sandboxes.js";
+import { renewTimeoutEvery } from "./renewal.js";
+import { endCopiedSession, forkSandboxes, withShellHint, writePrivateFile } from "./branching.js";
+import {
+  arrayBufferOf,
+  exitCodeOf,
+  NO_COMMAND_LIMIT_MS,
+  probeSandbox,
+  runToEnd,
+  uploadPrivate,
+  type SandboxProbe,
+} from "./commands.js";
+import type { E2bCommandHandle, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
 export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
-
-export interface E2bTransportOptions {
-  template: string;
-  sandboxId?: string | undefined;
-  metadata: Record<string, string>;
-  /** The sandbox's environment, set at creation (never on a command line). */
-  env: Record<string, string>;
-  sandboxTimeoutMs: number;
-  /** Set the sandbox's timeout to sandboxTimeoutMs and renew it while the session is open. */
-  renewTimeout: boolean;
-  onClose: "kill" | "keep";
-  connection: E2bConnection;
-  sync?: NormalizedSyncConfig | undefined;
-  fastPath?: boolean | undefined;
-  warn: (message: string) => void;
-  /** The SDK's Sandbox class; loaded from `e2b` at the first sandbox when absent. */
-  sdk?: E2bSandboxClass | undefined;
-}
 
 const CONTROL_TIMEOUT_MS = 30_000;
 
@@ -68,6 +60,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
   /** Output copies of finished calls, removed by the next call. */
   #stale: string[] = [];
   #renewal: NodeJS.Timeout | undefined;
+  /** Each sandbox's private directory and tail: a rollback's new one is probed before it is swapped in. */
+  readonly #probes = new WeakMap<E2bSandbox, SandboxProbe>();
   /** Set as stop() begins. */
   #stopping = false;
 
@@ -293,19 +287,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     const options = this.#options;
     let sandbox: E2bSandbox;
     try {
-      const sdk = (this.#sdk ??= options.sdk ?? (await loadE2bSdk()));
-      sandbox =
-        options.sandboxId !== undefined
-          ? await sdk.connect(options.sandboxId, {
-              ...options.connection,
-              ...(options.renewTimeout ? { timeoutMs: options.sandboxTimeoutMs } : {}),
-            })
-          : await sdk.create(options.template, {
-              ...options.connection,
-              timeoutMs: options.sandboxTimeoutMs,
-              metadata: { ...options.metadata },
-              ...(Object.keys(options.env).length > 0 ? { envs: { ...options.env } } : {}),
-            });
+      sandbox = await acquireSandbox(await this.#loadSdk(), options);
     } catch (error) {
       if (error instanceof BackendUnavailableError) throw error;
       const what =
@@ -313,7 +295,11 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
       throw new BackendUnavailableError(`Could not ${what}: ${messageOf(error)}`, { cause: error, backend: this.name });
     }
     try {
-      await this.#prepare(sandbox);
+      const probe = await this.#probe(sandbox);
+      this.#privateDir = probe.privateDir;
+      this.#hasTailPid = probe.hasTailPid;
+      const forked = options.forked;
+      if (forked !== undefined) await endCopiedSession(sandbox, forked.parentMark, forked.parentDir);
     } catch (error) {
       if (options.sandboxId === undefined) await sandbox.kill().catch(() => undefined);
       throw new BackendUnavailableError(`Could not prepare E2B sandbox ${sandbox.sandboxId}: ${messageOf(error)}`, {
@@ -327,49 +313,83 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     }
     this.sandbox = sandbox;
     this.fileSync?.invalidate(); // a new sandbox has none of the synced files
-    if (options.renewTimeout) this.#renewEvery(sandbox, options.sandboxTimeoutMs / 2);
+    if (options.renewTimeout) this.#renew(sandbox);
     return sandbox;
   }
 
-  /** The session's private directory, and whether the exact output copy is possible there. */
-  async #prepare(sandbox: E2bSandbox): Promise<void> {
-    const probe = await runToEnd(sandbox, `bash -c ${shellQuote(sandboxProbe("e2b"))}`, CONTROL_TIMEOUT_MS);
-    const { privateDir, hasTailPid } = sandboxProbeResult(probe.output);
-    if (privateDir === undefined)
-      throw new Error(`making a private directory exited ${probe.exitCode}: ${probe.output.trim().slice(0, 300)}`);
-    this.#privateDir = privateDir;
-    this.#hasTailPid = hasTailPid;
+  async #probe(sandbox: E2bSandbox): Promise<SandboxProbe> {
+    const probe = await probeSandbox(sandbox, CONTROL_TIMEOUT_MS);
+    this.#probes.set(sandbox, probe);
+    return probe;
   }
 
-  /** Renews the sandbox's timeout while the session holds it; a failed renewal is a warning. */
-  #renewEvery(sandbox: E2bSandbox, intervalMs: number): void {
+  async #loadSdk(): Promise<E2bSandboxClass> {
+    return (this.#sdk ??= this.#options.sdk ?? (await loadE2bSdk()));
+  }
+
+  /** E2B's snapshot of the session's sandbox now (a checkpoint): its id. */
+  async snapshotSandbox(): Promise<string> {
+    try {
+      return (await this.runningSandbox().createSnapshot()).snapshotId;
+    } catch (error) {
+      throw withShellHint(error, "snapshot sandboxes");
+    }
+  }
+
+  async deleteSnapshot(snapshotId: string): Promise<void> {
+    await (await this.#loadSdk()).deleteSnapshot(snapshotId, this.#options.connection);
+  }
+
+  /**
+   * A new sandbox from a snapshot (a rollback's), not yet the session's: probed, and what the session had running
+   * when the snapshot was taken ended in it (E2B's snapshot keeps the memory).
+   */
+  async sandboxFromSnapshot(snapshotId: string): Promise<E2bSandbox> {
+    if (this.closed) throw this.#stopped();
+    const sandbox = await sandboxFrom(await this.#loadSdk(), snapshotId, this.#options);
+    try {
+      await this.#probe(sandbox);
+      await endCopiedSession(sandbox, this.sessionMark, this.#dir());
+    } catch (error) {
+      await sandbox.kill().catch(() => undefined);
+      throw error;
+    }
+    return sandbox;
+  }
+
+  /** E2B's fork of the session's sandbox: `count` started sandboxes with a copy of it (a fork's children). */
+  async forkSandboxes(count: number): Promise<E2bSandbox[]> {
+    return forkSandboxes(this.runningSandbox(), count, this.#options.sandboxTimeoutMs);
+  }
+
+  /** What a fork's child needs of this session to end, in its copy, what this session had running. */
+  get forkOrigin(): { parentMark: string; parentDir: string } {
+    return { parentMark: this.sessionMark, parentDir: this.#dir() };
+  }
+
+  /** Writes `path` (mode 0600) in a sandbox that is not yet the session's (a rollback's), through its private directory. */
+  async writeInto(sandbox: E2bSandbox, path: string, bytes: Uint8Array): Promise<void> {
+    const probe = this.#probes.get(sandbox);
+    if (probe === undefined) throw new Error(`E2B sandbox ${sandbox.sandboxId} was not prepared`);
+    await writePrivateFile(sandbox, probe.privateDir, path, bytes);
+  }
+
+  /** A rollback swapped its new sandbox in: its own private directory, tail and timeout renewal from now on. */
+  protected override sandboxSwapped(): void {
+    const sandbox = this.runningSandbox();
+    const probe = this.#probes.get(sandbox);
+    if (probe !== undefined) {
+      this.#privateDir = probe.privateDir;
+      this.#hasTailPid = probe.hasTailPid;
+    }
+    this.#stale = []; // the old sandbox's files, gone with it
+    if (this.#options.renewTimeout) this.#renew(sandbox);
+  }
+
+  /** Renews the sandbox's timeout every half of it while the session holds it. */
+  #renew(sandbox: E2bSandbox): void {
     clearInterval(this.#renewal);
-    let warned = false;
-    this.#renewal = setInterval(() => {
-      sandbox.setTimeout(this.#options.sandboxTimeoutMs).then(
-        () => (warned = false),
-        (error: unknown) => {
-          if (warned) return;
-          warned = true;
-          this.#options.warn(`Could not renew E2B sandbox ${sandbox.sandboxId}'s timeout: ${messageOf(error)}`);
-        },
-      );
-    }, intervalMs);
-    this.#renewal.unref();
+    const { sandboxTimeoutMs, warn } = this.#options;
+    this.#renewal = renewTimeoutEvery(sandbox, sandboxTimeoutMs, sandboxTimeoutMs / 2, warn);
   }
-}
-
-async function loadE2bSdk(): Promise<E2bSandboxClass> {
-  let sdk: typeof E2bSdk;
-  try {
-    sdk = await import("e2b");
-  } catch (error) {
-    throw new BackendUnavailableError(
-      `The e2b backend needs E2B's SDK, which is not installed: run \`npm install e2b\` (${messageOf(error)})`,
-      { cause: error, backend: "e2b" },
-    );
-  }
-  // The compiler checks the SDK's class against the subset this backend calls (sdk.ts).
-  const sandboxClass: E2bSandboxClass = sdk.Sandbox;
-  return sandboxClass;
 }

@@ -54,6 +54,11 @@ export abstract class BoxTransport implements Transport {
     );
   }
 
+  /** The mark every process of this session carries (a copy of its box finds them by it: a fork's, a rollback's). */
+  get sessionMark(): string {
+    return this.#sessionMark;
+  }
+
   /** The fast path, once a backend turned it on and the static helper was built; else every call takes the plain path. */
   get fastPath(): FastPath | undefined {
     return this.#fast;

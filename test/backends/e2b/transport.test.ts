@@ -265,6 +265,7 @@ describe("an upload the close overtakes", () => {
         return sandbox;
       },
       connect: (id: string, opts: SandboxOpts) => Sandbox.connect(id, opts),
+      deleteSnapshot: (id: string, opts: SandboxOpts) => Sandbox.deleteSnapshot(id, opts),
     };
     const raw = { backend: "e2b", ...connection, fastPath: false, onClose: "keep" };
     const transport = new E2bTransport({ ...normalizeE2bConfig(raw, () => undefined), sdk: sdkClass });
