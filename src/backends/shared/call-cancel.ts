@@ -60,7 +60,8 @@ export class CallCancel {
 
   async #kill(): Promise<void> {
     if (!(await this.#killByMark())) {
-      await this.#lastResort();
+      // Best effort, as every kill: a sandbox that cannot be stopped either fails the call's wait by itself.
+      await this.#lastResort().catch(() => undefined);
       return;
     }
     setTimeout(() => {
