@@ -18,7 +18,8 @@ const CONTROL_TIMEOUT_MS = 30_000;
 /** What a platform without E2B's snapshots or fork answers them with, said with what to do instead. */
 export function withShellHint(error: unknown, what: string): Error {
   const message = messageOf(error);
-  if (!/\b(501|404)\b|not implemented|unsupported/i.test(message)) return error as Error;
+  // Not a 404: that is also what a sandbox killed behind the session's back answers.
+  if (!/\b501\b|not implemented|unsupported/i.test(message)) return error as Error;
   return new Error(
     `${message} (the platform does not ${what}: set checkpoints: "shell" to keep the shell state only)`,
     { cause: error },
