@@ -53,14 +53,13 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
   #sdk: E2bSandboxClass | undefined;
   /** Serialises getting a sandbox: overlapping commands make or connect one once. */
   #ready: Promise<E2bSandbox> | undefined;
-  /** The session's directory in the sandbox (mode 700): stdin files and output copies. */
-  #privateDir: string | undefined;
-  /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible. */
-  #hasTailPid = false;
   /** Output copies of finished calls, removed by the next call. */
   #stale: string[] = [];
   #renewal: NodeJS.Timeout | undefined;
-  /** Each sandbox's private directory and tail: a rollback's new one is probed before it is swapped in. */
+  /**
+   * Each sandbox's probe: the session's private directory there (mode 700: stdin files and output copies) and
+   * whether its tail takes --pid (the exact output copy). A rollback's new sandbox is probed before it is swapped in.
+   */
   readonly #probes = new WeakMap<E2bSandbox, SandboxProbe>();
   /** Set as stop() begins. */
   #stopping = false;
@@ -107,8 +106,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
       run: async (sink, errors) => {
         if (sandbox === undefined)
           throw new BackendUnavailableError("The E2B sandbox is not running", { backend: this.name });
-        const dir = this.#dir();
-        const copy = this.#hasTailPid ? `${dir}/out-${randomBytes(6).toString("hex")}` : undefined;
+        const { privateDir: dir, hasTailPid } = this.#prepared(sandbox);
+        const copy = hasTailPid ? `${dir}/out-${randomBytes(6).toString("hex")}` : undefined;
         const errCopy = copy !== undefined && apart ? `${copy}.err` : undefined;
         const launch = bashLaunch(script, options, MAX_INLINE_SCRIPT_BYTES, marks);
         const exact = (to: OutputSink, file: string | undefined): ExactOutput =>
@@ -198,7 +197,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
    * sandbox is a host that stays (a Shellwright `serve --api e2b`) keeps its files, the last call's output copy too.
    */
   protected override closeCleanup(): string | undefined {
-    return this.#privateDir === undefined ? undefined : removeDirLine(this.#privateDir);
+    const dir = this.sandbox === undefined ? undefined : this.#probes.get(this.sandbox)?.privateDir;
+    return dir === undefined ? undefined : removeDirLine(dir);
   }
 
   protected override async release(sandbox: E2bSandbox): Promise<void> {
@@ -209,8 +209,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     }
     // A kept sandbox keeps nothing of the session's: its stdin files and output copies go (again, should the
     // sweep's exec have failed; and a sandbox obtained after stop() had no sweep).
-    if (this.#privateDir !== undefined)
-      await runToEnd(sandbox, removeDirLine(this.#privateDir), CONTROL_TIMEOUT_MS).catch(() => undefined);
+    const dir = this.#probes.get(sandbox)?.privateDir;
+    if (dir !== undefined) await runToEnd(sandbox, removeDirLine(dir), CONTROL_TIMEOUT_MS).catch(() => undefined);
   }
 
   protected override describeRelease(sandbox: E2bSandbox): string {
@@ -242,11 +242,12 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     );
   }
 
-  #dir(): string {
+  /** The sandbox's probe; none yet (or the close begun) is an error. */
+  #prepared(sandbox: E2bSandbox | undefined): SandboxProbe {
     if (this.#stopping) throw this.#stopped();
-    if (this.#privateDir === undefined)
-      throw new BackendUnavailableError("The E2B sandbox is not ready", { backend: this.name });
-    return this.#privateDir;
+    const probe = sandbox === undefined ? undefined : this.#probes.get(sandbox);
+    if (probe === undefined) throw new BackendUnavailableError("The E2B sandbox is not ready", { backend: this.name });
+    return probe;
   }
 
   /**
@@ -255,7 +256,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
    * made again, away again, or a host that stays (a Shellwright serve) would keep it.
    */
   async #upload(sandbox: E2bSandbox, bytes: Uint8Array): Promise<string> {
-    const dir = this.#dir();
+    const dir = this.#prepared(sandbox).privateDir;
     const path = await uploadPrivate(sandbox, dir, bytes);
     if (this.#stopping) {
       await runToEnd(sandbox, removeDirLine(dir), CONTROL_TIMEOUT_MS).catch(() => undefined);
@@ -295,9 +296,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
       throw new BackendUnavailableError(`Could not ${what}: ${messageOf(error)}`, { cause: error, backend: this.name });
     }
     try {
-      const probe = await this.#probe(sandbox);
-      this.#privateDir = probe.privateDir;
-      this.#hasTailPid = probe.hasTailPid;
+      await this.#probe(sandbox);
       const forked = options.forked;
       if (forked !== undefined) await endCopiedSession(sandbox, forked.parentMark, forked.parentDir);
     } catch (error) {
@@ -317,10 +316,8 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     return sandbox;
   }
 
-  async #probe(sandbox: E2bSandbox): Promise<SandboxProbe> {
-    const probe = await probeSandbox(sandbox, CONTROL_TIMEOUT_MS);
-    this.#probes.set(sandbox, probe);
-    return probe;
+  async #probe(sandbox: E2bSandbox): Promise<void> {
+    this.#probes.set(sandbox, await probeSandbox(sandbox, CONTROL_TIMEOUT_MS));
   }
 
   async #loadSdk(): Promise<E2bSandboxClass> {
@@ -349,7 +346,7 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
     const sandbox = await sandboxFrom(await this.#loadSdk(), snapshotId, this.#options);
     try {
       await this.#probe(sandbox);
-      await endCopiedSession(sandbox, this.sessionMark, this.#dir());
+      await endCopiedSession(sandbox, this.sessionMark, this.#prepared(this.sandbox).privateDir);
     } catch (error) {
       await sandbox.kill().catch(() => undefined);
       throw error;
@@ -364,26 +361,18 @@ export class E2bTransport extends SdkTransport<E2bSandbox> {
 
   /** What a fork's child needs of this session to end, in its copy, what this session had running. */
   get forkOrigin(): { parentMark: string; parentDir: string } {
-    return { parentMark: this.sessionMark, parentDir: this.#dir() };
+    return { parentMark: this.sessionMark, parentDir: this.#prepared(this.sandbox).privateDir };
   }
 
   /** Writes `path` (mode 0600) in a sandbox that is not yet the session's (a rollback's), through its private directory. */
   async writeInto(sandbox: E2bSandbox, path: string, bytes: Uint8Array): Promise<void> {
-    const probe = this.#probes.get(sandbox);
-    if (probe === undefined) throw new Error(`E2B sandbox ${sandbox.sandboxId} was not prepared`);
-    await writePrivateFile(sandbox, probe.privateDir, path, bytes);
+    await writePrivateFile(sandbox, this.#prepared(sandbox).privateDir, path, bytes);
   }
 
-  /** A rollback swapped its new sandbox in: its own private directory, tail and timeout renewal from now on. */
+  /** A rollback swapped its new sandbox in (its probe was made before): its timeout is renewed from now on. */
   protected override sandboxSwapped(): void {
-    const sandbox = this.runningSandbox();
-    const probe = this.#probes.get(sandbox);
-    if (probe !== undefined) {
-      this.#privateDir = probe.privateDir;
-      this.#hasTailPid = probe.hasTailPid;
-    }
     this.#stale = []; // the old sandbox's files, gone with it
-    if (this.#options.renewTimeout) this.#renew(sandbox);
+    if (this.#options.renewTimeout) this.#renew(this.runningSandbox());
   }
 
   /** Renews the sandbox's timeout every half of it while the session holds it. */
