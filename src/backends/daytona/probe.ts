@@ -6,20 +6,18 @@
  */
 
 import { BackendUnavailableError } from "../../core/errors.js";
-import { sandboxProbe, sandboxProbeResult } from "../shared/sandbox-command.js";
+import { sandboxProbe, sandboxProbeResult, type SandboxProbe } from "../shared/sandbox-command.js";
 import type { DaytonaSandbox } from "./sdk.js";
 
 const PROBE_TIMEOUT_SEC = 30;
 
-export interface SandboxProbe {
-  privateDir: string;
+export interface DaytonaProbe extends SandboxProbe {
+  /** `timeout` exists: a call gets a server-side limit too. */
   hasTimeout: boolean;
-  /** GNU tail's --pid: the exact output copy is possible (sandboxCommand). */
-  hasTailPid: boolean;
 }
 
 /** `previousDir`: the session's directory before, removed (a restarted sandbox keeps its /tmp). */
-export async function probeSandbox(sandbox: DaytonaSandbox, previousDir: string | undefined): Promise<SandboxProbe> {
+export async function probeSandbox(sandbox: DaytonaSandbox, previousDir: string | undefined): Promise<DaytonaProbe> {
   const probe = await sandbox.process.executeCommand(
     `command -v timeout >/dev/null 2>&1 && echo timeout; ${sandboxProbe("daytona", previousDir)}`,
     undefined,

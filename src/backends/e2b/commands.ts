@@ -2,7 +2,7 @@
 
 import { randomBytes } from "node:crypto";
 import { shellQuote } from "../../core/script.js";
-import { sandboxProbe, sandboxProbeResult } from "../shared/sandbox-command.js";
+import { sandboxProbe, sandboxProbeResult, type SandboxProbe } from "../shared/sandbox-command.js";
 import type { E2bSandbox } from "./sdk.js";
 
 /**
@@ -51,12 +51,6 @@ export async function uploadPrivate(sandbox: E2bSandbox, dir: string, bytes: Uin
 /** The bytes as an ArrayBuffer of their own (a Buffer's may be a view into a larger pool). */
 export function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-}
-
-/** What the probe learnt of one sandbox: the session's private directory there, and whether its tail takes --pid. */
-export interface SandboxProbe {
-  privateDir: string;
-  hasTailPid: boolean;
 }
 
 /** Makes the session's private directory in the sandbox, and learns whether the exact output copy is possible. */

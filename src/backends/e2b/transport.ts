@@ -24,7 +24,7 @@ import { MAX_INLINE_SCRIPT_BYTES, type ProcessHandle, type RunOptions } from "..
 import { messageOf } from "../shared/error-message.js";
 import { ExactOutput } from "../shared/exact-output.js";
 import { bashLaunch } from "../shared/launch.js";
-import { removeDirLine, sandboxCommand } from "../shared/sandbox-command.js";
+import { removeDirLine, sandboxCommand, type SandboxProbe } from "../shared/sandbox-command.js";
 import { sdkProcessHandle, type OutputSink } from "../shared/sdk-handle.js";
 import type { SandboxWrite } from "../shared/sdk-sync.js";
 import { SdkTransport } from "../shared/sdk-transport.js";
@@ -33,15 +33,7 @@ import type { E2bTransportOptions } from "./config.js";
 import { acquireSandbox, loadE2bSdk, sandboxFrom } from "./sandboxes.js";
 import { renewTimeoutEvery } from "./renewal.js";
 import { endCopiedSession, forkSandboxes, withShellHint, writePrivateFile } from "./branching.js";
-import {
-  arrayBufferOf,
-  exitCodeOf,
-  NO_COMMAND_LIMIT_MS,
-  probeSandbox,
-  runToEnd,
-  uploadPrivate,
-  type SandboxProbe,
-} from "./commands.js";
+import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, probeSandbox, runToEnd, uploadPrivate } from "./commands.js";
 import type { E2bCommandHandle, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
 export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";

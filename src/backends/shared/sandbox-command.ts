@@ -83,6 +83,14 @@ export function sandboxProbe(name: string, previousDir?: string): string {
   );
 }
 
+/** What a session learnt of its sandbox from sandboxProbe. */
+export interface SandboxProbe {
+  /** The session's private directory there (mode 700): stdin files and output copies. */
+  privateDir: string;
+  /** The sandbox's tail takes --pid (GNU coreutils): the exact output copy is possible. */
+  hasTailPid: boolean;
+}
+
 /** What sandboxProbe printed: the private directory (undefined if none was made), tail's --pid, and every line. */
 export function sandboxProbeResult(output: string): {
   privateDir: string | undefined;
