@@ -10,10 +10,8 @@ import { shellQuote } from "../../core/script.js";
 import { sweepScript } from "../../core/sweep-script.js";
 import { messageOf } from "../shared/error-message.js";
 import { removeDirLine } from "../shared/sandbox-command.js";
-import { runToEnd, uploadPrivate } from "./commands.js";
+import { CONTROL_TIMEOUT_MS, runToEnd, uploadPrivate } from "./commands.js";
 import type { E2bSandbox } from "./sdk.js";
-
-const CONTROL_TIMEOUT_MS = 30_000;
 
 /** What a platform without E2B's snapshots or fork answers them with, said with what to do instead. */
 export function withShellHint(error: unknown, what: string): Error {

@@ -11,6 +11,9 @@ import type { E2bSandbox } from "./sdk.js";
  */
 export const NO_COMMAND_LIMIT_MS = 86_400_000;
 
+/** The limit for a short command of the backend's own in the sandbox (a probe, a sweep, a file moved). */
+export const CONTROL_TIMEOUT_MS = 30_000;
+
 /** Runs a command to its end; its exit code and merged output (a non-zero exit is no error here). */
 export async function runToEnd(
   sandbox: E2bSandbox,

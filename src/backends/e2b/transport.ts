@@ -33,12 +33,18 @@ import type { E2bTransportOptions } from "./config.js";
 import { acquireSandbox, loadE2bSdk, sandboxFrom } from "./sandboxes.js";
 import { renewTimeoutEvery } from "./renewal.js";
 import { endCopiedSession, forkSandboxes, withShellHint, writePrivateFile } from "./branching.js";
-import { arrayBufferOf, exitCodeOf, NO_COMMAND_LIMIT_MS, probeSandbox, runToEnd, uploadPrivate } from "./commands.js";
+import {
+  arrayBufferOf,
+  CONTROL_TIMEOUT_MS,
+  exitCodeOf,
+  NO_COMMAND_LIMIT_MS,
+  probeSandbox,
+  runToEnd,
+  uploadPrivate,
+} from "./commands.js";
 import type { E2bCommandHandle, E2bSandbox, E2bSandboxClass } from "./sdk.js";
 
 export type { E2bConnection, E2bSandbox, E2bSandboxClass } from "./sdk.js";
-
-const CONTROL_TIMEOUT_MS = 30_000;
 
 export class E2bTransport extends SdkTransport<E2bSandbox> {
   readonly #options: E2bTransportOptions;
